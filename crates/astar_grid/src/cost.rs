@@ -1,0 +1,55 @@
+//! Step costs: exact octile distances or integer costs such as 10/14.
+
+use core::f64::consts::SQRT_2;
+
+/// What a straight and a diagonal step cost, before the target cell's terrain multiplier.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum CostModel {
+    /// Straight steps cost 1 and diagonal steps exactly `sqrt(2)`: lengths match the Moving AI
+    /// benchmark files.
+    #[default]
+    Octile,
+    /// Integer costs. `Integer { straight: 10, diagonal: 14 }` is the classic game setting;
+    /// raising `diagonal` (e.g. to 17) makes diagonals rarer and paths more stair-stepped.
+    Integer {
+        /// Cost of a straight step, at least 1.
+        straight: u32,
+        /// Cost of a diagonal step, at least 1.
+        diagonal: u32,
+    },
+}
+
+impl CostModel {
+    /// The classic integer model: 10 straight, 14 diagonal.
+    pub const INTEGER_10_14: Self = Self::Integer {
+        straight: 10,
+        diagonal: 14,
+    };
+
+    /// Cost of one straight step.
+    #[must_use]
+    pub fn straight(self) -> f64 {
+        match self {
+            Self::Octile => 1.0,
+            Self::Integer { straight, .. } => f64::from(straight),
+        }
+    }
+
+    /// Cost of one diagonal step.
+    #[must_use]
+    pub fn diagonal(self) -> f64 {
+        match self {
+            Self::Octile => SQRT_2,
+            Self::Integer { diagonal, .. } => f64::from(diagonal),
+        }
+    }
+
+    /// Whether both costs are positive.
+    #[must_use]
+    pub fn is_valid(self) -> bool {
+        match self {
+            Self::Octile => true,
+            Self::Integer { straight, diagonal } => straight > 0 && diagonal > 0,
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! A plain ASCII form of grids for tests and debugging: `.` free, `#` blocked, `1`-`9` costs.
+
+use super::error::{column_of, numbered_lines};
+use super::{ParseError, ParseErrorKind};
+use crate::{Cell, Grid};
+
+impl Grid {
+    /// Reads a grid drawn in ASCII, one row per line: `.` walkable, `#` or `@` blocked, `1` to `9`
+    /// walkable with that cost multiplier. Leading and trailing white space on each line and
+    /// blank lines are ignored, so the text can be indented in source code.
+    ///
+    /// ```
+    /// let grid = astar_grid::Grid::from_ascii(
+    ///     "..#
+    ///      .3.",
+    /// )?;
+    /// assert_eq!(grid.cost(astar_grid::Cell::new(1, 1)), Some(3));
+    /// # Ok::<(), astar_grid::ParseError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A [`ParseError`] for an unknown character or rows of different lengths.
+    pub fn from_ascii(text: &str) -> Result<Self, ParseError> {
+        let rows: Vec<(usize, &str)> = numbered_lines(text)
+            .map(|(number, line)| (number, line.trim()))
+            .filter(|(_, line)| !line.is_empty())
+            .collect();
+        let width = rows.first().map_or(0, |(_, line)| line.chars().count());
+        let (Ok(width32), Ok(height32)) = (u32::try_from(width), u32::try_from(rows.len())) else {
+            return Err(ParseError::new(1, 1, ParseErrorKind::TooLarge));
+        };
+        let mut grid = Self::try_new(width32, height32)
+            .map_err(|_| ParseError::new(1, 1, ParseErrorKind::TooLarge))?;
+        for (y, &(number, line)) in rows.iter().enumerate() {
+            let found = line.chars().count();
+            if found != width {
+                return Err(ParseError::new(
+                    number,
+                    1,
+                    ParseErrorKind::RowLength {
+                        expected: width32,
+                        found,
+                    },
+                ));
+            }
+            for (x, (offset, character)) in line.char_indices().enumerate() {
+                let value = match character {
+                    '.' => 1,
+                    '#' | '@' => 0,
+                    '1'..='9' => character as u8 - b'0',
+                    _ => {
+                        return Err(ParseError::new(
+                            number,
+                            column_of(line, offset),
+                            ParseErrorKind::UnknownTerrain(character),
+                        ));
+                    }
+                };
+                let _ = grid.set_cost(Cell::new(x as u32, y as u32), value);
+            }
+        }
+        Ok(grid)
+    }
+
+    /// The grid in the form [`Grid::from_ascii`] reads (costs above 9 are written as `9`).
+    #[must_use]
+    pub fn to_ascii(&self) -> String {
+        to_ascii(self)
+    }
+
+    /// The grid drawn as [`Grid::to_ascii`] does, except that `overlay` may choose the character
+    /// of any cell (for example `*` for the cells of a path).
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid};
+    ///
+    /// let grid = Grid::new(3, 1);
+    /// let drawn = grid.to_ascii_with(|cell| (cell.x == 1).then_some('*'));
+    /// assert_eq!(drawn, ".*.\n");
+    /// ```
+    #[must_use]
+    pub fn to_ascii_with(&self, overlay: impl Fn(Cell) -> Option<char>) -> String {
+        render(self, overlay)
+    }
+}
+
+pub(crate) fn to_ascii(grid: &Grid) -> String {
+    render(grid, |_| None)
+}
+
+fn render(grid: &Grid, overlay: impl Fn(Cell) -> Option<char>) -> String {
+    let mut text = String::with_capacity(grid.len() + grid.height() as usize);
+    for y in 0..grid.height() {
+        for x in 0..grid.width() {
+            let cell = Cell::new(x, y);
+            text.push(overlay(cell).unwrap_or(match grid.value(cell) {
+                0 => '#',
+                1 => '.',
+                cost => char::from(b'0' + cost.min(9)),
+            }));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        let text = "..#\n.3.\n";
+        assert_eq!(Grid::from_ascii(text).expect("valid").to_ascii(), text);
+    }
+
+    #[test]
+    fn rejects_ragged_rows_and_unknown_characters() {
+        let error = Grid::from_ascii("...\n..\n").expect_err("ragged");
+        assert_eq!(error.line, 2);
+        let error = Grid::from_ascii("..\n.x\n").expect_err("unknown");
+        assert_eq!((error.line, error.column), (2, 2));
+    }
+}

@@ -1,0 +1,109 @@
+//! Parse errors that name the line and column of the problem.
+
+use core::fmt;
+
+/// A file that could not be read, with the 1-based line and column of the first problem.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {kind}")]
+pub struct ParseError {
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column number (in characters).
+    pub column: usize,
+    /// What is wrong there.
+    pub kind: ParseErrorKind,
+}
+
+/// What is wrong in a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseErrorKind {
+    /// A header line was expected, such as `height 49`.
+    ExpectedHeader(&'static str),
+    /// A header value is not a valid number.
+    InvalidNumber(String),
+    /// The map is larger than a grid can hold.
+    TooLarge,
+    /// A map row has the wrong number of cells.
+    RowLength {
+        /// The width from the header.
+        expected: u32,
+        /// What the row holds.
+        found: usize,
+    },
+    /// The file ends before all rows were read.
+    MissingRows {
+        /// The height from the header.
+        expected: u32,
+        /// Rows read.
+        found: usize,
+    },
+    /// A character the legend does not know.
+    UnknownTerrain(char),
+    /// Content after the last map row.
+    TrailingContent,
+    /// A scenario row lacks a field.
+    MissingField(&'static str),
+    /// A scenario row has more than nine fields.
+    ExtraField,
+    /// A scenario's version line is missing or unsupported.
+    UnsupportedVersion(String),
+    /// The input is not UTF-8 text.
+    NotText,
+}
+
+impl fmt::Display for ParseErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ExpectedHeader(what) => write!(f, "expected `{what}`"),
+            Self::InvalidNumber(text) => write!(f, "`{text}` is not a valid number"),
+            Self::TooLarge => f.write_str("the map is too large"),
+            Self::RowLength { expected, found } => {
+                write!(f, "row has {found} cells, expected {expected}")
+            }
+            Self::MissingRows { expected, found } => {
+                write!(f, "file ends after {found} of {expected} rows")
+            }
+            Self::UnknownTerrain(character) => write!(f, "unknown terrain {character:?}"),
+            Self::TrailingContent => f.write_str("unexpected content after the last row"),
+            Self::MissingField(field) => write!(f, "missing field `{field}`"),
+            Self::ExtraField => f.write_str("more than nine fields"),
+            Self::UnsupportedVersion(version) => write!(f, "unsupported version `{version}`"),
+            Self::NotText => f.write_str("not UTF-8 text"),
+        }
+    }
+}
+
+impl ParseError {
+    pub(crate) const fn new(line: usize, column: usize, kind: ParseErrorKind) -> Self {
+        Self { line, column, kind }
+    }
+
+    /// The error for input bytes that are not UTF-8, placed at the first invalid byte.
+    #[must_use]
+    pub fn not_text(bytes: &[u8], error: &core::str::Utf8Error) -> Self {
+        let valid = &bytes[..error.valid_up_to()];
+        let line = valid.iter().filter(|&&byte| byte == b'\n').count() + 1;
+        let line_start = valid
+            .iter()
+            .rposition(|&byte| byte == b'\n')
+            .map_or(0, |newline| newline + 1);
+        let column = String::from_utf8_lossy(&valid[line_start..])
+            .chars()
+            .count()
+            + 1;
+        Self::new(line, column, ParseErrorKind::NotText)
+    }
+}
+
+/// Splits text into lines numbered from 1, without their line endings (`\n` or `\r\n`).
+pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+}
+
+/// 1-based column of the byte offset `offset` within `line`, counted in characters.
+pub(crate) fn column_of(line: &str, offset: usize) -> usize {
+    line[..offset].chars().count() + 1
+}

@@ -1,0 +1,278 @@
+//! Moving AI `.map` files: `type octile`, `height H`, `width W`, `map`, then H rows of W cells.
+
+use super::error::{column_of, numbered_lines};
+use super::{Legend, ParseError, ParseErrorKind};
+use crate::{Cell, Grid};
+use core::fmt::Write as _;
+
+/// Reads a Moving AI `.map` file with the benchmark legend ([`Legend::moving_ai`]).
+///
+/// ```
+/// let text = "type octile\nheight 2\nwidth 3\nmap\n..@\nT..\n";
+/// let grid = astar_grid::parse_map(text)?;
+/// assert_eq!((grid.width(), grid.height()), (3, 2));
+/// assert!(!grid.is_walkable(astar_grid::Cell::new(2, 0)));
+///
+/// let error = astar_grid::parse_map("type octile\nheight 2\nwidth 3\nmap\n..@\nT.?\n").unwrap_err();
+/// assert_eq!((error.line, error.column), (6, 3));
+/// # Ok::<(), astar_grid::ParseError>(())
+/// ```
+///
+/// # Errors
+/// A [`ParseError`] naming the line and column of the first problem.
+pub fn parse_map(text: &str) -> Result<Grid, ParseError> {
+    parse_map_with(text, &Legend::moving_ai())
+}
+
+/// Reads a Moving AI `.map` file with a custom legend.
+///
+/// # Errors
+/// A [`ParseError`] naming the line and column of the first problem.
+pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
+    // A final line ending does not start another (empty) row.
+    let mut lines = numbered_lines(text.strip_suffix('\n').unwrap_or(text));
+    let mut last_line = 0;
+    let mut next_header = |name: &'static str| {
+        let (number, line) = lines.next().ok_or(ParseError::new(
+            last_line + 1,
+            1,
+            ParseErrorKind::ExpectedHeader(name),
+        ))?;
+        last_line = number;
+        Ok::<_, ParseError>((number, line))
+    };
+
+    let (number, line) = next_header("type octile")?;
+    if line.split_whitespace().next() != Some("type") {
+        return Err(ParseError::new(
+            number,
+            1,
+            ParseErrorKind::ExpectedHeader("type octile"),
+        ));
+    }
+    let mut height = None;
+    let mut width = None;
+    loop {
+        let (number, line) = next_header("map")?;
+        let trimmed = line.trim();
+        if trimmed == "map" {
+            break;
+        }
+        let mut words = trimmed.split_whitespace();
+        let slot = match words.next() {
+            Some("height") => &mut height,
+            Some("width") => &mut width,
+            _ => {
+                let expected = if height.is_none() {
+                    "height H"
+                } else if width.is_none() {
+                    "width W"
+                } else {
+                    "map"
+                };
+                return Err(ParseError::new(
+                    number,
+                    1,
+                    ParseErrorKind::ExpectedHeader(expected),
+                ));
+            }
+        };
+        let value = words.next().unwrap_or("");
+        let column = line
+            .find(value)
+            .map_or(line.len() + 1, |offset| column_of(line, offset));
+        *slot = Some(value.parse::<u32>().map_err(|_| {
+            ParseError::new(
+                number,
+                column,
+                ParseErrorKind::InvalidNumber(value.to_owned()),
+            )
+        })?);
+    }
+    let (Some(height), Some(width)) = (height, width) else {
+        let missing = if height.is_none() {
+            "height H"
+        } else {
+            "width W"
+        };
+        return Err(ParseError::new(
+            last_line,
+            1,
+            ParseErrorKind::ExpectedHeader(missing),
+        ));
+    };
+    let mut grid = Grid::try_new(width, height)
+        .map_err(|_| ParseError::new(last_line, 1, ParseErrorKind::TooLarge))?;
+
+    let mut rows = 0;
+    for (number, line) in lines {
+        if rows == height as usize {
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Err(ParseError::new(number, 1, ParseErrorKind::TrailingContent));
+        }
+        let mut cells = 0;
+        for (offset, character) in line.char_indices() {
+            if cells == width as usize {
+                cells += 1;
+                break;
+            }
+            let terrain = legend.get(character).ok_or_else(|| {
+                ParseError::new(
+                    number,
+                    column_of(line, offset),
+                    ParseErrorKind::UnknownTerrain(character),
+                )
+            })?;
+            let cell = Cell::new(cells as u32, rows as u32);
+            // In bounds by construction: cells < width and rows < height.
+            let _ = grid.set_cost(cell, terrain.value());
+            cells += 1;
+        }
+        if cells != width as usize {
+            let found = if cells > width as usize {
+                line.chars().count()
+            } else {
+                cells
+            };
+            return Err(ParseError::new(
+                number,
+                column_of(line, line.len()).min(width as usize + 1),
+                ParseErrorKind::RowLength {
+                    expected: width,
+                    found,
+                },
+            ));
+        }
+        rows += 1;
+    }
+    if rows < height as usize {
+        return Err(ParseError::new(
+            last_line + rows + 1,
+            1,
+            ParseErrorKind::MissingRows {
+                expected: height,
+                found: rows,
+            },
+        ));
+    }
+    Ok(grid)
+}
+
+/// Writes a grid as a Moving AI `.map` file, naming each cell by the legend's first character
+/// for its value; returns `None` when some cell's cost has no character in the legend.
+///
+/// ```
+/// use astar_grid::{parse_map, write_map, Legend};
+///
+/// let text = "type octile\nheight 1\nwidth 3\nmap\n.@.\n";
+/// let grid = parse_map(text)?;
+/// assert_eq!(write_map(&grid, &Legend::moving_ai()).as_deref(), Some(text));
+/// # Ok::<(), astar_grid::ParseError>(())
+/// ```
+#[must_use]
+pub fn write_map(grid: &Grid, legend: &Legend) -> Option<String> {
+    let mut symbols = [None; 256];
+    let mut text = String::with_capacity(grid.len() + grid.height() as usize + 48);
+    let _ = write!(
+        text,
+        "type octile\nheight {}\nwidth {}\nmap\n",
+        grid.height(),
+        grid.width()
+    );
+    for y in 0..grid.height() {
+        for x in 0..grid.width() {
+            let value = grid.value(Cell::new(x, y));
+            let symbol = match symbols[usize::from(value)] {
+                Some(symbol) => symbol,
+                None => {
+                    let symbol = legend.character_for(value)?;
+                    symbols[usize::from(value)] = Some(symbol);
+                    symbol
+                }
+            };
+            text.push(symbol);
+        }
+        text.push('\n');
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_at(text: &str) -> (usize, usize, ParseErrorKind) {
+        let error = parse_map(text).expect_err("should not parse");
+        (error.line, error.column, error.kind)
+    }
+
+    #[test]
+    fn reads_the_header_in_either_order_and_crlf() {
+        let grid = parse_map("type octile\r\nwidth 2\r\nheight 1\r\nmap\r\n.@\r\n").expect("valid");
+        assert_eq!((grid.width(), grid.height()), (2, 1));
+        assert_eq!(grid.value(Cell::new(1, 0)), 0);
+    }
+
+    #[test]
+    fn names_line_and_column_of_each_problem() {
+        assert_eq!(error_at("").0, 1);
+        assert_eq!(
+            error_at("type octile\nheight x\nwidth 2\nmap\n"),
+            (2, 8, ParseErrorKind::InvalidNumber("x".into()))
+        );
+        assert_eq!(
+            error_at("type octile\nheight 2\nwidth 2\nmap\n..\n.\n"),
+            (
+                6,
+                2,
+                ParseErrorKind::RowLength {
+                    expected: 2,
+                    found: 1
+                }
+            )
+        );
+        assert_eq!(
+            error_at("type octile\nheight 1\nwidth 2\nmap\n...\n").2,
+            ParseErrorKind::RowLength {
+                expected: 2,
+                found: 3
+            }
+        );
+        assert_eq!(
+            error_at("type octile\nheight 3\nwidth 2\nmap\n..\n"),
+            (
+                6,
+                1,
+                ParseErrorKind::MissingRows {
+                    expected: 3,
+                    found: 1
+                }
+            )
+        );
+        assert_eq!(
+            error_at("type octile\nheight 1\nwidth 2\nmap\n.é\n"),
+            (5, 2, ParseErrorKind::UnknownTerrain('é'))
+        );
+        assert_eq!(
+            error_at("type octile\nheight 1\nwidth 1\nmap\n.\nextra\n"),
+            (6, 1, ParseErrorKind::TrailingContent)
+        );
+        assert_eq!(
+            error_at("type octile\nheight 1\nmap\n").2,
+            ParseErrorKind::ExpectedHeader("width W")
+        );
+    }
+
+    #[test]
+    fn swamp_costs_follow_the_legend() {
+        let text = "type octile\nheight 1\nwidth 2\nmap\nSW\n";
+        assert_eq!(parse_map(text).expect("valid").value(Cell::new(0, 0)), 1);
+        let terrain = parse_map_with(text, &Legend::terrain()).expect("valid");
+        assert_eq!(terrain.value(Cell::new(0, 0)), 3);
+        assert_eq!(terrain.value(Cell::new(1, 0)), 0);
+        assert_eq!(write_map(&terrain, &Legend::moving_ai()), None);
+        assert!(write_map(&terrain, &Legend::terrain()).is_some_and(|text| text.ends_with("S@\n")));
+    }
+}

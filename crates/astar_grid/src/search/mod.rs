@@ -1,0 +1,19 @@
+//! A* over a [`Grid`](crate::Grid): the reusable [`Searcher`], its options and its results.
+
+mod astar;
+mod error;
+mod open_list;
+mod options;
+mod result;
+mod searcher;
+mod trace;
+
+pub use astar::{ActiveSearch, Step};
+pub use error::SearchError;
+pub use options::{SearchOptions, SearchWindow};
+pub use result::{Limit, Path, SearchResult, SearchStats, SearchStatus};
+pub use searcher::Searcher;
+pub use trace::{SearchTrace, TracedCell};
+
+pub(crate) use open_list::OpenEntry;
+pub(crate) use searcher::Node;

@@ -1,0 +1,41 @@
+//! `pathbench`: runs Moving AI benchmark scenarios through the project's searches and checks
+//! every path length against the optimum.
+
+mod algorithm;
+mod scen;
+mod suite;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Benchmark runner for grid pathfinding on Moving AI maps.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Runs every query of one scenario file on its map and checks the lengths.
+    Scen(scen::ScenArgs),
+    /// Runs every `NAME.map` with its `NAME.map.scen` found under a directory.
+    Suite(suite::SuiteArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Scen(args) => scen::run(&args),
+        Command::Suite(args) => suite::run(&args),
+    };
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! `pathbench suite`: every map and scenario pair under a directory, with a per-map table.
+
+use crate::algorithm::SearchArgs;
+use crate::scen::{load, run_scenario};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `pathbench suite`.
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// Directory searched recursively for `NAME.map` files with a `NAME.map.scen` beside them.
+    #[arg(default_value = "../shared/movingai")]
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+/// Every `.map` under `dir` that has a `.map.scen` beside it, sorted by path.
+pub fn map_pairs(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
+    let mut pairs = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|error| format!("{}: {error}", dir.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|extension| extension == "map") {
+                let mut scen = path.clone().into_os_string();
+                scen.push(".scen");
+                let scen = PathBuf::from(scen);
+                if scen.is_file() {
+                    pairs.push((path, scen));
+                }
+            }
+        }
+    }
+    pairs.sort();
+    if pairs.is_empty() {
+        return Err(format!(
+            "no NAME.map with NAME.map.scen under {}",
+            dir.display()
+        ));
+    }
+    Ok(pairs)
+}
+
+pub fn run(args: &SuiteArgs) -> Result<bool, String> {
+    let pairs = map_pairs(&args.dir)?;
+    println!(
+        "{:<28} {:>7} {:>6} {:>10} {:>10} {:>12}",
+        "map", "queries", "wrong", "mean us", "median us", "expanded"
+    );
+    let (mut queries, mut mismatches, mut total_us, mut expansions, mut max_error) =
+        (0, 0, 0.0, 0, 0.0f64);
+    let mut times = Vec::new();
+    for (map, scen) in &pairs {
+        let (grid, scenario) = load(map, scen)?;
+        let report = run_scenario(&grid, &scenario, &args.search, |_, _| {})?;
+        let name = map
+            .file_name()
+            .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+        println!(
+            "{name:<28} {:>7} {:>6} {:>10.1} {:>10.1} {:>12.0}",
+            report.queries,
+            report.mismatches,
+            report.mean_us(),
+            report.median_us(),
+            report.expansions_mean()
+        );
+        queries += report.queries;
+        mismatches += report.mismatches;
+        total_us += report.total_us;
+        expansions += report.expansions;
+        max_error = max_error.max(report.max_abs_error);
+        times.extend(report.times_us);
+    }
+    let mean_us = total_us / queries.max(1) as f64;
+    let expansions_mean = expansions as f64 / queries.max(1) as f64;
+    println!(
+        "{:<28} {queries:>7} {mismatches:>6} {mean_us:>10.1} {:>10.1} {expansions_mean:>12.0}",
+        "all",
+        crate::scen::median(&times)
+    );
+    println!(
+        "{}",
+        serde_json::json!({
+            "maps": pairs.len(),
+            "queries": queries,
+            "mismatches": mismatches,
+            "max_abs_error": max_error,
+            "mean_us": mean_us,
+            "median_us": crate::scen::median(&times),
+            "expansions_mean": expansions_mean,
+        })
+    );
+    Ok(mismatches == 0)
+}
