@@ -9,8 +9,11 @@ pub enum CostModel {
     /// benchmark files.
     #[default]
     Octile,
-    /// Integer costs. `Integer { straight: 10, diagonal: 14 }` is the classic game setting;
-    /// raising `diagonal` (e.g. to 17) makes diagonals rarer and paths more stair-stepped.
+    /// Integer costs. `Integer { straight: 10, diagonal: 14 }` is the classic game setting.
+    /// While a diagonal costs less than two straight steps, open-ground paths take as many
+    /// diagonals as with 14 (raising it to 17 changes which detours win around obstacles);
+    /// at two straight steps or more (`diagonal >= 2 * straight`, e.g. 10/20 or 10/25)
+    /// diagonals never pay and paths become stair-stepped.
     Integer {
         /// Cost of a straight step, at least 1.
         straight: u32,

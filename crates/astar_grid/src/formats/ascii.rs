@@ -21,17 +21,20 @@ impl Grid {
     /// # Errors
     /// A [`ParseError`] for an unknown character or rows of different lengths.
     pub fn from_ascii(text: &str) -> Result<Self, ParseError> {
-        let rows: Vec<(usize, &str)> = numbered_lines(text)
-            .map(|(number, line)| (number, line.trim()))
-            .filter(|(_, line)| !line.is_empty())
+        let rows: Vec<(usize, usize, &str)> = numbered_lines(text)
+            .map(|(number, line)| {
+                let indent = line.chars().take_while(|character| character.is_whitespace()).count();
+                (number, indent, line.trim())
+            })
+            .filter(|(_, _, line)| !line.is_empty())
             .collect();
-        let width = rows.first().map_or(0, |(_, line)| line.chars().count());
+        let width = rows.first().map_or(0, |(_, _, line)| line.chars().count());
         let (Ok(width32), Ok(height32)) = (u32::try_from(width), u32::try_from(rows.len())) else {
             return Err(ParseError::new(1, 1, ParseErrorKind::TooLarge));
         };
         let mut grid = Self::try_new(width32, height32)
             .map_err(|_| ParseError::new(1, 1, ParseErrorKind::TooLarge))?;
-        for (y, &(number, line)) in rows.iter().enumerate() {
+        for (y, &(number, indent, line)) in rows.iter().enumerate() {
             let found = line.chars().count();
             if found != width {
                 return Err(ParseError::new(
@@ -51,7 +54,7 @@ impl Grid {
                     _ => {
                         return Err(ParseError::new(
                             number,
-                            column_of(line, offset),
+                            indent + column_of(line, offset),
                             ParseErrorKind::UnknownTerrain(character),
                         ));
                     }

@@ -103,6 +103,23 @@ pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> 
         .map(|(index, line)| (index + 1, line))
 }
 
+/// The white-space-separated words of `line` with their byte offsets.
+pub(crate) fn words_with_offsets(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    line.char_indices()
+        .filter(|&(offset, character)| {
+            !character.is_whitespace()
+                && line[..offset]
+                    .chars()
+                    .next_back()
+                    .is_none_or(char::is_whitespace)
+        })
+        .map(move |(offset, _)| {
+            let rest = &line[offset..];
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            (offset, &rest[..end])
+        })
+}
+
 /// 1-based column of the byte offset `offset` within `line`, counted in characters.
 pub(crate) fn column_of(line: &str, offset: usize) -> usize {
     line[..offset].chars().count() + 1

@@ -1,6 +1,6 @@
 //! Moving AI `.map` files: `type octile`, `height H`, `width W`, `map`, then H rows of W cells.
 
-use super::error::{column_of, numbered_lines};
+use super::error::{column_of, numbered_lines, words_with_offsets};
 use super::{Legend, ParseError, ParseErrorKind};
 use crate::{Cell, Grid};
 use core::fmt::Write as _;
@@ -58,8 +58,8 @@ pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
         if trimmed == "map" {
             break;
         }
-        let mut words = trimmed.split_whitespace();
-        let slot = match words.next() {
+        let mut words = words_with_offsets(line);
+        let slot = match words.next().map(|(_, word)| word) {
             Some("height") => &mut height,
             Some("width") => &mut width,
             _ => {
@@ -77,14 +77,11 @@ pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
                 ));
             }
         };
-        let value = words.next().unwrap_or("");
-        let column = line
-            .find(value)
-            .map_or(line.len() + 1, |offset| column_of(line, offset));
+        let (offset, value) = words.next().unwrap_or((line.len(), ""));
         *slot = Some(value.parse::<u32>().map_err(|_| {
             ParseError::new(
                 number,
-                column,
+                column_of(line, offset),
                 ParseErrorKind::InvalidNumber(value.to_owned()),
             )
         })?);
@@ -101,6 +98,22 @@ pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
             ParseErrorKind::ExpectedHeader(missing),
         ));
     };
+    // Each row needs at least `width` bytes: a header announcing more than the file holds is
+    // refused before the grid is allocated.
+    let rows_start = text.lines().take(last_line).map(|line| line.len() + 1).sum::<usize>();
+    let available = text.len().saturating_sub(rows_start);
+    let needed = u64::from(width) * u64::from(height);
+    if (available as u64) < needed {
+        let rows_present = text.get(rows_start..).map_or(0, |rows| rows.lines().count());
+        return Err(ParseError::new(
+            last_line + rows_present + 1,
+            1,
+            ParseErrorKind::MissingRows {
+                expected: height,
+                found: rows_present.min(height as usize),
+            },
+        ));
+    }
     let mut grid = Grid::try_new(width, height)
         .map_err(|_| ParseError::new(last_line, 1, ParseErrorKind::TooLarge))?;
 

@@ -1,6 +1,6 @@
 //! Moving AI `.scen` files: `version 1`, then one query per row with its optimal length.
 
-use super::error::{column_of, numbered_lines};
+use super::error::{column_of, numbered_lines, words_with_offsets};
 use super::{ParseError, ParseErrorKind};
 use crate::Cell;
 use core::fmt::Write as _;
@@ -57,22 +57,19 @@ const FIELDS: [&str; 9] = [
 pub fn parse_scenario(text: &str) -> Result<Scenario, ParseError> {
     let mut lines = numbered_lines(text);
     let (_, first) = lines.next().unwrap_or((1, ""));
-    let mut words = first.split_whitespace();
-    if words.next() != Some("version") {
+    let mut words = words_with_offsets(first);
+    if words.next().map(|(_, word)| word) != Some("version") {
         return Err(ParseError::new(
             1,
             1,
             ParseErrorKind::ExpectedHeader("version 1"),
         ));
     }
-    let version = words.next().unwrap_or("");
+    let (offset, version) = words.next().unwrap_or((first.len(), ""));
     if !matches!(version, "1" | "1.0") {
-        let column = first
-            .find(version)
-            .map_or(1, |offset| column_of(first, offset));
         return Err(ParseError::new(
             1,
-            column,
+            column_of(first, offset),
             ParseErrorKind::UnsupportedVersion(version.to_owned()),
         ));
     }

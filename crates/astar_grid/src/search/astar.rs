@@ -85,7 +85,9 @@ impl WeightPlan {
     fn weigh(self, h: f64) -> f64 {
         match self {
             Self::Static(weight) => weight * h,
-            Self::Dynamic { epsilon, h_start } => (1.0 + epsilon * h / h_start) * h,
+            // The weight never exceeds 1 + epsilon, even at cells farther from the goal than
+            // the start, so that the cost bound holds.
+            Self::Dynamic { epsilon, h_start } => (1.0 + epsilon * (h / h_start).min(1.0)) * h,
         }
     }
 }
@@ -107,11 +109,9 @@ impl<'a> ActiveSearch<'a> {
             stamp: open_stamp,
         };
         let h = plan.heuristic_at(grid, start_index);
-        searcher.open.push(OpenEntry {
-            f: plan.weight.weigh(h),
-            g: 0.0,
-            index: start_index as u32,
-        });
+        searcher
+            .open
+            .push(OpenEntry::new(plan.weight.weigh(h), 0.0, start_index as u32));
         if plan.trace {
             searcher.touched.push((start_index as u32, 0));
         }
@@ -163,11 +163,19 @@ impl<'a> ActiveSearch<'a> {
         let closed_stamp = open_stamp + 1;
         let stop_at = self.stats.expanded.saturating_add(budget);
         loop {
-            if self.stats.expanded >= plan.max_expansions {
-                return Some(SearchStatus::LimitReached(Limit::Expansions));
-            }
-            if self.stats.expanded >= stop_at {
-                return None;
+            if self.stats.expanded >= plan.max_expansions || self.stats.expanded >= stop_at {
+                // Drop stale entries, as the next pop would, so that a list holding nothing
+                // else ends as "no path" rather than at the limit.
+                while open
+                    .peek()
+                    .is_some_and(|top| nodes[top.index as usize].stamp == closed_stamp)
+                {
+                    open.pop();
+                }
+                if !open.is_empty() {
+                    return (self.stats.expanded >= plan.max_expansions)
+                        .then_some(SearchStatus::LimitReached(Limit::Expansions));
+                }
             }
             let Some(entry) = open.pop() else {
                 return Some(if plan.window_clips {
@@ -245,11 +253,11 @@ impl<'a> ActiveSearch<'a> {
                 let h = plan
                     .heuristic
                     .estimate(next_x.abs_diff(plan.goal_x), next_y.abs_diff(plan.goal_y));
-                open.push(OpenEntry {
-                    f: next_g + plan.weight.weigh(h),
-                    g: next_g,
-                    index: next as u32,
-                });
+                open.push(OpenEntry::new(
+                    next_g + plan.weight.weigh(h),
+                    next_g,
+                    next as u32,
+                ));
                 self.stats.pushed += 1;
             }
         }

@@ -6,12 +6,30 @@ use core::cmp::Ordering;
 /// new entry and the old one is skipped when it surfaces (lazy deletion).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct OpenEntry {
-    /// Priority; finite and non-negative, so its bit pattern orders like its value.
+    /// Priority, rounded by [`OpenEntry::new`]; finite and non-negative, so its bit pattern
+    /// orders like its value.
     pub f: f64,
     /// Cost from the start, for tie-breaking towards cells nearer the goal.
     pub g: f64,
     /// Padded index of the cell.
     pub index: u32,
+}
+
+/// Priorities are rounded to multiples of 2^-20 so that paths of equal cost compare equal even
+/// when their floating-point sums were rounded differently; ties then go to the higher `g`.
+/// A found path can therefore exceed the optimum by at most 2^-20 (about 1e-6).
+const PRIORITY_SCALE: f64 = 1_048_576.0;
+
+impl OpenEntry {
+    /// An entry with priority `f` (rounded, see [`PRIORITY_SCALE`]), cost `g` and cell `index`.
+    #[inline]
+    pub fn new(f: f64, g: f64, index: u32) -> Self {
+        Self {
+            f: (f * PRIORITY_SCALE).round() / PRIORITY_SCALE,
+            g,
+            index,
+        }
+    }
 }
 
 impl PartialEq for OpenEntry {
@@ -50,9 +68,18 @@ mod tests {
     fn pops_lowest_f_then_highest_g() {
         let mut heap = BinaryHeap::new();
         for (f, g, index) in [(5.0, 1.0, 0), (3.0, 1.0, 1), (3.0, 2.5, 2), (4.0, 0.0, 3)] {
-            heap.push(OpenEntry { f, g, index });
+            heap.push(OpenEntry::new(f, g, index));
         }
         let order: Vec<u32> = core::iter::from_fn(|| heap.pop().map(|entry| entry.index)).collect();
         assert_eq!(order, [2, 1, 3, 0]);
+    }
+
+    #[test]
+    fn priorities_that_differ_by_rounding_error_tie_and_prefer_higher_g() {
+        let sum = 0.1 + 0.2; // 0.30000000000000004
+        let shallow = OpenEntry::new(0.3 + 10.0, 0.3, 0);
+        let deep = OpenEntry::new(sum + 10.0, 5.0, 1);
+        assert_eq!(shallow.f, deep.f);
+        assert!(deep > shallow);
     }
 }

@@ -1,0 +1,140 @@
+//! The Moving AI benchmark maps shipped in `assets/maps/`: every scenario query finds a legal path
+//! of the published optimal length, and the map and scenario files survive a write and re-read.
+
+pub mod common;
+
+use astar_grid::{
+    CostModel, Grid, Legend, Movement, Scenario, SearchOptions, SearchStatus, Searcher, parse_map,
+    parse_scenario, write_map, write_scenario,
+};
+use common::path_check::check_path;
+use common::reference_search::ReferenceGraph;
+
+/// Relative tolerance of the published lengths (they are printed with a few decimals).
+const LENGTH_TOLERANCE: f64 = 1e-4;
+
+const ARENA_MAP: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../assets/maps/arena.map"
+));
+const ARENA_SCENARIO: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../assets/maps/arena.map.scen"
+));
+const DEN312D_MAP: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../assets/maps/den312d.map"
+));
+const DEN312D_SCENARIO: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../assets/maps/den312d.map.scen"
+));
+
+const BENCHMARKS: [(&str, &str, &str); 2] = [
+    ("arena", ARENA_MAP, ARENA_SCENARIO),
+    ("den312d", DEN312D_MAP, DEN312D_SCENARIO),
+];
+
+fn load(map: &str, scenario: &str) -> (Grid, Scenario) {
+    (
+        parse_map(map).expect("a valid map file"),
+        parse_scenario(scenario).expect("a valid scenario file"),
+    )
+}
+
+fn within_tolerance(found: f64, published: f64) -> bool {
+    (found - published).abs() <= LENGTH_TOLERANCE * published.abs().max(1.0)
+}
+
+#[test]
+fn every_query_finds_a_legal_path_of_the_published_length() {
+    let mut searcher = Searcher::new();
+    let options = SearchOptions::default();
+    for (name, map, scenario) in BENCHMARKS {
+        let (grid, scenario) = load(map, scenario);
+        assert!(!scenario.queries.is_empty(), "{name}: no queries");
+        for (number, query) in scenario.queries.iter().enumerate() {
+            assert_eq!(
+                (query.map_width, query.map_height),
+                (grid.width(), grid.height()),
+                "{name} query {number}: the scenario is for another map size"
+            );
+            let result = searcher
+                .find_path(&grid, query.start, query.goal, &options)
+                .unwrap_or_else(|error| panic!("{name} query {number}: {error}"));
+            if query.optimal_length < 0.0 {
+                assert_eq!(result.status, SearchStatus::NoPath, "{name} query {number}");
+                continue;
+            }
+            let path = result
+                .found()
+                .unwrap_or_else(|| panic!("{name} query {number}: {:?}", result.status));
+            check_path(
+                &grid,
+                path,
+                query.start,
+                query.goal,
+                Movement::EIGHT,
+                CostModel::Octile,
+            )
+            .unwrap_or_else(|problem| panic!("{name} query {number}: {problem}"));
+            assert!(
+                within_tolerance(path.cost, query.optimal_length),
+                "{name} query {number}: length {} instead of {}",
+                path.cost,
+                query.optimal_length
+            );
+        }
+    }
+}
+
+/// The reference search of the other tests agrees with the published lengths too, so it is a
+/// trustworthy oracle for the Moving AI rule.
+#[test]
+fn the_reference_search_reproduces_the_published_lengths() {
+    for (name, map, scenario) in BENCHMARKS {
+        let (grid, scenario) = load(map, scenario);
+        let reference = ReferenceGraph::new(&grid, Movement::EIGHT, CostModel::Octile);
+        for (number, query) in scenario.queries.iter().enumerate() {
+            let cost = reference.cost(query.start, query.goal);
+            match cost {
+                None => assert!(query.optimal_length < 0.0, "{name} query {number}"),
+                Some(cost) => assert!(
+                    within_tolerance(cost, query.optimal_length),
+                    "{name} query {number}: reference {cost} vs {}",
+                    query.optimal_length
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn maps_round_trip_through_the_writer() {
+    for (name, map, _) in BENCHMARKS {
+        let grid = parse_map(map).expect("a valid map file");
+        let written = write_map(&grid, &Legend::moving_ai()).expect("every cell has a character");
+        let again = parse_map(&written).expect("the written map parses");
+        assert_eq!(again, grid, "{name}");
+        assert_eq!(
+            write_map(&again, &Legend::moving_ai()).as_deref(),
+            Some(written.as_str()),
+            "{name}: writing is not stable"
+        );
+    }
+}
+
+#[test]
+fn scenarios_round_trip_through_the_writer() {
+    for (name, _, scenario) in BENCHMARKS {
+        let scenario = parse_scenario(scenario).expect("a valid scenario file");
+        let written = write_scenario(&scenario);
+        let again = parse_scenario(&written).expect("the written scenario parses");
+        assert_eq!(again, scenario, "{name}");
+        assert_eq!(
+            write_scenario(&again),
+            written,
+            "{name}: writing is not stable"
+        );
+    }
+}

@@ -1,0 +1,6 @@
+//! Building blocks shared by the integration tests: an independent reference search, a path
+//! checker and proptest strategies for random grids and queries.
+
+pub mod path_check;
+pub mod random_grid;
+pub mod reference_search;

@@ -1,0 +1,138 @@
+//! Proptest strategies: random grids with walls and terrain, queries on them, and search options.
+
+use astar_grid::{
+    Cell, CornerRule, CostModel, Grid, Heuristic, Movement, SearchOptions, SearchWindow, Weighting,
+};
+use proptest::prelude::*;
+
+/// Every movement rule: four-connected, and eight-connected with each corner rule.
+pub const MOVEMENTS: [Movement; 4] = [
+    Movement::FOUR,
+    Movement::eight(CornerRule::Both),
+    Movement::eight(CornerRule::One),
+    Movement::eight(CornerRule::Any),
+];
+
+/// Cost models to test: exact octile, integer 10/14, integer 10/17 (diagonals still pay, but
+/// less), and integer 10/25 (a diagonal costs more than two straight steps).
+pub const COST_MODELS: [CostModel; 4] = [
+    CostModel::Octile,
+    CostModel::INTEGER_10_14,
+    CostModel::Integer {
+        straight: 10,
+        diagonal: 17,
+    },
+    CostModel::Integer {
+        straight: 10,
+        diagonal: 25,
+    },
+];
+
+/// A grid of 1 to `max_width` by 1 to `max_height` cells with a random wall density (0 to 50%)
+/// and, in about half of the cases, random terrain multipliers from 1 to 5.
+pub fn random_grid(max_width: u32, max_height: u32) -> impl Strategy<Value = Grid> {
+    (1..=max_width, 1..=max_height, 0.0..0.5f64, any::<bool>()).prop_flat_map(
+        |(width, height, density, terrain)| {
+            prop::collection::vec((0.0..1.0f64, 1u8..=5), (width * height) as usize).prop_map(
+                move |rolls| {
+                    Grid::from_fn(width, height, |cell| {
+                        let (roll, multiplier) = rolls[(cell.y * width + cell.x) as usize];
+                        if roll < density {
+                            0
+                        } else if terrain {
+                            multiplier
+                        } else {
+                            1
+                        }
+                    })
+                },
+            )
+        },
+    )
+}
+
+/// A grid with a walkable start and goal on it (possibly the same cell).
+#[derive(Clone, Debug)]
+pub struct GridQuery {
+    /// The grid; start and goal are walkable on it.
+    pub grid: Grid,
+    /// Where the search starts.
+    pub start: Cell,
+    /// Where it should end.
+    pub goal: Cell,
+}
+
+/// A random grid up to `max_side` cells on each side with a start and a goal, both opened up if
+/// the walls covered them.
+pub fn grid_query(max_side: u32) -> impl Strategy<Value = GridQuery> {
+    random_grid(max_side, max_side).prop_flat_map(|grid| {
+        let (width, height) = (grid.width(), grid.height());
+        (Just(grid), 0..width, 0..height, 0..width, 0..height).prop_map(
+            |(mut grid, start_x, start_y, goal_x, goal_y)| {
+                let start = Cell::new(start_x, start_y);
+                let goal = Cell::new(goal_x, goal_y);
+                for cell in [start, goal] {
+                    if !grid.is_walkable(cell) {
+                        grid.set_cost(cell, 1).expect("cell inside the grid");
+                    }
+                }
+                GridQuery { grid, start, goal }
+            },
+        )
+    })
+}
+
+/// One of [`MOVEMENTS`].
+pub fn movement() -> impl Strategy<Value = Movement> {
+    prop::sample::select(MOVEMENTS.to_vec())
+}
+
+/// One of [`COST_MODELS`].
+pub fn cost_model() -> impl Strategy<Value = CostModel> {
+    prop::sample::select(COST_MODELS.to_vec())
+}
+
+/// A window that contains `start`: up to `reach` cells on each side of it (clipped at 0).
+pub fn window_around(start: Cell, reach: u32) -> impl Strategy<Value = SearchWindow> {
+    (0..=reach, 0..=reach, 0..=reach, 0..=reach).prop_map(move |(left, up, right, down)| {
+        SearchWindow::new(
+            Cell::new(start.x.saturating_sub(left), start.y.saturating_sub(up)),
+            Cell::new(start.x + right, start.y + down),
+        )
+    })
+}
+
+/// Valid search options for a search from `start`: any movement, cost model, heuristic and
+/// weighting, sometimes an expansion limit, a window, partial paths and a trace.
+pub fn search_options(start: Cell) -> impl Strategy<Value = SearchOptions> {
+    let weighting = prop_oneof![
+        Just(Weighting::Static(1.0)),
+        Just(Weighting::Static(1.5)),
+        Just(Weighting::Static(3.0)),
+        Just(Weighting::Dynamic { epsilon: 0.5 }),
+    ];
+    (
+        movement(),
+        cost_model(),
+        prop::option::of(prop::sample::select(Heuristic::ALL.to_vec())),
+        weighting,
+        prop::option::weighted(0.3, 0u32..80),
+        prop::option::weighted(0.3, window_around(start, 12)),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(movement, cost, heuristic, weighting, max_expansions, window, partial, trace)| {
+                let mut options = SearchOptions::default()
+                    .with_movement(movement)
+                    .with_cost(cost)
+                    .with_partial_path(partial)
+                    .with_trace(trace);
+                options.heuristic = heuristic;
+                options.weighting = weighting;
+                options.max_expansions = max_expansions;
+                options.window = window;
+                options
+            },
+        )
+}

@@ -1,0 +1,240 @@
+//! A* checked against Dijkstra: the crate's own zero-heuristic search and an independent
+//! reference Dijkstra, on random grids, for every movement rule, cost model and heuristic, with
+//! weighted and dynamically weighted A* held to their suboptimality bounds.
+
+pub mod common;
+
+use astar_grid::{
+    Cell, CostModel, Grid, Heuristic, Movement, Neighborhood, SearchOptions, SearchResult,
+    SearchStatus, Searcher,
+};
+use common::path_check::{COST_TOLERANCE, check_path, costs_match};
+use common::random_grid::{COST_MODELS, GridQuery, MOVEMENTS, grid_query};
+use common::reference_search::ReferenceGraph;
+use proptest::prelude::*;
+
+/// Checks a result against the reference optimum: same found / no-path status, a valid path
+/// from start to goal, and a cost between the optimum and `bound` times it.
+fn check_against_optimum(
+    query: &GridQuery,
+    options: &SearchOptions,
+    result: &SearchResult,
+    optimum: Option<f64>,
+    bound: f64,
+) -> Result<(), String> {
+    let context = format!("{options:?}");
+    match (optimum, result.status) {
+        (None, SearchStatus::NoPath) => {
+            if result.path.is_some() {
+                return Err(format!("{context}: a no-path result carries a path"));
+            }
+            Ok(())
+        }
+        (Some(optimum), SearchStatus::Found) => {
+            let path = result
+                .path
+                .as_ref()
+                .ok_or_else(|| format!("{context}: found without a path"))?;
+            check_path(
+                &query.grid,
+                path,
+                query.start,
+                query.goal,
+                options.movement,
+                options.cost,
+            )
+            .map_err(|problem| format!("{context}: {problem}"))?;
+            let slack = COST_TOLERANCE * optimum.max(1.0);
+            if path.cost < optimum - slack || path.cost > bound * optimum + slack {
+                return Err(format!(
+                    "{context}: cost {} outside [{optimum}, {bound} * {optimum}]",
+                    path.cost
+                ));
+            }
+            Ok(())
+        }
+        (optimum, status) => Err(format!(
+            "{context}: status {status:?} but the reference optimum is {optimum:?}"
+        )),
+    }
+}
+
+/// The heuristics [`Heuristic::is_admissible`] vouches for under `movement` and `cost`.
+fn admissible_heuristics(movement: Movement, cost: CostModel) -> Vec<Heuristic> {
+    Heuristic::ALL
+        .into_iter()
+        .filter(|heuristic| heuristic.is_admissible(movement.neighborhood, cost))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Dijkstra (the zero heuristic) and A* with every admissible heuristic return the reference
+    /// optimum, or no path exactly when the reference finds none.
+    #[test]
+    fn admissible_searches_return_the_reference_optimum(query in grid_query(24)) {
+        let mut searcher = Searcher::new();
+        for movement in MOVEMENTS {
+            for cost in COST_MODELS {
+                let reference = ReferenceGraph::new(&query.grid, movement, cost);
+                let optimum = reference.cost(query.start, query.goal);
+                let base = SearchOptions::default().with_movement(movement).with_cost(cost);
+                let dijkstra = base.dijkstra();
+                let result = searcher
+                    .find_path(&query.grid, query.start, query.goal, &dijkstra)
+                    .expect("a valid request");
+                check_against_optimum(&query, &dijkstra, &result, optimum, 1.0)
+                    .map_err(TestCaseError::fail)?;
+                let dijkstra_cost = result.cost();
+                for heuristic in admissible_heuristics(movement, cost) {
+                    let options = base.with_heuristic(heuristic);
+                    prop_assert!(options.is_optimal());
+                    let result = searcher
+                        .find_path(&query.grid, query.start, query.goal, &options)
+                        .expect("a valid request");
+                    check_against_optimum(&query, &options, &result, optimum, 1.0)
+                        .map_err(TestCaseError::fail)?;
+                    prop_assert_eq!(result.cost().is_some(), dijkstra_cost.is_some());
+                    if let (Some(astar), Some(dijkstra)) = (result.cost(), dijkstra_cost) {
+                        prop_assert!(costs_match(astar, dijkstra), "{:?}: {} vs {}", heuristic, astar, dijkstra);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every heuristic that `is_admissible` vouches for stays at or below the true remaining cost
+    /// from every cell that can reach the goal.
+    #[test]
+    fn admissible_heuristics_never_overestimate(query in grid_query(16)) {
+        for movement in MOVEMENTS {
+            for cost in COST_MODELS {
+                let remaining = ReferenceGraph::new(&query.grid, movement, cost).costs_to(query.goal);
+                for heuristic in admissible_heuristics(movement, cost) {
+                    for (cell, _) in query.grid.cells() {
+                        let Some(truth) = remaining[(cell.y * query.grid.width() + cell.x) as usize] else {
+                            continue;
+                        };
+                        let estimate = heuristic.estimate(
+                            cell.x.abs_diff(query.goal.x),
+                            cell.y.abs_diff(query.goal.y),
+                            movement.neighborhood,
+                            cost,
+                        );
+                        prop_assert!(
+                            estimate <= truth + COST_TOLERANCE * truth.max(1.0),
+                            "{:?} under {:?}/{:?} estimates {} from {} but the goal is {} away",
+                            heuristic, movement, cost, estimate, cell, truth
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Weighted A* (w = 1.5 and 3) finds a path exactly when one exists, costing at most w times
+    /// the optimum; dynamic weighting with epsilon 0.5 at most 1.5 times.
+    #[test]
+    fn weighted_searches_stay_within_their_bounds(query in grid_query(24)) {
+        let mut searcher = Searcher::new();
+        for movement in MOVEMENTS {
+            for cost in COST_MODELS {
+                let optimum = ReferenceGraph::new(&query.grid, movement, cost).cost(query.start, query.goal);
+                let base = SearchOptions::default().with_movement(movement).with_cost(cost);
+                for heuristic in admissible_heuristics(movement, cost) {
+                    let base = base.with_heuristic(heuristic);
+                    for (options, bound) in [
+                        (base.with_weight(1.5), 1.5),
+                        (base.with_weight(3.0), 3.0),
+                        (base.with_dynamic_weight(0.5), 1.5),
+                    ] {
+                        let result = searcher
+                            .find_path(&query.grid, query.start, query.goal, &options)
+                            .expect("a valid request");
+                        check_against_optimum(&query, &options, &result, optimum, bound)
+                            .map_err(TestCaseError::fail)?;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `is_admissible` is not merely cautious: where it refuses Manhattan (eight neighbours, a
+/// diagonal cheaper than two straight steps), Manhattan does overestimate a single diagonal step.
+#[test]
+fn manhattan_is_refused_exactly_where_it_overestimates_a_diagonal() {
+    for cost in COST_MODELS {
+        let estimate = Heuristic::Manhattan.estimate(1, 1, Neighborhood::Eight, cost);
+        let reference = ReferenceGraph::new(&Grid::new(2, 2), Movement::EIGHT, cost);
+        let diagonal = reference
+            .cost(Cell::new(0, 0), Cell::new(1, 1))
+            .expect("open grid");
+        assert_eq!(
+            Heuristic::Manhattan.is_admissible(Neighborhood::Eight, cost),
+            estimate <= diagonal,
+            "{cost:?}: estimate {estimate}, true cost {diagonal}"
+        );
+        assert!(Heuristic::Manhattan.is_admissible(Neighborhood::Four, cost));
+    }
+}
+
+/// A map where the optimal path first leads away from the goal: the start `S` and goal `G` share
+/// a row; going right from `S` enters a long snake that winds up and down between them before
+/// reaching `G`, while the optimum goes `reach` cells left, drops two rows and runs back right
+/// under everything.
+fn detour_behind_the_start(reach: u32, snake_height: u32) -> (Grid, Cell, Cell) {
+    let start_x = reach + 1;
+    let goal_x = start_x + 10;
+    let row = snake_height;
+    let mut grid = Grid::from_fn(goal_x + 3, snake_height + 4, |_| 0);
+    let mut open = |x: u32, y: u32| {
+        grid.set_cost(Cell::new(x, y), 1).expect("inside the grid");
+    };
+    // The optimal route: left along the row, down two, right under the snake, up to the goal.
+    (1..=start_x).for_each(|x| open(x, row));
+    (row..=row + 2).for_each(|y| open(1, y));
+    (1..=goal_x).for_each(|x| open(x, row + 2));
+    (row..=row + 2).for_each(|y| open(goal_x, y));
+    // The snake: vertical passages in every other column between S and G, joined alternately at
+    // the top and at the bottom; only the first and the last touch the start/goal row.
+    let passages: Vec<u32> = (start_x + 1..goal_x).step_by(2).collect();
+    for (number, &x) in passages.iter().enumerate() {
+        let touches_row = number == 0 || number == passages.len() - 1;
+        (0..row).for_each(|y| open(x, y));
+        if touches_row {
+            open(x, row);
+        }
+        if number + 1 < passages.len() {
+            open(x + 1, if number % 2 == 0 { 0 } else { row - 1 });
+        }
+    }
+    ((passages[passages.len() - 1])..=goal_x).for_each(|x| open(x, row));
+    (grid, Cell::new(start_x, row), Cell::new(goal_x, row))
+}
+
+/// Dynamic weighting promises paths within `1 + epsilon` of the optimum. With the weight
+/// `1 + epsilon * h(n) / h(start)`, cells farther from the goal than the start get a weight above
+/// `1 + epsilon`, so an optimal route that first leads away from the goal can lose to a far
+/// longer one.
+#[test]
+fn dynamic_weighting_keeps_its_bound_when_the_optimum_leads_away_from_the_goal() {
+    let (grid, start, goal) = detour_behind_the_start(22, 20);
+    let epsilon = 0.5;
+    let optimum = ReferenceGraph::new(&grid, Movement::EIGHT, CostModel::Octile)
+        .cost(start, goal)
+        .expect("connected map");
+    let options = SearchOptions::default().with_dynamic_weight(epsilon);
+    let result = Searcher::new()
+        .find_path(&grid, start, goal, &options)
+        .expect("a valid request");
+    let path = result.found().expect("connected map");
+    check_path(&grid, path, start, goal, Movement::EIGHT, CostModel::Octile)
+        .unwrap_or_else(|problem| panic!("{problem}"));
+    assert!(
+        path.cost <= (1.0 + epsilon) * optimum + COST_TOLERANCE,
+        "cost {} exceeds (1 + {epsilon}) * {optimum}\n{grid:?}",
+        path.cost
+    );
+}
