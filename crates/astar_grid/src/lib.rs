@@ -29,7 +29,9 @@ pub mod formats;
 mod grid;
 mod heuristic;
 mod movement;
+mod repair;
 mod search;
+mod smoothing;
 
 pub use cell::Cell;
 pub use cost::CostModel;
@@ -40,9 +42,13 @@ pub use formats::{
 pub use grid::{Grid, GridError, MAX_CELLS};
 pub use heuristic::{Heuristic, Weighting};
 pub use movement::{CornerRule, Movement, Neighborhood};
+pub use repair::{Repair, RepairError, RepairOptions, RepairedPath};
 pub use search::{
     ActiveSearch, Limit, Path, SearchError, SearchOptions, SearchResult, SearchStats, SearchStatus,
     SearchTrace, SearchWindow, Searcher, Step, TracedCell,
+};
+pub use smoothing::{
+    SmoothingError, SmoothingOptions, Waypoint, line_of_sight, smooth_path, smooth_path_cells,
 };
 
 /// Finds a path with a fresh [`Searcher`]; keep a `Searcher` instead when searching repeatedly.

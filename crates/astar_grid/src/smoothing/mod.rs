@@ -1,0 +1,372 @@
+//! Path smoothing: line-of-sight string pulling that turns a grid path into a few waypoints.
+
+mod line_of_sight;
+
+pub use line_of_sight::line_of_sight;
+
+use crate::{Cell, Grid, Movement};
+use core::f64::consts::SQRT_2;
+use core::num::NonZeroUsize;
+
+/// A point in grid space, in cell units: `x` grows to the right and `y` downwards, and cell
+/// `(x, y)` covers the square from `(x, y)` to `(x + 1, y + 1)`. Smoothing returns cell centres,
+/// `(x + 0.5, y + 0.5)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Waypoint {
+    /// Horizontal position, in cells from the left edge of the grid.
+    pub x: f64,
+    /// Vertical position, in cells from the top edge of the grid.
+    pub y: f64,
+}
+
+impl Waypoint {
+    /// The point `(x, y)`.
+    #[must_use]
+    pub const fn new(x: f64, y: f64) -> Self {
+        Self { x, y }
+    }
+
+    /// The centre of `cell`: `(cell.x + 0.5, cell.y + 0.5)`.
+    #[must_use]
+    pub fn center_of(cell: Cell) -> Self {
+        Self {
+            x: f64::from(cell.x) + 0.5,
+            y: f64::from(cell.y) + 0.5,
+        }
+    }
+
+    /// The straight-line distance to `other`, in cells.
+    #[must_use]
+    pub fn distance(self, other: Self) -> f64 {
+        let (dx, dy) = (self.x - other.x, self.y - other.y);
+        (dx * dx + dy * dy).sqrt()
+    }
+}
+
+impl From<Cell> for Waypoint {
+    fn from(cell: Cell) -> Self {
+        Self::center_of(cell)
+    }
+}
+
+/// How [`smooth_path`] may shorten a path.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SmoothingOptions {
+    /// The longest segment allowed between two waypoints, in cells (straight-line distance
+    /// between cell centres), or `None` for no limit. A limit keeps waypoints close enough
+    /// together for agents that steer from one to the next. It must be finite and at least
+    /// `sqrt(2)`, the length of a diagonal step, so that every path can be followed.
+    pub max_segment: Option<f64>,
+    /// How many later path cells to consider from each waypoint, or `None` for the whole rest of
+    /// the path. Smoothing costs `O(waypoints * lookahead)` line-of-sight checks, so a limit
+    /// (a few dozen cells) bounds the work on very long, winding paths at the price of keeping a
+    /// waypoint where the path leaves and re-enters view farther ahead.
+    pub max_lookahead: Option<NonZeroUsize>,
+}
+
+impl SmoothingOptions {
+    /// Limits segments to `max` cells.
+    #[must_use]
+    pub const fn with_max_segment(mut self, max: f64) -> Self {
+        self.max_segment = Some(max);
+        self
+    }
+
+    /// Considers at most `cells` later path cells from each waypoint.
+    #[must_use]
+    pub const fn with_max_lookahead(mut self, cells: NonZeroUsize) -> Self {
+        self.max_lookahead = Some(cells);
+        self
+    }
+}
+
+/// Why a path could not be smoothed.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum SmoothingError {
+    /// The path has no cells.
+    #[error("the path is empty")]
+    EmptyPath,
+    /// The maximum segment length is not finite or is shorter than a diagonal step.
+    #[error("invalid maximum segment length {0}: it must be finite and at least sqrt(2)")]
+    InvalidMaxSegment(f64),
+    /// A cell of the path lies outside the grid.
+    #[error("path cell {index}, {cell}, is outside the grid")]
+    OutOfBounds {
+        /// Position of the cell in the path.
+        index: usize,
+        /// The cell.
+        cell: Cell,
+    },
+    /// A cell of the path is blocked.
+    #[error("path cell {index}, {cell}, is blocked")]
+    Blocked {
+        /// Position of the cell in the path.
+        index: usize,
+        /// The cell.
+        cell: Cell,
+    },
+    /// Two consecutive cells of the path are not neighbours (or are the same cell).
+    #[error("path cells {index} and {} are not neighbours", index + 1)]
+    NotAdjacent {
+        /// Position of the first of the two cells in the path.
+        index: usize,
+    },
+    /// A diagonal step of the path passes a corner that the movement rule does not allow.
+    #[error("the diagonal step from path cell {index} cuts a blocked corner")]
+    CornerBlocked {
+        /// Position of the step's first cell in the path.
+        index: usize,
+    },
+}
+
+/// Smooths a grid path by string pulling and returns its waypoints as cell centres (see
+/// [`Waypoint`]): the first is the centre of the path's first cell, the last the centre of its
+/// last cell, and every waypoint is the centre of a path cell, in path order.
+///
+/// From each waypoint the next one is the farthest later path cell in
+/// [`line_of_sight`] under `movement` (within [`SmoothingOptions::max_segment`] and
+/// [`SmoothingOptions::max_lookahead`]), so the
+/// straight segments between waypoints never cross a blocked cell or pass a corner the
+/// movement rule forbids, and the smoothed route is never longer than the grid path. `path` must
+/// be a path of neighbouring walkable cells that can be walked under `movement`, as
+/// [`Searcher::find_path`](crate::Searcher::find_path) returns with the same movement rule.
+///
+/// Cost: each waypoint checks the later path cells from the far end until one is visible, each
+/// check walking at most the segment's length and stopping at its first blocked cell: up to
+/// `O(w * n * d)` for `n` path cells, `w` waypoints and segments `d` cells long. That is nothing
+/// next to the search for the paths of moving agents; on very long winding paths (thousands of
+/// cells through a maze) set [`SmoothingOptions::max_lookahead`] to make it `O(w * k * d)`.
+///
+/// ```
+/// use astar_grid::{Cell, Grid, Movement, SearchOptions, Searcher, SmoothingOptions, Waypoint, smooth_path};
+///
+/// let grid = Grid::from_ascii(
+///     "........
+///      ........
+///      ...##...
+///      ........",
+/// )?;
+/// let (start, goal) = (Cell::new(0, 3), Cell::new(7, 0));
+/// let path = Searcher::new()
+///     .find_path(&grid, start, goal, &SearchOptions::default())?
+///     .path
+///     .expect("reachable");
+/// let waypoints = smooth_path(&grid, &path.cells, Movement::EIGHT, SmoothingOptions::default())?;
+/// assert_eq!(waypoints.first(), Some(&Waypoint::new(0.5, 3.5)));
+/// assert_eq!(waypoints.last(), Some(&Waypoint::new(7.5, 0.5)));
+/// assert!(waypoints.len() < path.cells.len());
+///
+/// let short = smooth_path(&grid, &path.cells, Movement::EIGHT, SmoothingOptions::default().with_max_segment(3.0))?;
+/// assert!(short.windows(2).all(|pair| pair[0].distance(pair[1]) <= 3.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`SmoothingError`] for an empty path, an invalid maximum segment length, or a path that is not
+/// a walkable sequence of neighbouring cells under `movement`.
+pub fn smooth_path(
+    grid: &Grid,
+    path: &[Cell],
+    movement: Movement,
+    options: SmoothingOptions,
+) -> Result<Vec<Waypoint>, SmoothingError> {
+    Ok(smooth_path_cells(grid, path, movement, options)?
+        .into_iter()
+        .map(Waypoint::center_of)
+        .collect())
+}
+
+/// The cells whose centres [`smooth_path`] returns as waypoints: the path cells it keeps, in
+/// order, first and last included.
+///
+/// ```
+/// use astar_grid::{Cell, Grid, Movement, SmoothingOptions, smooth_path_cells};
+///
+/// let grid = Grid::new(5, 5);
+/// let stairs = [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2), (3, 2)].map(Cell::from);
+/// let kept = smooth_path_cells(&grid, &stairs, Movement::EIGHT, SmoothingOptions::default())?;
+/// assert_eq!(kept, [Cell::new(0, 0), Cell::new(3, 2)]);
+/// # Ok::<(), astar_grid::SmoothingError>(())
+/// ```
+///
+/// # Errors
+/// As [`smooth_path`].
+pub fn smooth_path_cells(
+    grid: &Grid,
+    path: &[Cell],
+    movement: Movement,
+    options: SmoothingOptions,
+) -> Result<Vec<Cell>, SmoothingError> {
+    let max_segment = match options.max_segment {
+        None => f64::INFINITY,
+        Some(max) if max.is_finite() && max >= SQRT_2 => max,
+        Some(max) => return Err(SmoothingError::InvalidMaxSegment(max)),
+    };
+    validate_path(grid, path, movement)?;
+    let last = path.len() - 1;
+    let lookahead = options.max_lookahead.map_or(usize::MAX, NonZeroUsize::get);
+    let mut kept = vec![path[0]];
+    let mut anchor = 0;
+    while anchor < last {
+        let from = path[anchor];
+        // The next cell always qualifies: it is a valid step no longer than sqrt(2).
+        let next = (anchor + 2..=last.min(anchor.saturating_add(lookahead)))
+            .rev()
+            .find(|&candidate| {
+                let to = path[candidate];
+                cell_distance(from, to) <= max_segment && line_of_sight(grid, from, to, movement)
+            })
+            .unwrap_or(anchor + 1);
+        kept.push(path[next]);
+        anchor = next;
+    }
+    Ok(kept)
+}
+
+/// The distance between the centres of two cells.
+fn cell_distance(a: Cell, b: Cell) -> f64 {
+    let dx = f64::from(a.x.abs_diff(b.x));
+    let dy = f64::from(a.y.abs_diff(b.y));
+    (dx * dx + dy * dy).sqrt()
+}
+
+/// Checks that `path` is a non-empty sequence of walkable cells, each a neighbour of the next,
+/// with every step in line of sight under `movement`.
+fn validate_path(grid: &Grid, path: &[Cell], movement: Movement) -> Result<(), SmoothingError> {
+    if path.is_empty() {
+        return Err(SmoothingError::EmptyPath);
+    }
+    for (index, &cell) in path.iter().enumerate() {
+        if !grid.contains(cell) {
+            return Err(SmoothingError::OutOfBounds { index, cell });
+        }
+        if !grid.is_walkable(cell) {
+            return Err(SmoothingError::Blocked { index, cell });
+        }
+    }
+    for (index, step) in path.windows(2).enumerate() {
+        let (from, to) = (step[0], step[1]);
+        if from == to || !from.is_adjacent_8(to) {
+            return Err(SmoothingError::NotAdjacent { index });
+        }
+        if !line_of_sight(grid, from, to, movement) {
+            return Err(SmoothingError::CornerBlocked { index });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CornerRule;
+
+    fn cells(list: &[(u32, u32)]) -> Vec<Cell> {
+        list.iter().copied().map(Cell::from).collect()
+    }
+
+    #[test]
+    fn bad_input_is_refused_with_the_reason() {
+        let grid = Grid::from_ascii(
+            ".#.
+             #..",
+        )
+        .unwrap();
+        let smooth = |path: &[Cell], options| {
+            smooth_path_cells(&grid, path, Movement::EIGHT, options).map(|_| ())
+        };
+        let options = SmoothingOptions::default();
+        assert_eq!(smooth(&[], options), Err(SmoothingError::EmptyPath));
+        assert_eq!(
+            smooth(&cells(&[(0, 0)]), options.with_max_segment(1.0)),
+            Err(SmoothingError::InvalidMaxSegment(1.0))
+        );
+        assert!(matches!(
+            smooth(&cells(&[(0, 0)]), options.with_max_segment(f64::NAN)),
+            Err(SmoothingError::InvalidMaxSegment(_))
+        ));
+        assert_eq!(
+            smooth(&cells(&[(2, 1), (3, 1)]), options),
+            Err(SmoothingError::OutOfBounds {
+                index: 1,
+                cell: Cell::new(3, 1)
+            })
+        );
+        assert_eq!(
+            smooth(&cells(&[(2, 0), (1, 0)]), options),
+            Err(SmoothingError::Blocked {
+                index: 1,
+                cell: Cell::new(1, 0)
+            })
+        );
+        assert_eq!(
+            smooth(&cells(&[(2, 0), (2, 1), (2, 1)]), options),
+            Err(SmoothingError::NotAdjacent { index: 1 })
+        );
+        assert_eq!(
+            smooth(&cells(&[(0, 0), (1, 1)]), options),
+            Err(SmoothingError::CornerBlocked { index: 0 })
+        );
+        assert_eq!(
+            smooth_path_cells(
+                &grid,
+                &cells(&[(0, 0), (1, 1)]),
+                Movement::eight(CornerRule::Any),
+                options
+            ),
+            Ok(cells(&[(0, 0), (1, 1)]))
+        );
+    }
+
+    #[test]
+    fn a_single_cell_path_is_one_waypoint() {
+        let grid = Grid::new(2, 2);
+        let waypoints = smooth_path(
+            &grid,
+            &cells(&[(1, 0)]),
+            Movement::FOUR,
+            SmoothingOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(waypoints, [Waypoint::new(1.5, 0.5)]);
+    }
+
+    #[test]
+    fn a_visible_goal_is_reached_in_one_segment_unless_limited() {
+        let grid = Grid::new(10, 3);
+        let path: Vec<Cell> = (0..10).map(|x| Cell::new(x, 1)).collect();
+        let kept = smooth_path_cells(&grid, &path, Movement::FOUR, SmoothingOptions::default());
+        assert_eq!(kept, Ok(cells(&[(0, 1), (9, 1)])));
+        let limited = smooth_path_cells(
+            &grid,
+            &path,
+            Movement::FOUR,
+            SmoothingOptions::default().with_max_segment(4.0),
+        );
+        assert_eq!(limited, Ok(cells(&[(0, 1), (4, 1), (8, 1), (9, 1)])));
+        let near = smooth_path_cells(
+            &grid,
+            &path,
+            Movement::FOUR,
+            SmoothingOptions::default().with_max_lookahead(NonZeroUsize::new(3).unwrap()),
+        );
+        assert_eq!(near, Ok(cells(&[(0, 1), (3, 1), (6, 1), (9, 1)])));
+    }
+
+    #[test]
+    fn a_pillar_keeps_the_corner_waypoint() {
+        // The path goes around the pillar at (2, 1): (0, 1) cannot see (4, 1) or (3, 0).
+        let grid = Grid::from_ascii(
+            ".....
+             ..#..
+             .....",
+        )
+        .unwrap();
+        let path = cells(&[(0, 1), (1, 0), (2, 0), (3, 0), (4, 1)]);
+        let kept =
+            smooth_path_cells(&grid, &path, Movement::EIGHT, SmoothingOptions::default()).unwrap();
+        assert_eq!(kept.first(), Some(&Cell::new(0, 1)));
+        assert_eq!(kept.last(), Some(&Cell::new(4, 1)));
+        assert!(kept.len() >= 3, "{kept:?} cuts through the pillar");
+    }
+}
