@@ -100,7 +100,11 @@ pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
     };
     // Each row needs at least `width` bytes: a header announcing more than the file holds is
     // refused before the grid is allocated.
-    let rows_start = text.lines().take(last_line).map(|line| line.len() + 1).sum::<usize>();
+    let rows_start = text
+        .split_inclusive('\n')
+        .take(last_line)
+        .map(str::len)
+        .sum::<usize>();
     let available = text.len().saturating_sub(rows_start);
     let needed = u64::from(width) * u64::from(height);
     if (available as u64) < needed {
