@@ -24,9 +24,11 @@
 //! cost of stepping onto it.
 
 mod cell;
+mod connectivity;
 mod cost;
 pub mod formats;
 mod grid;
+mod flow_field;
 mod heuristic;
 mod movement;
 mod repair;
@@ -34,7 +36,11 @@ mod search;
 mod smoothing;
 
 pub use cell::Cell;
+pub use connectivity::{
+    BlockingCheck, ComponentId, Components, ConnectivityError, ConnectivityUpdate,
+};
 pub use cost::CostModel;
+pub use flow_field::{FlowField, FlowFieldError, FlowFieldUpdate};
 pub use formats::{
     Legend, ParseError, ParseErrorKind, Scenario, ScenarioQuery, Terrain, parse_map,
     parse_map_with, parse_scenario, write_map, write_scenario,

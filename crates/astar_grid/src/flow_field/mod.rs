@@ -1,0 +1,337 @@
+//! Flow fields: from one multi-source Dijkstra, the cost to the nearest of several goals and
+//! the best next step from every cell, kept up to date as cells change.
+
+mod error;
+mod update;
+
+pub use error::FlowFieldError;
+pub use update::FlowFieldUpdate;
+
+use crate::connectivity::step_rule::StepRule;
+use crate::movement::DIRECTIONS;
+use crate::{Cell, CostModel, Grid, Movement, Path};
+use core::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// `next` value of a goal cell.
+const GOAL: u8 = 8;
+/// `next` value of a cell that cannot reach a goal.
+const NONE: u8 = u8::MAX;
+
+/// For every cell of a [`Grid`], the cost to the nearest of a set of goal cells and the best
+/// next step towards it, so that any number of agents heading for the same goals read their
+/// next move in O(1) instead of each running a search.
+///
+/// Costs follow the same rules as [`Searcher`](crate::Searcher): the [`Movement`] decides which
+/// steps are legal (corner rule included), the [`CostModel`] prices straight and diagonal
+/// steps, and stepping onto a cell multiplies the price by its terrain cost. The cost of a cell
+/// is exactly the cost of an optimal path from it to its nearest goal.
+///
+/// # Costs
+/// - [`FlowField::build`] / [`FlowField::rebuild`]: one Dijkstra over the cells that reach a
+///   goal, O(n log n) for n cells, plus an O(cells) reset. Memory: 10 bytes per cell (cost,
+///   next step, goal flag), reused by `rebuild`.
+/// - Reading [`FlowField::cost_at`], [`FlowField::next_step`]: O(1);
+///   [`FlowField::path_from`]: O(path length).
+/// - [`FlowField::update`] after cells change: see its documentation; it redoes only the cells
+///   whose cost or next step the change can affect.
+///
+/// ```
+/// use astar_grid::{Cell, CostModel, FlowField, Grid, Movement};
+///
+/// let grid = Grid::from_ascii(
+///     "....
+///      .##.
+///      ....",
+/// )?;
+/// let goal = Cell::new(3, 1);
+/// let field = FlowField::build(&grid, &[goal], Movement::EIGHT, CostModel::Octile)?;
+/// assert!(field.is_goal(goal));
+/// assert_eq!(field.cost_at(goal), Some(0.0));
+/// assert_eq!(field.cost_at(Cell::new(1, 1)), None); // a wall
+///
+/// // Around the wall without cutting its corners: five steps.
+/// let agent = Cell::new(0, 1);
+/// assert_eq!(field.cost_at(agent), Some(5.0));
+/// let next = field.next_step(agent).expect("the agent can reach the goal");
+/// assert_eq!(field.cost_at(next), Some(4.0));
+/// let path = field.path_from(agent).expect("reachable");
+/// assert_eq!((path.cells.len(), path.cost), (6, 5.0));
+/// assert_eq!(path.end(), Some(goal));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct FlowField {
+    movement: Movement,
+    cost_model: CostModel,
+    width: u32,
+    height: u32,
+    rule: StepRule,
+    /// Base price of a step in each direction.
+    step_cost: [f64; 8],
+    goals: Vec<Cell>,
+    /// Padded like the grid: whether the cell is one of the goals.
+    goal_flags: Vec<bool>,
+    /// Padded: cost to the nearest goal, infinite when none is reachable.
+    costs: Vec<f64>,
+    /// Padded: direction of the next step, [`GOAL`] or [`NONE`].
+    next: Vec<u8>,
+    /// Scratch: the Dijkstra queue.
+    open: BinaryHeap<FlowEntry>,
+    /// Scratch for updates: cells whose cost was dropped.
+    invalidated: Vec<u32>,
+    /// Scratch for updates.
+    stack: Vec<u32>,
+}
+
+/// A queue entry: a cell and the cost it was queued with. Never updated in place; entries
+/// whose cost no longer matches the cell's are skipped.
+#[derive(Clone, Copy, Debug)]
+struct FlowEntry {
+    /// Finite and non-negative, so its bit pattern orders like its value.
+    cost: f64,
+    index: u32,
+}
+
+impl PartialEq for FlowEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for FlowEntry {}
+
+impl PartialOrd for FlowEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for FlowEntry {
+    /// `BinaryHeap` pops the greatest entry: the cheapest one here.
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .cost
+            .to_bits()
+            .cmp(&self.cost.to_bits())
+            .then_with(|| other.index.cmp(&self.index))
+    }
+}
+
+impl FlowField {
+    /// Builds the field of `goals` on `grid`: every cell's cost to its nearest goal under
+    /// `movement` and `cost`, and its best next step.
+    ///
+    /// # Errors
+    /// When the grid is empty, `goals` is empty, a goal is outside the grid or blocked, or the
+    /// cost model has a zero cost. An unreachable cell is not an error: its
+    /// [`FlowField::cost_at`] is `None`.
+    pub fn build(
+        grid: &Grid,
+        goals: &[Cell],
+        movement: Movement,
+        cost: CostModel,
+    ) -> Result<Self, FlowFieldError> {
+        if !cost.is_valid() {
+            return Err(FlowFieldError::InvalidCostModel);
+        }
+        let mut step_cost = [0.0; 8];
+        for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
+            step_cost[direction] = if dx != 0 && dy != 0 {
+                cost.diagonal()
+            } else {
+                cost.straight()
+            };
+        }
+        let mut field = Self {
+            movement,
+            cost_model: cost,
+            width: grid.width(),
+            height: grid.height(),
+            rule: StepRule::new(movement, grid.stride()),
+            step_cost,
+            goals: Vec::new(),
+            goal_flags: Vec::new(),
+            costs: Vec::new(),
+            next: Vec::new(),
+            open: BinaryHeap::new(),
+            invalidated: Vec::new(),
+            stack: Vec::new(),
+        };
+        field.rebuild(grid, goals)?;
+        Ok(field)
+    }
+
+    /// Builds the field again, for new goals or a changed grid (of any size), with the same
+    /// movement and cost model, reusing the memory of the previous build.
+    ///
+    /// # Errors
+    /// As [`FlowField::build`]; the field is unchanged then.
+    pub fn rebuild(
+        &mut self,
+        grid: &Grid,
+        goals: &[Cell],
+    ) -> Result<FlowFieldUpdate, FlowFieldError> {
+        if grid.is_empty() {
+            return Err(FlowFieldError::EmptyGrid);
+        }
+        if goals.is_empty() {
+            return Err(FlowFieldError::NoGoals);
+        }
+        for &goal in goals {
+            if !grid.contains(goal) {
+                return Err(FlowFieldError::GoalOutOfBounds(goal));
+            }
+            if !grid.is_walkable(goal) {
+                return Err(FlowFieldError::GoalBlocked(goal));
+            }
+        }
+        let cells = grid.raw().len();
+        self.width = grid.width();
+        self.height = grid.height();
+        self.rule = StepRule::new(self.movement, grid.stride());
+        self.goals.clear();
+        self.goals.extend_from_slice(goals);
+        self.costs.clear();
+        self.costs.resize(cells, f64::INFINITY);
+        self.next.clear();
+        self.next.resize(cells, NONE);
+        self.goal_flags.clear();
+        self.goal_flags.resize(cells, false);
+        self.open.clear();
+        for &goal in goals {
+            let index = grid.index(goal);
+            if !self.goal_flags[index] {
+                self.goal_flags[index] = true;
+                self.costs[index] = 0.0;
+                self.next[index] = GOAL;
+                self.open.push(FlowEntry {
+                    cost: 0.0,
+                    index: index as u32,
+                });
+            }
+        }
+        let settled = self.settle(grid.raw());
+        Ok(FlowFieldUpdate {
+            invalidated: 0,
+            settled,
+        })
+    }
+
+    /// The goal cells, as given to the last build.
+    #[must_use]
+    pub fn goals(&self) -> &[Cell] {
+        &self.goals
+    }
+
+    /// The movement rule of the field.
+    #[must_use]
+    pub const fn movement(&self) -> Movement {
+        self.movement
+    }
+
+    /// The cost model of the field.
+    #[must_use]
+    pub const fn cost_model(&self) -> CostModel {
+        self.cost_model
+    }
+
+    /// The cost of an optimal path from `cell` to its nearest goal; `None` when no goal can be
+    /// reached (or `cell` is blocked or outside the grid).
+    #[must_use]
+    pub fn cost_at(&self, cell: Cell) -> Option<f64> {
+        let cost = self.costs[self.index(cell)?];
+        cost.is_finite().then_some(cost)
+    }
+
+    /// Whether `cell` is a walkable goal (its cost is 0 and it has no next step).
+    #[must_use]
+    pub fn is_goal(&self, cell: Cell) -> bool {
+        self.index(cell)
+            .is_some_and(|index| self.next[index] == GOAL)
+    }
+
+    /// The neighbour to step onto from `cell` to follow an optimal path to the nearest goal;
+    /// `None` at a goal and where no goal can be reached. Ties between equally good neighbours
+    /// are broken consistently but arbitrarily.
+    #[must_use]
+    pub fn next_step(&self, cell: Cell) -> Option<Cell> {
+        let direction = *self.next.get(self.index(cell)?)?;
+        let &(dx, dy) = DIRECTIONS.get(usize::from(direction))?;
+        cell.offset(dx, dy)
+    }
+
+    /// The optimal path from `cell` to its nearest goal, read by following next steps; its
+    /// cost is [`FlowField::cost_at`] of `cell`. `None` where no goal can be reached.
+    #[must_use]
+    pub fn path_from(&self, cell: Cell) -> Option<Path> {
+        let cost = self.cost_at(cell)?;
+        let mut index = self.index(cell)?;
+        let mut current = cell;
+        let mut cells = vec![cell];
+        loop {
+            let direction = self.next[index];
+            if direction == GOAL {
+                return Some(Path { cells, cost });
+            }
+            let &(dx, dy) = DIRECTIONS.get(usize::from(direction))?;
+            current = current.offset(dx, dy)?;
+            index = index.wrapping_add_signed(self.rule.delta[usize::from(direction)]);
+            cells.push(current);
+            if cells.len() > self.costs.len() {
+                return None; // costs fall strictly along next steps, so this cannot happen
+            }
+        }
+    }
+
+    /// Bytes held by the field and its scratch memory.
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        self.costs.capacity() * size_of::<f64>()
+            + self.next.capacity()
+            + self.goal_flags.capacity()
+            + self.open.capacity() * size_of::<FlowEntry>()
+            + (self.invalidated.capacity() + self.stack.capacity()) * size_of::<u32>()
+            + self.goals.capacity() * size_of::<Cell>()
+    }
+
+    /// Padded index of `cell`, or `None` outside the grid.
+    fn index(&self, cell: Cell) -> Option<usize> {
+        (cell.x < self.width && cell.y < self.height)
+            .then(|| (cell.y as usize + 1) * (self.width as usize + 2) + cell.x as usize + 1)
+    }
+
+    /// Dijkstra from the queued cells: pops each in cost order and offers every neighbour that
+    /// can step onto it a cheaper cost. Returns how many cells it settled.
+    fn settle(&mut self, raw: &[u8]) -> usize {
+        let rule = self.rule;
+        let step_cost = self.step_cost;
+        let costs = &mut self.costs[..raw.len()];
+        let next = &mut self.next[..raw.len()];
+        let mut settled = 0;
+        while let Some(entry) = self.open.pop() {
+            let index = entry.index as usize;
+            if entry.cost.to_bits() != costs[index].to_bits() {
+                continue; // a stale entry: the cell was queued again at a lower cost
+            }
+            settled += 1;
+            let terrain = f64::from(raw[index]);
+            for (direction, price) in step_cost.iter().enumerate().take(rule.directions) {
+                let Some(neighbour) = rule.step(index, direction, |at| raw[at] != 0) else {
+                    continue;
+                };
+                let cost = entry.cost + price * terrain;
+                if cost < costs[neighbour] {
+                    costs[neighbour] = cost;
+                    next[neighbour] = StepRule::opposite(direction) as u8;
+                    self.open.push(FlowEntry {
+                        cost,
+                        index: neighbour as u32,
+                    });
+                }
+            }
+        }
+        settled
+    }
+}
