@@ -1,0 +1,60 @@
+//! Writing a finished outcome into an agent's `Path`, with its message and entity event.
+
+use crate::debug::PathTrace;
+use crate::request::PathRequestState;
+use crate::search_task::SearchOutcome;
+use crate::{NavGrid, Path, PathFailed, PathFound, PathNotFound, PathReady};
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+use std::sync::Arc;
+
+/// What applying a result needs: commands for the trace and the observers, and the message
+/// writers.
+#[derive(SystemParam)]
+pub(crate) struct PathNotifier<'w, 's> {
+    commands: Commands<'w, 's>,
+    ready: MessageWriter<'w, PathReady>,
+    failed: MessageWriter<'w, PathFailed>,
+}
+
+impl PathNotifier<'_, '_> {
+    /// Shows `outcome` in the agent's path and announces it.
+    pub(crate) fn apply(
+        &mut self,
+        entity: Entity,
+        path: &mut Path,
+        state: &mut PathRequestState,
+        outcome: Arc<SearchOutcome>,
+        nav: &NavGrid,
+    ) {
+        path.status = outcome.status;
+        path.cells.clone_from(&outcome.cells);
+        path.waypoints.clear();
+        path.waypoints.extend(
+            outcome
+                .waypoint_cells
+                .iter()
+                .map(|&cell| nav.cell_center(cell)),
+        );
+        path.cost = outcome.cost;
+        path.map_version = outcome.map_version;
+        path.revision += 1;
+        path.search_time = outcome.duration;
+        if let Some(trace) = &outcome.trace {
+            self.commands
+                .entity(entity)
+                .try_insert(PathTrace::new(trace.clone()));
+        }
+        match outcome.status.failure() {
+            None => {
+                self.ready.write(PathReady { entity });
+                self.commands.trigger(PathFound { entity });
+            }
+            Some(reason) => {
+                self.failed.write(PathFailed { entity, reason });
+                self.commands.trigger(PathNotFound { entity, reason });
+            }
+        }
+        state.applied = Some(outcome);
+    }
+}

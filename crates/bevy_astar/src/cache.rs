@@ -1,0 +1,235 @@
+//! The result cache: finished searches keyed by (start, goal, options), kept while no map change
+//! affects them, so identical requests share one search.
+
+use crate::search_task::SearchOutcome;
+use crate::{InvalidationPolicy, MapChange, PathAlgorithm, PathRequest};
+use astar_grid::{Cell, CostModel, Heuristic, Movement, SearchOptions, SearchWindow, Weighting};
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// The search options in a hashable form (floats by their bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct OptionsKey {
+    movement: Movement,
+    cost: (bool, u32, u32),
+    heuristic: Option<Heuristic>,
+    weighting: (bool, u64),
+    max_expansions: Option<u32>,
+    window: Option<SearchWindow>,
+    partial_path: bool,
+    trace: bool,
+}
+
+impl From<&SearchOptions> for OptionsKey {
+    fn from(options: &SearchOptions) -> Self {
+        // Listed field by field, so that a new option cannot be forgotten in the key.
+        let SearchOptions {
+            movement,
+            cost,
+            heuristic,
+            weighting,
+            max_expansions,
+            window,
+            partial_path,
+            trace,
+        } = *options;
+        Self {
+            movement,
+            cost: match cost {
+                CostModel::Octile => (false, 0, 0),
+                CostModel::Integer { straight, diagonal } => (true, straight, diagonal),
+            },
+            heuristic,
+            weighting: match weighting {
+                Weighting::Static(weight) => (false, weight.to_bits()),
+                Weighting::Dynamic { epsilon } => (true, epsilon.to_bits()),
+            },
+            max_expansions,
+            window,
+            partial_path,
+            trace,
+        }
+    }
+}
+
+/// Everything that decides a search's outcome on a given map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct RequestKey {
+    start: Cell,
+    goal: Cell,
+    algorithm: PathAlgorithm,
+    smoothing: bool,
+    options: OptionsKey,
+}
+
+impl RequestKey {
+    /// The key of `request` searched with `options` (the request's, possibly with tracing on).
+    pub(crate) fn new(request: &PathRequest, options: &SearchOptions) -> Self {
+        Self {
+            start: request.start,
+            goal: request.goal,
+            algorithm: request.algorithm,
+            smoothing: request.smoothing,
+            options: options.into(),
+        }
+    }
+
+    /// Whether `request` (as it is now) still asks for what this key describes; the trace flag,
+    /// which the debug overlay may force on, is not compared.
+    pub(crate) fn matches(&self, request: &PathRequest) -> bool {
+        let options = request.options.with_trace(self.options.trace);
+        *self == Self::new(request, &options)
+    }
+}
+
+struct CacheEntry {
+    outcome: Arc<SearchOutcome>,
+    /// Matches the newest entry for this key in the eviction order.
+    stamp: u64,
+}
+
+/// Finished searches, evicted least recently used first and dropped when a map change affects
+/// them.
+#[derive(Resource, Default)]
+pub(crate) struct PathCache {
+    entries: HashMap<RequestKey, CacheEntry>,
+    /// Keys from least to most recently used; an item whose stamp is not its entry's is stale.
+    order: VecDeque<(RequestKey, u64)>,
+    next_stamp: u64,
+}
+
+impl PathCache {
+    /// The cached outcome for `key`, marking it as recently used.
+    pub(crate) fn get(&mut self, key: &RequestKey) -> Option<Arc<SearchOutcome>> {
+        let entry = self.entries.get_mut(key)?;
+        self.next_stamp += 1;
+        entry.stamp = self.next_stamp;
+        self.order.push_back((*key, self.next_stamp));
+        let outcome = Arc::clone(&entry.outcome);
+        self.compact();
+        Some(outcome)
+    }
+
+    /// Stores `outcome` for `key`, evicting the least recently used entries beyond `capacity`.
+    pub(crate) fn insert(&mut self, key: RequestKey, outcome: Arc<SearchOutcome>, capacity: usize) {
+        if capacity == 0 {
+            self.clear();
+            return;
+        }
+        self.next_stamp += 1;
+        self.entries.insert(
+            key,
+            CacheEntry {
+                outcome,
+                stamp: self.next_stamp,
+            },
+        );
+        self.order.push_back((key, self.next_stamp));
+        while self.entries.len() > capacity {
+            let Some((old_key, stamp)) = self.order.pop_front() else {
+                break;
+            };
+            if self
+                .entries
+                .get(&old_key)
+                .is_some_and(|entry| entry.stamp == stamp)
+            {
+                self.entries.remove(&old_key);
+            }
+        }
+        self.compact();
+    }
+
+    /// Drops every entry that `change` may have made wrong.
+    pub(crate) fn invalidate(&mut self, change: &MapChange, policy: InvalidationPolicy) {
+        self.entries
+            .retain(|_, entry| !entry.outcome.affected_by(change, policy));
+    }
+
+    /// Drops everything.
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.order.clear();
+    }
+
+    /// Number of cached outcomes.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Rebuilds the eviction order when stale items outnumber live ones.
+    fn compact(&mut self) {
+        if self.order.len() > 2 * self.entries.len() + 64 {
+            let entries = &self.entries;
+            self.order
+                .retain(|(key, stamp)| entries.get(key).is_some_and(|entry| entry.stamp == *stamp));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PathStatus;
+    use core::time::Duration;
+
+    fn outcome(cells: Vec<Cell>) -> Arc<SearchOutcome> {
+        Arc::new(SearchOutcome {
+            status: PathStatus::Found,
+            start: cells[0],
+            goal: cells[cells.len() - 1],
+            waypoint_cells: cells.clone(),
+            cells,
+            cost: 1.0,
+            trace: None,
+            duration: Duration::ZERO,
+            map_version: 0,
+        })
+    }
+
+    fn key(x: u32) -> RequestKey {
+        let request = PathRequest::new(Cell::new(x, 0), Cell::new(x, 1));
+        RequestKey::new(&request, &request.options)
+    }
+
+    #[test]
+    fn least_recently_used_is_evicted_first() {
+        let mut cache = PathCache::default();
+        for x in 0..3 {
+            cache.insert(key(x), outcome(vec![Cell::new(x, 0), Cell::new(x, 1)]), 3);
+        }
+        assert!(cache.get(&key(0)).is_some());
+        cache.insert(key(3), outcome(vec![Cell::new(3, 0), Cell::new(3, 1)]), 3);
+        assert_eq!(cache.len(), 3);
+        assert!(cache.get(&key(1)).is_none());
+        assert!(cache.get(&key(0)).is_some());
+    }
+
+    #[test]
+    fn options_are_part_of_the_key() {
+        let request = PathRequest::new(Cell::new(0, 0), Cell::new(1, 1));
+        let weighted = request.options.with_weight(2.0);
+        assert_ne!(
+            RequestKey::new(&request, &request.options),
+            RequestKey::new(&request, &weighted)
+        );
+    }
+
+    #[test]
+    fn changes_on_the_path_invalidate_it() {
+        let mut cache = PathCache::default();
+        cache.insert(key(0), outcome(vec![Cell::new(0, 0), Cell::new(0, 1)]), 8);
+        cache.insert(key(5), outcome(vec![Cell::new(5, 0), Cell::new(5, 1)]), 8);
+        let change = MapChange::from_cells([crate::CellChange {
+            cell: Cell::new(5, 1),
+            before: 1,
+            after: 0,
+        }]);
+        cache.invalidate(&change, InvalidationPolicy::TouchedCells);
+        assert!(cache.get(&key(0)).is_some());
+        assert!(cache.get(&key(5)).is_none());
+    }
+}

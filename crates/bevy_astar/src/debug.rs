@@ -1,0 +1,175 @@
+//! Debug overlays: search traces of marked agents drawn with gizmos (closed set, open set, path),
+//! plus optional grid lines and blocked cells.
+
+use crate::{AStarSystems, NavGrid, Path};
+use astar_grid::{Cell, SearchTrace};
+use bevy::color::palettes::css;
+use bevy::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
+use bevy::prelude::*;
+
+/// Draws the searches of agents marked with [`DebugPath`] (or of every agent, see
+/// [`AStarDebugPlugin::trace_all_agents`]): the closed set in blue, the open set in green and the
+/// path in gold, with the [`AStarGizmos`] gizmo group.
+///
+/// Turn it off or recolour it at run time through [`GizmoConfigStore`]:
+///
+/// ```
+/// use bevy_astar::prelude::*;
+/// use bevy::gizmos::config::GizmoConfigStore;
+///
+/// fn hide_searches(mut store: ResMut<GizmoConfigStore>) {
+///     let (config, colors) = store.config_mut::<AStarGizmos>();
+///     config.enabled = false;
+///     colors.path_color = Color::WHITE;
+/// }
+/// # bevy::ecs::system::assert_is_system(hide_searches);
+/// ```
+///
+/// Needs Bevy's gizmo plugin (part of `DefaultPlugins`). Only marked agents record a trace, so
+/// unmarked agents cost nothing extra; the drawing systems do not run while the group is
+/// disabled or no [`NavGrid`] exists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AStarDebugPlugin {
+    trace_all_agents: bool,
+}
+
+impl AStarDebugPlugin {
+    /// Records and draws the search of every agent, not only those marked with [`DebugPath`].
+    #[must_use]
+    pub const fn trace_all_agents(mut self, all: bool) -> Self {
+        self.trace_all_agents = all;
+        self
+    }
+}
+
+impl Plugin for AStarDebugPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(PathDebugSettings {
+            trace_all_agents: self.trace_all_agents,
+        })
+        .init_gizmo_group::<AStarGizmos>()
+        .add_systems(
+            Update,
+            (draw_grid, draw_traces)
+                .chain()
+                .after(AStarSystems::Apply)
+                .run_if(resource_exists::<NavGrid>.and_then(gizmos_enabled)),
+        );
+    }
+}
+
+/// Which agents record their search; changeable at run time.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathDebugSettings {
+    /// Record every agent's search, not only those marked with [`DebugPath`].
+    pub trace_all_agents: bool,
+}
+
+/// Marks an agent whose searches are recorded into a [`PathTrace`] and drawn.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DebugPath;
+
+/// The recorded search behind an agent's current path, for drawing and replays.
+#[derive(Component, Clone, Debug, PartialEq)]
+pub struct PathTrace {
+    /// The search, as recorded by the core.
+    pub trace: SearchTrace,
+    /// Draw the search as it stood after this many expansions instead of at its end (for
+    /// step-by-step replays).
+    pub replay_step: Option<u32>,
+}
+
+impl PathTrace {
+    /// A trace shown at its end.
+    #[must_use]
+    pub const fn new(trace: SearchTrace) -> Self {
+        Self {
+            trace,
+            replay_step: None,
+        }
+    }
+}
+
+/// The gizmo group of the pathfinding overlays, with their colours.
+#[derive(Clone, Debug, PartialEq, Reflect, GizmoConfigGroup)]
+#[reflect(Default)]
+pub struct AStarGizmos {
+    /// Cells the search expanded.
+    pub closed_color: Color,
+    /// Cells still on the open list.
+    pub open_color: Color,
+    /// The path's waypoints.
+    pub path_color: Color,
+    /// Grid lines, or `None` for none.
+    pub grid_color: Option<Color>,
+    /// A cross on every blocked cell, or `None` for none.
+    pub blocked_color: Option<Color>,
+}
+
+impl Default for AStarGizmos {
+    fn default() -> Self {
+        Self {
+            closed_color: Color::srgb(0.25, 0.45, 1.0),
+            open_color: Color::srgb(0.2, 0.85, 0.3),
+            path_color: css::GOLD.into(),
+            grid_color: None,
+            blocked_color: None,
+        }
+    }
+}
+
+fn gizmos_enabled(store: Option<Res<GizmoConfigStore>>) -> bool {
+    store.is_some_and(|store| store.config::<AStarGizmos>().0.enabled)
+}
+
+fn draw_grid(nav: Res<NavGrid>, mut gizmos: Gizmos<AStarGizmos>) {
+    let size = nav.cell_size();
+    let cells = UVec2::new(nav.width(), nav.height());
+    if let Some(color) = gizmos.config_ext.grid_color {
+        let center = nav.origin() + cells.as_vec2() * size / 2.0;
+        gizmos.grid_2d(center, cells, size, color);
+    }
+    if let Some(color) = gizmos.config_ext.blocked_color {
+        let half = size.x.abs().min(size.y.abs()) * 0.35;
+        for (cell, value) in nav.grid().cells() {
+            if value == 0 {
+                gizmos.cross_2d(nav.cell_center(cell), half, color);
+            }
+        }
+    }
+}
+
+fn draw_traces(
+    nav: Res<NavGrid>,
+    settings: Option<Res<PathDebugSettings>>,
+    mut gizmos: Gizmos<AStarGizmos>,
+    agents: Query<(&Path, Option<&PathTrace>, Has<DebugPath>)>,
+) {
+    let all = settings.is_some_and(|settings| settings.trace_all_agents);
+    let size = nav.cell_size().abs();
+    let closed_color = gizmos.config_ext.closed_color;
+    let open_color = gizmos.config_ext.open_color;
+    let path_color = gizmos.config_ext.path_color;
+    let square = |gizmos: &mut Gizmos<AStarGizmos>, cell: Cell, scale: f32, color: Color| {
+        gizmos.rect_2d(nav.cell_center(cell), size * scale, color);
+    };
+    for (path, trace, marked) in &agents {
+        if !(marked || all) {
+            continue;
+        }
+        if let Some(PathTrace { trace, replay_step }) = trace {
+            let step = replay_step.unwrap_or(u32::MAX);
+            for &cell in trace.closed_at(step) {
+                square(&mut gizmos, cell, 0.7, closed_color);
+            }
+            let open: Vec<Cell> = match replay_step {
+                Some(step) => trace.open_at(*step).collect(),
+                None => trace.open_set().collect(),
+            };
+            for cell in open {
+                square(&mut gizmos, cell, 0.45, open_color);
+            }
+        }
+        gizmos.linestrip_2d(path.waypoints.iter().copied(), path_color);
+    }
+}

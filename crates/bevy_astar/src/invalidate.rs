@@ -1,0 +1,44 @@
+//! Invalidation: when the map version changes, queue exactly the agents (and drop exactly the
+//! cached results) that the change affects.
+
+use crate::cache::PathCache;
+use crate::dispatch::{InFlightSearches, RequestQueue, set_status};
+use crate::request::PathRequestState;
+use crate::{MapChanged, Path, PathStatus, PathfindingSettings, PathfindingStats};
+use bevy::prelude::*;
+use std::sync::Arc;
+
+/// Applies this frame's [`MapChanged`] messages to the cache, the running searches and the
+/// agents' current paths.
+pub(crate) fn invalidate_paths(
+    mut changes: MessageReader<MapChanged>,
+    settings: Res<PathfindingSettings>,
+    mut cache: ResMut<PathCache>,
+    mut in_flight: ResMut<InFlightSearches>,
+    mut queue: ResMut<RequestQueue>,
+    mut stats: ResMut<PathfindingStats>,
+    mut agents: Query<(Entity, &mut Path, &mut PathRequestState)>,
+) {
+    let policy = settings.invalidation;
+    for message in changes.read() {
+        let change = &message.change;
+        cache.invalidate(change, policy);
+        for search in in_flight.searches.values_mut() {
+            search.changes.push(Arc::clone(change));
+        }
+        for (entity, mut path, mut state) in &mut agents {
+            if state.queued.is_some() {
+                continue;
+            }
+            let affected = state
+                .applied
+                .as_ref()
+                .is_some_and(|applied| applied.affected_by(change, policy));
+            if affected {
+                queue.enqueue(entity, &mut state);
+                set_status(&mut path, PathStatus::Queued);
+                stats.paths_invalidated += 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! Grid pathfinding for Bevy: agents ask for paths with a [`PathRequest`] component and get a
+//! [`Path`] back, searched in the background by the [`astar_grid`] core, rebuilt when the map
+//! changes, and never searched twice when once will do.
+//!
+//! ```
+//! use bevy_astar::prelude::*;
+//!
+//! let mut app = App::new();
+//! app.add_plugins((MinimalPlugins, AStarPlugin::default()))
+//!     .insert_resource(NavGrid::new(Grid::new(32, 32)).with_cell_size(Vec2::splat(16.0)));
+//! let agent = app.world_mut().spawn(PathRequest::new(Cell::new(0, 0), Cell::new(31, 20))).id();
+//! # for _ in 0..1000 {
+//! #     app.update();
+//! #     if app.world().get::<Path>(agent).is_some_and(|path| !path.status.is_pending()) { break; }
+//! # }
+//! # assert!(app.world().get::<Path>(agent).is_some_and(Path::is_found));
+//! ```
+//!
+//! After a few updates the agent's [`Path`] holds the cells, world waypoints and cost; a
+//! [`PathFollower`] walks the agent's `Transform` along them.
+//!
+//! - [`NavGrid`] is the map: edit it with [`NavGrid::block`], [`NavGrid::set_cost`] and friends;
+//!   each frame with edits becomes a new [`MapVersion`] and a [`MapChanged`] message, and only
+//!   agents whose paths the change affects search again.
+//! - [`PathfindingSettings`] throttles the work (searches per frame, searches in flight, minimum
+//!   interval per agent) and sizes the result cache; identical requests share one search.
+//! - [`PathReady`] / [`PathFailed`] messages and [`PathFound`] / [`PathNotFound`] entity events
+//!   announce results; [`PathfindingStats`] counts the work.
+//! - [`debug::AStarDebugPlugin`] draws searches with gizmos; with the `tilemap` feature,
+//!   `tilemap::TilemapNavPlugin` keeps the grid in sync with a `bevy_ecs_tilemap` map.
+//!
+//! [`AStarPlugin`] documents the system sets and their order.
+
+mod apply;
+mod cache;
+pub mod debug;
+mod dispatch;
+mod follow;
+mod invalidate;
+mod map_change;
+mod messages;
+mod nav_grid;
+mod path;
+mod plugin;
+mod poll;
+mod request;
+mod search_task;
+mod settings;
+mod smoothing;
+mod stats;
+#[cfg(feature = "tilemap")]
+pub mod tilemap;
+
+pub use astar_grid;
+pub use follow::PathFollower;
+pub use map_change::{CellChange, MapChange, MapChanged, MapVersion};
+pub use messages::{PathFailed, PathFound, PathNotFound, PathReady};
+pub use nav_grid::NavGrid;
+pub use path::{Path, PathFailure, PathStatus};
+pub use plugin::{AStarPlugin, AStarSystems};
+pub use request::{PathAlgorithm, PathRequest, WorldPositionError};
+pub use settings::{InvalidationPolicy, PathfindingSettings};
+pub use stats::PathfindingStats;
+
+/// Everything needed to add pathfinding to an app, with Bevy's prelude and the core's grid
+/// types.
+pub mod prelude {
+    pub use crate::debug::{AStarDebugPlugin, AStarGizmos, DebugPath, PathTrace};
+    pub use crate::{
+        AStarPlugin, AStarSystems, CellChange, InvalidationPolicy, MapChange, MapChanged,
+        MapVersion, NavGrid, Path, PathAlgorithm, PathFailed, PathFailure, PathFollower, PathFound,
+        PathNotFound, PathReady, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
+    };
+    pub use astar_grid::{
+        Cell, CornerRule, CostModel, Grid, Heuristic, Limit, Movement, Neighborhood, SearchError,
+        SearchOptions, Weighting,
+    };
+    pub use bevy::prelude::*;
+}

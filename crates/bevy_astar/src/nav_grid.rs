@@ -1,0 +1,253 @@
+//! The navigation grid resource: the core grid shared copy-on-write with background searches,
+//! its placement in the world, and edits that record what changed.
+
+use crate::map_change::{CellChange, MapChange};
+use astar_grid::{Cell, Grid, GridError};
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Source of grid identities, so that a replaced or cloned grid is recognised as a new map.
+static NEXT_GRID_ID: AtomicU64 = AtomicU64::new(1);
+
+fn next_grid_id() -> u64 {
+    NEXT_GRID_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The grid the agents search, as a resource.
+///
+/// Searches run in the background on a snapshot of the grid (an [`Arc`]); editing the grid while
+/// they run copies it once, so the game never waits for a search. Every edit goes through a
+/// method that records the changed cell, so the [`MapVersion`](crate::MapVersion) and the
+/// [`MapChanged`](crate::MapChanged) change set cannot be forgotten: they are published once per
+/// frame in [`AStarSystems::Invalidate`](crate::AStarSystems::Invalidate).
+///
+/// Cell `(x, y)` covers the world rectangle from `origin + (x, y) * cell_size` to
+/// `origin + (x + 1, y + 1) * cell_size` in the XY plane: rows grow along +Y, as in
+/// `bevy_ecs_tilemap`.
+///
+/// Inserting a new `NavGrid` (or a clone of one) counts as a new map: every agent searches again.
+///
+/// ```
+/// use bevy_astar::prelude::*;
+///
+/// let mut nav = NavGrid::new(Grid::new(8, 8)).with_cell_size(Vec2::splat(32.0));
+/// nav.block(Cell::new(3, 3))?;
+/// nav.fill_rect(Cell::new(5, 0), Cell::new(5, 6), 0); // a wall
+/// assert_eq!(nav.world_to_cell(Vec2::new(100.0, 40.0)), Some(Cell::new(3, 1)));
+/// assert_eq!(nav.cell_center(Cell::new(0, 0)), Vec2::new(16.0, 16.0));
+/// # Ok::<(), astar_grid::GridError>(())
+/// ```
+#[derive(Resource, Debug)]
+pub struct NavGrid {
+    grid: Arc<Grid>,
+    cell_size: Vec2,
+    origin: Vec2,
+    /// The value each cell edited since the last published version had before its first edit.
+    pending: HashMap<Cell, u8>,
+    id: u64,
+}
+
+impl Clone for NavGrid {
+    /// A copy with its own identity: inserted as the resource, it counts as a new map.
+    fn clone(&self) -> Self {
+        Self {
+            grid: Arc::clone(&self.grid),
+            cell_size: self.cell_size,
+            origin: self.origin,
+            pending: HashMap::default(),
+            id: next_grid_id(),
+        }
+    }
+}
+
+impl NavGrid {
+    /// A navigation grid over `grid`, with cells of size 1 and cell `(0, 0)` starting at the
+    /// world origin.
+    #[must_use]
+    pub fn new(grid: Grid) -> Self {
+        Self {
+            grid: Arc::new(grid),
+            cell_size: Vec2::ONE,
+            origin: Vec2::ZERO,
+            pending: HashMap::default(),
+            id: next_grid_id(),
+        }
+    }
+
+    /// Sets the world size of one cell. A zero or non-finite size makes every world position
+    /// fall outside the grid.
+    #[must_use]
+    pub fn with_cell_size(mut self, cell_size: Vec2) -> Self {
+        self.cell_size = cell_size;
+        self
+    }
+
+    /// Sets the world position of the outer corner of cell `(0, 0)`.
+    #[must_use]
+    pub fn with_origin(mut self, origin: Vec2) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// The grid as it is now.
+    #[must_use]
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// A snapshot of the grid that later edits do not affect (a reference count, not a copy).
+    #[must_use]
+    pub fn snapshot(&self) -> Arc<Grid> {
+        Arc::clone(&self.grid)
+    }
+
+    /// Number of columns.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.grid.width()
+    }
+
+    /// Number of rows.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.grid.height()
+    }
+
+    /// The world size of one cell.
+    #[must_use]
+    pub const fn cell_size(&self) -> Vec2 {
+        self.cell_size
+    }
+
+    /// The world position of the outer corner of cell `(0, 0)`.
+    #[must_use]
+    pub const fn origin(&self) -> Vec2 {
+        self.origin
+    }
+
+    /// Whether `cell` is inside the grid and walkable.
+    #[must_use]
+    pub fn is_walkable(&self, cell: Cell) -> bool {
+        self.grid.is_walkable(cell)
+    }
+
+    /// The world position of the centre of `cell` (also for cells outside the grid).
+    #[must_use]
+    pub fn cell_center(&self, cell: Cell) -> Vec2 {
+        self.origin + (Vec2::new(cell.x as f32, cell.y as f32) + 0.5) * self.cell_size
+    }
+
+    /// The cell containing a world position, or `None` when it lies outside the grid.
+    #[must_use]
+    pub fn world_to_cell(&self, position: Vec2) -> Option<Cell> {
+        let local = ((position - self.origin) / self.cell_size).floor();
+        let inside = local.is_finite()
+            && local.x >= 0.0
+            && local.y >= 0.0
+            && local.x < self.grid.width() as f32
+            && local.y < self.grid.height() as f32;
+        inside.then(|| Cell::new(local.x as u32, local.y as u32))
+    }
+
+    /// Sets the terrain cost of `cell`; 0 blocks it. Returns whether its value changed.
+    ///
+    /// # Errors
+    /// [`GridError::OutOfBounds`] when the cell is outside the grid.
+    pub fn set_cost(&mut self, cell: Cell, cost: u8) -> Result<bool, GridError> {
+        if !self.grid.contains(cell) {
+            return Err(GridError::OutOfBounds {
+                cell,
+                width: self.grid.width(),
+                height: self.grid.height(),
+            });
+        }
+        let before = self.grid.value(cell);
+        if before == cost {
+            return Ok(false);
+        }
+        Arc::make_mut(&mut self.grid).set_cost(cell, cost)?;
+        self.pending.entry(cell).or_insert(before);
+        Ok(true)
+    }
+
+    /// Blocks `cell`. Returns whether it was walkable.
+    ///
+    /// # Errors
+    /// [`GridError::OutOfBounds`] when the cell is outside the grid.
+    pub fn block(&mut self, cell: Cell) -> Result<bool, GridError> {
+        self.set_cost(cell, 0)
+    }
+
+    /// Makes a blocked `cell` walkable with cost 1; a walkable cell keeps its cost. Returns
+    /// whether it was blocked.
+    ///
+    /// # Errors
+    /// [`GridError::OutOfBounds`] when the cell is outside the grid.
+    pub fn unblock(&mut self, cell: Cell) -> Result<bool, GridError> {
+        if self.grid.contains(cell) && self.grid.value(cell) != 0 {
+            return Ok(false);
+        }
+        self.set_cost(cell, 1)
+    }
+
+    /// Sets every cell of the rectangle from `min` to `max` (inclusive, clipped to the grid) to
+    /// `cost`; 0 blocks them. Returns how many cells changed value.
+    pub fn fill_rect(&mut self, min: Cell, max: Cell, cost: u8) -> usize {
+        if self.grid.is_empty() {
+            return 0;
+        }
+        let max_x = max.x.min(self.grid.width() - 1);
+        let max_y = max.y.min(self.grid.height() - 1);
+        let mut changed = 0;
+        for y in min.y..=max_y {
+            for x in min.x..=max_x {
+                if let Ok(true) = self.set_cost(Cell::new(x, y), cost) {
+                    changed += 1;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Replaces the whole grid, keeping the placement in the world; every agent searches again.
+    pub fn replace_grid(&mut self, grid: Grid) {
+        self.grid = Arc::new(grid);
+        self.pending.clear();
+        self.id = next_grid_id();
+    }
+
+    /// Whether cells were edited since the last published map version.
+    #[must_use]
+    pub fn has_pending_changes(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The edits not yet published, as a change set.
+    #[must_use]
+    pub fn pending_changes(&self) -> MapChange {
+        MapChange::from_cells(self.pending.iter().map(|(&cell, &before)| CellChange {
+            cell,
+            before,
+            after: self.grid.value(cell),
+        }))
+    }
+
+    /// Takes the edits not yet published.
+    pub(crate) fn take_changes(&mut self) -> MapChange {
+        let change = self.pending_changes();
+        self.pending.clear();
+        change
+    }
+
+    /// This grid's identity; a new or cloned grid has a new one.
+    pub(crate) const fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Whether `snapshot` is still the current grid (no edit since it was taken).
+    pub(crate) fn is_current(&self, snapshot: &Arc<Grid>) -> bool {
+        Arc::ptr_eq(&self.grid, snapshot)
+    }
+}

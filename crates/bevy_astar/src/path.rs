@@ -1,0 +1,95 @@
+//! The `Path` component: the result of an agent's request and its status.
+
+use astar_grid::{Cell, Limit, SearchError};
+use bevy::prelude::*;
+use core::time::Duration;
+
+/// Where an agent's request stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum PathStatus {
+    /// Waiting to be dispatched (throttling, or a map change made it search again).
+    #[default]
+    Queued,
+    /// A search for it is running.
+    Searching,
+    /// A path to the goal was found.
+    Found,
+    /// The goal cannot be reached from the start.
+    NoPath,
+    /// A limit of the request's options stopped the search; [`Path::cells`] holds the best
+    /// partial path when the options asked for one.
+    LimitReached(Limit),
+    /// The request cannot be searched (out of bounds, blocked start or goal, bad options).
+    Invalid(SearchError),
+    /// No [`NavGrid`](crate::NavGrid) exists yet; the request runs once one is inserted.
+    WaitingForMap,
+}
+
+impl PathStatus {
+    /// Whether a result is still to come (queued, searching or waiting for the map).
+    #[must_use]
+    pub const fn is_pending(&self) -> bool {
+        matches!(self, Self::Queued | Self::Searching | Self::WaitingForMap)
+    }
+
+    /// Why the request failed, if it did.
+    #[must_use]
+    pub const fn failure(&self) -> Option<PathFailure> {
+        match *self {
+            Self::NoPath => Some(PathFailure::NoPath),
+            Self::LimitReached(limit) => Some(PathFailure::LimitReached(limit)),
+            Self::Invalid(error) => Some(PathFailure::Invalid(error)),
+            Self::Queued | Self::Searching | Self::Found | Self::WaitingForMap => None,
+        }
+    }
+}
+
+/// Why a request ended without a path to its goal.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum PathFailure {
+    /// The goal cannot be reached from the start.
+    #[error("the goal cannot be reached")]
+    NoPath,
+    /// A limit of the request's options stopped the search.
+    #[error("the search stopped at its limit ({0:?})")]
+    LimitReached(Limit),
+    /// The request cannot be searched.
+    #[error("invalid request: {0}")]
+    Invalid(SearchError),
+}
+
+/// The path of an agent with a [`PathRequest`](crate::PathRequest), kept up to date by the
+/// plugin.
+///
+/// While a new result is on its way (status queued or searching) the previous path stays, so a
+/// [`PathFollower`](crate::PathFollower) keeps moving; a failed request clears it.
+#[derive(Component, Clone, Debug, Default, PartialEq)]
+pub struct Path {
+    /// Where the request stands.
+    pub status: PathStatus,
+    /// The cells from start to goal inclusive (or the partial path when a limit stopped the
+    /// search), each adjacent to the next under the request's movement rule.
+    pub cells: Vec<Cell>,
+    /// World positions of the points to move through, from the start cell's centre to the goal
+    /// cell's centre: every cell centre, or fewer when the request asked for smoothing.
+    pub waypoints: Vec<Vec2>,
+    /// The cost of [`Path::cells`] (terrain included).
+    pub cost: f64,
+    /// The [`MapVersion`](crate::MapVersion) of the grid the path was computed on. The path also
+    /// holds for later versions until a change affects it, when the agent is queued again.
+    pub map_version: u64,
+    /// Incremented every time a new result is written, so readers can tell a new path from an
+    /// old one.
+    pub revision: u64,
+    /// How long the search that produced this result took (also for a result served from the
+    /// cache, which did not search again).
+    pub search_time: Duration,
+}
+
+impl Path {
+    /// Whether the path reaches the goal.
+    #[must_use]
+    pub fn is_found(&self) -> bool {
+        self.status == PathStatus::Found
+    }
+}

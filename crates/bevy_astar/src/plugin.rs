@@ -1,0 +1,168 @@
+//! `AStarPlugin`: registers the resources, messages and systems, and orders the system sets.
+
+use crate::cache::PathCache;
+use crate::dispatch::{InFlightSearches, RequestQueue, dispatch_searches, queue_changed_requests};
+use crate::follow::follow_paths;
+use crate::invalidate::invalidate_paths;
+use crate::map_change::publish_map_changes;
+use crate::poll::poll_searches;
+use crate::{
+    InvalidationPolicy, MapChanged, MapVersion, PathFailed, PathReady, PathfindingSettings,
+    PathfindingStats,
+};
+use bevy::ecs::intern::Interned;
+use bevy::ecs::schedule::ScheduleLabel;
+use bevy::prelude::*;
+use core::time::Duration;
+
+/// The pathfinding systems, run in this order (chained) every frame in [`Update`] (or the
+/// schedule given to [`AStarPlugin::in_schedule`]):
+///
+/// 1. [`Invalidate`](Self::Invalidate): publishes the frame's [`NavGrid`](crate::NavGrid) edits
+///    as a new [`MapVersion`] with a [`MapChanged`] message, drops cached results they affect, and
+///    queues exactly the agents whose current path they affect (see [`InvalidationPolicy`]).
+/// 2. [`Dispatch`](Self::Dispatch): queues agents whose [`PathRequest`](crate::PathRequest)
+///    changed, then serves the queue oldest first: from the result cache, by joining an
+///    identical running search, or by starting a background search, within the per-frame and
+///    in-flight caps and each agent's minimum interval.
+/// 3. [`Apply`](Self::Apply): polls running searches; drops results the map changed under
+///    (queuing their agents again) and results for requests changed meanwhile; caches and
+///    applies the rest to [`Path`](crate::Path), sending [`PathReady`] / [`PathFailed`] and
+///    triggering [`PathFound`](crate::PathFound) / [`PathNotFound`](crate::PathNotFound).
+/// 4. [`Follow`](Self::Follow): moves [`PathFollower`](crate::PathFollower)s along their paths.
+///
+/// Edit the grid and change requests before [`AStarSystems::Invalidate`] to have them handled in
+/// the same frame; edits made later are handled the next frame (and a result is never applied
+/// over an edit it did not see).
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AStarSystems {
+    /// Publish map changes and invalidate affected paths and cached results.
+    Invalidate,
+    /// Queue changed requests and start searches.
+    Dispatch,
+    /// Collect finished searches and apply them.
+    Apply,
+    /// Move path followers.
+    Follow,
+}
+
+/// Grid pathfinding for agents: add it, insert a [`NavGrid`](crate::NavGrid), and put a
+/// [`PathRequest`](crate::PathRequest) on an agent; its [`Path`](crate::Path) fills in a few
+/// frames later without the frame ever waiting for a search.
+///
+/// Searches run on the [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool) on a
+/// snapshot of the grid; the systems are the [`AStarSystems`] sets, chained in this order:
+/// `Invalidate` (map changes) → `Dispatch` (queue, cache, throttle, start) → `Apply` (poll,
+/// drop stale results, write paths) → `Follow` (move followers). The builder methods set the
+/// initial [`PathfindingSettings`], a resource that can also be changed at run time.
+///
+/// ```
+/// use bevy_astar::prelude::*;
+/// use std::time::Duration;
+///
+/// App::new().add_plugins((
+///     MinimalPlugins,
+///     AStarPlugin::default()
+///         .with_max_searches_per_frame(16)
+///         .with_max_in_flight(32)
+///         .with_min_search_interval(Duration::from_millis(200))
+///         .with_cache_capacity(4096)
+///         .with_invalidation(InvalidationPolicy::TouchedOrOpened),
+/// ));
+/// ```
+#[derive(Debug)]
+pub struct AStarPlugin {
+    settings: PathfindingSettings,
+    schedule: Interned<dyn ScheduleLabel>,
+}
+
+impl Default for AStarPlugin {
+    fn default() -> Self {
+        Self {
+            settings: PathfindingSettings::default(),
+            schedule: Update.intern(),
+        }
+    }
+}
+
+impl AStarPlugin {
+    /// Sets [`PathfindingSettings::max_searches_per_frame`].
+    #[must_use]
+    pub const fn with_max_searches_per_frame(mut self, max: u32) -> Self {
+        self.settings.max_searches_per_frame = max;
+        self
+    }
+
+    /// Sets [`PathfindingSettings::max_in_flight`].
+    #[must_use]
+    pub const fn with_max_in_flight(mut self, max: u32) -> Self {
+        self.settings.max_in_flight = max;
+        self
+    }
+
+    /// Sets [`PathfindingSettings::min_search_interval`].
+    #[must_use]
+    pub const fn with_min_search_interval(mut self, interval: Duration) -> Self {
+        self.settings.min_search_interval = interval;
+        self
+    }
+
+    /// Sets [`PathfindingSettings::cache_capacity`]; 0 turns the cache off.
+    #[must_use]
+    pub const fn with_cache_capacity(mut self, capacity: usize) -> Self {
+        self.settings.cache_capacity = capacity;
+        self
+    }
+
+    /// Sets [`PathfindingSettings::invalidation`].
+    #[must_use]
+    pub const fn with_invalidation(mut self, policy: InvalidationPolicy) -> Self {
+        self.settings.invalidation = policy;
+        self
+    }
+
+    /// Runs the systems in `schedule` instead of [`Update`].
+    #[must_use]
+    pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
+        self.schedule = schedule.intern();
+        self
+    }
+}
+
+impl Plugin for AStarPlugin {
+    fn build(&self, app: &mut App) {
+        let schedule = self.schedule;
+        app.insert_resource(self.settings.clone())
+            .init_resource::<MapVersion>()
+            .init_resource::<PathfindingStats>()
+            .init_resource::<RequestQueue>()
+            .init_resource::<InFlightSearches>()
+            .init_resource::<PathCache>()
+            .add_message::<MapChanged>()
+            .add_message::<PathReady>()
+            .add_message::<PathFailed>()
+            .configure_sets(
+                schedule,
+                (
+                    AStarSystems::Invalidate,
+                    AStarSystems::Dispatch,
+                    AStarSystems::Apply,
+                    AStarSystems::Follow,
+                )
+                    .chain(),
+            )
+            .add_systems(
+                schedule,
+                (
+                    (publish_map_changes, invalidate_paths)
+                        .chain()
+                        .in_set(AStarSystems::Invalidate),
+                    (queue_changed_requests, dispatch_searches)
+                        .chain()
+                        .in_set(AStarSystems::Dispatch),
+                    poll_searches.in_set(AStarSystems::Apply),
+                    follow_paths.in_set(AStarSystems::Follow),
+                ),
+            );
+    }
+}

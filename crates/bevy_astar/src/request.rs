@@ -1,0 +1,127 @@
+//! The `PathRequest` component: what an agent asks for, and the bookkeeping that follows it.
+
+use crate::{NavGrid, Path};
+use astar_grid::{Cell, SearchOptions};
+use bevy::prelude::*;
+use core::time::Duration;
+use std::sync::Arc;
+
+use crate::search_task::SearchOutcome;
+
+/// The search algorithm a request asks for.
+///
+/// Only A* exists today. Jump point search (for uniform-cost grids) and flow fields (for many
+/// agents sharing a goal) are meant to join as further variants; matching on this enum needs a
+/// wildcard arm so that adding them is not a breaking change.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PathAlgorithm {
+    /// A* as configured by the request's [`SearchOptions`] (heuristic, weight, limits).
+    #[default]
+    AStar,
+}
+
+/// Asks for a path from `start` to `goal`; the result appears in the agent's [`Path`].
+///
+/// Adding it also adds a [`Path`] (status [`PathStatus::Queued`](crate::PathStatus::Queued)).
+/// Every change to the component (Bevy change detection) queues a new search; a request changed
+/// several times before it is dispatched is searched once, for its last value. Use
+/// [`Mut::set_if_neq`] or compare before writing to avoid needless searches.
+///
+/// ```
+/// use bevy_astar::prelude::*;
+///
+/// let request = PathRequest::new(Cell::new(0, 0), Cell::new(9, 4))
+///     .with_options(SearchOptions::default().with_neighborhood(Neighborhood::Four))
+///     .with_smoothing(true);
+/// assert_eq!(request.goal, Cell::new(9, 4));
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[require(Path, PathRequestState)]
+pub struct PathRequest {
+    /// Where the path starts.
+    pub start: Cell,
+    /// Where the path should end.
+    pub goal: Cell,
+    /// Movement rule, costs, heuristic and weight, limits. The `trace` flag is also set for
+    /// agents marked with [`DebugPath`](crate::debug::DebugPath).
+    pub options: SearchOptions,
+    /// Which algorithm searches.
+    pub algorithm: PathAlgorithm,
+    /// Whether the world waypoints skip cells that a straight line can pass (the cell path in
+    /// [`Path::cells`] is never changed). Smoothed segments may take any angle, so leave this off
+    /// for agents that must move strictly four- or eight-connected.
+    pub smoothing: bool,
+}
+
+/// A world position that lies outside the [`NavGrid`].
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum WorldPositionError {
+    /// The start position is outside the grid.
+    #[error("start position {0} is outside the navigation grid")]
+    StartOutsideGrid(Vec2),
+    /// The goal position is outside the grid.
+    #[error("goal position {0} is outside the navigation grid")]
+    GoalOutsideGrid(Vec2),
+}
+
+impl PathRequest {
+    /// A request from `start` to `goal` with the default options (the Moving AI rules: eight
+    /// neighbours, no corner cutting, octile costs), A*, and no smoothing.
+    #[must_use]
+    pub fn new(start: Cell, goal: Cell) -> Self {
+        Self {
+            start,
+            goal,
+            options: SearchOptions::default(),
+            algorithm: PathAlgorithm::default(),
+            smoothing: false,
+        }
+    }
+
+    /// A request between the cells containing two world positions.
+    ///
+    /// # Errors
+    /// [`WorldPositionError`] when either position lies outside the grid.
+    pub fn from_world(nav: &NavGrid, start: Vec2, goal: Vec2) -> Result<Self, WorldPositionError> {
+        let start_cell = nav
+            .world_to_cell(start)
+            .ok_or(WorldPositionError::StartOutsideGrid(start))?;
+        let goal_cell = nav
+            .world_to_cell(goal)
+            .ok_or(WorldPositionError::GoalOutsideGrid(goal))?;
+        Ok(Self::new(start_cell, goal_cell))
+    }
+
+    /// Sets the search options.
+    #[must_use]
+    pub const fn with_options(mut self, options: SearchOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Sets the algorithm.
+    #[must_use]
+    pub const fn with_algorithm(mut self, algorithm: PathAlgorithm) -> Self {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// Turns waypoint smoothing on or off.
+    #[must_use]
+    pub const fn with_smoothing(mut self, smoothing: bool) -> Self {
+        self.smoothing = smoothing;
+        self
+    }
+}
+
+/// Per-agent bookkeeping of the request systems.
+#[derive(Component, Debug, Default)]
+pub(crate) struct PathRequestState {
+    /// The agent's place in the queue while it waits for dispatch.
+    pub queued: Option<u64>,
+    /// When the agent's last search started ([`Time::elapsed`]).
+    pub last_search: Option<Duration>,
+    /// The result currently shown in the agent's [`Path`], checked against map changes.
+    pub applied: Option<Arc<SearchOutcome>>,
+}

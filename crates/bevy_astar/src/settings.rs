@@ -1,0 +1,62 @@
+//! Run-time settings of the pathfinding systems: throttling, caching and re-path policy.
+
+use bevy::prelude::*;
+use core::time::Duration;
+
+/// Which map changes make an agent search again.
+///
+/// Whatever the policy, an agent is re-searched when a change touches a cell of its current path
+/// (blocked, or its terrain cost changed), when the whole map is replaced, when an agent without a
+/// path ([`PathStatus::NoPath`](crate::PathStatus::NoPath)) sees a cell open, and when an agent
+/// whose start or goal was blocked sees that cell change.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum InvalidationPolicy {
+    /// Keep a path until a change touches its cells. Paths may stay longer than needed after
+    /// cells open elsewhere, but no agent searches again for a change it cannot feel.
+    #[default]
+    TouchedCells,
+    /// Also re-search every agent with a path when any cell opens or gets cheaper, since its path
+    /// could now be shorter.
+    TouchedOrOpened,
+}
+
+/// Settings of [`AStarPlugin`](crate::AStarPlugin), readable and writable at run time as a
+/// resource.
+///
+/// ```
+/// use bevy_astar::prelude::*;
+/// use std::time::Duration;
+///
+/// fn slow_down(mut settings: ResMut<PathfindingSettings>) {
+///     settings.max_searches_per_frame = 4;
+///     settings.min_search_interval = Duration::from_millis(250);
+/// }
+/// # bevy::ecs::system::assert_is_system(slow_down);
+/// ```
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct PathfindingSettings {
+    /// Most searches started in one frame; 0 pauses dispatching. Cache hits and requests that
+    /// join a search already running do not count.
+    pub max_searches_per_frame: u32,
+    /// Most searches running in the background at once.
+    pub max_in_flight: u32,
+    /// Least time between two searches for the same agent; a request changed sooner waits in the
+    /// queue (keeping its place) and is then searched once for its latest value.
+    pub min_search_interval: Duration,
+    /// Results kept for reuse by identical requests; 0 turns the cache off.
+    pub cache_capacity: usize,
+    /// Which map changes make agents search again.
+    pub invalidation: InvalidationPolicy,
+}
+
+impl Default for PathfindingSettings {
+    fn default() -> Self {
+        Self {
+            max_searches_per_frame: 64,
+            max_in_flight: 256,
+            min_search_interval: Duration::ZERO,
+            cache_capacity: 1024,
+            invalidation: InvalidationPolicy::default(),
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Counters of the pathfinding systems, for examples, benchmarks and debug overlays.
+
+use bevy::prelude::*;
+use core::time::Duration;
+
+/// What the pathfinding systems have done since the app started.
+///
+/// Counters only grow; `in_flight`, `queue_length` and `started_last_frame` describe the current
+/// frame.
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathfindingStats {
+    /// Searches handed to the task pool.
+    pub searches_started: u64,
+    /// Searches whose result came back (applied or not).
+    pub searches_finished: u64,
+    /// Searches dropped before they finished because no agent still wanted their result.
+    pub searches_cancelled: u64,
+    /// Requests served from the result cache without searching.
+    pub cache_hits: u64,
+    /// Requests that had to be searched because the cache had no valid result.
+    pub cache_misses: u64,
+    /// Requests that joined an identical search already running instead of starting their own.
+    pub shared_searches: u64,
+    /// Results thrown away because the map changed under them while they were computed; their
+    /// agents were queued again.
+    pub stale_results_dropped: u64,
+    /// Results not applied to an agent because its request changed while they were computed.
+    pub superseded_results_dropped: u64,
+    /// Agents queued again because a map change affected their path.
+    pub paths_invalidated: u64,
+    /// Searches running now.
+    pub in_flight: usize,
+    /// Requests waiting to be dispatched.
+    pub queue_length: usize,
+    /// Searches started in the most recent frame.
+    pub started_last_frame: u32,
+    /// Total time spent searching, summed over finished searches.
+    pub total_search_time: Duration,
+    /// Longest single search.
+    pub max_search_time: Duration,
+}
+
+impl PathfindingStats {
+    /// Mean time of a finished search, zero before the first one.
+    #[must_use]
+    pub fn mean_search_time(&self) -> Duration {
+        match u32::try_from(self.searches_finished) {
+            Ok(0) => Duration::ZERO,
+            Ok(count) => self.total_search_time / count,
+            Err(_) => Duration::from_secs_f64(
+                self.total_search_time.as_secs_f64() / self.searches_finished as f64,
+            ),
+        }
+    }
+
+    pub(crate) fn record_search_time(&mut self, time: Duration) {
+        self.total_search_time += time;
+        self.max_search_time = self.max_search_time.max(time);
+    }
+}

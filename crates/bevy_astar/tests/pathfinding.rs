@@ -1,0 +1,681 @@
+//! Headless tests of the plugin's rules: requests, invalidation, sharing, coalescing, throttling,
+//! stale results, despawns, waiting for the map, failures, messages, observers and following.
+
+use bevy::time::TimeUpdateStrategy;
+use bevy_astar::prelude::*;
+use std::time::Duration;
+
+const FRAME: Duration = Duration::from_millis(16);
+const MAX_FRAMES: usize = 2_000;
+
+/// Every message and event the plugin sent, in order.
+#[derive(Resource, Default)]
+struct Seen {
+    ready: Vec<Entity>,
+    failed: Vec<(Entity, PathFailure)>,
+    found_events: Vec<Entity>,
+    not_found_events: Vec<(Entity, PathFailure)>,
+}
+
+fn collect_messages(
+    mut ready: MessageReader<PathReady>,
+    mut failed: MessageReader<PathFailed>,
+    mut seen: ResMut<Seen>,
+) {
+    seen.ready
+        .extend(ready.read().map(|message| message.entity));
+    seen.failed.extend(
+        failed
+            .read()
+            .map(|message| (message.entity, message.reason)),
+    );
+}
+
+fn app_with(plugin: AStarPlugin) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, plugin))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
+        .init_resource::<Seen>()
+        .add_systems(Last, collect_messages)
+        .add_observer(|found: On<PathFound>, mut seen: ResMut<Seen>| {
+            seen.found_events.push(found.entity);
+        })
+        .add_observer(|missed: On<PathNotFound>, mut seen: ResMut<Seen>| {
+            seen.not_found_events.push((missed.entity, missed.reason));
+        });
+    app
+}
+
+fn app_with_grid(plugin: AStarPlugin, grid: Grid) -> App {
+    let mut app = app_with(plugin);
+    app.insert_resource(NavGrid::new(grid).with_cell_size(Vec2::splat(10.0)));
+    app
+}
+
+fn path(app: &App, agent: Entity) -> Path {
+    app.world()
+        .get::<Path>(agent)
+        .expect("agent has a path")
+        .clone()
+}
+
+fn stats(app: &App) -> PathfindingStats {
+    app.world().resource::<PathfindingStats>().clone()
+}
+
+/// Updates until every agent has a final status and nothing is queued or running; returns the
+/// number of frames.
+fn settle(app: &mut App, agents: &[Entity]) -> usize {
+    for frame in 1..=MAX_FRAMES {
+        app.update();
+        let stats = stats(app);
+        let done = agents
+            .iter()
+            .all(|&agent| !path(app, agent).status.is_pending());
+        if done && stats.in_flight == 0 && stats.queue_length == 0 {
+            return frame;
+        }
+    }
+    panic!("requests still pending after {MAX_FRAMES} frames");
+}
+
+fn spawn(app: &mut App, request: PathRequest) -> Entity {
+    app.world_mut().spawn(request).id()
+}
+
+/// The optimal cost by Dijkstra's algorithm in the core, as an oracle.
+fn dijkstra_cost(grid: &Grid, start: Cell, goal: Cell) -> Option<f64> {
+    astar_grid::find_path(grid, start, goal, &SearchOptions::default().dijkstra())
+        .expect("valid query")
+        .cost()
+}
+
+fn assert_valid_path(grid: &Grid, path: &Path, start: Cell, goal: Cell) {
+    assert_eq!(path.status, PathStatus::Found);
+    assert_eq!(path.cells.first(), Some(&start));
+    assert_eq!(path.cells.last(), Some(&goal));
+    for pair in path.cells.windows(2) {
+        assert!(pair[0].is_adjacent_8(pair[1]) && pair[0] != pair[1]);
+    }
+    assert!(path.cells.iter().all(|&cell| grid.is_walkable(cell)));
+    let optimal = dijkstra_cost(grid, start, goal).expect("reachable");
+    assert!(
+        (path.cost - optimal).abs() < 1e-9,
+        "{} vs {optimal}",
+        path.cost
+    );
+}
+
+fn walled_grid() -> Grid {
+    Grid::from_ascii(
+        "..........
+         .######...
+         ......#...
+         .####.#.##
+         ..........",
+    )
+    .expect("valid map")
+}
+
+#[test]
+fn a_request_gets_a_path_with_messages_and_events() {
+    let grid = walled_grid();
+    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    let (start, goal) = (Cell::new(0, 4), Cell::new(9, 0));
+    let agent = spawn(&mut app, PathRequest::new(start, goal));
+    settle(&mut app, &[agent]);
+
+    let found = path(&app, agent);
+    assert_valid_path(&grid, &found, start, goal);
+    let nav = app.world().resource::<NavGrid>();
+    let centers: Vec<Vec2> = found
+        .cells
+        .iter()
+        .map(|&cell| nav.cell_center(cell))
+        .collect();
+    assert_eq!(found.waypoints, centers);
+    assert_eq!(
+        found.map_version,
+        app.world().resource::<MapVersion>().get()
+    );
+    assert_eq!(stats(&app).searches_started, 1);
+
+    let seen = app.world().resource::<Seen>();
+    assert_eq!(seen.ready, vec![agent]);
+    assert_eq!(seen.found_events, vec![agent]);
+    assert!(seen.failed.is_empty() && seen.not_found_events.is_empty());
+}
+
+#[test]
+fn editing_the_map_repaths_only_agents_whose_paths_crossed_the_change() {
+    let grid = Grid::new(30, 12);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let top = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(0, 1), Cell::new(29, 1)),
+    );
+    let bottom = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(0, 10), Cell::new(29, 10)),
+    );
+    settle(&mut app, &[top, bottom]);
+    let before = stats(&app).searches_started;
+    let (top_path, bottom_path) = (path(&app, top), path(&app, bottom));
+
+    // A change touching neither path: a new map version, no search.
+    let version = app.world().resource::<MapVersion>().get();
+    let away = Cell::new(15, 6);
+    assert!(!top_path.cells.contains(&away) && !bottom_path.cells.contains(&away));
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .block(away)
+        .unwrap();
+    settle(&mut app, &[top, bottom]);
+    assert_eq!(app.world().resource::<MapVersion>().get(), version + 1);
+    assert_eq!(stats(&app).searches_started, before);
+
+    // Block a cell of the top path only: exactly one more search.
+    let blocked = top_path.cells[top_path.cells.len() / 2];
+    assert!(!bottom_path.cells.contains(&blocked));
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .block(blocked)
+        .unwrap();
+    settle(&mut app, &[top, bottom]);
+    assert_eq!(stats(&app).searches_started, before + 1);
+    assert_eq!(stats(&app).paths_invalidated, 1);
+    let grid = app.world().resource::<NavGrid>().grid().clone();
+    let new_top = path(&app, top);
+    assert_valid_path(&grid, &new_top, Cell::new(0, 1), Cell::new(29, 1));
+    assert!(!new_top.cells.contains(&blocked));
+    assert_eq!(path(&app, bottom).revision, bottom_path.revision);
+}
+
+#[test]
+fn opened_cells_repath_only_under_the_opening_policy() {
+    let mut grid = Grid::new(10, 4);
+    grid.fill_rect(Cell::new(0, 2), Cell::new(8, 2), 0);
+    for policy in [
+        InvalidationPolicy::TouchedCells,
+        InvalidationPolicy::TouchedOrOpened,
+    ] {
+        let mut app = app_with_grid(
+            AStarPlugin::default().with_invalidation(policy),
+            grid.clone(),
+        );
+        let agent = spawn(&mut app, PathRequest::new(Cell::new(0, 0), Cell::new(0, 3)));
+        settle(&mut app, &[agent]);
+        let detour = path(&app, agent);
+        let before = stats(&app).searches_started;
+        app.world_mut()
+            .resource_mut::<NavGrid>()
+            .unblock(Cell::new(0, 2))
+            .unwrap();
+        settle(&mut app, &[agent]);
+        let after = path(&app, agent);
+        match policy {
+            InvalidationPolicy::TouchedCells => {
+                assert_eq!(stats(&app).searches_started, before);
+                assert_eq!(after, detour);
+            }
+            InvalidationPolicy::TouchedOrOpened => {
+                assert_eq!(stats(&app).searches_started, before + 1);
+                let grid = app.world().resource::<NavGrid>().grid().clone();
+                assert_valid_path(&grid, &after, Cell::new(0, 0), Cell::new(0, 3));
+                assert!(after.cost < detour.cost);
+            }
+        }
+    }
+}
+
+#[test]
+fn identical_requests_share_one_search() {
+    let grid = walled_grid();
+    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    let request = PathRequest::new(Cell::new(0, 4), Cell::new(9, 0));
+    let wave: Vec<Entity> = (0..50).map(|_| spawn(&mut app, request)).collect();
+    settle(&mut app, &wave);
+    assert_eq!(stats(&app).searches_started, 1);
+    let first = path(&app, wave[0]);
+    assert_valid_path(&grid, &first, request.start, request.goal);
+    for &agent in &wave {
+        assert_eq!(path(&app, agent).cells, first.cells);
+    }
+    let stats_now = stats(&app);
+    assert_eq!(stats_now.shared_searches + stats_now.cache_hits, 49);
+
+    // A later wave is served from the cache.
+    let later: Vec<Entity> = (0..10).map(|_| spawn(&mut app, request)).collect();
+    settle(&mut app, &later);
+    assert_eq!(stats(&app).searches_started, 1);
+    assert_eq!(stats(&app).cache_hits, stats_now.cache_hits + 10);
+    assert_eq!(app.world().resource::<Seen>().ready.len(), 60);
+}
+
+#[test]
+fn a_request_edited_five_times_is_searched_once_for_its_last_value() {
+    let grid = Grid::new(20, 20);
+    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    let agent = spawn(&mut app, PathRequest::new(Cell::new(0, 0), Cell::new(5, 5)));
+    settle(&mut app, &[agent]);
+    assert_eq!(stats(&app).searches_started, 1);
+
+    // Five edits in one frame.
+    for goal in 10..15 {
+        app.world_mut().get_mut::<PathRequest>(agent).unwrap().goal = Cell::new(goal, 3);
+    }
+    settle(&mut app, &[agent]);
+    assert_eq!(stats(&app).searches_started, 2);
+    assert_valid_path(&grid, &path(&app, agent), Cell::new(0, 0), Cell::new(14, 3));
+
+    // Five edits over five frames while dispatching is paused.
+    app.world_mut()
+        .resource_mut::<PathfindingSettings>()
+        .max_searches_per_frame = 0;
+    for goal in 1..6 {
+        app.world_mut().get_mut::<PathRequest>(agent).unwrap().goal = Cell::new(goal, 19);
+        app.update();
+        assert_eq!(path(&app, agent).status, PathStatus::Queued);
+    }
+    app.world_mut()
+        .resource_mut::<PathfindingSettings>()
+        .max_searches_per_frame = 64;
+    settle(&mut app, &[agent]);
+    assert_eq!(stats(&app).searches_started, 3);
+    assert_valid_path(&grid, &path(&app, agent), Cell::new(0, 0), Cell::new(5, 19));
+}
+
+#[test]
+fn the_per_frame_cap_holds_with_a_thousand_agents_oldest_first() {
+    const CAP: u32 = 16;
+    const IN_FLIGHT: u32 = 24;
+    let grid = Grid::new(64, 64);
+    let mut app = app_with_grid(
+        AStarPlugin::default()
+            .with_max_searches_per_frame(CAP)
+            .with_max_in_flight(IN_FLIGHT),
+        grid,
+    );
+    let agents: Vec<Entity> = (0..1000u32)
+        .map(|i| {
+            let start = Cell::new(i % 50, i / 50);
+            spawn(
+                &mut app,
+                PathRequest::new(start, Cell::new(63 - i % 50, 63 - i / 50)),
+            )
+        })
+        .collect();
+
+    app.update();
+    let dispatched: Vec<usize> = (0..agents.len())
+        .filter(|&i| path(&app, agents[i]).status != PathStatus::Queued)
+        .collect();
+    assert_eq!(dispatched, (0..CAP as usize).collect::<Vec<_>>());
+
+    let mut previous = stats(&app).searches_started;
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        let now = stats(&app);
+        assert!(now.searches_started - previous <= u64::from(CAP));
+        assert!(now.started_last_frame <= CAP);
+        assert!(now.in_flight <= IN_FLIGHT as usize);
+        previous = now.searches_started;
+        if now.searches_finished == 1000 && now.in_flight == 0 {
+            break;
+        }
+    }
+    assert_eq!(stats(&app).searches_started, 1000);
+    assert!(agents.iter().all(|&agent| path(&app, agent).is_found()));
+}
+
+/// Blocks a cell right after the first search was dispatched, before results are collected.
+#[derive(Resource)]
+struct BlockAfterDispatch(Option<Cell>);
+
+fn block_after_dispatch(
+    mut block: ResMut<BlockAfterDispatch>,
+    stats: Res<PathfindingStats>,
+    mut nav: ResMut<NavGrid>,
+) {
+    if stats.searches_started >= 1
+        && let Some(cell) = block.0.take()
+    {
+        nav.block(cell).expect("cell inside the grid");
+    }
+}
+
+#[test]
+fn a_stale_result_is_never_applied() {
+    let grid = Grid::new(30, 3);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let blocked = Cell::new(15, 1);
+    app.insert_resource(BlockAfterDispatch(Some(blocked)))
+        .add_systems(
+            Update,
+            block_after_dispatch
+                .after(AStarSystems::Dispatch)
+                .before(AStarSystems::Apply),
+        );
+    let agent = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(0, 1), Cell::new(29, 1)),
+    );
+    // The straight line is the only optimal path before the edit.
+    assert!(
+        astar_grid::find_path(
+            &Grid::new(30, 3),
+            Cell::new(0, 1),
+            Cell::new(29, 1),
+            &SearchOptions::default()
+        )
+        .unwrap()
+        .found()
+        .unwrap()
+        .cells
+        .contains(&blocked)
+    );
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        let current = path(&app, agent);
+        assert!(!current.cells.contains(&blocked), "stale path applied");
+        if current.is_found() && stats(&app).in_flight == 0 {
+            break;
+        }
+    }
+    let grid = app.world().resource::<NavGrid>().grid().clone();
+    assert_valid_path(&grid, &path(&app, agent), Cell::new(0, 1), Cell::new(29, 1));
+    assert_eq!(stats(&app).stale_results_dropped, 1);
+    assert_eq!(stats(&app).searches_started, 2);
+    assert_eq!(app.world().resource::<Seen>().ready, vec![agent]);
+}
+
+/// Moves an agent's goal right after its first search was dispatched, before results are
+/// collected.
+#[derive(Resource)]
+struct RetargetAfterDispatch(Option<(Entity, Cell)>);
+
+fn retarget_after_dispatch(
+    mut retarget: ResMut<RetargetAfterDispatch>,
+    stats: Res<PathfindingStats>,
+    mut requests: Query<&mut PathRequest>,
+) {
+    if stats.searches_started >= 1
+        && let Some((agent, goal)) = retarget.0.take()
+    {
+        requests.get_mut(agent).expect("agent exists").goal = goal;
+    }
+}
+
+#[test]
+fn a_result_for_a_request_changed_meanwhile_is_never_applied() {
+    let grid = Grid::new(30, 30);
+    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    let (start, old_goal, new_goal) = (Cell::new(0, 0), Cell::new(29, 0), Cell::new(0, 29));
+    let agent = spawn(&mut app, PathRequest::new(start, old_goal));
+    app.insert_resource(RetargetAfterDispatch(Some((agent, new_goal))))
+        .add_systems(
+            Update,
+            retarget_after_dispatch
+                .after(AStarSystems::Dispatch)
+                .before(AStarSystems::Apply),
+        );
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        let current = path(&app, agent);
+        assert!(
+            !current.cells.contains(&old_goal),
+            "result for the old goal applied"
+        );
+        if current.is_found() && stats(&app).in_flight == 0 {
+            break;
+        }
+    }
+    assert_valid_path(&grid, &path(&app, agent), start, new_goal);
+    let stats = stats(&app);
+    assert_eq!(stats.searches_started, 2);
+    assert_eq!(
+        stats.superseded_results_dropped + stats.searches_cancelled,
+        1
+    );
+    assert_eq!(app.world().resource::<Seen>().ready, vec![agent]);
+}
+
+/// Despawns an agent right after its search was dispatched, before results are collected.
+#[derive(Resource)]
+struct DespawnAfterDispatch(Option<Entity>);
+
+fn despawn_after_dispatch(world: &mut World) {
+    let started = world.resource::<PathfindingStats>().searches_started;
+    if started >= 1
+        && let Some(agent) = world.resource_mut::<DespawnAfterDispatch>().0.take()
+    {
+        world.despawn(agent);
+    }
+}
+
+#[test]
+fn despawning_mid_search_is_harmless() {
+    let mut grid = Grid::new(200, 200);
+    grid.fill_rect(Cell::new(100, 0), Cell::new(100, 198), 0);
+    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    let agent = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(0, 0), Cell::new(199, 0)),
+    );
+    let bystander = spawn(&mut app, PathRequest::new(Cell::new(0, 5), Cell::new(3, 5)));
+    app.insert_resource(DespawnAfterDispatch(Some(agent)))
+        .add_systems(
+            Update,
+            despawn_after_dispatch
+                .after(AStarSystems::Dispatch)
+                .before(AStarSystems::Apply),
+        );
+    app.update();
+    assert_eq!(stats(&app).searches_started, 2);
+    assert!(app.world().get_entity(agent).is_err());
+    settle(&mut app, &[bystander]);
+    let stats = stats(&app);
+    assert_eq!(stats.searches_started, 2);
+    assert_eq!(stats.searches_finished + stats.searches_cancelled, 2);
+    assert_eq!(stats.in_flight, 0);
+    let seen = app.world().resource::<Seen>();
+    assert!(!seen.ready.contains(&agent) && !seen.found_events.contains(&agent));
+    assert_valid_path(
+        &grid,
+        &path(&app, bystander),
+        Cell::new(0, 5),
+        Cell::new(3, 5),
+    );
+}
+
+#[test]
+fn a_request_made_before_the_grid_exists_is_served_after_it_arrives() {
+    let mut app = app_with(AStarPlugin::default());
+    let agent = spawn(&mut app, PathRequest::new(Cell::new(0, 0), Cell::new(4, 4)));
+    for _ in 0..5 {
+        app.update();
+        assert_eq!(path(&app, agent).status, PathStatus::WaitingForMap);
+    }
+    assert_eq!(stats(&app).searches_started, 0);
+    assert_eq!(app.world().resource::<MapVersion>().get(), 0);
+    let grid = walled_grid();
+    app.insert_resource(NavGrid::new(grid.clone()));
+    settle(&mut app, &[agent]);
+    assert_eq!(stats(&app).searches_started, 1);
+    assert_valid_path(&grid, &path(&app, agent), Cell::new(0, 0), Cell::new(4, 4));
+}
+
+#[test]
+fn bad_requests_end_in_a_failed_status_with_the_reason() {
+    let mut grid = walled_grid();
+    // Wall in the top-right corner cell.
+    for cell in [Cell::new(8, 0), Cell::new(8, 1), Cell::new(9, 1)] {
+        grid.set_blocked(cell, true).unwrap();
+    }
+    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    let outside = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(0, 0), Cell::new(10, 0)),
+    );
+    let blocked_goal = spawn(&mut app, PathRequest::new(Cell::new(0, 0), Cell::new(1, 1)));
+    let bad_weight = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(0, 0), Cell::new(4, 4))
+            .with_options(SearchOptions::default().with_weight(0.5)),
+    );
+    let unreachable_goal = Cell::new(9, 0);
+    assert_eq!(
+        dijkstra_cost(&grid, Cell::new(0, 4), unreachable_goal),
+        None
+    );
+    let unreachable = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(0, 4), unreachable_goal),
+    );
+    let agents = [outside, blocked_goal, bad_weight, unreachable];
+    settle(&mut app, &agents);
+
+    let expected = [
+        (
+            outside,
+            PathFailure::Invalid(SearchError::GoalOutOfBounds(Cell::new(10, 0))),
+        ),
+        (
+            blocked_goal,
+            PathFailure::Invalid(SearchError::GoalBlocked(Cell::new(1, 1))),
+        ),
+        (
+            bad_weight,
+            PathFailure::Invalid(SearchError::InvalidWeight(0.5)),
+        ),
+        (unreachable, PathFailure::NoPath),
+    ];
+    let seen = app.world().resource::<Seen>();
+    for (agent, reason) in expected {
+        let failed = path(&app, agent);
+        assert_eq!(failed.status.failure(), Some(reason));
+        assert!(failed.cells.is_empty() && failed.waypoints.is_empty());
+        assert!(seen.failed.contains(&(agent, reason)));
+        assert!(seen.not_found_events.contains(&(agent, reason)));
+    }
+    assert!(seen.ready.is_empty() && seen.found_events.is_empty());
+
+    // Unblocking the goal serves the request that waited on it.
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .unblock(Cell::new(1, 1))
+        .unwrap();
+    settle(&mut app, &agents);
+    let grid = app.world().resource::<NavGrid>().grid().clone();
+    assert_valid_path(
+        &grid,
+        &path(&app, blocked_goal),
+        Cell::new(0, 0),
+        Cell::new(1, 1),
+    );
+}
+
+#[test]
+fn world_positions_outside_the_grid_are_refused() {
+    let nav = NavGrid::new(Grid::new(4, 4)).with_cell_size(Vec2::splat(10.0));
+    assert_eq!(
+        PathRequest::from_world(&nav, Vec2::new(5.0, 5.0), Vec2::new(-1.0, 5.0)),
+        Err(bevy_astar::WorldPositionError::GoalOutsideGrid(Vec2::new(
+            -1.0, 5.0
+        )))
+    );
+    let request =
+        PathRequest::from_world(&nav, Vec2::new(5.0, 5.0), Vec2::new(39.0, 21.0)).unwrap();
+    assert_eq!(
+        (request.start, request.goal),
+        (Cell::new(0, 0), Cell::new(3, 2))
+    );
+}
+
+#[test]
+fn the_minimum_interval_spaces_an_agents_searches() {
+    let interval = Duration::from_millis(100);
+    let grid = Grid::new(40, 40);
+    let mut app = app_with_grid(
+        AStarPlugin::default()
+            .with_min_search_interval(interval)
+            .with_cache_capacity(0),
+        grid,
+    );
+    let agent = spawn(&mut app, PathRequest::new(Cell::new(0, 0), Cell::new(1, 1)));
+    let frames = 60u32;
+    for frame in 0..frames {
+        app.world_mut().get_mut::<PathRequest>(agent).unwrap().goal = Cell::new(frame % 40, 39);
+        app.update();
+    }
+    // With the clock at 16 ms a frame, searches are at least 7 frames apart.
+    let elapsed = FRAME * frames;
+    let most = u64::from(elapsed.as_millis() as u32 / interval.as_millis() as u32) + 1;
+    let started = stats(&app).searches_started;
+    assert!(
+        started >= 2 && started <= most,
+        "{started} searches, at most {most}"
+    );
+}
+
+#[test]
+fn replacing_the_grid_repaths_everyone() {
+    let grid = Grid::new(10, 10);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let agents: Vec<Entity> = (0..3)
+        .map(|i| spawn(&mut app, PathRequest::new(Cell::new(0, i), Cell::new(9, i))))
+        .collect();
+    settle(&mut app, &agents);
+    assert_eq!(stats(&app).searches_started, 3);
+    let mut walled = Grid::new(10, 10);
+    walled.fill_rect(Cell::new(5, 0), Cell::new(5, 8), 0);
+    app.insert_resource(NavGrid::new(walled.clone()));
+    settle(&mut app, &agents);
+    assert_eq!(stats(&app).searches_started, 6);
+    for (i, &agent) in agents.iter().enumerate() {
+        let row = i as u32;
+        assert_valid_path(
+            &walled,
+            &path(&app, agent),
+            Cell::new(0, row),
+            Cell::new(9, row),
+        );
+    }
+}
+
+#[test]
+fn a_follower_walks_its_agent_to_the_goal() {
+    let grid = walled_grid();
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let (start, goal) = (Cell::new(0, 4), Cell::new(9, 0));
+    let start_position = app.world().resource::<NavGrid>().cell_center(start);
+    let agent = app
+        .world_mut()
+        .spawn((
+            PathRequest::new(start, goal).with_smoothing(true),
+            PathFollower::new(200.0),
+            Transform::from_translation(start_position.extend(3.0)),
+        ))
+        .id();
+    let goal_position = app.world().resource::<NavGrid>().cell_center(goal);
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        if app
+            .world()
+            .get::<PathFollower>(agent)
+            .unwrap()
+            .is_finished()
+            && path(&app, agent).is_found()
+        {
+            break;
+        }
+    }
+    let found = path(&app, agent);
+    assert!(
+        found.waypoints.len() < found.cells.len(),
+        "smoothing drops cells"
+    );
+    let translation = app.world().get::<Transform>(agent).unwrap().translation;
+    assert!(translation.truncate().distance(goal_position) < 1e-3);
+    assert_eq!(translation.z, 3.0);
+}
