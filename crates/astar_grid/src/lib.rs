@@ -54,7 +54,8 @@ pub use search::{
     SearchTrace, SearchWindow, Searcher, Step, TracedCell,
 };
 pub use smoothing::{
-    SmoothingError, SmoothingOptions, Waypoint, line_of_sight, smooth_path, smooth_path_cells,
+    SmoothingError, SmoothingOptions, Waypoint, line_of_sight, line_of_sight_within, smooth_path,
+    smooth_path_cells,
 };
 
 /// Finds a path with a fresh [`Searcher`]; keep a `Searcher` instead when searching repeatedly.

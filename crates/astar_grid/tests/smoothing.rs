@@ -1,10 +1,11 @@
 //! Property tests of line of sight and path smoothing against an exact geometric oracle that
-//! intersects each segment with every cell square, independently of the supercover walk.
+//! intersects each segment with every cell square, independently of the supercover walk,
+//! terrain costs included.
 
 use astar_grid::{
     Cell, CornerRule, Grid, Movement, Neighborhood, SearchOptions, Searcher, SmoothingError,
-    SmoothingOptions, Waypoint, line_of_sight, parse_map, parse_scenario, smooth_path,
-    smooth_path_cells,
+    SmoothingOptions, Waypoint, line_of_sight, line_of_sight_within, parse_map, parse_scenario,
+    smooth_path, smooth_path_cells,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -100,8 +101,33 @@ fn contact(a: Cell, b: Cell, cell: Cell) -> Contact {
     }
 }
 
+/// The cells whose interior the segment between the centres of `a` and `b` enters.
+fn entered_cells(a: Cell, b: Cell) -> Vec<Cell> {
+    let mut entered = Vec::new();
+    for y in a.y.min(b.y)..=a.y.max(b.y) {
+        for x in a.x.min(b.x)..=a.x.max(b.x) {
+            let cell = Cell::new(x, y);
+            if matches!(contact(a, b, cell), Contact::Interior) {
+                entered.push(cell);
+            }
+        }
+    }
+    entered
+}
+
 /// Line of sight decided from the geometry alone.
 fn oracle_line_of_sight(grid: &Grid, a: Cell, b: Cell, movement: Movement) -> bool {
+    oracle_line_of_sight_within(grid, a, b, movement, u8::MAX)
+}
+
+/// Line of sight through cells costing at most `max_cost`, decided from the geometry alone.
+fn oracle_line_of_sight_within(
+    grid: &Grid,
+    a: Cell,
+    b: Cell,
+    movement: Movement,
+    max_cost: u8,
+) -> bool {
     if !grid.is_walkable(a) || !grid.is_walkable(b) {
         return false;
     }
@@ -116,7 +142,7 @@ fn oracle_line_of_sight(grid: &Grid, a: Cell, b: Cell, movement: Movement) -> bo
             match contact(a, b, cell) {
                 Contact::None => {}
                 Contact::Interior => {
-                    if !grid.is_walkable(cell) {
+                    if grid.cost(cell).is_none_or(|cost| cost > max_cost) {
                         return false;
                     }
                 }
@@ -147,6 +173,31 @@ fn grids() -> impl Strategy<Value = Grid> {
     (1u32..=12, 1u32..=12, 0.0..0.45f64).prop_flat_map(|(width, height, density)| {
         prop::collection::vec(prop::bool::weighted(density), (width * height) as usize)
             .prop_map(move |blocked| grid_from(width, height, &blocked))
+    })
+}
+
+/// Grids with blocked cells, scattered terrain costs from 2 to 9 and a few costly rectangles
+/// (swamps) that paths tend to go around.
+fn terrain_grids() -> impl Strategy<Value = Grid> {
+    (1u32..=12, 1u32..=12).prop_flat_map(|(width, height)| {
+        let cell = prop_oneof![2 => Just(0u8), 6 => Just(1u8), 2 => 2u8..=9];
+        let swamp = (any::<Index>(), any::<Index>(), 2u8..=9);
+        (
+            prop::collection::vec(cell, (width * height) as usize),
+            prop::collection::vec(swamp, 0..=3),
+        )
+            .prop_map(move |(values, swamps)| {
+                let mut grid = Grid::from_fn(width, height, |cell| {
+                    values[(cell.y * width + cell.x) as usize]
+                });
+                for (corner, other, cost) in swamps {
+                    let (a, b) = (pick(&grid, corner), pick(&grid, other));
+                    let min = Cell::new(a.x.min(b.x), a.y.min(b.y));
+                    let max = Cell::new(a.x.max(b.x), a.y.max(b.y));
+                    grid.fill_rect(min, max, cost);
+                }
+                grid
+            })
     })
 }
 
@@ -183,6 +234,29 @@ fn polyline_length(points: &[Waypoint]) -> f64 {
         .sum()
 }
 
+/// The costliest cell of `stretch`.
+fn costliest(grid: &Grid, stretch: &[Cell]) -> u8 {
+    stretch
+        .iter()
+        .map(|&cell| grid.value(cell))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The positions in `path` of the kept cells, which must be path cells in path order.
+fn positions_in_path(path: &[Cell], kept: &[Cell]) -> Result<Vec<usize>, TestCaseError> {
+    let mut positions = Vec::with_capacity(kept.len());
+    let mut from = 0;
+    for cell in kept {
+        let Some(offset) = path[from..].iter().position(|on_path| on_path == cell) else {
+            return Err(TestCaseError::fail(format!("{cell} out of order")));
+        };
+        from += offset;
+        positions.push(from);
+    }
+    Ok(positions)
+}
+
 /// Checks every promise of `smooth_path` for one path; returns the number of waypoints.
 fn check_smoothing(
     grid: &Grid,
@@ -196,35 +270,33 @@ fn check_smoothing(
     prop_assert_eq!(&waypoints, &centres);
     prop_assert_eq!(kept.first(), path.first());
     prop_assert_eq!(kept.last(), path.last());
-    // The waypoints are path cells in path order.
-    let mut rest = path.iter();
-    for cell in &kept {
-        prop_assert!(rest.any(|on_path| on_path == cell), "{cell} out of order");
-    }
-    for pair in kept.windows(2) {
+    let positions = positions_in_path(path, &kept)?;
+    for pair in positions.windows(2) {
+        let (from, to) = (path[pair[0]], path[pair[1]]);
         prop_assert!(
-            oracle_line_of_sight(grid, pair[0], pair[1], movement),
+            oracle_line_of_sight(grid, from, to, movement),
             "segment {} -> {} is not clear",
-            pair[0],
-            pair[1]
+            from,
+            to
         );
-        if let Some(max) = options.max_segment {
-            prop_assert!(cell_distance(pair[0], pair[1]) <= max);
+        let limit = costliest(grid, &path[pair[0]..=pair[1]]);
+        for cell in entered_cells(from, to) {
+            prop_assert!(
+                grid.value(cell) <= limit,
+                "segment {} -> {} enters {} costing {}, more than the {} of the stretch it replaces",
+                from,
+                to,
+                cell,
+                grid.value(cell),
+                limit
+            );
         }
-    }
-    if let Some(lookahead) = options.max_lookahead {
-        let positions: Vec<usize> = kept
-            .iter()
-            .scan(0, |from, cell| {
-                *from += path[*from..].iter().position(|on_path| on_path == cell)?;
-                Some(*from)
-            })
-            .collect();
-        prop_assert!(
-            positions
-                .windows(2)
-                .all(|pair| pair[1] - pair[0] <= lookahead.get())
-        );
+        if let Some(max) = options.max_segment {
+            prop_assert!(cell_distance(from, to) <= max);
+        }
+        if let Some(lookahead) = options.max_lookahead {
+            prop_assert!(pair[1] - pair[0] <= lookahead.get());
+        }
     }
     let grid_length = polyline_length(
         &path
@@ -236,6 +308,44 @@ fn check_smoothing(
     let smoothed_length = polyline_length(&waypoints);
     prop_assert!(smoothed_length <= grid_length + 1e-9 * grid_length.max(1.0));
     Ok(waypoints.len())
+}
+
+/// Checks that each waypoint is followed by the farthest path cell that the oracle says it may
+/// reach: in sight through cells no costlier than the stretch replaced, within the limits.
+fn check_farthest(
+    grid: &Grid,
+    path: &[Cell],
+    movement: Movement,
+    options: SmoothingOptions,
+) -> Result<(), TestCaseError> {
+    let kept = smooth_path_cells(grid, path, movement, options).expect("a valid path");
+    let positions = positions_in_path(path, &kept)?;
+    for pair in positions.windows(2) {
+        let (anchor, next) = (pair[0], pair[1]);
+        for later in next + 1..path.len() {
+            if options
+                .max_lookahead
+                .is_some_and(|lookahead| later - anchor > lookahead.get())
+            {
+                break;
+            }
+            if options
+                .max_segment
+                .is_some_and(|max| cell_distance(path[anchor], path[later]) > max)
+            {
+                continue;
+            }
+            let limit = costliest(grid, &path[anchor..=later]);
+            prop_assert!(
+                !oracle_line_of_sight_within(grid, path[anchor], path[later], movement, limit),
+                "{} stops at {} but may reach {}",
+                path[anchor],
+                path[next],
+                path[later]
+            );
+        }
+    }
+    Ok(())
 }
 
 proptest! {
@@ -289,8 +399,65 @@ proptest! {
         let result = Searcher::new().find_path(&grid, start, goal, &options).expect("valid query");
         prop_assume!(result.path.is_some());
         let path = result.path.expect("checked");
-        check_smoothing(&grid, &path.cells, movement, SmoothingOptions { max_segment, max_lookahead })?;
+        let options = SmoothingOptions { max_segment, max_lookahead };
+        check_smoothing(&grid, &path.cells, movement, options)?;
+        check_farthest(&grid, &path.cells, movement, options)?;
     }
+
+    #[test]
+    fn line_of_sight_within_a_cost_matches_the_geometric_oracle(
+        grid in terrain_grids(),
+        from in any::<Index>(),
+        to in any::<Index>(),
+        movement in movements(),
+        max_cost in 0u8..=10,
+    ) {
+        let (a, b) = (pick(&grid, from), pick(&grid, to));
+        let seen = line_of_sight_within(&grid, a, b, movement, max_cost);
+        prop_assert_eq!(
+            seen,
+            oracle_line_of_sight_within(&grid, a, b, movement, max_cost),
+            "{} -> {} within {}",
+            a,
+            b,
+            max_cost
+        );
+        prop_assert_eq!(seen, line_of_sight_within(&grid, b, a, movement, max_cost));
+        prop_assert_eq!(
+            line_of_sight_within(&grid, a, b, movement, u8::MAX),
+            line_of_sight(&grid, a, b, movement)
+        );
+    }
+
+    #[test]
+    fn smoothed_segments_enter_no_terrain_costlier_than_the_stretch_they_replace(
+        grid in terrain_grids(),
+        from in any::<Index>(),
+        to in any::<Index>(),
+        movement in movements(),
+        max_segment in prop_oneof![Just(None), (1.5..8.0f64).prop_map(Some)],
+        max_lookahead in prop_oneof![Just(None), (1usize..12).prop_map(NonZeroUsize::new)],
+    ) {
+        let walkable = walkable_cells(&grid);
+        prop_assume!(!walkable.is_empty());
+        let (start, goal) = (from.get(&walkable).to_owned(), to.get(&walkable).to_owned());
+        let options = SearchOptions::default().with_movement(movement);
+        let result = Searcher::new().find_path(&grid, start, goal, &options).expect("valid query");
+        prop_assume!(result.path.is_some());
+        let path = result.path.expect("checked");
+        let options = SmoothingOptions { max_segment, max_lookahead };
+        check_smoothing(&grid, &path.cells, movement, options)?;
+        check_farthest(&grid, &path.cells, movement, options)?;
+    }
+}
+
+/// `grid` with its walkable cells in 5 by 5 squares, one every 15 cells each way, costing 5.
+fn with_swamp_patches(grid: &Grid) -> Grid {
+    Grid::from_fn(grid.width(), grid.height(), |cell| match grid.value(cell) {
+        0 => 0,
+        _ if (cell.x / 5) % 3 == 1 && (cell.y / 5) % 3 == 1 => 5,
+        value => value,
+    })
 }
 
 #[test]
@@ -305,26 +472,28 @@ fn smoothing_holds_on_benchmark_maps() {
         let grid = parse_map(&map).unwrap();
         let scenario = parse_scenario(&scenario).unwrap();
         let step = (scenario.queries.len() / 40).max(1);
-        for query in scenario.queries.iter().step_by(step) {
-            for movement in [
-                Movement::EIGHT,
-                Movement::FOUR,
-                Movement::eight(CornerRule::Any),
-            ] {
-                let options = SearchOptions::default().with_movement(movement);
-                let result = searcher
-                    .find_path(&grid, query.start, query.goal, &options)
-                    .unwrap();
-                let Some(path) = result.path else { continue };
-                for options in [
-                    SmoothingOptions::default(),
-                    SmoothingOptions::default().with_max_segment(5.0),
-                    SmoothingOptions::default()
-                        .with_max_lookahead(NonZeroUsize::MIN.saturating_add(7)),
+        for grid in [grid.clone(), with_swamp_patches(&grid)] {
+            for query in scenario.queries.iter().step_by(step) {
+                for movement in [
+                    Movement::EIGHT,
+                    Movement::FOUR,
+                    Movement::eight(CornerRule::Any),
                 ] {
-                    total_waypoints += check_smoothing(&grid, &path.cells, movement, options)
-                        .unwrap_or_else(|error| panic!("{name} {query:?}: {error}"));
-                    total_cells += path.cells.len();
+                    let options = SearchOptions::default().with_movement(movement);
+                    let result = searcher
+                        .find_path(&grid, query.start, query.goal, &options)
+                        .unwrap();
+                    let Some(path) = result.path else { continue };
+                    for options in [
+                        SmoothingOptions::default(),
+                        SmoothingOptions::default().with_max_segment(5.0),
+                        SmoothingOptions::default()
+                            .with_max_lookahead(NonZeroUsize::MIN.saturating_add(7)),
+                    ] {
+                        total_waypoints += check_smoothing(&grid, &path.cells, movement, options)
+                            .unwrap_or_else(|error| panic!("{name} {query:?}: {error}"));
+                        total_cells += path.cells.len();
+                    }
                 }
             }
         }
@@ -376,4 +545,88 @@ fn a_path_that_does_not_fit_the_movement_is_refused() {
         )
         .is_ok()
     );
+}
+
+/// A 12 by 7 field with a swamp (cost 9) in the middle, from (3, 2) to (8, 4).
+fn swamp_field() -> Grid {
+    Grid::from_ascii(
+        "............
+         ............
+         ...999999...
+         ...999999...
+         ...999999...
+         ............
+         ............",
+    )
+    .expect("a valid drawing")
+}
+
+#[test]
+fn a_path_around_a_swamp_is_not_smoothed_through_it() {
+    let grid = swamp_field();
+    let is_swamp = |cell: Cell| grid.value(cell) == 9;
+    let (start, goal) = (Cell::new(0, 3), Cell::new(11, 3));
+    // Plain line of sight would take the straight line through the swamp.
+    assert!(line_of_sight(&grid, start, goal, Movement::EIGHT));
+    assert!(entered_cells(start, goal).into_iter().any(is_swamp));
+    let mut searcher = Searcher::new();
+    for movement in [
+        Movement::FOUR,
+        Movement::EIGHT,
+        Movement::eight(CornerRule::Any),
+    ] {
+        let options = SearchOptions::default().with_movement(movement);
+        let path = searcher
+            .find_path(&grid, start, goal, &options)
+            .unwrap()
+            .path
+            .unwrap();
+        assert!(
+            !path.cells.iter().copied().any(is_swamp),
+            "the search goes around the swamp"
+        );
+        for options in [
+            SmoothingOptions::default(),
+            SmoothingOptions::default().with_max_segment(4.0),
+        ] {
+            let kept = smooth_path_cells(&grid, &path.cells, movement, options).unwrap();
+            assert!(kept.len() >= 3, "{kept:?} goes straight through the swamp");
+            for pair in kept.windows(2) {
+                let crossed: Vec<Cell> = entered_cells(pair[0], pair[1])
+                    .into_iter()
+                    .filter(|&cell| is_swamp(cell))
+                    .collect();
+                assert!(
+                    crossed.is_empty(),
+                    "{} -> {} crosses the swamp at {crossed:?}",
+                    pair[0],
+                    pair[1]
+                );
+            }
+            check_smoothing(&grid, &path.cells, movement, options).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_path_that_must_cross_a_swamp_is_straightened_inside_it() {
+    // The swamp fills columns 3 to 8 from top to bottom: every path from left to right crosses
+    // it, so a segment may enter swamp wherever the stretch it replaces does.
+    let mut grid = Grid::new(12, 7);
+    grid.fill_rect(Cell::new(3, 0), Cell::new(8, 6), 9);
+    let (start, goal) = (Cell::new(0, 0), Cell::new(11, 6));
+    let path = Searcher::new()
+        .find_path(&grid, start, goal, &SearchOptions::default())
+        .unwrap()
+        .path
+        .unwrap();
+    assert!(path.cells.iter().any(|&cell| grid.value(cell) == 9));
+    let kept = smooth_path_cells(
+        &grid,
+        &path.cells,
+        Movement::EIGHT,
+        SmoothingOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(kept, [start, goal]);
 }

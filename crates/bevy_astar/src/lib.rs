@@ -46,7 +46,6 @@ mod poll;
 mod request;
 mod search_task;
 mod settings;
-mod smoothing;
 mod stats;
 #[cfg(feature = "tilemap")]
 pub mod tilemap;

@@ -2,9 +2,11 @@
 //! thread, turned into an outcome that the main thread applies, caches and checks against map
 //! changes.
 
-use crate::smoothing::smooth_path;
 use crate::{InvalidationPolicy, MapChange, PathAlgorithm, PathStatus};
-use astar_grid::{Cell, Grid, SearchError, SearchOptions, SearchStatus, SearchTrace, Searcher};
+use astar_grid::{
+    Cell, Grid, SearchError, SearchOptions, SearchStatus, SearchTrace, Searcher, SmoothingOptions,
+    smooth_path_cells,
+};
 use bevy::platform::time::Instant;
 use core::cell::RefCell;
 use core::time::Duration;
@@ -64,7 +66,9 @@ impl SearchOutcome {
     }
 }
 
-/// Runs one search to the end on this thread's searcher.
+/// Runs one search to the end on this thread's searcher; with `smoothing`, the waypoints are the
+/// path cells that [`smooth_path_cells`] keeps under the search's movement rule (straight
+/// segments that never enter terrain costlier than the stretch of path they replace).
 pub(crate) fn run_search(
     grid: &Grid,
     start: Cell,
@@ -98,7 +102,7 @@ pub(crate) fn run_search(
             outcome.trace = result.trace;
             if let Some(path) = result.path {
                 outcome.waypoint_cells = if smoothing {
-                    smooth_path(grid, &path.cells)
+                    smoothed_waypoints(grid, &path.cells, options)
                 } else {
                     path.cells.clone()
                 };
@@ -110,4 +114,69 @@ pub(crate) fn run_search(
     }
     outcome.duration = began.elapsed();
     outcome
+}
+
+/// The cells of `path` to keep as waypoints. The path comes from a search on `grid` with the
+/// same movement rule, so smoothing accepts it; should it refuse anyway, every cell stays a
+/// waypoint (still a route the agent can walk) and the reason is logged.
+fn smoothed_waypoints(grid: &Grid, path: &[Cell], options: &SearchOptions) -> Vec<Cell> {
+    smooth_path_cells(grid, path, options.movement, SmoothingOptions::default()).unwrap_or_else(
+        |error| {
+            bevy::log::warn!("path not smoothed: {error}");
+            path.to_vec()
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use astar_grid::{CornerRule, Movement};
+
+    fn smoothed(grid: &Grid, start: Cell, goal: Cell, movement: Movement) -> SearchOutcome {
+        let options = SearchOptions::default().with_movement(movement);
+        run_search(grid, start, goal, &options, PathAlgorithm::AStar, true)
+    }
+
+    #[test]
+    fn smoothing_follows_the_requested_movement_rule() {
+        // Only corner cutting gets from (0, 0) to (2, 2), and then in one straight line.
+        let grid = Grid::from_ascii(
+            ".#.
+             #..
+             ...",
+        )
+        .unwrap();
+        let (start, goal) = (Cell::new(0, 0), Cell::new(2, 2));
+        let outcome = smoothed(&grid, start, goal, Movement::eight(CornerRule::Any));
+        assert_eq!(outcome.status, PathStatus::Found);
+        assert_eq!(outcome.cells.len(), 3);
+        assert_eq!(outcome.waypoint_cells, [start, goal]);
+        let outcome = smoothed(&grid, start, goal, Movement::EIGHT);
+        assert_eq!(outcome.status, PathStatus::NoPath);
+        assert!(outcome.waypoint_cells.is_empty());
+    }
+
+    #[test]
+    fn smoothing_does_not_cut_through_costly_terrain() {
+        // The only cheap way from (0, 1) to (4, 1) goes over the swamp (cost 9): (1, 0) and
+        // (3, 0) stay waypoints, since the straight lines past them would enter the swamp.
+        let grid = Grid::from_ascii(
+            ".....
+             .999.
+             #####",
+        )
+        .unwrap();
+        let (start, goal) = (Cell::new(0, 1), Cell::new(4, 1));
+        let outcome = smoothed(&grid, start, goal, Movement::EIGHT);
+        assert_eq!(outcome.status, PathStatus::Found);
+        assert_eq!(
+            outcome.cells,
+            [(0, 1), (1, 0), (2, 0), (3, 0), (4, 1)].map(Cell::from)
+        );
+        assert_eq!(
+            outcome.waypoint_cells,
+            [(0, 1), (1, 0), (3, 0), (4, 1)].map(Cell::from)
+        );
+    }
 }

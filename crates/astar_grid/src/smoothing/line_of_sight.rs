@@ -45,7 +45,51 @@ use core::cmp::Ordering;
 /// ```
 #[must_use]
 pub fn line_of_sight(grid: &Grid, a: Cell, b: Cell, movement: Movement) -> bool {
-    if !grid.is_walkable(a) || !grid.is_walkable(b) {
+    line_of_sight_within(grid, a, b, movement, u8::MAX)
+}
+
+/// Whether the straight segment from the centre of `a` to the centre of `b` stays on walkable
+/// cells that cost at most `max_cost`: [`line_of_sight`] with a limit on terrain.
+///
+/// Every cell whose interior the segment enters, `a` and `b` included, must be walkable and have
+/// a cost multiplier of at most `max_cost`. The cells beside a grid corner that the segment
+/// passes exactly through are not entered: the corner rule decides whether they must be
+/// walkable, as for [`line_of_sight`], and their cost does not matter. With `max_cost` equal to
+/// `u8::MAX` this is [`line_of_sight`]; with `0` no cell qualifies.
+///
+/// [`smooth_path`](crate::smooth_path) uses it so that a straight segment never enters terrain
+/// costlier than the path it replaces.
+///
+/// ```
+/// use astar_grid::{Cell, Grid, Movement, line_of_sight, line_of_sight_within};
+///
+/// let grid = Grid::from_ascii(
+///     "....
+///      .9..
+///      ....",
+/// )?;
+/// let (a, b) = (Cell::new(0, 1), Cell::new(3, 1));
+/// // The segment crosses the swamp cell (1, 1), which costs 9.
+/// assert!(line_of_sight(&grid, a, b, Movement::EIGHT));
+/// assert!(!line_of_sight_within(&grid, a, b, Movement::EIGHT, 8));
+/// assert!(line_of_sight_within(&grid, a, b, Movement::EIGHT, 9));
+/// // The diagonal step from (1, 0) to (2, 1) passes a corner of (1, 1) without entering it.
+/// assert!(line_of_sight_within(&grid, Cell::new(1, 0), Cell::new(2, 1), Movement::EIGHT, 1));
+/// # Ok::<(), astar_grid::ParseError>(())
+/// ```
+#[must_use]
+pub fn line_of_sight_within(
+    grid: &Grid,
+    a: Cell,
+    b: Cell,
+    movement: Movement,
+    max_cost: u8,
+) -> bool {
+    let enterable = |x: u32, y: u32| {
+        grid.cost(Cell::new(x, y))
+            .is_some_and(|cost| cost <= max_cost)
+    };
+    if !enterable(a.x, a.y) || !enterable(b.x, b.y) {
         return false;
     }
     let corners = match movement.neighborhood {
@@ -92,7 +136,7 @@ pub fn line_of_sight(grid: &Grid, a: Cell, b: Cell, movement: Movement) -> bool 
                 crossed_rows += 1;
             }
         }
-        if !is_walkable_at(grid, x, y) {
+        if !enterable(x, y) {
             return false;
         }
     }

@@ -1,8 +1,9 @@
-//! Path smoothing: line-of-sight string pulling that turns a grid path into a few waypoints.
+//! Path smoothing: terrain-aware line-of-sight string pulling that turns a grid path into a few
+//! waypoints.
 
 mod line_of_sight;
 
-pub use line_of_sight::line_of_sight;
+pub use line_of_sight::{line_of_sight, line_of_sight_within};
 
 use crate::{Cell, Grid, Movement};
 use core::f64::consts::SQRT_2;
@@ -131,11 +132,21 @@ pub enum SmoothingError {
 /// be a path of neighbouring walkable cells that can be walked under `movement`, as
 /// [`Searcher::find_path`](crate::Searcher::find_path) returns with the same movement rule.
 ///
+/// Smoothing respects terrain costs: a segment from one path cell to a later one replaces the
+/// stretch of path between them (both included), and it is taken only when every cell it enters
+/// costs at most the costliest cell of that stretch (see [`line_of_sight_within`]). A path that
+/// goes around a swamp is therefore never pulled through it, while a path that crosses a swamp
+/// may still be straightened within it. The limit is on the costliest cell a segment enters,
+/// not on its total cost: a segment that replaces a stretch with one costly cell may enter
+/// several cells of that cost (crossing a swamp band at a slant, say). On a grid without
+/// terrain costs every walkable cell qualifies.
+///
 /// Cost: each waypoint checks the later path cells from the far end until one is visible, each
-/// check walking at most the segment's length and stopping at its first blocked cell: up to
-/// `O(w * n * d)` for `n` path cells, `w` waypoints and segments `d` cells long. That is nothing
-/// next to the search for the paths of moving agents; on very long winding paths (thousands of
-/// cells through a maze) set [`SmoothingOptions::max_lookahead`] to make it `O(w * k * d)`.
+/// check walking at most the segment's length and stopping at its first blocked or too costly
+/// cell: up to `O(w * n * d)` for `n` path cells, `w` waypoints and segments `d` cells long.
+/// That is nothing next to the search for the paths of moving agents; on very long winding
+/// paths (thousands of cells through a maze) set [`SmoothingOptions::max_lookahead`] to make it
+/// `O(w * k * d)`.
 ///
 /// ```
 /// use astar_grid::{Cell, Grid, Movement, SearchOptions, Searcher, SmoothingOptions, Waypoint, smooth_path};
@@ -186,7 +197,17 @@ pub fn smooth_path(
 /// let stairs = [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2), (3, 2)].map(Cell::from);
 /// let kept = smooth_path_cells(&grid, &stairs, Movement::EIGHT, SmoothingOptions::default())?;
 /// assert_eq!(kept, [Cell::new(0, 0), Cell::new(3, 2)]);
-/// # Ok::<(), astar_grid::SmoothingError>(())
+///
+/// // A path around a swamp (cost 9) keeps the waypoints that stop it cutting through.
+/// let marsh = Grid::from_ascii(
+///     ".....
+///      .999.
+///      .....",
+/// )?;
+/// let around = [(0, 1), (1, 0), (2, 0), (3, 0), (4, 1)].map(Cell::from);
+/// let kept = smooth_path_cells(&marsh, &around, Movement::EIGHT, SmoothingOptions::default())?;
+/// assert_eq!(kept, [(0, 1), (1, 0), (3, 0), (4, 1)].map(Cell::from));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
@@ -207,14 +228,30 @@ pub fn smooth_path_cells(
     let lookahead = options.max_lookahead.map_or(usize::MAX, NonZeroUsize::get);
     let mut kept = vec![path[0]];
     let mut anchor = 0;
+    // `stretch_max[i]`: the costliest cell of `path[anchor..=anchor + i]`.
+    let mut stretch_max = Vec::new();
     while anchor < last {
         let from = path[anchor];
-        // The next cell always qualifies: it is a valid step no longer than sqrt(2).
-        let next = (anchor + 2..=last.min(anchor.saturating_add(lookahead)))
+        let end = last.min(anchor.saturating_add(lookahead));
+        stretch_max.clear();
+        stretch_max.extend(path[anchor..=end].iter().scan(0, |max, &cell| {
+            *max = grid.value(cell).max(*max);
+            Some(*max)
+        }));
+        // The next cell always qualifies: it is a valid step no longer than sqrt(2) that enters
+        // only its own two cells.
+        let next = (anchor + 2..=end)
             .rev()
             .find(|&candidate| {
                 let to = path[candidate];
-                cell_distance(from, to) <= max_segment && line_of_sight(grid, from, to, movement)
+                cell_distance(from, to) <= max_segment
+                    && line_of_sight_within(
+                        grid,
+                        from,
+                        to,
+                        movement,
+                        stretch_max[candidate - anchor],
+                    )
             })
             .unwrap_or(anchor + 1);
         kept.push(path[next]);
