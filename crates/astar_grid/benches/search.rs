@@ -56,7 +56,9 @@ fn grid_operations(criterion: &mut Criterion) {
         bench.iter(|| black_box(parse_map(black_box(&map_text))));
     });
     let large = Grid::new(512, 512);
-    criterion.bench_function("grid/clone_512", |bench| bench.iter(|| black_box(large.clone())));
+    criterion.bench_function("grid/clone_512", |bench| {
+        bench.iter(|| black_box(large.clone()))
+    });
     criterion.bench_function("grid/walkable_count_den312d", |bench| {
         bench.iter(|| black_box(grid.walkable_count()));
     });

@@ -23,7 +23,10 @@ impl Grid {
     pub fn from_ascii(text: &str) -> Result<Self, ParseError> {
         let rows: Vec<(usize, usize, &str)> = numbered_lines(text)
             .map(|(number, line)| {
-                let indent = line.chars().take_while(|character| character.is_whitespace()).count();
+                let indent = line
+                    .chars()
+                    .take_while(|character| character.is_whitespace())
+                    .count();
                 (number, indent, line.trim())
             })
             .filter(|(_, _, line)| !line.is_empty())

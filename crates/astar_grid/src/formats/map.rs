@@ -108,7 +108,9 @@ pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
     let available = text.len().saturating_sub(rows_start);
     let needed = u64::from(width) * u64::from(height);
     if (available as u64) < needed {
-        let rows_present = text.get(rows_start..).map_or(0, |rows| rows.lines().count());
+        let rows_present = text
+            .get(rows_start..)
+            .map_or(0, |rows| rows.lines().count());
         return Err(ParseError::new(
             last_line + rows_present + 1,
             1,

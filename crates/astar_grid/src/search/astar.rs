@@ -109,9 +109,11 @@ impl<'a> ActiveSearch<'a> {
             stamp: open_stamp,
         };
         let h = plan.heuristic_at(grid, start_index);
-        searcher
-            .open
-            .push(OpenEntry::new(plan.weight.weigh(h), 0.0, start_index as u32));
+        searcher.open.push(OpenEntry::new(
+            plan.weight.weigh(h),
+            0.0,
+            start_index as u32,
+        ));
         if plan.trace {
             searcher.touched.push((start_index as u32, 0));
         }
