@@ -26,10 +26,11 @@
 mod cell;
 mod connectivity;
 mod cost;
+mod flow_field;
 pub mod formats;
 mod grid;
-mod flow_field;
 mod heuristic;
+pub mod jps;
 mod movement;
 mod repair;
 mod search;
@@ -47,6 +48,7 @@ pub use formats::{
 };
 pub use grid::{Grid, GridError, MAX_CELLS};
 pub use heuristic::{Heuristic, Weighting};
+pub use jps::{JpsOptions, JumpGrid};
 pub use movement::{CornerRule, Movement, Neighborhood};
 pub use repair::{Repair, RepairError, RepairOptions, RepairedPath};
 pub use search::{

@@ -48,6 +48,8 @@ pub struct Searcher {
     pub(crate) touched: Vec<(u32, u32)>,
     /// Trace only: padded indices in expansion order.
     pub(crate) expansions: Vec<u32>,
+    /// Jump point search's own memory (see [`Searcher::find_path_jps`]).
+    pub(crate) jump: crate::jps::JumpScratch,
 }
 
 impl Searcher {
@@ -99,7 +101,7 @@ impl Searcher {
     /// Bytes of per-cell scratch memory currently held (the open list not included).
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.capacity() * size_of::<Node>()
+        self.nodes.capacity() * size_of::<Node>() + self.jump.memory_bytes()
     }
 
     fn reserve(&mut self, cells: usize) {

@@ -1,0 +1,152 @@
+//! What a jump point search is asked to do, and which general search options it can honour.
+
+use crate::{CornerRule, CostModel, Heuristic, Neighborhood, SearchError, SearchOptions};
+
+/// Options of [`Searcher::find_path_jps`](crate::Searcher::find_path_jps).
+///
+/// Jump point search always moves in eight directions without cutting corners
+/// ([`CornerRule::Both`]) and always uses the octile heuristic, so those are not options.
+///
+/// ```
+/// use astar_grid::{JpsOptions, SearchOptions, Movement, CornerRule};
+///
+/// let jps = JpsOptions::default().with_full_path(true);
+/// assert!(jps.full_path);
+/// // General search options convert when jump point search can honour them.
+/// assert!(JpsOptions::try_from(&SearchOptions::default()).is_ok());
+/// let cutting = SearchOptions::default().with_movement(Movement::eight(CornerRule::One));
+/// assert!(JpsOptions::try_from(&cutting).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct JpsOptions {
+    /// Step costs. The diagonal step must cost at least the straight step and at most twice it
+    /// (true of [`CostModel::Octile`] and of `10`/`14`).
+    pub cost: CostModel,
+    /// Return every cell of the path instead of its waypoints (start, goal, and the jump points
+    /// and turns between them, each waypoint on a straight or diagonal line from the previous
+    /// one).
+    pub full_path: bool,
+    /// Stop after expanding this many jump points.
+    pub max_expansions: Option<u32>,
+}
+
+impl JpsOptions {
+    /// Sets the cost model.
+    #[must_use]
+    pub const fn with_cost(mut self, cost: CostModel) -> Self {
+        self.cost = cost;
+        self
+    }
+
+    /// Asks for the full cell-by-cell path rather than the jump points.
+    #[must_use]
+    pub const fn with_full_path(mut self, full_path: bool) -> Self {
+        self.full_path = full_path;
+        self
+    }
+
+    /// Limits the number of expanded jump points.
+    #[must_use]
+    pub const fn with_max_expansions(mut self, max: u32) -> Self {
+        self.max_expansions = Some(max);
+        self
+    }
+
+    /// Checks that the cost model suits jump point search.
+    pub(crate) fn validate(&self) -> Result<(), SearchError> {
+        if !self.cost.is_valid() {
+            return Err(SearchError::InvalidCostModel);
+        }
+        let (straight, diagonal) = (self.cost.straight(), self.cost.diagonal());
+        if diagonal < straight || diagonal > 2.0 * straight {
+            return Err(SearchError::Unsupported(
+                "jump point search needs a diagonal step costing between one and two straight steps",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl TryFrom<&SearchOptions> for JpsOptions {
+    type Error = SearchError;
+
+    /// The jump point search equivalent of `options` (asking for full paths, as A* returns
+    /// them), or [`SearchError::Unsupported`] when jump point search cannot give the same
+    /// result: another movement rule, a heuristic other than octile, a weight, a window, a
+    /// partial path or a trace. Callers that want a path anyway fall back to
+    /// [`Searcher::find_path`](crate::Searcher::find_path) explicitly.
+    fn try_from(options: &SearchOptions) -> Result<Self, Self::Error> {
+        if options.movement.neighborhood != Neighborhood::Eight
+            || options.movement.corners != CornerRule::Both
+        {
+            return Err(SearchError::Unsupported(
+                "jump point search needs eight-connected movement without corner cutting",
+            ));
+        }
+        if options.resolved_heuristic() != Heuristic::Octile {
+            return Err(SearchError::Unsupported(
+                "jump point search uses the octile heuristic only",
+            ));
+        }
+        if !options.weighting.is_unit() {
+            return Err(SearchError::Unsupported(
+                "jump point search does not support weighted heuristics",
+            ));
+        }
+        if options.window.is_some() || options.partial_path || options.trace {
+            return Err(SearchError::Unsupported(
+                "jump point search does not support windows, partial paths or traces",
+            ));
+        }
+        let jps = Self {
+            cost: options.cost,
+            full_path: true,
+            max_expansions: options.max_expansions,
+        };
+        jps.validate()?;
+        Ok(jps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Movement, SearchWindow};
+
+    #[test]
+    fn incompatible_search_options_are_refused() {
+        let refused = [
+            SearchOptions::default().with_movement(Movement::FOUR),
+            SearchOptions::default().with_movement(Movement::eight(CornerRule::Any)),
+            SearchOptions::default().with_heuristic(Heuristic::Euclidean),
+            SearchOptions::default().with_weight(1.5),
+            SearchOptions::default().with_trace(true),
+            SearchOptions::default().with_window(SearchWindow::centered(
+                crate::Cell::new(5, 5),
+                5,
+                5,
+            )),
+            SearchOptions::default().with_cost(CostModel::Integer {
+                straight: 10,
+                diagonal: 25,
+            }),
+        ];
+        for options in refused {
+            assert!(
+                matches!(
+                    JpsOptions::try_from(&options),
+                    Err(SearchError::Unsupported(_))
+                ),
+                "{options:?}"
+            );
+        }
+        assert_eq!(
+            JpsOptions::try_from(&SearchOptions::default().with_cost(CostModel::INTEGER_10_14)),
+            Ok(JpsOptions {
+                cost: CostModel::INTEGER_10_14,
+                full_path: true,
+                max_expansions: None,
+            })
+        );
+    }
+}

@@ -1,0 +1,477 @@
+//! The jump point search loop: [`Searcher::find_path_jps`] over a [`JumpGrid`].
+//!
+//! Successors are found the way Harabor and Grastien's JPS2 finds them: straight jumps scan 64
+//! cells per word of the bit-packed grid, and a diagonal jump does not stop at the cells where
+//! its straight side scans find jump points; those jump points become successors of the
+//! expanded node directly, reached by a diagonal run followed by a straight run.
+
+use super::bits::{BitMatrix, ScanStop};
+use super::open_list::OpenEntry;
+use super::scratch::{JumpNode, JumpScratch};
+use super::{JpsOptions, JumpGrid};
+use crate::{Cell, Limit, Path, SearchError, SearchResult, SearchStats, SearchStatus, Searcher};
+
+impl Searcher {
+    /// Finds a shortest path with jump point search: the same cost as
+    /// [`Searcher::find_path`] with the default eight-connected, no-corner-cutting movement
+    /// (and `options.cost`), usually with far fewer expansions.
+    ///
+    /// The path holds waypoints unless [`JpsOptions::full_path`] asks for every cell: the start,
+    /// the jump points the path passes and the cells where it turns, and the goal, so that
+    /// consecutive waypoints lie on one straight or diagonal line.
+    /// [`SearchStats::expanded`] counts expanded jump points.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, JpsOptions, JumpGrid, Searcher};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     "........
+    ///      .######.
+    ///      ...#....",
+    /// )?;
+    /// let jump_grid = JumpGrid::new(&grid)?;
+    /// let mut searcher = Searcher::new();
+    /// let options = JpsOptions::default();
+    /// let result = searcher.find_path_jps(&jump_grid, Cell::new(0, 1), Cell::new(7, 1), &options)?;
+    /// let path = result.found().expect("reachable");
+    /// assert_eq!(path.cost, 9.0);
+    /// assert_eq!(path.cells, [Cell::new(0, 1), Cell::new(0, 0), Cell::new(7, 0), Cell::new(7, 1)]);
+    ///
+    /// let full = searcher.find_path_jps(&jump_grid, Cell::new(0, 1), Cell::new(7, 1), &options.with_full_path(true))?;
+    /// assert_eq!(full.found().expect("reachable").cells.len(), 10);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Searcher::find_path`]: an empty grid, a start or goal outside the grid or blocked,
+    /// an invalid cost model; [`SearchError::Unsupported`] for a cost model whose diagonal is
+    /// cheaper than a straight step or dearer than two. An unreachable goal is not an error but
+    /// a result with [`SearchStatus::NoPath`].
+    pub fn find_path_jps(
+        &mut self,
+        grid: &JumpGrid,
+        start: Cell,
+        goal: Cell,
+        options: &JpsOptions,
+    ) -> Result<SearchResult, SearchError> {
+        validate(grid, start, goal)?;
+        options.validate()?;
+        let stride = grid.stride();
+        let scratch = &mut self.jump;
+        scratch.reset(grid.padded_len(), stride);
+        let (goal_x, goal_y) = (goal.x as usize + 1, goal.y as usize + 1);
+        let mut search = JumpSearch {
+            rows: grid.rows(),
+            columns: grid.columns(),
+            scratch,
+            stride,
+            goal_x,
+            goal_y,
+            straight: options.cost.straight(),
+            diagonal: options.cost.diagonal(),
+            stats: SearchStats::default(),
+        };
+        search.relax(start.x as usize + 1, start.y as usize + 1, 0.0, 0);
+        let (status, goal_slot) = search.run(options.max_expansions.unwrap_or(u32::MAX));
+        let stats = search.stats;
+        let path = goal_slot.map(|slot| jump_path(&self.jump.nodes, slot, options.full_path));
+        Ok(SearchResult {
+            status,
+            path,
+            stats,
+            trace: None,
+        })
+    }
+}
+
+/// Follows parents back from the node in `slot` (the goal) and returns the path as waypoints
+/// or, with `full_path`, as every cell. Allocates the returned path only.
+///
+/// A node is reached from its parent by a diagonal run followed by a straight run (either may
+/// be empty). The waypoints are the nodes on the path plus the corner between the two runs where
+/// both are there, so that consecutive waypoints lie on one straight or diagonal line.
+fn jump_path(nodes: &[JumpNode], slot: usize, full_path: bool) -> Path {
+    let cell_of = |node: &JumpNode| Cell::new(node.x - 1, node.y - 1);
+    // The corner between the diagonal and the straight run from `there` to `here`, if any.
+    let corner = |there: Cell, here: Cell| {
+        let (run_x, run_y) = (here.x.abs_diff(there.x), here.y.abs_diff(there.y));
+        let diagonal = run_x.min(run_y);
+        let toward = |from: u32, to: u32| {
+            if to > from {
+                from + diagonal
+            } else {
+                from - diagonal
+            }
+        };
+        (diagonal > 0 && run_x != run_y)
+            .then(|| Cell::new(toward(there.x, here.x), toward(there.y, here.y)))
+    };
+    let mut length = 1;
+    let mut current = slot;
+    while nodes[current].parent as usize != current {
+        let parent = nodes[current].parent as usize;
+        let (here, there) = (cell_of(&nodes[current]), cell_of(&nodes[parent]));
+        length += if full_path {
+            here.x.abs_diff(there.x).max(here.y.abs_diff(there.y)) as usize
+        } else {
+            1 + usize::from(corner(there, here).is_some())
+        };
+        current = parent;
+    }
+    // Filled from the goal backwards.
+    let mut cells = vec![Cell::default(); length];
+    let mut next_free = length;
+    let mut push = |cell: Cell| {
+        next_free -= 1;
+        cells[next_free] = cell;
+    };
+    let mut current = slot;
+    loop {
+        let here = cell_of(&nodes[current]);
+        let parent = nodes[current].parent as usize;
+        if parent == current {
+            push(here);
+            break;
+        }
+        let there = cell_of(&nodes[parent]);
+        if full_path {
+            // Walk back straight first, then diagonally: the search's route, reversed.
+            let (mut x, mut y) = (here.x, here.y);
+            while (x, y) != (there.x, there.y) {
+                push(Cell::new(x, y));
+                let (run_x, run_y) = (x.abs_diff(there.x), y.abs_diff(there.y));
+                if run_x >= run_y {
+                    x = if x > there.x { x - 1 } else { x + 1 };
+                }
+                if run_y >= run_x {
+                    y = if y > there.y { y - 1 } else { y + 1 };
+                }
+            }
+        } else {
+            push(here);
+            if let Some(corner) = corner(there, here) {
+                push(corner);
+            }
+        }
+        current = parent;
+    }
+    Path {
+        cells,
+        cost: nodes[slot].g,
+    }
+}
+
+/// Checks a request as [`Searcher::find_path`] does.
+fn validate(grid: &JumpGrid, start: Cell, goal: Cell) -> Result<(), SearchError> {
+    if grid.is_empty() {
+        return Err(SearchError::EmptyGrid);
+    }
+    if !grid.contains(start) {
+        return Err(SearchError::StartOutOfBounds(start));
+    }
+    if !grid.contains(goal) {
+        return Err(SearchError::GoalOutOfBounds(goal));
+    }
+    if !grid.is_walkable(start) {
+        return Err(SearchError::StartBlocked(start));
+    }
+    if !grid.is_walkable(goal) {
+        return Err(SearchError::GoalBlocked(goal));
+    }
+    Ok(())
+}
+
+/// One search in progress. Coordinates are padded (`x + 1`, `y + 1`), as in the node array.
+struct JumpSearch<'a> {
+    rows: &'a BitMatrix,
+    columns: &'a BitMatrix,
+    scratch: &'a mut JumpScratch,
+    stride: usize,
+    goal_x: usize,
+    goal_y: usize,
+    straight: f64,
+    diagonal: f64,
+    stats: SearchStats,
+}
+
+impl JumpSearch<'_> {
+    /// Expands jump points until the goal is expanded, the open list runs dry or the limit hits.
+    /// Returns the status and, when found, the goal's slot.
+    fn run(&mut self, max_expansions: u32) -> (SearchStatus, Option<usize>) {
+        loop {
+            if self.stats.expanded >= max_expansions {
+                return (SearchStatus::LimitReached(Limit::Expansions), None);
+            }
+            let Some(entry) = self.scratch.open.pop() else {
+                return (SearchStatus::NoPath, None);
+            };
+            let slot = entry.slot();
+            let node = &mut self.scratch.nodes[slot];
+            if node.closed {
+                continue; // stale: the node was expanded through a cheaper entry
+            }
+            node.closed = true;
+            let node = *node;
+            self.stats.expanded += 1;
+            let (x, y) = (node.x as usize, node.y as usize);
+            if x == self.goal_x && y == self.goal_y {
+                return (SearchStatus::Found, Some(slot));
+            }
+            let parent = self.scratch.nodes[node.parent as usize];
+            self.expand(x, y, slot, parent.x as usize, parent.y as usize, node.g);
+        }
+    }
+
+    /// Generates the successors of the node in `slot` at `(x, y)`, reached from
+    /// `(parent_x, parent_y)` at cost `g`.
+    ///
+    /// Directions are compile-time parameters below this point, so the code for each direction
+    /// has no direction tests in it: the one choice made here replaces a hard-to-predict branch
+    /// in every scan.
+    fn expand(
+        &mut self,
+        x: usize,
+        y: usize,
+        slot: usize,
+        parent_x: usize,
+        parent_y: usize,
+        g: f64,
+    ) {
+        if (parent_x, parent_y) == (x, y) {
+            return self.expand_start(x, y, g, slot);
+        }
+        // The last run into this node was straight along the longer axis of the displacement
+        // from the parent, or diagonal when both axes are equal. The direction is folded into
+        // one number so that choosing the code for it is a single (table) jump.
+        let (run_x, run_y) = (x.abs_diff(parent_x), y.abs_diff(parent_y));
+        let axis = usize::from(run_x >= run_y) + usize::from(run_x > run_y);
+        let direction = axis * 4 + usize::from(x > parent_x) * 2 + usize::from(y > parent_y);
+        match direction {
+            0 | 2 => self.expand_vertical::<-1>(x, y, g, slot),
+            1 | 3 => self.expand_vertical::<1>(x, y, g, slot),
+            4 => self.expand_diagonal::<-1, -1>(x, y, g, slot),
+            5 => self.expand_diagonal::<-1, 1>(x, y, g, slot),
+            6 => self.expand_diagonal::<1, -1>(x, y, g, slot),
+            7 => self.expand_diagonal::<1, 1>(x, y, g, slot),
+            8 | 9 => self.expand_horizontal::<-1>(x, y, g, slot),
+            _ => self.expand_horizontal::<1>(x, y, g, slot),
+        }
+    }
+
+    /// The start has every direction.
+    fn expand_start(&mut self, x: usize, y: usize, g: f64, slot: usize) {
+        self.jump_horizontal::<1>(x, y, g, slot);
+        self.jump_horizontal::<-1>(x, y, g, slot);
+        self.jump_vertical::<1>(x, y, g, slot);
+        self.jump_vertical::<-1>(x, y, g, slot);
+        self.jump_diagonal::<1, 1>(x, y, g, slot);
+        self.jump_diagonal::<-1, 1>(x, y, g, slot);
+        self.jump_diagonal::<-1, -1>(x, y, g, slot);
+        self.jump_diagonal::<1, -1>(x, y, g, slot);
+    }
+
+    /// After a diagonal run: its two straight components and the diagonal itself (no corner
+    /// cutting leaves a diagonal move no forced neighbours).
+    fn expand_diagonal<const DX: isize, const DY: isize>(
+        &mut self,
+        x: usize,
+        y: usize,
+        g: f64,
+        slot: usize,
+    ) {
+        self.jump_horizontal::<DX>(x, y, g, slot);
+        self.jump_vertical::<DY>(x, y, g, slot);
+        self.jump_diagonal::<DX, DY>(x, y, g, slot);
+    }
+
+    /// After a run east (`DX` 1) or west (-1): onwards, and where the row above or below opens
+    /// up just here (blocked behind, free beside), up or down and diagonally forwards.
+    fn expand_horizontal<const DX: isize>(&mut self, x: usize, y: usize, g: f64, slot: usize) {
+        self.jump_horizontal::<DX>(x, y, g, slot);
+        let behind = x.wrapping_add_signed(-DX);
+        if !self.rows.get(y - 1, behind) && self.rows.get(y - 1, x) {
+            self.jump_vertical::<-1>(x, y, g, slot);
+            self.jump_diagonal::<DX, -1>(x, y, g, slot);
+        }
+        if !self.rows.get(y + 1, behind) && self.rows.get(y + 1, x) {
+            self.jump_vertical::<1>(x, y, g, slot);
+            self.jump_diagonal::<DX, 1>(x, y, g, slot);
+        }
+    }
+
+    /// After a run south (`DY` 1) or north (-1): the mirror image of
+    /// [`JumpSearch::expand_horizontal`].
+    fn expand_vertical<const DY: isize>(&mut self, x: usize, y: usize, g: f64, slot: usize) {
+        self.jump_vertical::<DY>(x, y, g, slot);
+        let behind = y.wrapping_add_signed(-DY);
+        if !self.columns.get(x - 1, behind) && self.columns.get(x - 1, y) {
+            self.jump_horizontal::<-1>(x, y, g, slot);
+            self.jump_diagonal::<-1, DY>(x, y, g, slot);
+        }
+        if !self.columns.get(x + 1, behind) && self.columns.get(x + 1, y) {
+            self.jump_horizontal::<1>(x, y, g, slot);
+            self.jump_diagonal::<1, DY>(x, y, g, slot);
+        }
+    }
+
+    /// Jumps east (`DX` 1) or west (-1) from `(x, y)` (reached at cost `g`) and adds the jump
+    /// point found, if any, as a successor of `parent`.
+    #[inline]
+    fn jump_horizontal<const DX: isize>(&mut self, x: usize, y: usize, g: f64, parent: usize) {
+        let stop = self.scan_horizontal::<DX>(x, y);
+        if let Some(jump_x) = successor::<DX>(stop, x, y == self.goal_y, self.goal_x) {
+            let g = g + self.straight * jump_x.abs_diff(x) as f64;
+            self.relax(jump_x, y, g, parent);
+        }
+    }
+
+    /// Jumps south (`DY` 1) or north (-1) from `(x, y)`; as [`JumpSearch::jump_horizontal`].
+    #[inline]
+    fn jump_vertical<const DY: isize>(&mut self, x: usize, y: usize, g: f64, parent: usize) {
+        let stop = self.scan_vertical::<DY>(x, y);
+        if let Some(jump_y) = successor::<DY>(stop, y, x == self.goal_x, self.goal_y) {
+            let g = g + self.straight * jump_y.abs_diff(y) as f64;
+            self.relax(x, jump_y, g, parent);
+        }
+    }
+
+    /// Runs diagonally from `(x, y)` while the step is allowed, scanning straight along both
+    /// axes of the run from every cell it reaches; every jump point found (and the goal, if the
+    /// run meets it) becomes a successor of `parent`.
+    fn jump_diagonal<const DX: isize, const DY: isize>(
+        &mut self,
+        x: usize,
+        y: usize,
+        g: f64,
+        parent: usize,
+    ) {
+        let (mut x, mut y) = (x, y);
+        let mut next_x = x.wrapping_add_signed(DX);
+        let mut next_y = y.wrapping_add_signed(DY);
+        // A diagonal step needs both cells beside it free (no corner cutting). After the first
+        // step the straight scans tell whether those are free.
+        if !(self.rows.get(y, next_x) && self.rows.get(next_y, x)) {
+            return;
+        }
+        // How many steps away the goal is, if it lies on this diagonal.
+        let goal_steps = {
+            let (run_x, run_y) = (self.goal_x.wrapping_sub(x), self.goal_y.wrapping_sub(y));
+            let steps_x = if DX > 0 { run_x } else { run_x.wrapping_neg() };
+            let steps_y = if DY > 0 { run_y } else { run_y.wrapping_neg() };
+            if steps_x == steps_y {
+                u32::try_from(steps_x).unwrap_or(u32::MAX)
+            } else {
+                u32::MAX
+            }
+        };
+        let mut steps = 0u32;
+        while self.rows.get(next_y, next_x) {
+            (x, y) = (next_x, next_y);
+            steps += 1;
+            let diagonal_cost = g + self.diagonal * f64::from(steps);
+            if steps == goal_steps {
+                self.relax(x, y, diagonal_cost, parent);
+                return;
+            }
+            (next_x, next_y) = (x.wrapping_add_signed(DX), y.wrapping_add_signed(DY));
+            let across = self.scan_horizontal::<DX>(x, y);
+            let along = self.scan_vertical::<DY>(x, y);
+            if let Some(jump_x) = successor::<DX>(across, x, y == self.goal_y, self.goal_x) {
+                let g = diagonal_cost + self.straight * jump_x.abs_diff(x) as f64;
+                self.relax(jump_x, y, g, parent);
+            }
+            if let Some(jump_y) = successor::<DY>(along, y, x == self.goal_x, self.goal_y) {
+                let g = diagonal_cost + self.straight * jump_y.abs_diff(y) as f64;
+                self.relax(x, jump_y, g, parent);
+            }
+            let across_blocked = !across.jump && across.position == next_x;
+            let along_blocked = !along.jump && along.position == next_y;
+            if across_blocked || along_blocked {
+                return;
+            }
+        }
+    }
+
+    /// Scans east (`DX` 1) or west (-1) from `(x, y)`.
+    #[inline]
+    fn scan_horizontal<const DX: isize>(&self, x: usize, y: usize) -> ScanStop {
+        if DX > 0 {
+            self.rows.scan_increasing(y, x)
+        } else {
+            self.rows.scan_decreasing(y, x)
+        }
+    }
+
+    /// Scans south (`DY` 1) or north (-1) from `(x, y)`.
+    #[inline]
+    fn scan_vertical<const DY: isize>(&self, x: usize, y: usize) -> ScanStop {
+        if DY > 0 {
+            self.columns.scan_increasing(x, y)
+        } else {
+            self.columns.scan_decreasing(x, y)
+        }
+    }
+
+    /// Offers the cell `(x, y)` at cost `g` through the node in slot `parent`.
+    #[inline]
+    fn relax(&mut self, x: usize, y: usize, g: f64, parent: usize) {
+        let cell = y * self.stride + x;
+        let scratch = &mut *self.scratch;
+        let slot = match scratch.slot_of(cell) {
+            Some(slot) => {
+                // Known (open or expanded): only a clearly cheaper route counts, and it reopens
+                // an expanded node.
+                let node = &mut scratch.nodes[slot];
+                if g >= node.g * (1.0 - REOPEN_MARGIN) {
+                    return;
+                }
+                node.g = g;
+                node.parent = parent as u32;
+                node.closed = false;
+                slot
+            }
+            None => scratch.add(x, y, cell, g, parent),
+        };
+        // The octile distance: exact on open ground, and never more than the true cost.
+        let (run_x, run_y) = (x.abs_diff(self.goal_x), y.abs_diff(self.goal_y));
+        let (long, short) = (run_x.max(run_y) as f64, run_x.min(run_y) as f64);
+        let h = self.straight * (long - short) + self.diagonal * short;
+        scratch.open.push(OpenEntry::new(g + h, g, slot as u32));
+        self.stats.pushed += 1;
+    }
+}
+
+/// How much cheaper, relatively, a new route to a known node must be to replace the old one (and
+/// to expand the node again if it was expanded already). Routes of the same length can differ in
+/// their last bits by rounding; the margin keeps them from counting as improvements, and the
+/// most it can cost a path is of the order of this fraction of its length.
+const REOPEN_MARGIN: f64 = 1e-10;
+
+/// Where a straight scan from `from` in direction `STEP` yields a successor: the goal when it
+/// lies on the scanned line (`goal_on_line`) at `goal` before the stop, else the jump point if
+/// the scan found one.
+#[inline]
+fn successor<const STEP: isize>(
+    stop: ScanStop,
+    from: usize,
+    goal_on_line: bool,
+    goal: usize,
+) -> Option<usize> {
+    if goal_on_line {
+        // The last walkable cell the scan reached.
+        let last = if stop.jump {
+            stop.position
+        } else {
+            stop.position.wrapping_add_signed(-STEP)
+        };
+        let goal_reached = if STEP > 0 {
+            from < goal && goal <= last
+        } else {
+            last <= goal && goal < from
+        };
+        if goal_reached {
+            return Some(goal);
+        }
+    }
+    stop.jump.then_some(stop.position)
+}
