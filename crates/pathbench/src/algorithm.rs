@@ -1,8 +1,8 @@
 //! The search options a command line can choose, and running one query with them.
 
 use astar_grid::{
-    Cell, CornerRule, Grid, Heuristic, Movement, Neighborhood, SearchOptions, SearchResult,
-    Searcher,
+    Cell, CornerRule, Grid, Heuristic, JpsOptions, JumpGrid, Movement, Neighborhood, SearchOptions,
+    SearchResult, Searcher,
 };
 use clap::{Args, ValueEnum};
 
@@ -13,6 +13,13 @@ pub enum Algorithm {
     Astar,
     /// Dijkstra's algorithm (A* with the zero heuristic).
     Dijkstra,
+    /// Jump point search (eight neighbours without corner cutting, uniform costs only); also
+    /// runs A* on the same queries, untimed, to compare expansions.
+    Jps,
+    /// Flow fields: one multi-source Dijkstra per distinct goal, each query's path read by
+    /// following next steps; a query's time includes its share of its field's build, and its
+    /// "expanded" count its share of the cells the build settled.
+    Flow,
 }
 
 /// Neighbourhood names on the command line.
@@ -83,6 +90,20 @@ impl SearchArgs {
         }
         options
     }
+}
+
+/// The bit-packed grid and options for jump point search when `args` chooses it, built
+/// outside any timing; an error when the map or the options rule jump point search out.
+pub fn jump_search_for(
+    grid: &Grid,
+    args: &SearchArgs,
+) -> Result<Option<(JumpGrid, JpsOptions)>, String> {
+    if args.algo != Algorithm::Jps {
+        return Ok(None);
+    }
+    let options = JpsOptions::try_from(&args.options()).map_err(|error| error.to_string())?;
+    let jump_grid = JumpGrid::new(grid).map_err(|error| error.to_string())?;
+    Ok(Some((jump_grid, options)))
 }
 
 /// Runs one query.

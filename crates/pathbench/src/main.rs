@@ -2,6 +2,9 @@
 //! every path length against the optimum.
 
 mod algorithm;
+#[cfg(feature = "compare")]
+mod compare;
+mod flow;
 mod scen;
 mod suite;
 
@@ -22,6 +25,9 @@ enum Command {
     Scen(scen::ScenArgs),
     /// Runs every `NAME.map` with its `NAME.map.scen` found under a directory.
     Suite(suite::SuiteArgs),
+    /// Runs the same queries through this project and other pathfinding libraries, side by side.
+    #[cfg(feature = "compare")]
+    Compare(compare::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -29,6 +35,8 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Scen(args) => scen::run(&args),
         Command::Suite(args) => suite::run(&args),
+        #[cfg(feature = "compare")]
+        Command::Compare(args) => compare::run(&args),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

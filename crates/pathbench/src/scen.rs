@@ -1,6 +1,6 @@
 //! `pathbench scen`: one map, one scenario file, every query checked against its optimal length.
 
-use crate::algorithm::{SearchArgs, search};
+use crate::algorithm::{SearchArgs, jump_search_for, search};
 use astar_grid::{Grid, Scenario, Searcher};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -29,6 +29,8 @@ pub struct ScenReport {
     pub total_us: f64,
     pub times_us: Vec<f64>,
     pub expansions: u64,
+    /// For jump point search: A*'s expansions on the same queries, for comparison.
+    pub astar_expansions: Option<u64>,
 }
 
 impl ScenReport {
@@ -42,6 +44,11 @@ impl ScenReport {
 
     pub fn expansions_mean(&self) -> f64 {
         self.expansions as f64 / self.queries.max(1) as f64
+    }
+
+    pub fn astar_expansions_mean(&self) -> Option<f64> {
+        self.astar_expansions
+            .map(|expansions| expansions as f64 / self.queries.max(1) as f64)
     }
 }
 
@@ -78,7 +85,11 @@ pub fn run_scenario(
     args: &SearchArgs,
     mut on_query: impl FnMut(usize, Option<&astar_grid::Path>),
 ) -> Result<ScenReport, String> {
+    if args.algo == crate::algorithm::Algorithm::Flow {
+        return crate::flow::run_scenario(grid, scenario, args, on_query);
+    }
     let options = args.options();
+    let jump_search = jump_search_for(grid, args)?;
     let mut searcher = Searcher::for_grid(grid);
     let mut report = ScenReport {
         times_us: Vec::with_capacity(scenario.queries.len()),
@@ -86,7 +97,12 @@ pub fn run_scenario(
     };
     for (index, query) in scenario.queries.iter().enumerate() {
         let started = Instant::now();
-        let result = search(&mut searcher, grid, query.start, query.goal, &options);
+        let result = match &jump_search {
+            Some((jump_grid, jps)) => {
+                searcher.find_path_jps(jump_grid, query.start, query.goal, jps)
+            }
+            None => search(&mut searcher, grid, query.start, query.goal, &options),
+        };
         let elapsed = started.elapsed().as_secs_f64() * 1e6;
         let (found, expanded) = match &result {
             Ok(result) => (result.found(), result.stats.expanded),
@@ -114,6 +130,17 @@ pub fn run_scenario(
             _ => report.mismatches += 1,
         }
         on_query(index, found);
+    }
+    if jump_search.is_some() {
+        // Untimed, after the timed loop so that it does not disturb the caches.
+        let mut expansions = 0;
+        for query in &scenario.queries {
+            let result = searcher
+                .find_path(grid, query.start, query.goal, &options)
+                .map_err(|error| format!("A* {} -> {}: {error}", query.start, query.goal))?;
+            expansions += u64::from(result.stats.expanded);
+        }
+        report.astar_expansions = Some(expansions);
     }
     Ok(report)
 }
@@ -145,26 +172,30 @@ pub fn run(args: &ScenArgs) -> Result<bool, String> {
         print!("{picture}");
     }
     println!(
-        "{}: {} queries, {} mismatches, max |error| {:.2e}, mean {:.1} us, median {:.1} us, {:.0} expansions/query",
+        "{}: {} queries, {} mismatches, max |error| {:.2e}, mean {:.1} us, median {:.1} us, {:.0} expansions/query{}",
         args.map.display(),
         report.queries,
         report.mismatches,
         report.max_abs_error,
         report.mean_us(),
         report.median_us(),
-        report.expansions_mean()
+        report.expansions_mean(),
+        report
+            .astar_expansions_mean()
+            .map_or_else(String::new, |astar| format!(" (A*: {astar:.0})"))
     );
-    println!(
-        "{}",
-        serde_json::json!({
-            "map": args.map.display().to_string(),
-            "queries": report.queries,
-            "mismatches": report.mismatches,
-            "max_abs_error": report.max_abs_error,
-            "mean_us": report.mean_us(),
-            "median_us": report.median_us(),
-            "expansions_mean": report.expansions_mean(),
-        })
-    );
+    let mut summary = serde_json::json!({
+        "map": args.map.display().to_string(),
+        "queries": report.queries,
+        "mismatches": report.mismatches,
+        "max_abs_error": report.max_abs_error,
+        "mean_us": report.mean_us(),
+        "median_us": report.median_us(),
+        "expansions_mean": report.expansions_mean(),
+    });
+    if let Some(astar) = report.astar_expansions_mean() {
+        summary["astar_expansions_mean"] = astar.into();
+    }
+    println!("{summary}");
     Ok(report.mismatches == 0)
 }

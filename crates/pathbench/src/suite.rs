@@ -48,12 +48,20 @@ pub fn map_pairs(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
 
 pub fn run(args: &SuiteArgs) -> Result<bool, String> {
     let pairs = map_pairs(&args.dir)?;
+    let compare_astar = args.search.algo == crate::algorithm::Algorithm::Jps;
     println!(
-        "{:<28} {:>7} {:>6} {:>10} {:>10} {:>12}",
-        "map", "queries", "wrong", "mean us", "median us", "expanded"
+        "{:<28} {:>7} {:>6} {:>10} {:>10} {:>12}{}",
+        "map",
+        "queries",
+        "wrong",
+        "mean us",
+        "median us",
+        "expanded",
+        if compare_astar { "   A* expanded" } else { "" }
     );
     let (mut queries, mut mismatches, mut total_us, mut expansions, mut max_error) =
         (0, 0, 0.0, 0, 0.0f64);
+    let mut astar_expansions = 0;
     let mut times = Vec::new();
     for (map, scen) in &pairs {
         let (grid, scenario) = load(map, scen)?;
@@ -62,13 +70,17 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
             .file_name()
             .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
         println!(
-            "{name:<28} {:>7} {:>6} {:>10.1} {:>10.1} {:>12.0}",
+            "{name:<28} {:>7} {:>6} {:>10.1} {:>10.1} {:>12.0}{}",
             report.queries,
             report.mismatches,
             report.mean_us(),
             report.median_us(),
-            report.expansions_mean()
+            report.expansions_mean(),
+            report
+                .astar_expansions_mean()
+                .map_or_else(String::new, |astar| format!(" {astar:>14.0}"))
         );
+        astar_expansions += report.astar_expansions.unwrap_or(0);
         queries += report.queries;
         mismatches += report.mismatches;
         total_us += report.total_us;
@@ -78,22 +90,26 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
     }
     let mean_us = total_us / queries.max(1) as f64;
     let expansions_mean = expansions as f64 / queries.max(1) as f64;
+    let astar_expansions_mean =
+        compare_astar.then(|| astar_expansions as f64 / queries.max(1) as f64);
     println!(
-        "{:<28} {queries:>7} {mismatches:>6} {mean_us:>10.1} {:>10.1} {expansions_mean:>12.0}",
+        "{:<28} {queries:>7} {mismatches:>6} {mean_us:>10.1} {:>10.1} {expansions_mean:>12.0}{}",
         "all",
-        crate::scen::median(&times)
+        crate::scen::median(&times),
+        astar_expansions_mean.map_or_else(String::new, |astar| format!(" {astar:>14.0}"))
     );
-    println!(
-        "{}",
-        serde_json::json!({
-            "maps": pairs.len(),
-            "queries": queries,
-            "mismatches": mismatches,
-            "max_abs_error": max_error,
-            "mean_us": mean_us,
-            "median_us": crate::scen::median(&times),
-            "expansions_mean": expansions_mean,
-        })
-    );
+    let mut summary = serde_json::json!({
+        "maps": pairs.len(),
+        "queries": queries,
+        "mismatches": mismatches,
+        "max_abs_error": max_error,
+        "mean_us": mean_us,
+        "median_us": crate::scen::median(&times),
+        "expansions_mean": expansions_mean,
+    });
+    if let Some(astar) = astar_expansions_mean {
+        summary["astar_expansions_mean"] = astar.into();
+    }
+    println!("{summary}");
     Ok(mismatches == 0)
 }
