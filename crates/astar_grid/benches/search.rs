@@ -57,7 +57,7 @@ fn grid_operations(criterion: &mut Criterion) {
     });
     let large = Grid::new(512, 512);
     criterion.bench_function("grid/clone_512", |bench| {
-        bench.iter(|| black_box(large.clone()))
+        bench.iter(|| black_box(large.clone()));
     });
     criterion.bench_function("grid/walkable_count_den312d", |bench| {
         bench.iter(|| black_box(grid.walkable_count()));

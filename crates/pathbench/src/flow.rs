@@ -89,22 +89,12 @@ pub fn run_scenario(
         let Some(answer) = answer else {
             return Err(format!("query {index}: no answer"));
         };
-        report.queries += 1;
-        report.total_us += answer.time_us;
-        report.times_us.push(answer.time_us);
-        report.expansions += answer.settled;
-        let expected = query.optimal_length;
-        match (&answer.path, expected >= 0.0) {
-            (Some(path), true) => {
-                let error = (path.cost - expected).abs();
-                report.max_abs_error = report.max_abs_error.max(error);
-                if error > 1e-4 * expected.max(1.0) {
-                    report.mismatches += 1;
-                }
-            }
-            (None, false) => {}
-            _ => report.mismatches += 1,
-        }
+        report.record(
+            answer.time_us,
+            answer.settled,
+            answer.path.as_ref(),
+            query.optimal_length,
+        );
         on_query(index, answer.path.as_ref());
     }
     Ok(report)

@@ -34,6 +34,32 @@ pub struct ScenReport {
 }
 
 impl ScenReport {
+    /// Adds one query: its time, its expansions, and whether its path matches `optimal_length`
+    /// (relative tolerance 1e-4; a negative length means no path exists).
+    pub fn record(
+        &mut self,
+        time_us: f64,
+        expansions: u64,
+        found: Option<&astar_grid::Path>,
+        optimal_length: f64,
+    ) {
+        self.queries += 1;
+        self.total_us += time_us;
+        self.times_us.push(time_us);
+        self.expansions += expansions;
+        match (found, optimal_length >= 0.0) {
+            (Some(path), true) => {
+                let error = (path.cost - optimal_length).abs();
+                self.max_abs_error = self.max_abs_error.max(error);
+                if error > 1e-4 * optimal_length.max(1.0) {
+                    self.mismatches += 1;
+                }
+            }
+            (None, false) => {}
+            _ => self.mismatches += 1,
+        }
+    }
+
     pub fn mean_us(&self) -> f64 {
         self.total_us / self.queries.max(1) as f64
     }
@@ -113,22 +139,7 @@ pub fn run_scenario(
                 ));
             }
         };
-        report.queries += 1;
-        report.total_us += elapsed;
-        report.times_us.push(elapsed);
-        report.expansions += u64::from(expanded);
-        let expected = query.optimal_length;
-        match (found, expected >= 0.0) {
-            (Some(path), true) => {
-                let error = (path.cost - expected).abs();
-                report.max_abs_error = report.max_abs_error.max(error);
-                if error > 1e-4 * expected.max(1.0) {
-                    report.mismatches += 1;
-                }
-            }
-            (None, false) => {}
-            _ => report.mismatches += 1,
-        }
+        report.record(elapsed, u64::from(expanded), found, query.optimal_length);
         on_query(index, found);
     }
     if jump_search.is_some() {

@@ -9,6 +9,7 @@ use super::bits::{BitMatrix, ScanStop};
 use super::open_list::OpenEntry;
 use super::scratch::{JumpNode, JumpScratch};
 use super::{JpsOptions, JumpGrid};
+use crate::search::{EndpointMap, validate_endpoints};
 use crate::{Cell, Limit, Path, SearchError, SearchResult, SearchStats, SearchStatus, Searcher};
 
 impl Searcher {
@@ -54,7 +55,7 @@ impl Searcher {
         goal: Cell,
         options: &JpsOptions,
     ) -> Result<SearchResult, SearchError> {
-        validate(grid, start, goal)?;
+        validate_endpoints(grid, start, goal)?;
         options.validate()?;
         let stride = grid.stride();
         let scratch = &mut self.jump;
@@ -161,24 +162,18 @@ fn jump_path(nodes: &[JumpNode], slot: usize, full_path: bool) -> Path {
     }
 }
 
-/// Checks a request as [`Searcher::find_path`] does.
-fn validate(grid: &JumpGrid, start: Cell, goal: Cell) -> Result<(), SearchError> {
-    if grid.is_empty() {
-        return Err(SearchError::EmptyGrid);
+impl EndpointMap for JumpGrid {
+    fn has_no_cells(&self) -> bool {
+        self.is_empty()
     }
-    if !grid.contains(start) {
-        return Err(SearchError::StartOutOfBounds(start));
+
+    fn holds(&self, cell: Cell) -> bool {
+        self.contains(cell)
     }
-    if !grid.contains(goal) {
-        return Err(SearchError::GoalOutOfBounds(goal));
+
+    fn is_open(&self, cell: Cell) -> bool {
+        self.is_walkable(cell)
     }
-    if !grid.is_walkable(start) {
-        return Err(SearchError::StartBlocked(start));
-    }
-    if !grid.is_walkable(goal) {
-        return Err(SearchError::GoalBlocked(goal));
-    }
-    Ok(())
 }
 
 /// One search in progress. Coordinates are padded (`x + 1`, `y + 1`), as in the node array.

@@ -428,21 +428,7 @@ pub(crate) fn validate(
     goal: Cell,
     options: &SearchOptions,
 ) -> Result<(), SearchError> {
-    if grid.is_empty() {
-        return Err(SearchError::EmptyGrid);
-    }
-    if !grid.contains(start) {
-        return Err(SearchError::StartOutOfBounds(start));
-    }
-    if !grid.contains(goal) {
-        return Err(SearchError::GoalOutOfBounds(goal));
-    }
-    if !grid.is_walkable(start) {
-        return Err(SearchError::StartBlocked(start));
-    }
-    if !grid.is_walkable(goal) {
-        return Err(SearchError::GoalBlocked(goal));
-    }
+    validate_endpoints(grid, start, goal)?;
     if !options.weighting.is_valid() {
         return Err(SearchError::InvalidWeight(match options.weighting {
             Weighting::Static(weight) => weight,
@@ -456,6 +442,54 @@ pub(crate) fn validate(
         && !window.contains(start)
     {
         return Err(SearchError::StartOutsideWindow(start));
+    }
+    Ok(())
+}
+
+/// What checking a request's start and goal needs to know about the map it searches.
+pub(crate) trait EndpointMap {
+    /// Whether the map has no cells.
+    fn has_no_cells(&self) -> bool;
+    /// Whether `cell` lies inside the map.
+    fn holds(&self, cell: Cell) -> bool;
+    /// Whether `cell` is inside the map and walkable.
+    fn is_open(&self, cell: Cell) -> bool;
+}
+
+impl EndpointMap for Grid {
+    fn has_no_cells(&self) -> bool {
+        self.is_empty()
+    }
+
+    fn holds(&self, cell: Cell) -> bool {
+        self.contains(cell)
+    }
+
+    fn is_open(&self, cell: Cell) -> bool {
+        self.is_walkable(cell)
+    }
+}
+
+/// Refuses an empty map, and a start or goal outside the map or blocked.
+pub(crate) fn validate_endpoints(
+    map: &impl EndpointMap,
+    start: Cell,
+    goal: Cell,
+) -> Result<(), SearchError> {
+    if map.has_no_cells() {
+        return Err(SearchError::EmptyGrid);
+    }
+    if !map.holds(start) {
+        return Err(SearchError::StartOutOfBounds(start));
+    }
+    if !map.holds(goal) {
+        return Err(SearchError::GoalOutOfBounds(goal));
+    }
+    if !map.is_open(start) {
+        return Err(SearchError::StartBlocked(start));
+    }
+    if !map.is_open(goal) {
+        return Err(SearchError::GoalBlocked(goal));
     }
     Ok(())
 }

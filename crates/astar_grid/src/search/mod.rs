@@ -15,5 +15,6 @@ pub use result::{Limit, Path, SearchResult, SearchStats, SearchStatus};
 pub use searcher::Searcher;
 pub use trace::{SearchTrace, TracedCell};
 
+pub(crate) use astar::{EndpointMap, validate_endpoints};
 pub(crate) use open_list::OpenEntry;
 pub(crate) use searcher::Node;
