@@ -28,6 +28,8 @@
 //!   announce results; [`PathfindingStats`] counts the work.
 //! - [`debug::AStarDebugPlugin`] draws searches with gizmos; with the `tilemap` feature,
 //!   `tilemap::TilemapNavPlugin` keeps the grid in sync with a `bevy_ecs_tilemap` map.
+//! - With the `egui` feature, `egui_panel::AStarEguiPanelPlugin` adds a window with the
+//!   statistics, the settings and the debug toggles.
 //!
 //! [`AStarPlugin`] documents the system sets and their order.
 
@@ -35,6 +37,8 @@ mod apply;
 mod cache;
 pub mod debug;
 mod dispatch;
+#[cfg(feature = "egui")]
+pub mod egui_panel;
 mod follow;
 mod invalidate;
 mod map_change;

@@ -1,0 +1,442 @@
+//! An egui window with the pathfinding statistics, the run-time settings and the debug overlay
+//! toggles, added to any app with one plugin (feature `egui`).
+
+use crate::debug::{AStarGizmos, PathDebugSettings};
+use crate::{InvalidationPolicy, Path, PathStatus, PathfindingSettings, PathfindingStats};
+use bevy::gizmos::config::GizmoConfigStore;
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
+use core::time::Duration;
+
+/// Adds an egui window, "Pathfinding", showing [`PathfindingStats`], the agents by
+/// [`PathStatus`] and the frame time, with controls for every field of [`PathfindingSettings`]
+/// and for the [`AStarDebugPlugin`](crate::debug::AStarDebugPlugin) overlays.
+///
+/// ```no_run
+/// use bevy_astar::prelude::*;
+/// use bevy_astar::egui_panel::AStarEguiPanelPlugin;
+///
+/// App::new()
+///     .add_plugins((DefaultPlugins, AStarPlugin::default(), AStarDebugPlugin::default()))
+///     .add_plugins(AStarEguiPanelPlugin::default())
+///     .run();
+/// ```
+///
+/// It adds bevy_egui's [`EguiPlugin`] unless the app already has it (add `EguiPlugin` first when
+/// you configure it yourself). The window needs a camera (egui draws on the primary context,
+/// created for the first camera) and bevy_egui's `render` feature. The debug toggles act on the
+/// [`AStarGizmos`] gizmo group and on [`PathDebugSettings`]; they are shown greyed out when the
+/// debug plugin is missing. The [`AStarEguiPanel`] resource opens and closes the window.
+#[derive(Clone, Debug)]
+pub struct AStarEguiPanelPlugin {
+    panel: AStarEguiPanel,
+}
+
+impl Default for AStarEguiPanelPlugin {
+    fn default() -> Self {
+        Self {
+            panel: AStarEguiPanel {
+                open: true,
+                title: "Pathfinding".to_owned(),
+                anchor: None,
+            },
+        }
+    }
+}
+
+impl AStarEguiPanelPlugin {
+    /// Sets the window's title (also its egui identity: two panels need two titles).
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.panel.title = title.into();
+        self
+    }
+
+    /// Pins the window to a corner of the screen, `offset` points away from it (for example
+    /// `(egui::Align2::RIGHT_TOP, [-8.0, 8.0])`), instead of letting it float from the top left.
+    #[must_use]
+    pub fn with_anchor(mut self, corner: egui::Align2, offset: [f32; 2]) -> Self {
+        self.panel.anchor = Some((corner, offset.into()));
+        self
+    }
+
+    /// Starts with the window closed (open it through [`AStarEguiPanel::open`]).
+    #[must_use]
+    pub fn closed(mut self) -> Self {
+        self.panel.open = false;
+        self
+    }
+}
+
+impl Plugin for AStarEguiPanelPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<EguiPlugin>() {
+            app.add_plugins(EguiPlugin::default());
+        }
+        app.insert_resource(self.panel.clone())
+            .init_resource::<FrameTimeSummary>()
+            .add_systems(Last, measure_frame_time)
+            .add_systems(EguiPrimaryContextPass, draw_panel);
+    }
+}
+
+/// The state of the window added by [`AStarEguiPanelPlugin`].
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct AStarEguiPanel {
+    /// Whether the window is shown; its close button sets this to `false`.
+    pub open: bool,
+    /// The window's title.
+    pub title: String,
+    /// The screen corner the window is pinned to and its offset from it, or `None` for a
+    /// window that floats (and can be dragged) from the top left.
+    pub anchor: Option<(egui::Align2, egui::Vec2)>,
+}
+
+/// Frame times measured by [`AStarEguiPanelPlugin`] over the last half second, on the wall clock
+/// (also when [`Time<Real>`] is driven manually, as in Bevy's scripted CI runs).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameTimeSummary {
+    /// Mean time between two frames.
+    pub mean: Duration,
+    /// Longest time between two frames.
+    pub worst: Duration,
+    /// Frames measured.
+    pub frames: u32,
+    /// Searches started per second of real time.
+    pub searches_per_second: f64,
+    /// Requests served from the result cache per second of real time.
+    pub cache_hits_per_second: f64,
+}
+
+impl FrameTimeSummary {
+    /// Frames per second matching [`FrameTimeSummary::mean`] (0 before the first measurement).
+    #[must_use]
+    pub fn fps(&self) -> f64 {
+        let mean = self.mean.as_secs_f64();
+        if mean > 0.0 { 1.0 / mean } else { 0.0 }
+    }
+}
+
+/// Length of one frame-time measurement window.
+const WINDOW: Duration = Duration::from_millis(500);
+
+/// Frame times and counters of the window being measured.
+#[derive(Default)]
+struct Window {
+    elapsed: Duration,
+    worst: Duration,
+    frames: u32,
+    searches_started: u64,
+    cache_hits: u64,
+}
+
+fn measure_frame_time(
+    stats: Option<Res<PathfindingStats>>,
+    mut summary: ResMut<FrameTimeSummary>,
+    mut window: Local<Window>,
+    mut last_frame: Local<Option<Instant>>,
+) {
+    let now = Instant::now();
+    let Some(delta) = last_frame
+        .replace(now)
+        .map(|last| now.saturating_duration_since(last))
+    else {
+        return;
+    };
+    window.elapsed += delta;
+    window.worst = window.worst.max(delta);
+    window.frames += 1;
+    if window.elapsed < WINDOW {
+        return;
+    }
+    let (started, hits) = stats.map_or((0, 0), |stats| (stats.searches_started, stats.cache_hits));
+    let seconds = window.elapsed.as_secs_f64();
+    *summary = FrameTimeSummary {
+        mean: window.elapsed / window.frames,
+        worst: window.worst,
+        frames: window.frames,
+        searches_per_second: started.saturating_sub(window.searches_started) as f64 / seconds,
+        cache_hits_per_second: hits.saturating_sub(window.cache_hits) as f64 / seconds,
+    };
+    *window = Window {
+        searches_started: started,
+        cache_hits: hits,
+        ..Window::default()
+    };
+}
+
+/// Everything the panel reads and edits.
+#[derive(bevy::ecs::system::SystemParam)]
+struct PanelData<'w, 's> {
+    panel: ResMut<'w, AStarEguiPanel>,
+    frame: Res<'w, FrameTimeSummary>,
+    stats: Option<Res<'w, PathfindingStats>>,
+    settings: Option<ResMut<'w, PathfindingSettings>>,
+    gizmos: Option<ResMut<'w, GizmoConfigStore>>,
+    debug: Option<ResMut<'w, PathDebugSettings>>,
+    paths: Query<'w, 's, &'static Path>,
+}
+
+fn draw_panel(mut contexts: EguiContexts, data: PanelData) {
+    let PanelData {
+        mut panel,
+        frame,
+        stats,
+        settings,
+        gizmos,
+        debug,
+        paths,
+    } = data;
+    if !panel.open {
+        return;
+    }
+    let Ok(ctx) = contexts.ctx_mut() else {
+        return;
+    };
+    let mut open = true;
+    let mut window = egui::Window::new(panel.title.as_str())
+        .open(&mut open)
+        .default_pos([12.0, 12.0])
+        .default_width(250.0)
+        .resizable(false);
+    if let Some((corner, offset)) = panel.anchor {
+        window = window.anchor(corner, offset);
+    }
+    window.show(ctx, |ui| {
+        frame_ui(ui, &frame);
+        ui.separator();
+        agents_ui(ui, &paths);
+        if let Some(stats) = &stats {
+            egui::CollapsingHeader::new("Statistics")
+                .default_open(true)
+                .show(ui, |ui| stats_ui(ui, stats));
+        }
+        if let Some(mut settings) = settings {
+            egui::CollapsingHeader::new("Settings")
+                .default_open(false)
+                .show(ui, |ui| {
+                    let mut edited = settings.clone();
+                    if settings_ui(ui, &mut edited) {
+                        *settings = edited;
+                    }
+                });
+        }
+        egui::CollapsingHeader::new("Debug overlay")
+            .default_open(true)
+            .show(ui, |ui| {
+                debug_ui(ui, gizmos.map(Into::into), debug.map(Into::into));
+            });
+    });
+    if !open {
+        panel.open = false;
+    }
+}
+
+fn frame_ui(ui: &mut egui::Ui, frame: &FrameTimeSummary) {
+    ui.label(format!(
+        "Frame {:.2} ms ({:.0} fps), worst {:.2} ms",
+        frame.mean.as_secs_f64() * 1e3,
+        frame.fps(),
+        frame.worst.as_secs_f64() * 1e3,
+    ));
+    ui.label(format!(
+        "{:.0} searches/s, {:.0} cache hits/s",
+        frame.searches_per_second, frame.cache_hits_per_second
+    ));
+}
+
+fn agents_ui(ui: &mut egui::Ui, paths: &Query<&Path>) {
+    let (mut found, mut pending, mut failed) = (0_usize, 0_usize, 0_usize);
+    for path in paths {
+        match path.status {
+            PathStatus::Found => found += 1,
+            status if status.is_pending() => pending += 1,
+            _ => failed += 1,
+        }
+    }
+    ui.label(format!(
+        "Agents: {} ({found} with a path, {pending} waiting, {failed} failed)",
+        found + pending + failed
+    ));
+}
+
+/// Draws [`PathfindingStats`] as a two-column table, for embedding in a window of your own.
+pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
+    let lookups = stats.cache_hits + stats.cache_misses;
+    let hit_rate = if lookups == 0 {
+        0.0
+    } else {
+        stats.cache_hits as f64 * 100.0 / lookups as f64
+    };
+    let rows = [
+        ("Searches started", stats.searches_started.to_string()),
+        ("  last frame", stats.started_last_frame.to_string()),
+        ("  finished", stats.searches_finished.to_string()),
+        ("  cancelled", stats.searches_cancelled.to_string()),
+        (
+            "In flight / queued",
+            format!("{} / {}", stats.in_flight, stats.queue_length),
+        ),
+        (
+            "Cache hits",
+            format!("{} ({hit_rate:.1}%)", stats.cache_hits),
+        ),
+        ("Cache misses", stats.cache_misses.to_string()),
+        ("Joined a running search", stats.shared_searches.to_string()),
+        ("Paths invalidated", stats.paths_invalidated.to_string()),
+        (
+            "Stale results dropped",
+            stats.stale_results_dropped.to_string(),
+        ),
+        (
+            "Superseded results",
+            stats.superseded_results_dropped.to_string(),
+        ),
+        ("Mean search", format_duration(stats.mean_search_time())),
+        ("Longest search", format_duration(stats.max_search_time)),
+    ];
+    egui::Grid::new("bevy_astar_stats")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            for (name, value) in rows {
+                ui.label(name);
+                ui.label(value);
+                ui.end_row();
+            }
+        });
+}
+
+/// Draws controls for every field of [`PathfindingSettings`]; returns whether one was changed.
+///
+/// Edit a copy and write it back only when this returns `true`, so that the resource's change
+/// detection fires only on real edits.
+pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> bool {
+    let mut changed = false;
+    changed |= ui
+        .add(
+            egui::Slider::new(&mut settings.max_searches_per_frame, 0..=1024)
+                .logarithmic(true)
+                .text("searches / frame"),
+        )
+        .changed();
+    changed |= ui
+        .add(
+            egui::Slider::new(&mut settings.max_in_flight, 1..=4096)
+                .logarithmic(true)
+                .text("in flight"),
+        )
+        .changed();
+    let mut interval_ms = settings.min_search_interval.as_millis().min(5_000) as u64;
+    if ui
+        .add(
+            egui::Slider::new(&mut interval_ms, 0..=5_000)
+                .logarithmic(true)
+                .text("min interval (ms)"),
+        )
+        .changed()
+    {
+        settings.min_search_interval = Duration::from_millis(interval_ms);
+        changed = true;
+    }
+    changed |= ui
+        .add(
+            egui::Slider::new(&mut settings.cache_capacity, 0..=65_536)
+                .logarithmic(true)
+                .text("cache capacity"),
+        )
+        .changed();
+    ui.horizontal(|ui| {
+        ui.label("Re-search on");
+        changed |= ui
+            .radio_value(
+                &mut settings.invalidation,
+                InvalidationPolicy::TouchedCells,
+                "touched cells",
+            )
+            .changed();
+        changed |= ui
+            .radio_value(
+                &mut settings.invalidation,
+                InvalidationPolicy::TouchedOrOpened,
+                "also openings",
+            )
+            .changed();
+    });
+    changed
+}
+
+/// Draws the debug overlay toggles: the [`AStarGizmos`] group on or off, grid lines, blocked
+/// cells, and recording every agent's search ([`PathDebugSettings::trace_all_agents`]). Toggles
+/// whose resource is missing are shown disabled.
+pub fn debug_ui(
+    ui: &mut egui::Ui,
+    gizmos: Option<Mut<GizmoConfigStore>>,
+    debug: Option<Mut<PathDebugSettings>>,
+) {
+    const GRID: Color = Color::srgba(1.0, 1.0, 1.0, 0.12);
+    const BLOCKED: Color = Color::srgba(1.0, 0.3, 0.3, 0.6);
+    let current = gizmos.as_ref().and_then(|store| {
+        store.get_config::<AStarGizmos>().map(|(config, colors)| {
+            (
+                config.enabled,
+                colors.grid_color.is_some(),
+                colors.blocked_color.is_some(),
+                config.line.width,
+            )
+        })
+    });
+    match (gizmos, current) {
+        (Some(mut store), Some((mut enabled, mut grid, mut blocked, mut width))) => {
+            let toggled = [
+                ui.checkbox(&mut enabled, "Draw searches and paths")
+                    .changed(),
+                ui.checkbox(&mut grid, "Grid lines").changed(),
+                ui.checkbox(&mut blocked, "Blocked cells").changed(),
+                ui.add(egui::Slider::new(&mut width, 0.5..=6.0).text("line width"))
+                    .changed(),
+            ];
+            if toggled.contains(&true)
+                && let Some((config, colors)) = store.get_config_mut::<AStarGizmos>()
+            {
+                config.enabled = enabled;
+                config.line.width = width;
+                colors.grid_color = grid.then(|| colors.grid_color.unwrap_or(GRID));
+                colors.blocked_color = blocked.then(|| colors.blocked_color.unwrap_or(BLOCKED));
+            }
+        }
+        _ => {
+            ui.add_enabled(
+                false,
+                egui::Checkbox::new(&mut false, "Draw searches and paths"),
+            )
+            .on_disabled_hover_text("add AStarDebugPlugin to draw searches");
+        }
+    }
+    match debug {
+        Some(mut debug) => {
+            let mut all = debug.trace_all_agents;
+            if ui
+                .checkbox(&mut all, "Trace every agent")
+                .on_hover_text("record and draw the search of every agent, not only DebugPath ones (from their next search on)")
+                .changed()
+            {
+                debug.trace_all_agents = all;
+            }
+        }
+        None => {
+            ui.add_enabled(false, egui::Checkbox::new(&mut false, "Trace every agent"))
+                .on_disabled_hover_text("add AStarDebugPlugin to trace searches");
+        }
+    }
+}
+
+fn format_duration(duration: Duration) -> String {
+    let micros = duration.as_secs_f64() * 1e6;
+    if micros < 1_000.0 {
+        format!("{micros:.0} µs")
+    } else {
+        format!("{:.2} ms", micros / 1e3)
+    }
+}

@@ -1,0 +1,92 @@
+//! The debug visualiser: a grid map to click paths on, every search option in a panel, the
+//! search drawn by the plugin's gizmo overlay (closed set blue, open set green, path gold) and
+//! replayed one expansion at a time from its recorded trace.
+//!
+//! ```text
+//! cargo run --release --example click_to_path              # assets/maps/arena.map
+//! cargo run --release --example click_to_path -- FILE.map  # any Moving AI map
+//! ```
+//!
+//! Left click places the start, then the goal; right click or drag toggles walls; the wheel
+//! zooms and a middle drag pans. The panel on the right picks the map, scatters and clears
+//! obstacles, sets the algorithm, movement, heuristic, costs, smoothing and limits, and drives
+//! the replay; the status bar reports the result and what the search knew about the cell under
+//! the cursor.
+
+mod camera;
+mod cursor;
+mod endpoints;
+mod map;
+mod map_view;
+mod panel;
+mod replay;
+mod script;
+mod search;
+mod settings;
+mod status;
+mod walls;
+
+use bevy::prelude::*;
+use bevy_astar::prelude::*;
+use bevy_astar_examples::scripted_input::ScriptedInputPlugin;
+use bevy_egui::EguiPlugin;
+
+/// The visualiser's systems in `Update`, around the plugin's.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum VisualiserSystems {
+    /// Read the cursor, keys and scripted commands.
+    Input,
+    /// Change the map and the endpoints.
+    Edit,
+    /// Bring the agent's request up to date.
+    Request,
+    /// Show the result: map image, markers, replay, camera.
+    Show,
+}
+
+fn main() {
+    App::new()
+        .insert_resource(ClearColor(Color::srgb(0.1, 0.1, 0.12)))
+        .add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "bevy_astar: click to path".into(),
+                resolution: (1280, 800).into(),
+                ..default()
+            }),
+            ..default()
+        }))
+        .add_plugins((
+            // Every search is shown as it ran, so none comes from the cache.
+            AStarPlugin::default().with_cache_capacity(0),
+            AStarDebugPlugin::default(),
+            EguiPlugin::default(),
+            ScriptedInputPlugin,
+        ))
+        .configure_sets(
+            Update,
+            (
+                (
+                    VisualiserSystems::Input,
+                    VisualiserSystems::Edit,
+                    VisualiserSystems::Request,
+                )
+                    .chain()
+                    .before(AStarSystems::Invalidate),
+                VisualiserSystems::Show.after(AStarSystems::Apply),
+            ),
+        )
+        .add_systems(PreStartup, map::load_initial_map)
+        .add_plugins((
+            map::plugin,
+            map_view::plugin,
+            camera::plugin,
+            cursor::plugin,
+            endpoints::plugin,
+            walls::plugin,
+            search::plugin,
+            replay::plugin,
+            panel::plugin,
+            script::plugin,
+        ))
+        .run();
+}

@@ -1,0 +1,448 @@
+//! The egui panels: settings on the right (map, search, replay, overlay), the status bar along
+//! the bottom, and the screen area they cover.
+
+use crate::cursor::CursorCell;
+use crate::endpoints::{Endpoint, Endpoints};
+use crate::map::{LoadedMap, MapAction, MapSource, ObstacleSettings};
+use crate::replay::{Replay, ReplayCommand};
+use crate::search::{SearchAgent, TraceLookup};
+use crate::settings::{Algorithm, CostChoice, INTEGER_STRAIGHT_COST, SearchSettings};
+use crate::status::{self, StatusLine, Tone};
+use bevy::ecs::system::SystemParam;
+use bevy::gizmos::config::GizmoConfigStore;
+use bevy::prelude::*;
+use bevy_astar::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+const PANEL_WIDTH: f32 = 320.0;
+
+pub(crate) fn plugin(app: &mut App) {
+    app.init_resource::<PanelLayout>()
+        .add_systems(EguiPrimaryContextPass, draw_panels);
+}
+
+/// The window area the panels cover, so that map clicks and the camera keep clear of it.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+pub struct PanelLayout {
+    /// Width of the settings panel on the right, in logical pixels.
+    pub right: f32,
+    /// Height of the status bar at the bottom.
+    pub bottom: f32,
+    /// Window size when the panels were laid out.
+    pub window: Vec2,
+    /// Whether egui holds the pointer elsewhere (a drag in progress, a menu or window open
+    /// over the map).
+    pub pointer_captured: bool,
+}
+
+impl PanelLayout {
+    /// Whether a cursor position (logical pixels from the top left) is on a panel.
+    pub fn covers(&self, position: Vec2) -> bool {
+        self.pointer_captured
+            || position.x >= self.window.x - self.right
+            || position.y >= self.window.y - self.bottom
+    }
+
+    /// Size of the area left for the map.
+    pub fn free_size(&self, window: Vec2) -> Vec2 {
+        (window - Vec2::new(self.right, self.bottom)).max(Vec2::ONE)
+    }
+
+    /// Centre of the area left for the map, in logical pixels from the top left.
+    pub fn free_center(&self, window: Vec2) -> Vec2 {
+        self.free_size(window) / 2.0
+    }
+}
+
+/// What the panels show.
+#[derive(SystemParam)]
+struct Shown<'w, 's> {
+    nav: Res<'w, NavGrid>,
+    loaded: Res<'w, LoadedMap>,
+    endpoints: Res<'w, Endpoints>,
+    cursor: Res<'w, CursorCell>,
+    lookup: Res<'w, TraceLookup>,
+    agent: Single<'w, 's, (Option<&'static Path>, Option<&'static PathTrace>), With<SearchAgent>>,
+}
+
+/// What the panels change.
+#[derive(SystemParam)]
+struct Controls<'w> {
+    settings: ResMut<'w, SearchSettings>,
+    obstacles: ResMut<'w, ObstacleSettings>,
+    replay: ResMut<'w, Replay>,
+    gizmos: ResMut<'w, GizmoConfigStore>,
+    layout: ResMut<'w, PanelLayout>,
+    map_actions: MessageWriter<'w, MapAction>,
+    replay_commands: MessageWriter<'w, ReplayCommand>,
+}
+
+fn draw_panels(mut contexts: EguiContexts, shown: Shown, mut controls: Controls) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let mut root = egui::Ui::new(
+        ctx.clone(),
+        "click_to_path".into(),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
+    );
+    let right = egui::Panel::right("settings")
+        .resizable(false)
+        .exact_size(PANEL_WIDTH)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                ui.heading("bevy_astar visualiser");
+                map_section(ui, &shown, &mut controls);
+                search_section(ui, &mut controls);
+                replay_section(ui, &shown, &mut controls);
+                overlay_section(ui, &mut controls);
+                help_section(ui);
+            });
+        })
+        .response
+        .rect
+        .width();
+    let bottom = egui::Panel::bottom("status")
+        .resizable(false)
+        .show(&mut root, |ui| status_bar(ui, &shown, &controls))
+        .response
+        .rect
+        .height();
+    let pointer_captured = ctx.egui_is_using_pointer()
+        || ctx
+            .pointer_latest_pos()
+            .and_then(|position| ctx.layer_id_at(position))
+            .is_some_and(|layer| layer.order != egui::Order::Background);
+    let window = ctx.viewport_rect().size();
+    controls.layout.set_if_neq(PanelLayout {
+        right,
+        bottom,
+        window: Vec2::new(window.x, window.y),
+        pointer_captured,
+    });
+    Ok(())
+}
+
+fn map_section(ui: &mut egui::Ui, shown: &Shown, controls: &mut Controls) {
+    egui::CollapsingHeader::new("Map")
+        .default_open(true)
+        .show(ui, |ui| {
+            let current = &shown.loaded.source;
+            let mut chosen = current.clone();
+            egui::ComboBox::from_id_salt("map")
+                .width(PANEL_WIDTH - 40.0)
+                .selected_text(current.label())
+                .show_ui(ui, |ui| {
+                    for source in MapSource::MENU {
+                        let label = source.label();
+                        ui.selectable_value(&mut chosen, source, label);
+                    }
+                });
+            let random = matches!(current, MapSource::Maze | MapSource::Caves);
+            if chosen != *current || (random && ui.button("Generate another").clicked()) {
+                controls.map_actions.write(MapAction::Load(chosen));
+            }
+            let grid = shown.nav.grid();
+            ui.label(format!(
+                "{} x {} cells, {} free",
+                grid.width(),
+                grid.height(),
+                grid.walkable_count()
+            ));
+            if let Some(error) = &shown.loaded.error {
+                ui.colored_label(egui::Color32::LIGHT_RED, error);
+            }
+            ui.add_space(4.0);
+            let mut percent = controls.obstacles.density * 100.0;
+            ui.add(
+                egui::Slider::new(&mut percent, 0.0..=60.0)
+                    .suffix(" %")
+                    .text("obstacle density"),
+            );
+            let density = percent / 100.0;
+            if controls.obstacles.density != density {
+                controls.obstacles.density = density;
+            }
+            ui.horizontal(|ui| {
+                if ui.button("Scatter obstacles").clicked() {
+                    controls.map_actions.write(MapAction::Scatter { density });
+                }
+                if ui
+                    .button("Clear obstacles")
+                    .on_hover_text("Back to the map as loaded: scattered and painted walls go")
+                    .clicked()
+                {
+                    controls.map_actions.write(MapAction::ClearObstacles);
+                }
+            });
+        });
+}
+
+fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
+    let mut settings = controls.settings.clone();
+    egui::CollapsingHeader::new("Search")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                for algorithm in Algorithm::ALL {
+                    ui.radio_value(&mut settings.algorithm, algorithm, algorithm.label());
+                }
+            });
+            ui.add_enabled(
+                settings.algorithm == Algorithm::WeightedAStar,
+                egui::Slider::new(&mut settings.weight, 1.0..=5.0).text("weight"),
+            );
+            ui.horizontal(|ui| {
+                ui.label("Movement");
+                ui.radio_value(&mut settings.neighborhood, Neighborhood::Four, "4 neighbours");
+                ui.radio_value(&mut settings.neighborhood, Neighborhood::Eight, "8 neighbours");
+            });
+            ui.add_enabled_ui(settings.neighborhood == Neighborhood::Eight, |ui| {
+                egui::ComboBox::from_label("diagonals")
+                    .selected_text(corner_label(settings.corners))
+                    .show_ui(ui, |ui| {
+                        for rule in [CornerRule::Both, CornerRule::One, CornerRule::Any] {
+                            ui.selectable_value(&mut settings.corners, rule, corner_label(rule));
+                        }
+                    });
+            });
+            ui.add_enabled_ui(settings.algorithm != Algorithm::Dijkstra, |ui| {
+                let shown = match settings.algorithm {
+                    Algorithm::Dijkstra => "zero (Dijkstra)".to_owned(),
+                    _ => heuristic_label(settings.heuristic, settings.neighborhood),
+                };
+                egui::ComboBox::from_label("heuristic")
+                    .selected_text(shown)
+                    .show_ui(ui, |ui| {
+                        let automatic = heuristic_label(None, settings.neighborhood);
+                        ui.selectable_value(&mut settings.heuristic, None, automatic);
+                        for heuristic in Heuristic::ALL {
+                            ui.selectable_value(
+                                &mut settings.heuristic,
+                                Some(heuristic),
+                                heuristic.name(),
+                            );
+                        }
+                    });
+            });
+            ui.horizontal(|ui| {
+                ui.label("Costs");
+                ui.radio_value(&mut settings.cost, CostChoice::Octile, "octile (1, √2)");
+                ui.radio_value(
+                    &mut settings.cost,
+                    CostChoice::Integer,
+                    format!("integer ({INTEGER_STRAIGHT_COST}, d)"),
+                );
+            });
+            ui.add_enabled_ui(settings.cost == CostChoice::Integer, |ui| {
+                ui.horizontal(|ui| {
+                    ui.label("diagonal cost d");
+                    ui.add(egui::DragValue::new(&mut settings.diagonal_cost).range(1..=40));
+                });
+            });
+            ui.checkbox(&mut settings.smoothing, "smooth the path (line of sight)");
+            optional_size(ui, &mut settings.window, "search window around the start");
+            let mut limited = settings.max_expansions.is_some();
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut limited, "expansion limit");
+                let mut max = settings.max_expansions.unwrap_or(500);
+                ui.add_enabled(limited, egui::DragValue::new(&mut max).range(1..=1_000_000));
+                settings.max_expansions = limited.then_some(max);
+            });
+            ui.checkbox(&mut settings.partial_path, "show the partial path when a limit stops");
+            let options = settings.options(Cell::new(0, 0));
+            if !options.is_optimal() {
+                ui.colored_label(
+                    egui::Color32::from_rgb(240, 190, 90),
+                    "Paths are not guaranteed shortest with these settings.",
+                );
+            }
+        });
+    controls.settings.set_if_neq(settings);
+}
+
+fn corner_label(rule: CornerRule) -> &'static str {
+    match rule {
+        CornerRule::Both => "never cut corners",
+        CornerRule::One => "cut corners",
+        CornerRule::Any => "squeeze between walls",
+    }
+}
+
+fn heuristic_label(heuristic: Option<Heuristic>, neighborhood: Neighborhood) -> String {
+    match heuristic {
+        Some(heuristic) => heuristic.name().to_owned(),
+        None => format!("default ({})", Heuristic::default_for(neighborhood).name()),
+    }
+}
+
+/// A checkbox with a width and height for an optional size.
+fn optional_size(ui: &mut egui::Ui, size: &mut Option<UVec2>, label: &str) {
+    let mut enabled = size.is_some();
+    let mut value = size.unwrap_or(UVec2::new(21, 15));
+    ui.checkbox(&mut enabled, label);
+    ui.add_enabled_ui(enabled, |ui| {
+        ui.horizontal(|ui| {
+            ui.add(egui::DragValue::new(&mut value.x).range(1..=999).prefix("w "));
+            ui.add(egui::DragValue::new(&mut value.y).range(1..=999).prefix("h "));
+            ui.label("cells");
+        });
+    });
+    *size = enabled.then_some(value);
+}
+
+fn replay_section(ui: &mut egui::Ui, shown: &Shown, controls: &mut Controls) {
+    let total = shown
+        .agent
+        .1
+        .map_or(0, |trace| trace.trace.expansions.len() as u32);
+    egui::CollapsingHeader::new("Replay")
+        .default_open(true)
+        .show(ui, |ui| {
+            let replay = &mut *controls.replay;
+            let commands = &mut controls.replay_commands;
+            ui.add_enabled_ui(total > 0, |ui| {
+                ui.horizontal(|ui| {
+                    if ui.button("Restart").clicked() {
+                        commands.write(ReplayCommand::Restart);
+                    }
+                    let playing = replay.active && replay.playing;
+                    if ui.button(if playing { "Pause" } else { "Play" }).clicked() {
+                        commands.write(ReplayCommand::TogglePlay);
+                    }
+                    if ui.button("< Step").clicked() {
+                        commands.write(ReplayCommand::Step(-1));
+                    }
+                    if ui.button("Step >").clicked() {
+                        commands.write(ReplayCommand::Step(1));
+                    }
+                    if ui.button("End").clicked() {
+                        commands.write(ReplayCommand::Finish);
+                    }
+                });
+                let mut step = if replay.active { replay.step } else { total };
+                let scrubbed = ui.add(
+                    egui::Slider::new(&mut step, 0..=total)
+                        .text(format!("of {total} expansions")),
+                );
+                if scrubbed.changed() {
+                    commands.write(ReplayCommand::Seek(step));
+                }
+            });
+            let mut speed = replay.speed;
+            ui.add(
+                egui::Slider::new(&mut speed, 5.0..=20_000.0)
+                    .logarithmic(true)
+                    .text("expansions / s"),
+            );
+            if replay.speed != speed {
+                replay.speed = speed;
+            }
+            let mut autoplay = replay.autoplay;
+            ui.checkbox(&mut autoplay, "replay every new search");
+            if replay.autoplay != autoplay {
+                replay.autoplay = autoplay;
+            }
+        });
+}
+
+fn overlay_section(ui: &mut egui::Ui, controls: &mut Controls) {
+    egui::CollapsingHeader::new("Overlay")
+        .default_open(true)
+        .show(ui, |ui| {
+            let (config, colors) = controls.gizmos.config::<AStarGizmos>();
+            let mut enabled = config.enabled;
+            let mut grid = colors.grid_color.is_some();
+            let legend = [
+                (colors.closed_color, "closed set (expanded)"),
+                (colors.open_color, "open set (frontier)"),
+                (AStarGizmos::default().path_color, "path"),
+            ];
+            ui.checkbox(&mut enabled, "draw the search (plugin gizmo overlay)");
+            ui.checkbox(&mut grid, "grid lines");
+            for (color, label) in legend {
+                swatch(ui, color, label);
+            }
+            swatch(ui, Color::srgb(0.95, 0.25, 0.7), "start");
+            swatch(ui, Color::srgb(0.95, 0.2, 0.15), "goal");
+            swatch(ui, Color::WHITE, "replay: cell being expanded, and its branch");
+            let (config, colors) = controls.gizmos.config::<AStarGizmos>();
+            if config.enabled != enabled || colors.grid_color.is_some() != grid {
+                let (config, colors) = controls.gizmos.config_mut::<AStarGizmos>();
+                config.enabled = enabled;
+                colors.grid_color = grid.then_some(Color::srgba(1.0, 1.0, 1.0, 0.08));
+            }
+        });
+}
+
+fn swatch(ui: &mut egui::Ui, color: Color, label: &str) {
+    let [r, g, b, _] = color.to_srgba().to_u8_array();
+    ui.horizontal(|ui| {
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
+        ui.painter()
+            .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
+        ui.label(label);
+    });
+}
+
+fn help_section(ui: &mut egui::Ui) {
+    egui::CollapsingHeader::new("Mouse and keys")
+        .default_open(false)
+        .show(ui, |ui| {
+            for line in [
+                "Left click: start, then goal",
+                "Right click / drag: toggle walls",
+                "Wheel: zoom · middle drag: pan · F: fit",
+                "Space: play / pause the replay",
+                "Left / Right: step (Shift: 10)",
+                "Home: restart · End: finish",
+            ] {
+                ui.label(line);
+            }
+        });
+}
+
+fn status_bar(ui: &mut egui::Ui, shown: &Shown, controls: &Controls) {
+    let (path, trace) = *shown.agent;
+    let model = controls.settings.cost_model();
+    let line = status::result_line(
+        &shown.endpoints,
+        path,
+        trace.map(|trace| trace.trace.expansions.len()),
+        shown.nav.cell_size().x.abs(),
+        model,
+    );
+    ui.add_space(2.0);
+    ui.label(styled(&line));
+    let next = match shown.endpoints.next {
+        Endpoint::Start => "start",
+        Endpoint::Goal => "goal",
+    };
+    let hover = shown.cursor.cell.map_or_else(
+        || format!("Next left click places the {next}."),
+        |cell| {
+            let traced = trace.and_then(|trace| {
+                (shown.lookup.revision == path.map_or(0, |path| path.revision))
+                    .then(|| shown.lookup.index.get(&cell))
+                    .flatten()
+                    .and_then(|&position| trace.trace.cells.get(position))
+            });
+            let step = controls.replay.active.then_some(controls.replay.step);
+            let value = shown.nav.grid().value(cell);
+            status::cell_line(cell, value, trace.map(|trace| &trace.trace), traced, step, model)
+        },
+    );
+    ui.label(hover);
+    ui.add_space(2.0);
+}
+
+fn styled(line: &StatusLine) -> egui::RichText {
+    let color = match line.tone {
+        Tone::Hint => egui::Color32::from_rgb(200, 200, 210),
+        Tone::Busy => egui::Color32::from_rgb(160, 170, 190),
+        Tone::Good => egui::Color32::from_rgb(150, 225, 150),
+        Tone::Warning => egui::Color32::from_rgb(240, 190, 90),
+        Tone::Error => egui::Color32::from_rgb(255, 110, 100),
+    };
+    egui::RichText::new(&line.text).color(color).strong()
+}

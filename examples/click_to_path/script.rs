@@ -1,0 +1,258 @@
+//! Scripted runs: the `Custom` events of a `bevy_ci_testing` configuration
+//! (`examples/ci/click_to_path.ron`) drive the panel's controls, while `mouse ...` events click
+//! the map (see `bevy_astar_examples::scripted_input`). A command this module cannot read ends
+//! the run with an error.
+//!
+//! | Command                                        | Panel control                           |
+//! |------------------------------------------------|-----------------------------------------|
+//! | `map arena\|den312d\|open\|maze\|caves`        | map menu                                |
+//! | `seed N`                                       | (seeds generated maps and scattering)   |
+//! | `scatter DENSITY` / `clear`                    | scatter / clear obstacles               |
+//! | `algorithm astar\|dijkstra` / `algorithm weighted W` | algorithm and weight              |
+//! | `movement 4\|8`, `corners both\|one\|any`      | movement and diagonals                  |
+//! | `heuristic default\|manhattan\|octile\|...`    | heuristic                               |
+//! | `cost octile` / `cost integer DIAGONAL`        | cost model                              |
+//! | `smoothing on\|off`                            | smoothing                               |
+//! | `window off` / `window W H`                    | search window                           |
+//! | `limit off` / `limit N`                        | expansion limit                         |
+//! | `replay restart\|play\|step N\|seek N\|end`    | replay buttons and slider               |
+//! | `replay speed N`, `replay auto on\|off`        | replay speed, autoplay                  |
+
+use crate::VisualiserSystems;
+use crate::map::{MapAction, MapRng, MapSource, ObstacleSettings};
+use crate::replay::{Replay, ReplayCommand};
+use crate::settings::{Algorithm, CostChoice, SearchSettings};
+use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
+use bevy::prelude::*;
+use bevy_astar::prelude::*;
+use bevy_astar_examples::scripted_input::is_mouse_command;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+pub(crate) fn plugin(app: &mut App) {
+    app.add_systems(
+        Update,
+        run_script
+            .run_if(resource_exists::<Messages<CiTestingCustomEvent>>)
+            .in_set(VisualiserSystems::Input),
+    );
+}
+
+/// One scripted command.
+#[derive(Clone, Debug, PartialEq)]
+enum ScriptCommand {
+    Map(MapSource),
+    Seed(u64),
+    Scatter(f32),
+    Clear,
+    Settings(SettingChange),
+    Replay(ReplayCommand),
+    ReplaySpeed(f32),
+    Autoplay(bool),
+}
+
+/// A change to the search settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SettingChange {
+    Algorithm(Algorithm, Option<f64>),
+    Movement(Neighborhood),
+    Corners(CornerRule),
+    Heuristic(Option<Heuristic>),
+    Cost(CostChoice, Option<u32>),
+    Smoothing(bool),
+    Window(Option<UVec2>),
+    Limit(Option<u32>),
+}
+
+impl SettingChange {
+    fn apply(self, settings: &mut SearchSettings) {
+        match self {
+            Self::Algorithm(algorithm, weight) => {
+                settings.algorithm = algorithm;
+                if let Some(weight) = weight {
+                    settings.weight = weight;
+                }
+            }
+            Self::Movement(neighborhood) => settings.neighborhood = neighborhood,
+            Self::Corners(rule) => settings.corners = rule,
+            Self::Heuristic(heuristic) => settings.heuristic = heuristic,
+            Self::Cost(cost, diagonal) => {
+                settings.cost = cost;
+                if let Some(diagonal) = diagonal {
+                    settings.diagonal_cost = diagonal;
+                }
+            }
+            Self::Smoothing(on) => settings.smoothing = on,
+            Self::Window(window) => settings.window = window,
+            Self::Limit(limit) => settings.max_expansions = limit,
+        }
+    }
+}
+
+fn on_off(word: &str) -> Option<bool> {
+    match word {
+        "on" => Some(true),
+        "off" => Some(false),
+        _ => None,
+    }
+}
+
+fn number(word: &str) -> Option<f64> {
+    word.parse::<f64>().ok().filter(|value| value.is_finite())
+}
+
+fn whole(word: &str) -> Option<u32> {
+    word.parse().ok()
+}
+
+fn parse(text: &str) -> Option<ScriptCommand> {
+    use ScriptCommand as C;
+    use SettingChange as S;
+    let words: Vec<&str> = text.split_whitespace().collect();
+    Some(match words.as_slice() {
+        ["map", name] => C::Map(match *name {
+            "arena" => MapSource::Arena,
+            "den312d" => MapSource::Den312d,
+            "open" => MapSource::OpenField,
+            "maze" => MapSource::Maze,
+            "caves" => MapSource::Caves,
+            _ => return None,
+        }),
+        ["seed", seed] => C::Seed(seed.parse().ok()?),
+        ["scatter", density] => C::Scatter(number(density)? as f32),
+        ["clear"] => C::Clear,
+        ["algorithm", "astar"] => C::Settings(S::Algorithm(Algorithm::AStar, None)),
+        ["algorithm", "dijkstra"] => C::Settings(S::Algorithm(Algorithm::Dijkstra, None)),
+        ["algorithm", "weighted", weight] => C::Settings(S::Algorithm(
+            Algorithm::WeightedAStar,
+            Some(number(weight)?.max(1.0)),
+        )),
+        ["movement", "4"] => C::Settings(S::Movement(Neighborhood::Four)),
+        ["movement", "8"] => C::Settings(S::Movement(Neighborhood::Eight)),
+        ["corners", rule] => C::Settings(S::Corners(match *rule {
+            "both" => CornerRule::Both,
+            "one" => CornerRule::One,
+            "any" => CornerRule::Any,
+            _ => return None,
+        })),
+        ["heuristic", "default"] => C::Settings(S::Heuristic(None)),
+        ["heuristic", name] => C::Settings(S::Heuristic(Some(name.parse().ok()?))),
+        ["cost", "octile"] => C::Settings(S::Cost(CostChoice::Octile, None)),
+        ["cost", "integer", diagonal] => C::Settings(S::Cost(
+            CostChoice::Integer,
+            Some(whole(diagonal)?.max(1)),
+        )),
+        ["smoothing", on] => C::Settings(S::Smoothing(on_off(on)?)),
+        ["window", "off"] => C::Settings(S::Window(None)),
+        ["window", width, height] => {
+            C::Settings(S::Window(Some(UVec2::new(whole(width)?, whole(height)?))))
+        }
+        ["limit", "off"] => C::Settings(S::Limit(None)),
+        ["limit", max] => C::Settings(S::Limit(Some(whole(max)?))),
+        ["replay", "restart"] => C::Replay(ReplayCommand::Restart),
+        ["replay", "play"] => C::Replay(ReplayCommand::TogglePlay),
+        ["replay", "step", delta] => C::Replay(ReplayCommand::Step(delta.parse().ok()?)),
+        ["replay", "seek", step] => C::Replay(ReplayCommand::Seek(whole(step)?)),
+        ["replay", "end"] => C::Replay(ReplayCommand::Finish),
+        ["replay", "speed", speed] => C::ReplaySpeed(number(speed)? as f32),
+        ["replay", "auto", on] => C::Autoplay(on_off(on)?),
+        _ => return None,
+    })
+}
+
+fn run_script(
+    mut events: MessageReader<CiTestingCustomEvent>,
+    mut settings: ResMut<SearchSettings>,
+    mut replay: ResMut<Replay>,
+    mut rng: ResMut<MapRng>,
+    mut obstacles: ResMut<ObstacleSettings>,
+    mut map_actions: MessageWriter<MapAction>,
+    mut replay_commands: MessageWriter<ReplayCommand>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    for CiTestingCustomEvent(text) in events.read() {
+        if is_mouse_command(text) {
+            continue;
+        }
+        let Some(command) = parse(text) else {
+            error!("unknown scripted command `{text}` (see examples/click_to_path/script.rs)");
+            exit.write(AppExit::error());
+            continue;
+        };
+        info!("scripted: {text}");
+        match command {
+            ScriptCommand::Map(source) => {
+                map_actions.write(MapAction::Load(source));
+            }
+            ScriptCommand::Seed(seed) => rng.0 = StdRng::seed_from_u64(seed),
+            ScriptCommand::Scatter(density) => {
+                obstacles.density = density;
+                map_actions.write(MapAction::Scatter { density });
+            }
+            ScriptCommand::Clear => {
+                map_actions.write(MapAction::ClearObstacles);
+            }
+            ScriptCommand::Settings(change) => change.apply(&mut settings),
+            ScriptCommand::Replay(command) => {
+                replay_commands.write(command);
+            }
+            ScriptCommand::ReplaySpeed(speed) => replay.speed = speed.max(0.0),
+            ScriptCommand::Autoplay(on) => replay.autoplay = on,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse_into_panel_changes() {
+        assert_eq!(parse("map maze"), Some(ScriptCommand::Map(MapSource::Maze)));
+        assert_eq!(parse("scatter 0.25"), Some(ScriptCommand::Scatter(0.25)));
+        let mut settings = SearchSettings::default();
+        for text in [
+            "algorithm weighted 2.5",
+            "movement 4",
+            "heuristic euclidean",
+            "cost integer 17",
+            "window 21 15",
+            "limit 300",
+            "smoothing on",
+        ] {
+            match parse(text) {
+                Some(ScriptCommand::Settings(change)) => change.apply(&mut settings),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        assert_eq!(settings.algorithm, Algorithm::WeightedAStar);
+        assert_eq!(settings.weight, 2.5);
+        assert_eq!(settings.neighborhood, Neighborhood::Four);
+        assert_eq!(settings.heuristic, Some(Heuristic::Euclidean));
+        assert_eq!((settings.cost, settings.diagonal_cost), (CostChoice::Integer, 17));
+        assert_eq!(settings.window, Some(UVec2::new(21, 15)));
+        assert_eq!(settings.max_expansions, Some(300));
+        assert!(settings.smoothing);
+        assert_eq!(
+            parse("replay step -3"),
+            Some(ScriptCommand::Replay(ReplayCommand::Step(-3)))
+        );
+    }
+
+    #[test]
+    fn unknown_or_malformed_commands_are_refused() {
+        for text in [
+            "",
+            "map atlantis",
+            "scatter lots",
+            "algorithm jps",
+            "movement 6",
+            "heuristic taxicab",
+            "window 10",
+            "replay speed fast",
+            "smoothing maybe",
+        ] {
+            assert_eq!(parse(text), None, "{text}");
+        }
+    }
+}

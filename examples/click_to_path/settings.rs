@@ -1,0 +1,202 @@
+//! The search settings chosen in the panel, and the `PathRequest` they make.
+
+use bevy_astar::astar_grid::SearchWindow;
+use bevy_astar::prelude::*;
+
+/// Which search the panel asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Algorithm {
+    /// A* with the chosen heuristic: optimal with an admissible one.
+    #[default]
+    AStar,
+    /// Dijkstra's algorithm: A* with the zero heuristic, expanding in rings around the start.
+    Dijkstra,
+    /// Weighted A*: `f = g + w * h`, fewer expansions for paths at most `w` times the optimum.
+    WeightedAStar,
+}
+
+impl Algorithm {
+    /// Every algorithm, in menu order.
+    pub const ALL: [Self; 3] = [Self::AStar, Self::Dijkstra, Self::WeightedAStar];
+
+    /// The name shown in the panel.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::AStar => "A*",
+            Self::Dijkstra => "Dijkstra",
+            Self::WeightedAStar => "Weighted A*",
+        }
+    }
+}
+
+/// How steps are priced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CostChoice {
+    /// Straight 1, diagonal exactly `sqrt(2)`.
+    #[default]
+    Octile,
+    /// Straight 10, diagonal [`SearchSettings::diagonal_cost`] (14 by default).
+    Integer,
+}
+
+/// The cost of a straight step under [`CostChoice::Integer`].
+pub const INTEGER_STRAIGHT_COST: u32 = 10;
+
+/// Every search option the panel offers.
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct SearchSettings {
+    /// A*, Dijkstra or weighted A*.
+    pub algorithm: Algorithm,
+    /// The heuristic weight of weighted A*, at least 1.
+    pub weight: f64,
+    /// Four or eight neighbours.
+    pub neighborhood: Neighborhood,
+    /// When a diagonal may pass the corners of walls (eight neighbours only).
+    pub corners: CornerRule,
+    /// The heuristic, or `None` for the neighbourhood's default (ignored by Dijkstra).
+    pub heuristic: Option<Heuristic>,
+    /// Exact octile costs or integers.
+    pub cost: CostChoice,
+    /// The diagonal step cost of the integer model (straight is 10).
+    pub diagonal_cost: u32,
+    /// Straighten the drawn path where a line of sight allows.
+    pub smoothing: bool,
+    /// Only search a window of this many cells around the start.
+    pub window: Option<UVec2>,
+    /// Stop after this many expansions.
+    pub max_expansions: Option<u32>,
+    /// When a window or expansion limit stops the search, show the path to the closest cell.
+    pub partial_path: bool,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        Self {
+            algorithm: Algorithm::AStar,
+            weight: 2.0,
+            neighborhood: Neighborhood::Eight,
+            corners: CornerRule::Both,
+            heuristic: None,
+            cost: CostChoice::Octile,
+            diagonal_cost: 14,
+            smoothing: false,
+            window: None,
+            max_expansions: None,
+            partial_path: true,
+        }
+    }
+}
+
+impl SearchSettings {
+    /// The step costs these settings ask for.
+    pub fn cost_model(&self) -> CostModel {
+        match self.cost {
+            CostChoice::Octile => CostModel::Octile,
+            CostChoice::Integer => CostModel::Integer {
+                straight: INTEGER_STRAIGHT_COST,
+                diagonal: self.diagonal_cost.max(1),
+            },
+        }
+    }
+
+    /// The heuristic the search will use.
+    pub fn effective_heuristic(&self) -> Heuristic {
+        match self.algorithm {
+            Algorithm::Dijkstra => Heuristic::Zero,
+            Algorithm::AStar | Algorithm::WeightedAStar => self
+                .heuristic
+                .unwrap_or(Heuristic::default_for(self.neighborhood)),
+        }
+    }
+
+    /// The core's search options for a search from `start`.
+    pub fn options(&self, start: Cell) -> SearchOptions {
+        let movement = Movement {
+            neighborhood: self.neighborhood,
+            corners: self.corners,
+        };
+        let mut options = SearchOptions::default()
+            .with_movement(movement)
+            .with_cost(self.cost_model())
+            .with_heuristic(self.effective_heuristic())
+            .with_partial_path(self.partial_path);
+        if self.algorithm == Algorithm::WeightedAStar {
+            options = options.with_weight(self.weight.max(1.0));
+        }
+        if let Some(size) = self.window {
+            options = options.with_window(SearchWindow::centered(start, size.x, size.y));
+        }
+        if let Some(max) = self.max_expansions {
+            options = options.with_max_expansions(max);
+        }
+        options
+    }
+
+    /// The request for a path from `start` to `goal` under these settings.
+    pub fn request(&self, start: Cell, goal: Cell) -> PathRequest {
+        PathRequest::new(start, goal)
+            .with_options(self.options(start))
+            .with_smoothing(self.smoothing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dijkstra_ignores_the_chosen_heuristic() {
+        let settings = SearchSettings {
+            algorithm: Algorithm::Dijkstra,
+            heuristic: Some(Heuristic::Euclidean),
+            ..SearchSettings::default()
+        };
+        let options = settings.options(Cell::new(0, 0));
+        assert_eq!(options.resolved_heuristic(), Heuristic::Zero);
+        assert!(options.weighting.is_unit());
+    }
+
+    #[test]
+    fn only_weighted_astar_carries_the_weight() {
+        let mut settings = SearchSettings {
+            weight: 3.0,
+            ..SearchSettings::default()
+        };
+        assert!(settings.options(Cell::new(0, 0)).weighting.is_unit());
+        settings.algorithm = Algorithm::WeightedAStar;
+        assert_eq!(
+            settings.options(Cell::new(0, 0)).weighting,
+            Weighting::Static(3.0)
+        );
+    }
+
+    #[test]
+    fn default_heuristic_follows_the_neighbourhood() {
+        let mut settings = SearchSettings::default();
+        assert_eq!(settings.effective_heuristic(), Heuristic::Octile);
+        settings.neighborhood = Neighborhood::Four;
+        assert_eq!(settings.effective_heuristic(), Heuristic::Manhattan);
+    }
+
+    #[test]
+    fn window_is_centred_on_the_start_and_integer_costs_use_the_diagonal() {
+        let settings = SearchSettings {
+            window: Some(UVec2::new(5, 3)),
+            cost: CostChoice::Integer,
+            diagonal_cost: 17,
+            ..SearchSettings::default()
+        };
+        let options = settings.options(Cell::new(10, 10));
+        assert_eq!(
+            options.window,
+            Some(SearchWindow::new(Cell::new(8, 9), Cell::new(12, 11)))
+        );
+        assert_eq!(
+            options.cost,
+            CostModel::Integer {
+                straight: 10,
+                diagonal: 17
+            }
+        );
+    }
+}

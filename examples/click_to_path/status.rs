@@ -1,0 +1,319 @@
+//! The words of the status bar: what the last search found (or why it found nothing) and what
+//! the search knew about the cell under the cursor.
+
+use crate::endpoints::Endpoints;
+use bevy_astar::astar_grid::{SearchTrace, TracedCell};
+use bevy_astar::prelude::*;
+use core::time::Duration;
+
+/// How a status line should look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    /// What to do next.
+    Hint,
+    /// Work in progress.
+    Busy,
+    /// A path was found.
+    Good,
+    /// A limit stopped the search.
+    Warning,
+    /// No path, or a request the search refused.
+    Error,
+}
+
+/// One line of the status bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusLine {
+    /// How it looks.
+    pub tone: Tone,
+    /// What it says.
+    pub text: String,
+}
+
+impl StatusLine {
+    fn new(tone: Tone, text: impl Into<String>) -> Self {
+        Self {
+            tone,
+            text: text.into(),
+        }
+    }
+}
+
+/// Formats a cost: whole numbers for integer cost models, two decimals otherwise.
+pub fn format_cost(cost: f64, model: CostModel) -> String {
+    match model {
+        CostModel::Integer { .. } => format!("{cost:.0}"),
+        CostModel::Octile => format!("{cost:.2}"),
+    }
+}
+
+/// Formats a search time in microseconds or milliseconds.
+pub fn format_duration(duration: Duration) -> String {
+    let micros = duration.as_secs_f64() * 1e6;
+    if micros < 1000.0 {
+        format!("{micros:.0} µs")
+    } else {
+        format!("{:.2} ms", micros / 1000.0)
+    }
+}
+
+/// The length of the drawn path in cells (waypoint to waypoint, so smoothing shortens it).
+fn drawn_length(path: &Path, cell_size: f32) -> f32 {
+    let total: f32 = path
+        .waypoints
+        .windows(2)
+        .map(|pair| pair[0].distance(pair[1]))
+        .sum();
+    total / cell_size.max(f32::EPSILON)
+}
+
+/// What the last search found, or what to do before there is one.
+///
+/// `expanded` is the number of cells the search expanded (from its trace), `cell_size` the world
+/// size of a cell, `model` the cost model the costs are in.
+pub fn result_line(
+    endpoints: &Endpoints,
+    path: Option<&Path>,
+    expanded: Option<usize>,
+    cell_size: f32,
+    model: CostModel,
+) -> StatusLine {
+    let (Some(start), Some(goal)) = (endpoints.start, endpoints.goal) else {
+        let which = if endpoints.start.is_none() {
+            "start"
+        } else {
+            "goal"
+        };
+        return StatusLine::new(
+            Tone::Hint,
+            format!("Left-click a free cell to place the {which}. Right-click or drag to toggle walls."),
+        );
+    };
+    let Some(path) = path.filter(|path| !path.status.is_pending()) else {
+        return StatusLine::new(Tone::Busy, "Searching...");
+    };
+    let work = match expanded {
+        Some(count) => format!(
+            "{count} cells expanded in {}",
+            format_duration(path.search_time)
+        ),
+        None => format!("searched in {}", format_duration(path.search_time)),
+    };
+    let partial = |path: &Path| {
+        if path.cells.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " The gold line is the best partial path, to {}.",
+                path.cells.last().copied().unwrap_or(start)
+            )
+        }
+    };
+    match path.status {
+        PathStatus::Found => StatusLine::new(
+            Tone::Good,
+            format!(
+                "Path cost {} · length {} steps ({:.1} cells drawn) · {work}",
+                format_cost(path.cost, model),
+                path.cells.len().saturating_sub(1),
+                drawn_length(path, cell_size),
+            ),
+        ),
+        PathStatus::NoPath => StatusLine::new(
+            Tone::Error,
+            format!(
+                "Unreachable: no path leads from {start} to {goal}; the search ran out of cells \
+                 to try ({work})."
+            ),
+        ),
+        PathStatus::LimitReached(Limit::Window) => StatusLine::new(
+            Tone::Warning,
+            format!(
+                "No path inside the search window: the goal {goal} lies outside it or every way \
+                 there leaves it ({work}).{}",
+                partial(path)
+            ),
+        ),
+        PathStatus::LimitReached(Limit::Expansions) => StatusLine::new(
+            Tone::Warning,
+            format!(
+                "Stopped at the expansion limit before reaching {goal} ({work}).{}",
+                partial(path)
+            ),
+        ),
+        PathStatus::Invalid(error) => {
+            StatusLine::new(Tone::Error, format!("Cannot search: {error}."))
+        }
+        PathStatus::Queued | PathStatus::Searching | PathStatus::WaitingForMap => {
+            StatusLine::new(Tone::Busy, "Searching...")
+        }
+    }
+}
+
+/// Where a traced cell stood after `step` expansions (or at the end of the search).
+fn state_at(traced: &TracedCell, step: Option<u32>, total: usize) -> String {
+    match (traced.closed_at, step) {
+        (_, Some(step)) if traced.opened_at > step => "not reached yet at this step".to_owned(),
+        (Some(closed), Some(step)) if closed < step => {
+            format!("expanded #{} of {total}", closed + 1)
+        }
+        (Some(closed), None) => format!("expanded #{} of {total}", closed + 1),
+        _ => "open (on the frontier)".to_owned(),
+    }
+}
+
+/// What the search knew about `cell`: its g, h and f values and whether it was open or closed.
+/// `value` is the cell's raw grid value; `traced` its record in `trace`, if the search touched
+/// it; `step` the replay step shown, if any.
+pub fn cell_line(
+    cell: Cell,
+    value: u8,
+    trace: Option<&SearchTrace>,
+    traced: Option<&TracedCell>,
+    step: Option<u32>,
+    model: CostModel,
+) -> String {
+    let terrain = match value {
+        0 => return format!("Cell {cell} · wall"),
+        1 => String::new(),
+        cost => format!(" · terrain cost x{cost}"),
+    };
+    let Some(trace) = trace else {
+        return format!("Cell {cell}{terrain}");
+    };
+    let Some(traced) = traced else {
+        return format!("Cell {cell}{terrain} · not reached by the search");
+    };
+    let cost = |value: f64| format_cost(value, model);
+    format!(
+        "Cell {cell}{terrain} · g {} · h {} · f {} · {}",
+        cost(traced.g),
+        cost(traced.h),
+        cost(traced.f),
+        state_at(traced, step, trace.expansions.len()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn endpoints() -> Endpoints {
+        let mut endpoints = Endpoints::default();
+        endpoints.place(Cell::new(1, 1));
+        endpoints.place(Cell::new(8, 3));
+        endpoints
+    }
+
+    fn path(status: PathStatus) -> Path {
+        Path {
+            status,
+            ..Path::default()
+        }
+    }
+
+    #[test]
+    fn missing_endpoints_ask_for_a_click() {
+        let line = result_line(&Endpoints::default(), None, None, 16.0, CostModel::Octile);
+        assert_eq!(line.tone, Tone::Hint);
+        assert!(line.text.contains("start"), "{}", line.text);
+    }
+
+    #[test]
+    fn an_unreachable_goal_says_so() {
+        let line = result_line(
+            &endpoints(),
+            Some(&path(PathStatus::NoPath)),
+            Some(42),
+            16.0,
+            CostModel::Octile,
+        );
+        assert_eq!(line.tone, Tone::Error);
+        assert!(line.text.starts_with("Unreachable"), "{}", line.text);
+        assert!(line.text.contains("42 cells expanded"), "{}", line.text);
+    }
+
+    #[test]
+    fn a_found_path_reports_cost_length_and_work() {
+        let found = Path {
+            status: PathStatus::Found,
+            cells: vec![Cell::new(1, 1), Cell::new(2, 2), Cell::new(3, 2)],
+            waypoints: vec![Vec2::ZERO, Vec2::new(16.0, 16.0), Vec2::new(32.0, 16.0)],
+            cost: 24.0,
+            search_time: Duration::from_micros(1500),
+            ..Path::default()
+        };
+        let line = result_line(
+            &endpoints(),
+            Some(&found),
+            Some(7),
+            16.0,
+            CostModel::INTEGER_10_14,
+        );
+        assert_eq!(line.tone, Tone::Good);
+        assert_eq!(
+            line.text,
+            "Path cost 24 · length 2 steps (2.4 cells drawn) · 7 cells expanded in 1.50 ms"
+        );
+    }
+
+    #[test]
+    fn refused_requests_and_limits_are_explained() {
+        let blocked = result_line(
+            &endpoints(),
+            Some(&path(PathStatus::Invalid(SearchError::GoalBlocked(Cell::new(8, 3))))),
+            None,
+            16.0,
+            CostModel::Octile,
+        );
+        assert_eq!(blocked.tone, Tone::Error);
+        assert!(blocked.text.contains("(8, 3)"), "{}", blocked.text);
+        let window = result_line(
+            &endpoints(),
+            Some(&path(PathStatus::LimitReached(Limit::Window))),
+            Some(3),
+            16.0,
+            CostModel::Octile,
+        );
+        assert_eq!(window.tone, Tone::Warning);
+        assert!(window.text.contains("search window"), "{}", window.text);
+    }
+
+    #[test]
+    fn hovered_cells_show_their_state_at_the_replay_step() {
+        let traced = TracedCell {
+            cell: Cell::new(2, 2),
+            g: 2.5,
+            h: 1.0,
+            f: 3.5,
+            parent: Cell::new(1, 1),
+            opened_at: 3,
+            closed_at: Some(5),
+        };
+        let trace = SearchTrace {
+            cells: vec![traced],
+            expansions: vec![Cell::new(0, 0); 9],
+        };
+        let line = |step| {
+            cell_line(
+                traced.cell,
+                1,
+                Some(&trace),
+                Some(&traced),
+                step,
+                CostModel::Octile,
+            )
+        };
+        assert!(line(Some(2)).ends_with("not reached yet at this step"));
+        assert!(line(Some(4)).ends_with("open (on the frontier)"));
+        assert!(line(Some(6)).ends_with("expanded #6 of 9"));
+        assert_eq!(
+            line(None),
+            "Cell (2, 2) · g 2.50 · h 1.00 · f 3.50 · expanded #6 of 9"
+        );
+        assert_eq!(
+            cell_line(traced.cell, 0, None, None, None, CostModel::Octile),
+            "Cell (2, 2) · wall"
+        );
+    }
+}

@@ -1,0 +1,339 @@
+//! Creeps: three kinds, each an agent with a `PathRequest` to the goal and a `PathFollower`; they
+//! search again from where they stand when a tower cuts their path, and cost a life at the goal.
+
+use crate::GameSystems;
+use crate::economy::{Economy, Restart};
+use crate::map::{GOAL, TILE};
+use bevy::asset::RenderAssetUsages;
+use bevy::prelude::*;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::sprite::Anchor;
+use bevy_astar::prelude::*;
+use rand::RngExt;
+
+pub(crate) fn plugin(app: &mut App) {
+    app.init_resource::<CreepTally>()
+        .add_systems(Startup, make_creep_image)
+        .add_systems(
+            Update,
+            (
+                search_from_current_cell
+                    .in_set(GameSystems::Repath)
+                    .run_if(resource_exists::<NavGrid>),
+                (reach_goal, drop_stuck_creeps)
+                    .in_set(GameSystems::Play)
+                    .run_if(resource_exists::<NavGrid>),
+            ),
+        )
+        .add_systems(PreUpdate, despawn_on_restart);
+}
+
+/// The kinds of creep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CreepKind {
+    /// Average in everything.
+    Grunt,
+    /// Fast and frail.
+    Runner,
+    /// Slow, big and tough.
+    Brute,
+}
+
+impl CreepKind {
+    /// Tiles per second.
+    pub(crate) const fn speed(self) -> f32 {
+        match self {
+            Self::Grunt => 1.7,
+            Self::Runner => 2.8,
+            Self::Brute => 1.05,
+        }
+    }
+
+    const fn health_factor(self) -> f32 {
+        match self {
+            Self::Grunt => 1.0,
+            Self::Runner => 0.55,
+            Self::Brute => 3.2,
+        }
+    }
+
+    /// Gold paid for a kill.
+    pub(crate) const fn bounty(self) -> u32 {
+        match self {
+            Self::Grunt | Self::Runner => 3,
+            Self::Brute => 7,
+        }
+    }
+
+    pub(crate) fn color(self) -> Color {
+        match self {
+            Self::Grunt => Color::srgb(0.95, 0.45, 0.25),
+            Self::Runner => Color::srgb(0.98, 0.86, 0.3),
+            Self::Brute => Color::srgb(0.75, 0.4, 0.95),
+        }
+    }
+
+    const fn size(self) -> f32 {
+        match self {
+            Self::Grunt => 0.42,
+            Self::Runner => 0.34,
+            Self::Brute => 0.6,
+        }
+    }
+}
+
+/// Health of a creep of `kind` in wave `wave` (1 for the first).
+pub(crate) fn creep_health(kind: CreepKind, wave: u32) -> f32 {
+    let growth = 1.2_f32.powi(wave.saturating_sub(1).min(60) as i32);
+    10.0 * growth * kind.health_factor()
+}
+
+/// A creep: its kind and health. Stress-test creeps cost no life and pay no gold.
+#[derive(Component, Clone, Debug, PartialEq)]
+pub(crate) struct Creep {
+    pub(crate) kind: CreepKind,
+    pub(crate) health: f32,
+    pub(crate) max_health: f32,
+    pub(crate) stress: bool,
+}
+
+impl Creep {
+    /// Takes `damage`; returns whether it died.
+    pub(crate) fn hurt(&mut self, damage: f32) -> bool {
+        self.health -= damage;
+        self.health <= 0.0
+    }
+
+    /// The sprite colour for the creep's health: darker as it is hurt.
+    pub(crate) fn tint(&self) -> Color {
+        let alive = (self.health / self.max_health).clamp(0.0, 1.0);
+        let color = self.kind.color().to_linear() * (0.3 + 0.7 * alive);
+        let alpha = if self.stress { 0.75 } else { 1.0 };
+        Color::from(color).with_alpha(alpha)
+    }
+}
+
+/// Counts of creeps that left the field other than by dying.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CreepTally {
+    /// Stress-test creeps that reached the goal (free of charge).
+    pub(crate) stress_arrived: u32,
+    /// Creeps removed because their search failed (none should be: placements that could
+    /// cause it are refused).
+    pub(crate) stuck: u32,
+}
+
+/// The round sprite every creep wears, tinted per kind.
+#[derive(Resource, Clone, Debug)]
+pub(crate) struct CreepImage(Handle<Image>);
+
+impl CreepImage {
+    /// The image (also the towers' turret).
+    pub(crate) fn handle(&self) -> Handle<Image> {
+        self.0.clone()
+    }
+}
+
+fn make_creep_image(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
+    const SIDE: u32 = 16;
+    let mut data = Vec::with_capacity((SIDE * SIDE * 4) as usize);
+    for y in 0..SIDE {
+        for x in 0..SIDE {
+            let offset = Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - SIDE as f32 / 2.0;
+            let radius = offset.length() / (SIDE as f32 / 2.0);
+            let alpha = ((1.0 - radius) * 6.0).clamp(0.0, 1.0);
+            // Lighter towards the top left, a dark rim: a little volume.
+            let light = 1.0 - 0.35 * radius - 0.02 * (offset.x + offset.y);
+            let rim = if radius > 0.8 { 0.45 } else { 1.0 };
+            let value = (light * rim * 255.0).clamp(0.0, 255.0) as u8;
+            data.extend([value, value, value, (alpha * 255.0) as u8]);
+        }
+    }
+    let image = Image::new(
+        Extent3d {
+            width: SIDE,
+            height: SIDE,
+            depth_or_array_layers: 1,
+        },
+        TextureDimension::D2,
+        data,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::default(),
+    );
+    commands.insert_resource(CreepImage(images.add(image)));
+}
+
+/// Everything that decides a new creep.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CreepSpawn {
+    pub(crate) kind: CreepKind,
+    pub(crate) cell: Cell,
+    pub(crate) wave: u32,
+    pub(crate) stress: bool,
+    /// Record its searches for the debug overlay.
+    pub(crate) traced: bool,
+}
+
+/// Spawns a creep on `spawn.cell` that asks for a path to the goal.
+pub(crate) fn spawn_creep(
+    commands: &mut Commands,
+    nav: &NavGrid,
+    image: &CreepImage,
+    rng: &mut impl RngExt,
+    spawn: CreepSpawn,
+) {
+    let CreepSpawn {
+        kind,
+        cell,
+        wave,
+        stress,
+        traced,
+    } = spawn;
+    let health = creep_health(kind, wave);
+    let creep = Creep {
+        kind,
+        health,
+        max_health: health,
+        stress,
+    };
+    // Creeps walk the cell centres; a small random offset of the sprite keeps a crowd from
+    // looking like one creep.
+    let jitter = Vec2::new(rng.random_range(-0.7..0.7), rng.random_range(-0.7..0.7));
+    let speed = kind.speed() * TILE * rng.random_range(0.92..1.08);
+    let mut entity = commands.spawn((
+        Sprite {
+            image: image.0.clone(),
+            color: creep.tint(),
+            custom_size: Some(Vec2::splat(kind.size() * TILE)),
+            ..default()
+        },
+        Anchor(jitter),
+        Transform::from_translation(nav.cell_center(cell).extend(3.0)),
+        // The request is all a creep needs to get a path; the follower walks it.
+        PathRequest::new(cell, GOAL),
+        PathFollower::new(speed),
+        creep,
+    ));
+    if traced {
+        entity.insert(DebugPath);
+    }
+}
+
+/// The cells creeps stand on now (for the placement check).
+pub(crate) fn creep_cells<'a>(
+    nav: &NavGrid,
+    creeps: impl IntoIterator<Item = &'a Transform>,
+) -> Vec<Cell> {
+    let mut cells: Vec<Cell> = creeps
+        .into_iter()
+        .filter_map(|transform| nav.world_to_cell(transform.translation.truncate()))
+        .collect();
+    cells.sort_unstable_by_key(|cell| (cell.y, cell.x));
+    cells.dedup();
+    cells
+}
+
+/// Creeps whose `Path` changed this frame.
+type ChangedCreepPath = (With<Creep>, Changed<Path>);
+
+/// A creep whose path a tower cut has been queued again by the plugin (status `Queued`); before
+/// the plugin dispatches it, move its request's start to the cell the creep stands on, so the
+/// new path leads on from there instead of from the spawn. Runs between the plugin's
+/// invalidation and dispatch, so the search is started once, for the new start.
+fn search_from_current_cell(
+    nav: Res<NavGrid>,
+    mut creeps: Query<(&mut PathRequest, &Path, &Transform), ChangedCreepPath>,
+) {
+    for (mut request, path, transform) in &mut creeps {
+        if path.status != PathStatus::Queued {
+            continue;
+        }
+        if let Some(cell) = nav.world_to_cell(transform.translation.truncate())
+            && nav.is_walkable(cell)
+            && request.start != cell
+        {
+            request.start = cell;
+        }
+    }
+}
+
+/// Creeps on the goal leave, taking a life (stress-test creeps are free).
+fn reach_goal(
+    mut commands: Commands,
+    nav: Res<NavGrid>,
+    mut economy: ResMut<Economy>,
+    mut tally: ResMut<CreepTally>,
+    creeps: Query<(Entity, &Creep, &Transform, &PathFollower)>,
+) {
+    let goal = nav.cell_center(GOAL);
+    for (entity, creep, transform, follower) in &creeps {
+        let there = transform.translation.truncate().distance_squared(goal) < (TILE * 0.3).powi(2);
+        if there && follower.is_finished() {
+            commands.entity(entity).try_despawn();
+            if creep.stress {
+                tally.stress_arrived += 1;
+            } else {
+                economy.lose_life();
+            }
+        }
+    }
+}
+
+/// Creeps whose search failed leave the field (a refused placement should make this rare).
+fn drop_stuck_creeps(
+    mut commands: Commands,
+    mut tally: ResMut<CreepTally>,
+    creeps: Query<(Entity, &Path), ChangedCreepPath>,
+) {
+    for (entity, path) in &creeps {
+        if let Some(failure) = path.status.failure() {
+            warn!("a creep could not reach the goal ({failure}) and leaves the field");
+            commands.entity(entity).try_despawn();
+            tally.stuck += 1;
+        }
+    }
+}
+
+fn despawn_on_restart(
+    mut commands: Commands,
+    mut restarts: MessageReader<Restart>,
+    mut tally: ResMut<CreepTally>,
+    creeps: Query<Entity, With<Creep>>,
+) {
+    if restarts.read().count() == 0 {
+        return;
+    }
+    for entity in &creeps {
+        commands.entity(entity).despawn();
+    }
+    *tally = CreepTally::default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_waves_are_tougher_and_brutes_toughest() {
+        for kind in [CreepKind::Grunt, CreepKind::Runner, CreepKind::Brute] {
+            assert!(creep_health(kind, 5) > creep_health(kind, 1));
+            assert!(creep_health(kind, 1_000).is_finite());
+        }
+        assert!(creep_health(CreepKind::Brute, 1) > creep_health(CreepKind::Grunt, 1));
+        assert!(creep_health(CreepKind::Runner, 1) < creep_health(CreepKind::Grunt, 1));
+        assert!(CreepKind::Runner.speed() > CreepKind::Brute.speed());
+    }
+
+    #[test]
+    fn creeps_die_when_health_runs_out() {
+        let mut creep = Creep {
+            kind: CreepKind::Grunt,
+            health: 10.0,
+            max_health: 10.0,
+            stress: false,
+        };
+        assert!(!creep.hurt(4.0));
+        assert!(!creep.hurt(5.9));
+        assert!(creep.hurt(0.2));
+    }
+}

@@ -1,0 +1,93 @@
+//! Tower defense on a `bevy_ecs_tilemap` map: waves of creeps path from the spawn (left) to the
+//! goal (right) with `bevy_astar`, and the towers you place reshape their routes.
+//!
+//! ```text
+//! cargo run --release --example tower_defense
+//! ```
+//!
+//! Left click a free tile to build a tower (it costs gold; kills earn gold). A tower that would
+//! cut every route from the spawn to the goal, or trap a creep, is refused with the reason.
+//! When one lands, only the creeps whose paths crossed its tile search again, from where they
+//! stand. Creeps that reach the goal cost a life. Keys: `Space` sends the next wave now, `S`
+//! releases 2,000 stress-test creeps, `D` toggles the debug overlay, `R` restarts. The left
+//! window is the game; the right one is `bevy_astar`'s own debug panel (`egui` feature).
+
+mod creeps;
+mod economy;
+mod map;
+mod script;
+mod towers;
+mod ui;
+mod waves;
+
+use bevy::prelude::*;
+use bevy_astar::egui_panel::AStarEguiPanelPlugin;
+use bevy_astar::prelude::*;
+use bevy_astar::tilemap::TilemapNavPlugin;
+use bevy_astar_examples::scripted_input::ScriptedInputPlugin;
+use bevy_ecs_tilemap::TilemapPlugin;
+use bevy_egui::{EguiPlugin, egui};
+
+/// The game's systems in `Update`, around the plugin's.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum GameSystems {
+    /// Read the mouse, keys and scripted commands.
+    Input,
+    /// Build towers, spawn creeps: everything that edits the map or adds requests.
+    Build,
+    /// Between the plugin's invalidation and dispatch: point re-searches at the creeps' cells.
+    Repath,
+    /// After the plugin moved the creeps: shoot, score, count.
+    Play,
+}
+
+fn main() {
+    App::new()
+        .insert_resource(ClearColor(Color::srgb(0.07, 0.08, 0.07)))
+        .add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "bevy_astar: tower defense".into(),
+                resolution: (1280, 800).into(),
+                ..default()
+            }),
+            ..default()
+        }))
+        .add_plugins((
+            TilemapPlugin,
+            // Waves share their searches: creeps asking the same question get one answer.
+            AStarPlugin::default()
+                .with_max_searches_per_frame(128)
+                .with_cache_capacity(8192),
+            // The tilemap is the map: rock and tower tiles are walls.
+            TilemapNavPlugin::default().with_rule(|_tile, texture| {
+                map::Terrain::from_texture(texture).map_or(0, map::Terrain::nav_cost)
+            }),
+            AStarDebugPlugin::default(),
+            EguiPlugin::default(),
+            // The plugin's own panel, pinned to the top right.
+            AStarEguiPanelPlugin::default().with_anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0]),
+            ScriptedInputPlugin,
+        ))
+        .configure_sets(
+            Update,
+            (
+                (GameSystems::Input, GameSystems::Build)
+                    .chain()
+                    .before(AStarSystems::Invalidate),
+                GameSystems::Repath
+                    .after(AStarSystems::Invalidate)
+                    .before(AStarSystems::Dispatch),
+                GameSystems::Play.after(AStarSystems::Follow),
+            ),
+        )
+        .add_plugins((
+            map::plugin,
+            economy::plugin,
+            waves::plugin,
+            creeps::plugin,
+            towers::plugin,
+            ui::plugin,
+            script::plugin,
+        ))
+        .run();
+}

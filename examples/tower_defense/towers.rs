@@ -1,0 +1,504 @@
+//! Towers: a left click on a free tile builds one, unless it would cut every route from the spawn
+//! to the goal or trap a creep (judged on the connectivity labels before anything changes); the
+//! tile becomes a tower tile, which `bevy_astar` sees as a wall, and only the creeps whose paths
+//! crossed it search again. Towers shoot the nearest creep in range.
+
+use crate::GameSystems;
+use crate::creeps::{Creep, CreepImage, creep_cells};
+use crate::economy::{Economy, Restart, TOWER_COST};
+use crate::map::{Battlefield, Blocking, Connectivity, Layout, TILE, Terrain};
+use bevy::prelude::*;
+use bevy::sprite::Text2dShadow;
+use bevy::window::PrimaryWindow;
+use bevy_astar::prelude::*;
+use bevy_astar::tilemap::cell_to_tile_pos;
+use bevy_ecs_tilemap::prelude::*;
+use bevy_egui::input::EguiWantsInput;
+
+/// Reach of a tower, in tiles.
+pub(crate) const RANGE: f32 = 3.2;
+/// Seconds between two shots of a tower.
+const RELOAD: f32 = 0.4;
+/// Damage of one shot.
+const DAMAGE: f32 = 6.0;
+/// Seconds a shot's beam stays visible.
+const BEAM: f32 = 0.08;
+/// Seconds a refusal's text floats over its tile.
+const REFUSAL_TEXT: f32 = 2.2;
+
+pub(crate) fn plugin(app: &mut App) {
+    app.add_message::<PlaceTower>()
+        .init_resource::<HoveredCell>()
+        .init_resource::<PlacementLog>()
+        .add_systems(
+            Update,
+            (
+                (hover_and_click)
+                    .in_set(GameSystems::Input)
+                    .run_if(resource_exists::<NavGrid>),
+                build_towers
+                    .in_set(GameSystems::Build)
+                    .run_if(resource_exists::<NavGrid>.and_then(resource_exists::<Battlefield>)),
+                (shoot, draw_beams, draw_hover, float_refusals)
+                    .chain()
+                    .in_set(GameSystems::Play)
+                    .run_if(resource_exists::<NavGrid>),
+            ),
+        )
+        .add_systems(PreUpdate, reset_on_restart);
+}
+
+/// Asks to build a tower on a cell; a click and a scripted placement both send it.
+#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PlaceTower(pub(crate) Cell);
+
+/// A tower and its weapon.
+#[derive(Component, Clone, Debug, PartialEq)]
+pub(crate) struct Tower {
+    pub(crate) cell: Cell,
+    reload: f32,
+    /// Where the last shot hit, and for how much longer its beam shows.
+    beam: Option<(Vec2, f32)>,
+}
+
+/// The tile under the cursor (`None` off the map or over a window), and what building there
+/// would give.
+#[derive(Resource, Clone, Debug, Default, PartialEq)]
+pub(crate) struct HoveredCell {
+    pub(crate) cell: Option<Cell>,
+    pub(crate) verdict: Option<Result<(), Refusal>>,
+}
+
+/// Why a tower was not built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    Terrain(&'static str),
+    Gold,
+    GameOver,
+    Blocking(Blocking),
+}
+
+impl core::fmt::Display for Refusal {
+    fn fmt(&self, formatter: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Terrain(reason) => formatter.write_str(reason),
+            Self::Gold => write!(formatter, "not enough gold: a tower costs {TOWER_COST}"),
+            Self::GameOver => formatter.write_str("the game is over: press R to play again"),
+            Self::Blocking(Blocking::CutsSpawn) => {
+                formatter.write_str("it would cut every route from the spawn to the goal")
+            }
+            Self::Blocking(Blocking::TrapsCreeps(1)) => {
+                formatter.write_str("it would trap a creep with no way to the goal")
+            }
+            Self::Blocking(Blocking::TrapsCreeps(count)) => {
+                write!(
+                    formatter,
+                    "it would trap {count} creeps with no way to the goal"
+                )
+            }
+            Self::Blocking(Blocking::CreepOnCell) => {
+                formatter.write_str("a creep is standing there")
+            }
+        }
+    }
+}
+
+/// What the last placements did, for the game window.
+#[derive(Resource, Clone, Debug, Default, PartialEq)]
+pub(crate) struct PlacementLog {
+    /// The last refusal and its cell (kept when a later tower is built).
+    pub(crate) refusal: Option<(Cell, Refusal)>,
+    /// The last tower built.
+    pub(crate) last_tower: Option<TowerReport>,
+}
+
+/// A tower as it landed: the creep paths it cut, and the plugin's counters at that moment so
+/// the window can show the work done since.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct TowerReport {
+    pub(crate) cell: Cell,
+    /// Creeps whose current path went through the tile.
+    pub(crate) paths_cut: usize,
+    /// Creeps on the field then.
+    pub(crate) creeps: usize,
+    /// The plugin's counters just before the tower landed.
+    pub(crate) stats_before: PathfindingStats,
+}
+
+/// Judges building on `cell`: the tile, the purse, then the routes of the spawn and the creeps.
+fn judge(
+    cell: Cell,
+    terrain: Terrain,
+    economy: &Economy,
+    connectivity: &Connectivity,
+    creeps: &[Cell],
+) -> Result<(), Refusal> {
+    if economy.is_over() {
+        return Err(Refusal::GameOver);
+    }
+    if let Some(reason) = terrain.unbuildable_reason() {
+        return Err(Refusal::Terrain(reason));
+    }
+    if economy.gold < TOWER_COST {
+        return Err(Refusal::Gold);
+    }
+    connectivity.check(cell, creeps).map_err(Refusal::Blocking)
+}
+
+/// The terrain a tile shows now (towers included).
+fn terrain_at(
+    cell: Cell,
+    storage: &TileStorage,
+    tiles: &Query<&mut TileTextureIndex>,
+) -> Option<Terrain> {
+    let tile = storage.checked_get(&cell_to_tile_pos(cell))?;
+    Terrain::from_texture(tiles.get(tile).ok().copied())
+}
+
+/// Tracks the tile under the cursor and turns a left click on the map into [`PlaceTower`].
+fn hover_and_click(
+    window: Single<&Window, With<PrimaryWindow>>,
+    camera: Single<(&Camera, &GlobalTransform), With<Camera2d>>,
+    egui_input: Option<Res<EguiWantsInput>>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    nav: Res<NavGrid>,
+    mut hovered: ResMut<HoveredCell>,
+    mut place: MessageWriter<PlaceTower>,
+) {
+    let over_window = egui_input.is_some_and(|input| input.wants_any_pointer_input());
+    let (camera, transform) = *camera;
+    let cell = window
+        .cursor_position()
+        .filter(|_| !over_window)
+        .and_then(|position| camera.viewport_to_world_2d(transform, position).ok())
+        .and_then(|world| nav.world_to_cell(world));
+    if hovered.cell != cell {
+        hovered.cell = cell;
+    }
+    if let Some(cell) = cell
+        && buttons.just_pressed(MouseButton::Left)
+    {
+        place.write(PlaceTower(cell));
+    }
+}
+
+/// The resources building a tower reads and changes.
+#[derive(bevy::ecs::system::SystemParam)]
+struct Builder<'w, 's> {
+    commands: Commands<'w, 's>,
+    economy: ResMut<'w, Economy>,
+    connectivity: ResMut<'w, Connectivity>,
+    log: ResMut<'w, PlacementLog>,
+    hovered: ResMut<'w, HoveredCell>,
+    stats: Res<'w, PathfindingStats>,
+    image: Option<Res<'w, CreepImage>>,
+    battlefield: Res<'w, Battlefield>,
+    storages: Query<'w, 's, &'static TileStorage>,
+    tiles: Query<'w, 's, &'static mut TileTextureIndex>,
+}
+
+/// Builds the requested towers that pass [`judge`]; the others leave a refusal on the map and
+/// in the log. Also judges the hovered tile for the preview.
+fn build_towers(
+    mut requests: MessageReader<PlaceTower>,
+    mut builder: Builder,
+    nav: Res<NavGrid>,
+    creeps: Query<(&Transform, &Path), With<Creep>>,
+) {
+    let Ok(storage) = builder.storages.get(builder.battlefield.tilemap) else {
+        return;
+    };
+    let storage = storage.clone();
+    let mut creep_positions = None;
+    let mut positions = || creep_cells(&nav, creeps.iter().map(|(transform, _)| transform));
+    for &PlaceTower(cell) in requests.read() {
+        let positions = creep_positions.get_or_insert_with(&mut positions);
+        let Some(terrain) = terrain_at(cell, &storage, &builder.tiles) else {
+            continue;
+        };
+        let verdict = judge(
+            cell,
+            terrain,
+            &builder.economy,
+            &builder.connectivity,
+            positions,
+        );
+        if let Err(refusal) = verdict {
+            builder.commands.spawn(refusal_text(&nav, cell, &refusal));
+            builder.log.refusal = Some((cell, refusal));
+            continue;
+        }
+        let placed = builder.connectivity.try_block(cell, positions);
+        if placed.is_err() || !builder.economy.buy_tower() {
+            continue;
+        }
+        // The tile becomes a tower tile: `bevy_astar`'s tilemap sync blocks its cell in the
+        // `NavGrid`, and the plugin re-queues exactly the creeps whose paths crossed it.
+        if let Some(tile) = storage.checked_get(&cell_to_tile_pos(cell))
+            && let Ok(mut texture) = builder.tiles.get_mut(tile)
+        {
+            *texture = Terrain::Tower.texture();
+        }
+        let paths_cut = creeps
+            .iter()
+            .filter(|(_, path)| path.cells.contains(&cell))
+            .count();
+        builder.log.last_tower = Some(TowerReport {
+            cell,
+            paths_cut,
+            creeps: creeps.iter().len(),
+            stats_before: builder.stats.clone(),
+        });
+        spawn_tower(&mut builder.commands, &nav, builder.image.as_deref(), cell);
+    }
+    // The preview: what a click on the hovered tile would do.
+    let verdict = builder.hovered.cell.and_then(|cell| {
+        let terrain = terrain_at(cell, &storage, &builder.tiles)?;
+        let positions = creep_positions.get_or_insert_with(&mut positions);
+        Some(judge(
+            cell,
+            terrain,
+            &builder.economy,
+            &builder.connectivity,
+            positions,
+        ))
+    });
+    if builder.hovered.verdict != verdict {
+        builder.hovered.verdict = verdict;
+    }
+}
+
+fn spawn_tower(commands: &mut Commands, nav: &NavGrid, image: Option<&CreepImage>, cell: Cell) {
+    let turret = Sprite {
+        image: image.map(CreepImage::handle).unwrap_or_default(),
+        color: Color::srgb(0.55, 0.75, 0.95),
+        custom_size: Some(Vec2::splat(TILE * 0.62)),
+        ..default()
+    };
+    commands.spawn((
+        turret,
+        Transform::from_translation(nav.cell_center(cell).extend(2.0)),
+        Tower {
+            cell,
+            reload: 0.0,
+            beam: None,
+        },
+    ));
+}
+
+/// A refusal's reason floating over its tile for a moment.
+#[derive(Component, Clone, Copy, Debug)]
+struct FloatingText {
+    age: f32,
+}
+
+fn refusal_text(nav: &NavGrid, cell: Cell, refusal: &Refusal) -> impl Bundle {
+    let position = nav.cell_center(cell) + Vec2::new(0.0, TILE * 0.9);
+    (
+        Text2d::new(format!("No: {refusal}")),
+        TextFont::from_font_size(15.0),
+        TextColor(Color::srgb(1.0, 0.45, 0.4)),
+        Text2dShadow {
+            offset: Vec2::new(1.5, -1.5),
+            color: Color::BLACK,
+        },
+        Transform::from_translation(position.extend(10.0)),
+        FloatingText { age: 0.0 },
+    )
+}
+
+fn float_refusals(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut texts: Query<(Entity, &mut FloatingText, &mut Transform, &mut TextColor)>,
+) {
+    for (entity, mut text, mut transform, mut color) in &mut texts {
+        text.age += time.delta_secs();
+        if text.age >= REFUSAL_TEXT {
+            commands.entity(entity).try_despawn();
+            continue;
+        }
+        transform.translation.y += time.delta_secs() * 10.0;
+        let fade = 1.0 - (text.age / REFUSAL_TEXT).powi(3);
+        color.0.set_alpha(fade);
+    }
+}
+
+/// Each loaded tower shoots the nearest creep in range; kills pay their bounty.
+fn shoot(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut economy: ResMut<Economy>,
+    mut towers: Query<(&mut Tower, &Transform), Without<Creep>>,
+    mut creeps: Query<(Entity, &mut Creep, &mut Sprite, &Transform)>,
+) {
+    let delta = time.delta_secs();
+    let reach_squared = (RANGE * TILE).powi(2);
+    for (mut tower, transform) in &mut towers {
+        let tower = &mut *tower;
+        if let Some((_, left)) = &mut tower.beam {
+            *left -= delta;
+        }
+        tower.beam = tower.beam.filter(|&(_, left)| left > 0.0);
+        tower.reload = (tower.reload - delta).max(0.0);
+        if tower.reload > 0.0 {
+            continue;
+        }
+        let from = transform.translation.truncate();
+        let target = creeps
+            .iter()
+            .filter(|(_, creep, ..)| creep.health > 0.0)
+            .map(|(entity, _, _, creep)| {
+                let at = creep.translation.truncate();
+                (entity, at, at.distance_squared(from))
+            })
+            .filter(|&(_, _, distance)| distance <= reach_squared)
+            .min_by(|a, b| a.2.total_cmp(&b.2));
+        let Some((entity, at, _)) = target else {
+            continue;
+        };
+        let Ok((_, mut creep, mut sprite, _)) = creeps.get_mut(entity) else {
+            continue;
+        };
+        tower.reload = RELOAD;
+        tower.beam = Some((at, BEAM));
+        if creep.hurt(DAMAGE) {
+            commands.entity(entity).try_despawn();
+            if !creep.stress {
+                economy.reward_kill(creep.kind.bounty());
+            }
+        } else {
+            sprite.color = creep.tint();
+        }
+    }
+}
+
+fn draw_beams(towers: Query<(&Tower, &Transform)>, mut gizmos: Gizmos) {
+    for (tower, transform) in &towers {
+        if let Some((target, _)) = tower.beam {
+            let from = transform.translation.truncate();
+            gizmos.line_2d(from, target, Color::srgb(0.6, 0.95, 1.0));
+        }
+    }
+}
+
+/// Outlines the hovered tile, green when a tower may go there and red when not, with the
+/// tower's reach.
+fn draw_hover(hovered: Res<HoveredCell>, nav: Res<NavGrid>, mut gizmos: Gizmos) {
+    let (Some(cell), Some(verdict)) = (hovered.cell, &hovered.verdict) else {
+        return;
+    };
+    let centre = nav.cell_center(cell);
+    let color = if verdict.is_ok() {
+        Color::srgb(0.4, 1.0, 0.5)
+    } else {
+        Color::srgb(1.0, 0.35, 0.3)
+    };
+    gizmos.rect_2d(centre, Vec2::splat(TILE), color);
+    if verdict.is_ok() {
+        gizmos.circle_2d(centre, RANGE * TILE, color.with_alpha(0.35));
+    }
+}
+
+/// The tilemap's tiles, to put their textures back.
+#[derive(bevy::ecs::system::SystemParam)]
+struct Tiles<'w, 's> {
+    battlefield: Option<Res<'w, Battlefield>>,
+    storages: Query<'w, 's, &'static TileStorage>,
+    textures: Query<'w, 's, &'static mut TileTextureIndex>,
+}
+
+fn reset_on_restart(
+    mut commands: Commands,
+    mut restarts: MessageReader<Restart>,
+    layout: Res<Layout>,
+    mut tiles: Tiles,
+    towers: Query<(Entity, &Tower)>,
+    mut log: ResMut<PlacementLog>,
+) {
+    if restarts.read().count() == 0 {
+        return;
+    }
+    let Tiles {
+        battlefield,
+        storages,
+        textures,
+    } = &mut tiles;
+    let storage = battlefield
+        .as_ref()
+        .and_then(|battlefield| storages.get(battlefield.tilemap).ok());
+    for (entity, tower) in &towers {
+        commands.entity(entity).despawn();
+        if let Some(tile) =
+            storage.and_then(|storage| storage.checked_get(&cell_to_tile_pos(tower.cell)))
+            && let Ok(mut texture) = textures.get_mut(tile)
+        {
+            *texture = layout.get(tower.cell).texture();
+        }
+    }
+    commands.insert_resource(Connectivity::new(&layout));
+    *log = PlacementLog::default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::{GOAL, SPAWN};
+
+    #[test]
+    fn placements_are_judged_in_order_tile_gold_routes() {
+        let layout = Layout::generate(1);
+        let connectivity = Connectivity::new(&layout);
+        let rich = Economy {
+            gold: 1_000,
+            ..Economy::default()
+        };
+        let poor = Economy {
+            gold: TOWER_COST - 1,
+            ..Economy::default()
+        };
+        let open = Cell::new(SPAWN.x + 2, SPAWN.y);
+        assert_eq!(
+            judge(open, Terrain::Grass, &rich, &connectivity, &[]),
+            Ok(())
+        );
+        assert_eq!(
+            judge(open, Terrain::Grass, &poor, &connectivity, &[]),
+            Err(Refusal::Gold)
+        );
+        assert!(matches!(
+            judge(open, Terrain::Rock, &rich, &connectivity, &[]),
+            Err(Refusal::Terrain(_))
+        ));
+        assert_eq!(
+            judge(open, Terrain::Grass, &rich, &connectivity, &[open]),
+            Err(Refusal::Blocking(Blocking::CreepOnCell))
+        );
+        // The cell in front of the goal: refused for cutting the spawn off only if it is the
+        // goal's only neighbour, which the map never makes it; blocking the goal itself is.
+        assert!(matches!(
+            judge(GOAL, Terrain::Goal, &rich, &connectivity, &[]),
+            Err(Refusal::Terrain(_))
+        ));
+        let over = Economy { lives: 0, ..rich };
+        assert_eq!(
+            judge(open, Terrain::Grass, &over, &connectivity, &[]),
+            Err(Refusal::GameOver)
+        );
+    }
+
+    #[test]
+    fn refusals_say_why() {
+        assert!(
+            Refusal::Blocking(Blocking::CutsSpawn)
+                .to_string()
+                .contains("every route")
+        );
+        assert!(
+            Refusal::Blocking(Blocking::TrapsCreeps(3))
+                .to_string()
+                .contains("3 creeps")
+        );
+        assert!(Refusal::Gold.to_string().contains(&TOWER_COST.to_string()));
+    }
+}

@@ -1,0 +1,247 @@
+//! Waves: a countdown, then creeps of random kinds at random intervals from the spawn, larger and
+//! tougher each time; and the stress test, thousands of creeps released across the map at once.
+
+use crate::GameSystems;
+use crate::creeps::{CreepImage, CreepKind, CreepSpawn, spawn_creep};
+use crate::economy::{Economy, Restart};
+use crate::map::{Connectivity, GOAL, MAP_HEIGHT, MAP_WIDTH, SPAWN};
+use bevy::prelude::*;
+use bevy_astar::prelude::*;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use std::collections::VecDeque;
+
+/// Seconds before the first wave.
+const FIRST_WAVE_DELAY: f32 = 4.0;
+/// Seconds between the last creep of a wave and the next wave.
+const WAVE_GAP: f32 = 10.0;
+/// Seed of the waves' randomness: scripted runs see the same waves.
+const WAVE_SEED: u64 = 11;
+
+pub(crate) fn plugin(app: &mut App) {
+    app.insert_resource(Waves::new(WAVE_SEED))
+        .add_message::<SendWave>()
+        .add_message::<Stress>()
+        .add_systems(
+            Update,
+            (start_waves, spawn_creeps, release_stress)
+                .chain()
+                .in_set(GameSystems::Build)
+                .run_if(resource_exists::<NavGrid>.and_then(resource_exists::<CreepImage>)),
+        )
+        .add_systems(PreUpdate, reset_on_restart);
+}
+
+/// Starts the next wave now.
+#[derive(Message, Clone, Copy, Debug, Default)]
+pub(crate) struct SendWave;
+
+/// Releases this many stress-test creeps across the map.
+#[derive(Message, Clone, Copy, Debug)]
+pub(crate) struct Stress(pub(crate) u32);
+
+/// The wave schedule and the creeps still to come.
+#[derive(Resource, Debug)]
+pub(crate) struct Waves {
+    /// The last wave started (0 before the first).
+    pub(crate) number: u32,
+    /// Seconds until the next wave, while none is spawning.
+    pub(crate) countdown: f32,
+    /// Creeps of the current wave still to spawn.
+    pending: VecDeque<CreepKind>,
+    /// Seconds until the next creep of the current wave.
+    next_spawn: f32,
+    /// Whether the next creep is the first of its wave (its searches are traced).
+    first_of_wave: bool,
+    rng: StdRng,
+}
+
+impl Waves {
+    fn new(seed: u64) -> Self {
+        Self {
+            number: 0,
+            countdown: FIRST_WAVE_DELAY,
+            pending: VecDeque::new(),
+            next_spawn: 0.0,
+            first_of_wave: false,
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Creeps of the current wave not yet spawned.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Queues wave `number + 1`: more creeps each wave, runners from the second, brutes from the
+    /// third, and a pack of brutes every fifth.
+    fn start_next(&mut self) {
+        self.number += 1;
+        let wave = self.number;
+        let count = 6 + 3 * wave;
+        let runners = if wave >= 2 { 0.25 } else { 0.0 };
+        let brutes = if wave >= 3 {
+            (0.04 * f64::from(wave)).min(0.3)
+        } else {
+            0.0
+        };
+        for _ in 0..count {
+            let roll: f64 = self.rng.random();
+            let kind = if roll < brutes {
+                CreepKind::Brute
+            } else if roll < brutes + runners {
+                CreepKind::Runner
+            } else {
+                CreepKind::Grunt
+            };
+            self.pending.push_back(kind);
+        }
+        if wave.is_multiple_of(5) {
+            self.pending.extend([CreepKind::Brute; 3]);
+        }
+        self.first_of_wave = true;
+        self.next_spawn = 0.0;
+    }
+}
+
+fn start_waves(
+    time: Res<Time>,
+    economy: Res<Economy>,
+    mut sends: MessageReader<SendWave>,
+    mut waves: ResMut<Waves>,
+) {
+    let sent = sends.read().count() > 0;
+    if economy.is_over() {
+        return;
+    }
+    if sent {
+        waves.start_next();
+        waves.countdown = WAVE_GAP;
+        return;
+    }
+    if waves.pending.is_empty() {
+        waves.countdown -= time.delta_secs();
+        if waves.countdown <= 0.0 {
+            waves.start_next();
+            waves.countdown = WAVE_GAP;
+        }
+    }
+}
+
+fn spawn_creeps(
+    mut commands: Commands,
+    time: Res<Time>,
+    nav: Res<NavGrid>,
+    image: Res<CreepImage>,
+    economy: Res<Economy>,
+    mut waves: ResMut<Waves>,
+) {
+    if economy.is_over() {
+        return;
+    }
+    let waves = &mut *waves;
+    waves.next_spawn -= time.delta_secs();
+    while waves.next_spawn <= 0.0 {
+        let Some(kind) = waves.pending.pop_front() else {
+            break;
+        };
+        let spawn = CreepSpawn {
+            kind,
+            cell: SPAWN,
+            wave: waves.number,
+            stress: false,
+            traced: core::mem::take(&mut waves.first_of_wave),
+        };
+        spawn_creep(&mut commands, &nav, &image, &mut waves.rng, spawn);
+        // Mostly a steady trickle, sometimes two at once.
+        waves.next_spawn += if waves.rng.random_bool(0.15) {
+            0.05
+        } else {
+            waves.rng.random_range(0.3..0.85)
+        };
+    }
+    if waves.pending.is_empty() {
+        waves.next_spawn = 0.0;
+    }
+}
+
+/// Stress-test creeps appear on random cells left of the last wall from which the goal can be
+/// reached, each with its own request to the goal: thousands of agents, most sharing a start
+/// cell with others.
+fn release_stress(
+    mut commands: Commands,
+    nav: Res<NavGrid>,
+    connectivity: Res<Connectivity>,
+    image: Res<CreepImage>,
+    mut stresses: MessageReader<Stress>,
+    mut waves: ResMut<Waves>,
+) {
+    let count: u32 = stresses.read().map(|stress| stress.0).sum();
+    if count == 0 {
+        return;
+    }
+    let open: Vec<Cell> = (0..MAP_HEIGHT)
+        .flat_map(|y| (0..MAP_WIDTH).map(move |x| Cell::new(x, y)))
+        .filter(|&cell| cell.x + 8 < GOAL.x && connectivity.reaches_goal(cell))
+        .collect();
+    if open.is_empty() {
+        return;
+    }
+    let waves = &mut *waves;
+    let wave = waves.number.max(1);
+    for _ in 0..count {
+        let cell = open[waves.rng.random_range(0..open.len())];
+        let kind = match waves.rng.random_range(0..10) {
+            0..=5 => CreepKind::Grunt,
+            6..=8 => CreepKind::Runner,
+            _ => CreepKind::Brute,
+        };
+        let spawn = CreepSpawn {
+            kind,
+            cell,
+            wave,
+            stress: true,
+            traced: false,
+        };
+        spawn_creep(&mut commands, &nav, &image, &mut waves.rng, spawn);
+    }
+    info!("released {count} stress-test creeps");
+}
+
+fn reset_on_restart(mut restarts: MessageReader<Restart>, mut waves: ResMut<Waves>) {
+    if restarts.read().count() > 0 {
+        *waves = Waves::new(WAVE_SEED);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waves_grow_and_mix_kinds() {
+        let mut waves = Waves::new(3);
+        waves.start_next();
+        let first = waves.pending.len();
+        assert!(waves.pending.iter().all(|&kind| kind == CreepKind::Grunt));
+        waves.pending.clear();
+        for _ in 0..8 {
+            waves.pending.clear();
+            waves.start_next();
+        }
+        assert_eq!(waves.number, 9);
+        assert!(waves.pending.len() > first);
+        for kind in [CreepKind::Grunt, CreepKind::Runner, CreepKind::Brute] {
+            assert!(waves.pending.contains(&kind), "{kind:?} in wave 9");
+        }
+        waves.pending.clear();
+        waves.start_next();
+        let brutes = waves
+            .pending
+            .iter()
+            .rev()
+            .take(3)
+            .all(|&kind| kind == CreepKind::Brute);
+        assert!(brutes, "wave 10 ends with a pack of brutes");
+    }
+}
