@@ -414,6 +414,11 @@ fn status_bar(ui: &mut egui::Ui, shown: &Shown, controls: &Controls) {
     );
     ui.add_space(2.0);
     ui.label(styled(&line));
+    let total = trace.map_or(0, |trace| trace.trace.expansions.len() as u32);
+    let replay = &controls.replay;
+    if let Some(text) = status::replay_line(replay.active, replay.playing, replay.step, total) {
+        ui.label(egui::RichText::new(text).color(egui::Color32::from_rgb(235, 235, 200)));
+    }
     let next = match shown.endpoints.next {
         Endpoint::Start => "start",
         Endpoint::Goal => "goal",

@@ -23,6 +23,7 @@ use crate::map::{MapAction, MapRng, MapSource, ObstacleSettings};
 use crate::replay::{Replay, ReplayCommand};
 use crate::settings::{Algorithm, CostChoice, SearchSettings};
 use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
 use bevy_astar_examples::scripted_input::is_mouse_command;
@@ -160,14 +161,20 @@ fn parse(text: &str) -> Option<ScriptCommand> {
     })
 }
 
+/// The panel's state and messages that scripted commands change.
+#[derive(SystemParam)]
+struct PanelControls<'w> {
+    settings: ResMut<'w, SearchSettings>,
+    replay: ResMut<'w, Replay>,
+    rng: ResMut<'w, MapRng>,
+    obstacles: ResMut<'w, ObstacleSettings>,
+    map_actions: MessageWriter<'w, MapAction>,
+    replay_commands: MessageWriter<'w, ReplayCommand>,
+}
+
 fn run_script(
     mut events: MessageReader<CiTestingCustomEvent>,
-    mut settings: ResMut<SearchSettings>,
-    mut replay: ResMut<Replay>,
-    mut rng: ResMut<MapRng>,
-    mut obstacles: ResMut<ObstacleSettings>,
-    mut map_actions: MessageWriter<MapAction>,
-    mut replay_commands: MessageWriter<ReplayCommand>,
+    mut controls: PanelControls,
     mut exit: MessageWriter<AppExit>,
 ) {
     for CiTestingCustomEvent(text) in events.read() {
@@ -182,22 +189,22 @@ fn run_script(
         info!("scripted: {text}");
         match command {
             ScriptCommand::Map(source) => {
-                map_actions.write(MapAction::Load(source));
+                controls.map_actions.write(MapAction::Load(source));
             }
-            ScriptCommand::Seed(seed) => rng.0 = StdRng::seed_from_u64(seed),
+            ScriptCommand::Seed(seed) => controls.rng.0 = StdRng::seed_from_u64(seed),
             ScriptCommand::Scatter(density) => {
-                obstacles.density = density;
-                map_actions.write(MapAction::Scatter { density });
+                controls.obstacles.density = density;
+                controls.map_actions.write(MapAction::Scatter { density });
             }
             ScriptCommand::Clear => {
-                map_actions.write(MapAction::ClearObstacles);
+                controls.map_actions.write(MapAction::ClearObstacles);
             }
-            ScriptCommand::Settings(change) => change.apply(&mut settings),
+            ScriptCommand::Settings(change) => change.apply(&mut controls.settings),
             ScriptCommand::Replay(command) => {
-                replay_commands.write(command);
+                controls.replay_commands.write(command);
             }
-            ScriptCommand::ReplaySpeed(speed) => replay.speed = speed.max(0.0),
-            ScriptCommand::Autoplay(on) => replay.autoplay = on,
+            ScriptCommand::ReplaySpeed(speed) => controls.replay.speed = speed.max(0.0),
+            ScriptCommand::Autoplay(on) => controls.replay.autoplay = on,
         }
     }
 }

@@ -150,6 +150,17 @@ pub fn result_line(
     }
 }
 
+/// What the replay shows, while one runs: the step and how to drive it.
+pub fn replay_line(active: bool, playing: bool, step: u32, total: u32) -> Option<String> {
+    active.then(|| {
+        let state = if playing { "playing" } else { "paused" };
+        format!(
+            "Replay {state} at expansion {step} of {total}: the path appears when the search \
+             ends (Space play/pause, arrows step, End finish)."
+        )
+    })
+}
+
 /// Where a traced cell stood after `step` expansions (or at the end of the search).
 fn state_at(traced: &TracedCell, step: Option<u32>, total: usize) -> String {
     match (traced.closed_at, step) {
@@ -277,6 +288,13 @@ mod tests {
         );
         assert_eq!(window.tone, Tone::Warning);
         assert!(window.text.contains("search window"), "{}", window.text);
+    }
+
+    #[test]
+    fn the_replay_line_shows_only_during_a_replay() {
+        assert_eq!(replay_line(false, false, 3, 10), None);
+        let line = replay_line(true, false, 3, 10).expect("a replay runs");
+        assert!(line.starts_with("Replay paused at expansion 3 of 10"), "{line}");
     }
 
     #[test]
