@@ -3,7 +3,7 @@
 use core::f64::consts::SQRT_2;
 
 /// What a straight and a diagonal step cost, before the target cell's terrain multiplier.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CostModel {
     /// Straight steps cost 1 and diagonal steps exactly `sqrt(2)`: lengths match the Moving AI
     /// benchmark files.

@@ -220,6 +220,30 @@ impl Grid {
         self.cells.iter().filter(|&&value| value != 0).count()
     }
 
+    /// Checks `start` and `goal` as every search does before it begins: the same
+    /// [`SearchError`](crate::SearchError) for an empty grid and for an endpoint outside the grid
+    /// or blocked, so that code answering a request without a search (a flow field, say) fails
+    /// it the same way.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, SearchError};
+    ///
+    /// let grid = Grid::from_ascii("..#")?;
+    /// assert_eq!(grid.check_endpoints(Cell::new(0, 0), Cell::new(1, 0)), Ok(()));
+    /// assert_eq!(
+    ///     grid.check_endpoints(Cell::new(0, 0), Cell::new(2, 0)),
+    ///     Err(SearchError::GoalBlocked(Cell::new(2, 0)))
+    /// );
+    /// # Ok::<(), astar_grid::ParseError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SearchError::EmptyGrid`](crate::SearchError::EmptyGrid), then the start's and the goal's
+    /// out-of-bounds errors, then their blocked errors.
+    pub fn check_endpoints(&self, start: Cell, goal: Cell) -> Result<(), crate::SearchError> {
+        crate::search::validate_endpoints(self, start, goal)
+    }
+
     /// Whether any walkable cell costs more than 1.
     #[must_use]
     pub fn has_terrain_costs(&self) -> bool {

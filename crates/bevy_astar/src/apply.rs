@@ -40,6 +40,7 @@ impl PathNotifier<'_, '_> {
         path.map_version = outcome.map_version;
         path.revision += 1;
         path.search_time = outcome.duration;
+        path.algorithm = outcome.algorithm;
         if let Some(trace) = &outcome.trace {
             self.commands
                 .entity(entity)

@@ -187,6 +187,7 @@ mod tests {
             trace: None,
             duration: Duration::ZERO,
             map_version: 0,
+            algorithm: PathAlgorithm::AStar,
         })
     }
 

@@ -50,10 +50,14 @@ impl Plugin for AStarDebugPlugin {
         .init_gizmo_group::<AStarGizmos>()
         .add_systems(
             Update,
-            (draw_grid, draw_traces)
+            (
+                drop_unwanted_traces,
+                (draw_grid, draw_traces)
+                    .chain()
+                    .run_if(resource_exists::<NavGrid>.and_then(gizmos_enabled)),
+            )
                 .chain()
-                .after(AStarSystems::Apply)
-                .run_if(resource_exists::<NavGrid>.and_then(gizmos_enabled)),
+                .after(AStarSystems::Apply),
         );
     }
 }
@@ -120,6 +124,21 @@ impl Default for AStarGizmos {
 
 fn gizmos_enabled(store: Option<Res<GizmoConfigStore>>) -> bool {
     store.is_some_and(|store| store.config::<AStarGizmos>().0.enabled)
+}
+
+/// Removes the traces of agents no longer traced (unmarked, with tracing of all agents off), so
+/// that their memory goes and an old search is never drawn again.
+fn drop_unwanted_traces(
+    mut commands: Commands,
+    settings: Option<Res<PathDebugSettings>>,
+    traced: Query<Entity, (With<PathTrace>, Without<DebugPath>)>,
+) {
+    if settings.is_some_and(|settings| settings.trace_all_agents) {
+        return;
+    }
+    for entity in &traced {
+        commands.entity(entity).remove::<PathTrace>();
+    }
 }
 
 fn draw_grid(nav: Res<NavGrid>, mut gizmos: Gizmos<AStarGizmos>) {

@@ -4,17 +4,19 @@
 use crate::apply::PathNotifier;
 use crate::cache::{PathCache, RequestKey};
 use crate::debug::{DebugPath, PathDebugSettings};
+use crate::flow_fields::{FieldKey, FieldLookup, FlowFields};
 use crate::request::PathRequestState;
-use crate::search_task::{SearchOutcome, run_search};
+use crate::search_task::{Engine, SearchJob, SearchOutcome, run_search};
 use crate::{
-    MapChange, MapVersion, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings,
-    PathfindingStats,
+    MapChange, MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus,
+    PathfindingSettings, PathfindingStats,
 };
 use astar_grid::Grid;
 use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
+use core::sync::atomic::AtomicBool;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -61,7 +63,10 @@ pub(crate) struct Subscriber {
 
 /// A search running in the background.
 pub(crate) struct InFlightSearch {
-    pub task: Task<SearchOutcome>,
+    /// The search; `None` when it gave up because [`InFlightSearch::cancelled`] was set.
+    pub task: Task<Option<SearchOutcome>>,
+    /// Set when no agent wants the result any more, so that a long search stops early.
+    pub cancelled: Arc<AtomicBool>,
     /// The grid it searches; kept so that edits copy the grid instead of changing it.
     pub snapshot: Arc<Grid>,
     /// The map version of the snapshot.
@@ -94,9 +99,10 @@ pub(crate) fn queue_changed_requests(
 pub(crate) struct DispatchContext<'w> {
     settings: Res<'w, PathfindingSettings>,
     time: Res<'w, Time>,
-    nav: Option<Res<'w, NavGrid>>,
+    nav: Option<ResMut<'w, NavGrid>>,
     version: Res<'w, MapVersion>,
     debug: Option<Res<'w, PathDebugSettings>>,
+    fields: ResMut<'w, FlowFields>,
 }
 
 /// The bookkeeping that dispatching and collecting results change.
@@ -124,9 +130,10 @@ pub(crate) fn dispatch_searches(
     let DispatchContext {
         settings,
         time,
-        nav,
+        mut nav,
         version,
         debug,
+        mut fields,
     } = context;
     let SearchBookkeeping {
         queue,
@@ -148,7 +155,8 @@ pub(crate) fn dispatch_searches(
             served.push((sequence, entity));
             continue;
         }
-        let Some(nav) = nav.as_deref() else {
+        // Only derived data (the jump point grid) is built through this borrow.
+        let Some(nav) = nav.as_mut().map(DetectChangesMut::bypass_change_detection) else {
             set_status(&mut path, PathStatus::WaitingForMap);
             continue;
         };
@@ -189,20 +197,54 @@ pub(crate) fn dispatch_searches(
             set_status(&mut path, PathStatus::Queued);
             continue;
         }
+        let job = SearchJob {
+            start: request.start,
+            goal: request.goal,
+            options,
+            smoothing: request.smoothing,
+        };
+        let engine = match request.algorithm {
+            PathAlgorithm::AStar => Engine::AStar,
+            PathAlgorithm::JumpPoint => nav.jump_grid().map_or(Engine::AStar, Engine::JumpPoint),
+            PathAlgorithm::FlowField => {
+                if let Err(error) = nav.grid().check_endpoints(job.start, job.goal) {
+                    // No field can answer it: it fails now, as a search would.
+                    let mut outcome = SearchOutcome::without_path(
+                        &job,
+                        PathStatus::Invalid(error),
+                        PathAlgorithm::FlowField,
+                    );
+                    outcome.map_version = version.get();
+                    let outcome = Arc::new(outcome);
+                    if settings.cache_capacity > 0 {
+                        cache.insert(key, Arc::clone(&outcome), settings.cache_capacity);
+                    }
+                    agent.queued = None;
+                    served.push((sequence, entity));
+                    notifier.apply(entity, &mut path, &mut agent, outcome, nav);
+                    continue;
+                }
+                let field_key = FieldKey::new(job.goal, options.movement, options.cost);
+                match fields.request(field_key, nav, stats) {
+                    FieldLookup::Ready(field) => Engine::FlowField(field),
+                    FieldLookup::Pending => {
+                        set_status(&mut path, PathStatus::Searching);
+                        continue;
+                    }
+                }
+            }
+        };
         let snapshot = nav.snapshot();
         let grid = Arc::clone(&snapshot);
-        let (start, goal, algorithm, smoothing) = (
-            request.start,
-            request.goal,
-            request.algorithm,
-            request.smoothing,
-        );
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let cancel_flag = Arc::clone(&cancelled);
         let task = AsyncComputeTaskPool::get()
-            .spawn(async move { run_search(&grid, start, goal, &options, algorithm, smoothing) });
+            .spawn(async move { run_search(&grid, &job, &engine, &cancel_flag) });
         in_flight.searches.insert(
             key,
             InFlightSearch {
                 task,
+                cancelled,
                 snapshot,
                 map_version: version.get(),
                 changes: Vec::new(),

@@ -39,6 +39,7 @@ pub mod debug;
 mod dispatch;
 #[cfg(feature = "egui")]
 pub mod egui_panel;
+mod flow_fields;
 mod follow;
 mod invalidate;
 mod map_change;

@@ -2,7 +2,7 @@
 //! its placement in the world, and edits that record what changed.
 
 use crate::map_change::{CellChange, MapChange};
-use astar_grid::{Cell, Grid, GridError};
+use astar_grid::{Cell, Grid, GridError, JumpGrid};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use std::sync::Arc;
@@ -47,6 +47,20 @@ pub struct NavGrid {
     /// The value each cell edited since the last published version had before its first edit.
     pending: HashMap<Cell, u8>,
     id: u64,
+    /// The grid packed for jump point search, built on first use and kept in step with edits.
+    jump_points: JumpPoints,
+}
+
+/// The state of [`NavGrid`]'s jump point grid.
+#[derive(Clone, Debug, Default)]
+enum JumpPoints {
+    /// Not built yet (or dropped by a terrain edit): built when a search first needs it.
+    #[default]
+    Unbuilt,
+    /// Built and matching the grid.
+    Ready(Arc<JumpGrid>),
+    /// The grid has terrain costs; tried again after the next edit.
+    Unsupported,
 }
 
 impl Clone for NavGrid {
@@ -58,6 +72,7 @@ impl Clone for NavGrid {
             origin: self.origin,
             pending: HashMap::default(),
             id: next_grid_id(),
+            jump_points: self.jump_points.clone(),
         }
     }
 }
@@ -73,6 +88,7 @@ impl NavGrid {
             origin: Vec2::ZERO,
             pending: HashMap::default(),
             id: next_grid_id(),
+            jump_points: JumpPoints::Unbuilt,
         }
     }
 
@@ -169,6 +185,14 @@ impl NavGrid {
         }
         Arc::make_mut(&mut self.grid).set_cost(cell, cost)?;
         self.pending.entry(cell).or_insert(before);
+        self.jump_points = match core::mem::take(&mut self.jump_points) {
+            JumpPoints::Ready(mut jump_grid) if cost <= 1 => {
+                Arc::make_mut(&mut jump_grid).set_blocked(cell, cost == 0)?;
+                JumpPoints::Ready(jump_grid)
+            }
+            // A terrain cost: the grid is not uniform any more, or may have become so.
+            _ => JumpPoints::Unbuilt,
+        };
         Ok(true)
     }
 
@@ -216,6 +240,23 @@ impl NavGrid {
         self.grid = Arc::new(grid);
         self.pending.clear();
         self.id = next_grid_id();
+        self.jump_points = JumpPoints::Unbuilt;
+    }
+
+    /// The grid packed for jump point search, matching [`NavGrid::snapshot`] taken at the same
+    /// time; `None` when the grid has terrain costs. Built on the first call (O(cells)) and kept
+    /// in step with later edits (O(1) each); a terrain edit drops it until the next call.
+    pub(crate) fn jump_grid(&mut self) -> Option<Arc<JumpGrid>> {
+        if matches!(self.jump_points, JumpPoints::Unbuilt) {
+            self.jump_points = match JumpGrid::new(&self.grid) {
+                Ok(jump_grid) => JumpPoints::Ready(Arc::new(jump_grid)),
+                Err(_) => JumpPoints::Unsupported,
+            };
+        }
+        match &self.jump_points {
+            JumpPoints::Ready(jump_grid) => Some(Arc::clone(jump_grid)),
+            JumpPoints::Unbuilt | JumpPoints::Unsupported => None,
+        }
     }
 
     /// Whether cells were edited since the last published map version.

@@ -1,5 +1,6 @@
 //! The `Path` component: the result of an agent's request and its status.
 
+use crate::PathAlgorithm;
 use astar_grid::{Cell, Limit, SearchError};
 use bevy::prelude::*;
 use core::time::Duration;
@@ -84,6 +85,10 @@ pub struct Path {
     /// How long the search that produced this result took (also for a result served from the
     /// cache, which did not search again).
     pub search_time: Duration,
+    /// The algorithm that produced this result: the request's, or A* where
+    /// [`PathAlgorithm::JumpPoint`](crate::PathAlgorithm::JumpPoint) could not honour the
+    /// request.
+    pub algorithm: PathAlgorithm,
 }
 
 impl Path {

@@ -2,6 +2,7 @@
 
 use crate::cache::PathCache;
 use crate::dispatch::{InFlightSearches, RequestQueue, dispatch_searches, queue_changed_requests};
+use crate::flow_fields::{FlowFields, invalidate_flow_fields, poll_flow_fields};
 use crate::follow::follow_paths;
 use crate::invalidate::invalidate_paths;
 use crate::map_change::publish_map_changes;
@@ -22,9 +23,11 @@ use core::time::Duration;
 ///    as a new [`MapVersion`] with a [`MapChanged`] message, drops cached results they affect, and
 ///    queues exactly the agents whose current path they affect (see [`InvalidationPolicy`]).
 /// 2. [`Dispatch`](Self::Dispatch): queues agents whose [`PathRequest`](crate::PathRequest)
-///    changed, then serves the queue oldest first: from the result cache, by joining an
-///    identical running search, or by starting a background search, within the per-frame and
-///    in-flight caps and each agent's minimum interval.
+///    changed, collects finished flow fields, then serves the queue oldest first: from the
+///    result cache, by joining an identical running search, or by starting a background search
+///    (A*, jump point search, or a read of a shared flow field, which is built or updated in the
+///    background first), within the per-frame and in-flight caps and each agent's minimum
+///    interval.
 /// 3. [`Apply`](Self::Apply): polls running searches; drops results the map changed under
 ///    (queuing their agents again) and results for requests changed meanwhile; caches and
 ///    applies the rest to [`Path`](crate::Path), sending [`PathReady`] / [`PathFailed`] and
@@ -138,6 +141,7 @@ impl Plugin for AStarPlugin {
             .init_resource::<RequestQueue>()
             .init_resource::<InFlightSearches>()
             .init_resource::<PathCache>()
+            .init_resource::<FlowFields>()
             .add_message::<MapChanged>()
             .add_message::<PathReady>()
             .add_message::<PathFailed>()
@@ -154,10 +158,13 @@ impl Plugin for AStarPlugin {
             .add_systems(
                 schedule,
                 (
-                    (publish_map_changes, invalidate_paths)
+                    (
+                        publish_map_changes,
+                        (invalidate_paths, invalidate_flow_fields),
+                    )
                         .chain()
                         .in_set(AStarSystems::Invalidate),
-                    (queue_changed_requests, dispatch_searches)
+                    (queue_changed_requests, poll_flow_fields, dispatch_searches)
                         .chain()
                         .in_set(AStarSystems::Dispatch),
                     poll_searches.in_set(AStarSystems::Apply),

@@ -7,6 +7,7 @@ use crate::request::PathRequestState;
 use crate::{MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings};
 use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
+use core::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Polls every running search once (without blocking) and applies what has finished.
@@ -34,9 +35,11 @@ pub(crate) fn poll_searches(
                 .is_ok_and(|(request, ..)| key.matches(request))
         });
         if !wanted {
+            // Stops a long A* between two slices; dropping the task below stops one not begun.
+            search.cancelled.store(true, Ordering::Relaxed);
             finished.push((*key, None));
         } else if let Some(outcome) = check_ready(&mut search.task) {
-            finished.push((*key, Some(outcome)));
+            finished.push((*key, outcome));
         }
     }
     let policy = settings.invalidation;
@@ -46,7 +49,6 @@ pub(crate) fn poll_searches(
             continue;
         };
         let Some(mut outcome) = outcome else {
-            // Dropping the task cancels it.
             stats.searches_cancelled += 1;
             continue;
         };

@@ -8,17 +8,30 @@ use std::sync::Arc;
 
 use crate::search_task::SearchOutcome;
 
-/// The search algorithm a request asks for.
+/// The search algorithm a request asks for. All of them return optimal paths under the
+/// request's movement rule and cost model (A* unless its options weight the heuristic or limit
+/// the search).
 ///
-/// Only A* exists today. Jump point search (for uniform-cost grids) and flow fields (for many
-/// agents sharing a goal) are meant to join as further variants; matching on this enum needs a
-/// wildcard arm so that adding them is not a breaking change.
+/// Matching on this enum needs a wildcard arm, so that adding an algorithm is not a breaking
+/// change.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum PathAlgorithm {
-    /// A* as configured by the request's [`SearchOptions`] (heuristic, weight, limits).
+    /// A* as configured by the request's [`SearchOptions`] (heuristic, weight, limits, window).
     #[default]
     AStar,
+    /// Jump point search, much faster than A* on open maps, where it can honour the request:
+    /// eight neighbours without corner cutting, the octile heuristic unweighted, no window or
+    /// partial path, and a grid without terrain costs. Other requests run A*, with the same
+    /// optimal cost; [`Path::algorithm`] says which ran. It records no trace, so the debug
+    /// overlay draws its path only.
+    JumpPoint,
+    /// A flow field towards the goal, shared by every agent with the same goal, movement rule
+    /// and cost model: the first request builds it in the background (one Dijkstra from the
+    /// goal), later ones read their path from it, and map changes update it incrementally. For
+    /// crowds heading to the same place. The heuristic, weight, window and limits do not apply,
+    /// and no trace is recorded.
+    FlowField,
 }
 
 /// Asks for a path from `start` to `goal`; the result appears in the agent's [`Path`].

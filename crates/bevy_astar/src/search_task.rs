@@ -4,12 +4,14 @@
 
 use crate::{InvalidationPolicy, MapChange, PathAlgorithm, PathStatus};
 use astar_grid::{
-    Cell, Grid, SearchError, SearchOptions, SearchStatus, SearchTrace, Searcher, SmoothingOptions,
-    smooth_path_cells,
+    Cell, FlowField, Grid, JpsOptions, JumpGrid, SearchError, SearchOptions, SearchResult,
+    SearchStats, SearchStatus, SearchTrace, Searcher, SmoothingOptions, Step, smooth_path_cells,
 };
 use bevy::platform::time::Instant;
 use core::cell::RefCell;
+use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
+use std::sync::Arc;
 
 std::thread_local! {
     /// One searcher per task-pool thread: after its first search on a grid, later searches
@@ -38,9 +40,31 @@ pub(crate) struct SearchOutcome {
     pub duration: Duration,
     /// The map version of the grid snapshot it ran on (set when the result comes back).
     pub map_version: u64,
+    /// The algorithm that ran.
+    pub algorithm: PathAlgorithm,
 }
 
 impl SearchOutcome {
+    /// An outcome with `status` and no path yet.
+    pub(crate) fn without_path(
+        job: &SearchJob,
+        status: PathStatus,
+        algorithm: PathAlgorithm,
+    ) -> Self {
+        Self {
+            status,
+            start: job.start,
+            goal: job.goal,
+            cells: Vec::new(),
+            waypoint_cells: Vec::new(),
+            cost: 0.0,
+            trace: None,
+            duration: Duration::ZERO,
+            map_version: 0,
+            algorithm,
+        }
+    }
+
     /// Whether `change` may have made this outcome wrong, so that it must be searched again.
     pub(crate) fn affected_by(&self, change: &MapChange, policy: InvalidationPolicy) -> bool {
         if change.is_whole_map() {
@@ -66,54 +90,136 @@ impl SearchOutcome {
     }
 }
 
-/// Runs one search to the end on this thread's searcher; with `smoothing`, the waypoints are the
-/// path cells that [`smooth_path_cells`] keeps under the search's movement rule (straight
-/// segments that never enter terrain costlier than the stretch of path they replace).
+/// Expansions between two checks of whether anyone still wants an A* search.
+pub(crate) const SEARCH_SLICE: u32 = 2048;
+
+/// How a request is answered in the background, with the data it needs beyond the grid.
+pub(crate) enum Engine {
+    /// A* over the grid.
+    AStar,
+    /// Jump point search over the grid packed for it (a snapshot taken with the grid's).
+    JumpPoint(Arc<JumpGrid>),
+    /// Reading the path from a flow field built on the same grid snapshot.
+    FlowField(Arc<FlowField>),
+}
+
+/// What a background search is asked: the endpoints, the options and the smoothing.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SearchJob {
+    pub start: Cell,
+    pub goal: Cell,
+    pub options: SearchOptions,
+    pub smoothing: bool,
+}
+
+/// Runs one search on this thread's searcher; with `smoothing`, the waypoints are the path
+/// cells that [`smooth_path_cells`] keeps under the search's movement rule (straight segments
+/// that never enter terrain costlier than the stretch of path they replace).
+///
+/// A* runs in slices of [`SEARCH_SLICE`] expansions and gives up, returning `None`, when
+/// `cancelled` is set between two slices: a search nobody waits for stops holding a thread.
 pub(crate) fn run_search(
     grid: &Grid,
-    start: Cell,
-    goal: Cell,
-    options: &SearchOptions,
-    algorithm: PathAlgorithm,
-    smoothing: bool,
-) -> SearchOutcome {
+    job: &SearchJob,
+    engine: &Engine,
+    cancelled: &AtomicBool,
+) -> Option<SearchOutcome> {
     let began = Instant::now();
-    let result = SEARCHER.with_borrow_mut(|searcher| match algorithm {
-        PathAlgorithm::AStar => searcher.find_path(grid, start, goal, options),
-    });
-    let mut outcome = SearchOutcome {
-        status: PathStatus::NoPath,
+    let SearchJob {
         start,
         goal,
-        cells: Vec::new(),
-        waypoint_cells: Vec::new(),
-        cost: 0.0,
-        trace: None,
-        duration: Duration::ZERO,
-        map_version: 0,
+        options,
+        smoothing,
+    } = *job;
+    let (result, algorithm) = match engine {
+        Engine::AStar => (
+            SEARCHER.with_borrow_mut(|searcher| sliced_astar(searcher, grid, job, cancelled))?,
+            PathAlgorithm::AStar,
+        ),
+        Engine::JumpPoint(jump_grid) => match JpsOptions::try_from(&options.with_trace(false)) {
+            Ok(jps) => (
+                SEARCHER.with_borrow_mut(|searcher| {
+                    searcher.find_path_jps(jump_grid, start, goal, &jps)
+                }),
+                PathAlgorithm::JumpPoint,
+            ),
+            Err(_) => (
+                SEARCHER
+                    .with_borrow_mut(|searcher| sliced_astar(searcher, grid, job, cancelled))?,
+                PathAlgorithm::AStar,
+            ),
+        },
+        Engine::FlowField(field) => (
+            flow_field_path(grid, field, start, goal),
+            PathAlgorithm::FlowField,
+        ),
     };
-    match result {
+    let mut outcome = match result {
         Ok(result) => {
-            outcome.status = match result.status {
+            let status = match result.status {
                 SearchStatus::Found => PathStatus::Found,
                 SearchStatus::NoPath => PathStatus::NoPath,
                 SearchStatus::LimitReached(limit) => PathStatus::LimitReached(limit),
             };
+            let mut outcome = SearchOutcome::without_path(job, status, algorithm);
             outcome.trace = result.trace;
             if let Some(path) = result.path {
                 outcome.waypoint_cells = if smoothing {
-                    smoothed_waypoints(grid, &path.cells, options)
+                    smoothed_waypoints(grid, &path.cells, &options)
                 } else {
                     path.cells.clone()
                 };
                 outcome.cells = path.cells;
                 outcome.cost = path.cost;
             }
+            outcome
         }
-        Err(error) => outcome.status = PathStatus::Invalid(error),
-    }
+        Err(error) => SearchOutcome::without_path(job, PathStatus::Invalid(error), algorithm),
+    };
     outcome.duration = began.elapsed();
-    outcome
+    Some(outcome)
+}
+
+/// A* in slices, checking `cancelled` between them; `None` when it was cancelled.
+fn sliced_astar(
+    searcher: &mut Searcher,
+    grid: &Grid,
+    job: &SearchJob,
+    cancelled: &AtomicBool,
+) -> Option<Result<SearchResult, SearchError>> {
+    let mut search = match searcher.begin(grid, job.start, job.goal, &job.options) {
+        Ok(search) => search,
+        Err(error) => return Some(Err(error)),
+    };
+    loop {
+        match search.advance(SEARCH_SLICE) {
+            Step::Done(result) => return Some(Ok(result)),
+            Step::Pending(_) if cancelled.load(Ordering::Relaxed) => return None,
+            Step::Pending(active) => search = active,
+        }
+    }
+}
+
+/// The path from `start` read off `field` (whose goal is `goal`), as a search result.
+fn flow_field_path(
+    grid: &Grid,
+    field: &FlowField,
+    start: Cell,
+    goal: Cell,
+) -> Result<SearchResult, SearchError> {
+    grid.check_endpoints(start, goal)?;
+    let path = field.path_from(start);
+    let status = if path.is_some() {
+        SearchStatus::Found
+    } else {
+        SearchStatus::NoPath
+    };
+    Ok(SearchResult {
+        status,
+        path,
+        stats: SearchStats::default(),
+        trace: None,
+    })
 }
 
 /// The cells of `path` to keep as waypoints. The path comes from a search on `grid` with the
@@ -133,9 +239,57 @@ mod tests {
     use super::*;
     use astar_grid::{CornerRule, Movement};
 
+    fn job(start: Cell, goal: Cell, options: SearchOptions, smoothing: bool) -> SearchJob {
+        SearchJob {
+            start,
+            goal,
+            options,
+            smoothing,
+        }
+    }
+
     fn smoothed(grid: &Grid, start: Cell, goal: Cell, movement: Movement) -> SearchOutcome {
         let options = SearchOptions::default().with_movement(movement);
-        run_search(grid, start, goal, &options, PathAlgorithm::AStar, true)
+        let job = job(start, goal, options, true);
+        run_search(grid, &job, &Engine::AStar, &AtomicBool::new(false)).unwrap()
+    }
+
+    #[test]
+    fn a_cancelled_search_stops_after_one_slice() {
+        // Corner to corner of an open grid takes many slices of expansions with the zero
+        // heuristic; a search cancelled beforehand gives up after its first slice.
+        let grid = Grid::new(200, 200);
+        let options = SearchOptions::default().with_heuristic(astar_grid::Heuristic::Zero);
+        let job = job(Cell::new(0, 0), Cell::new(199, 199), options, false);
+        let outcome = run_search(&grid, &job, &Engine::AStar, &AtomicBool::new(false));
+        assert_eq!(
+            outcome.map(|outcome| outcome.status),
+            Some(PathStatus::Found)
+        );
+        assert_eq!(
+            run_search(&grid, &job, &Engine::AStar, &AtomicBool::new(true)),
+            None
+        );
+    }
+
+    #[test]
+    fn jump_point_search_runs_where_it_can_and_a_star_elsewhere() {
+        let grid = Grid::new(3, 3);
+        let jump_grid = Arc::new(JumpGrid::new(&grid).unwrap());
+        let (start, goal) = (Cell::new(0, 0), Cell::new(2, 2));
+        let run = |options: SearchOptions| {
+            let job = job(start, goal, options, false);
+            let engine = Engine::JumpPoint(Arc::clone(&jump_grid));
+            run_search(&grid, &job, &engine, &AtomicBool::new(false)).unwrap()
+        };
+        let jump = run(SearchOptions::default());
+        let astar = run(SearchOptions::default().with_movement(Movement::FOUR));
+        assert_eq!(jump.algorithm, PathAlgorithm::JumpPoint);
+        assert_eq!(astar.algorithm, PathAlgorithm::AStar);
+        // Full cell paths (every step to a neighbour), at the optimal cost under each rule.
+        assert_eq!(jump.cells, [(0, 0), (1, 1), (2, 2)].map(Cell::from));
+        assert!((jump.cost - 2.0 * core::f64::consts::SQRT_2).abs() < 1e-9);
+        assert_eq!((astar.cells.len(), astar.cost), (5, 4.0));
     }
 
     #[test]

@@ -28,6 +28,13 @@ pub struct PathfindingStats {
     pub superseded_results_dropped: u64,
     /// Agents queued again because a map change affected their path.
     pub paths_invalidated: u64,
+    /// Flow fields built from scratch for [`PathAlgorithm::FlowField`](crate::PathAlgorithm)
+    /// requests.
+    pub flow_fields_built: u64,
+    /// Flow fields brought up to date incrementally after map changes.
+    pub flow_fields_updated: u64,
+    /// Flow fields kept now (one per goal, movement rule and cost model in use).
+    pub flow_fields: usize,
     /// Searches running now.
     pub in_flight: usize,
     /// Requests waiting to be dispatched.

@@ -109,3 +109,17 @@ fn tracing_every_agent_is_a_setting() {
         assert!(!trace.trace.expansions.is_empty());
     }
 }
+
+#[test]
+fn unmarking_an_agent_drops_its_trace() {
+    let mut app = debug_app(AStarDebugPlugin::default(), maze());
+    let request = PathRequest::new(Cell::new(0, 4), Cell::new(11, 4));
+    let agent = app.world_mut().spawn((request, DebugPath)).id();
+    run_until_found(&mut app, &[agent]);
+    assert!(app.world().get::<PathTrace>(agent).is_some());
+
+    app.world_mut().entity_mut(agent).remove::<DebugPath>();
+    app.update();
+    assert!(app.world().get::<PathTrace>(agent).is_none());
+    assert!(app.world().get::<Path>(agent).is_some_and(Path::is_found));
+}

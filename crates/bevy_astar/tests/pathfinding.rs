@@ -679,3 +679,135 @@ fn a_follower_walks_its_agent_to_the_goal() {
     assert!(translation.truncate().distance(goal_position) < 1e-3);
     assert_eq!(translation.z, 3.0);
 }
+
+/// Blocks `cell` through the plugin's grid resource.
+fn block(app: &mut App, cell: Cell) {
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .block(cell)
+        .expect("inside the grid");
+}
+
+fn current_grid(app: &App) -> Grid {
+    app.world().resource::<NavGrid>().grid().clone()
+}
+
+#[test]
+fn jump_point_requests_get_optimal_paths_and_follow_map_edits() {
+    let grid = Grid::new(40, 30);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let goal = Cell::new(39, 15);
+    let starts = [Cell::new(0, 0), Cell::new(0, 15), Cell::new(0, 29)];
+    let request = |start| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::JumpPoint);
+    let agents: Vec<Entity> = starts.map(|start| spawn(&mut app, request(start))).into();
+    settle(&mut app, &agents);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&current_grid(&app), &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::JumpPoint);
+    }
+
+    // A wall across the middle with one gap: the jump point grid follows the edit.
+    for y in 0..30 {
+        if y != 3 {
+            block(&mut app, Cell::new(20, y));
+        }
+    }
+    settle(&mut app, &agents);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&current_grid(&app), &found, start, goal);
+        assert!(found.cells.contains(&Cell::new(20, 3)));
+        assert_eq!(found.algorithm, PathAlgorithm::JumpPoint);
+    }
+
+    // Terrain costs: jump point search cannot honour them, so A* answers, optimally.
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .set_cost(Cell::new(20, 3), 5)
+        .expect("inside the grid");
+    settle(&mut app, &agents);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&current_grid(&app), &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::AStar);
+    }
+}
+
+#[test]
+fn flow_field_requests_to_one_goal_share_one_field() {
+    let grid = walled_grid();
+    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    let goal = Cell::new(9, 0);
+    let starts: Vec<Cell> = grid
+        .cells()
+        .filter(|&(cell, value)| value != 0 && cell != goal && cell.x < 5)
+        .map(|(cell, _)| cell)
+        .collect();
+    let agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| {
+            let request = PathRequest::new(start, goal).with_algorithm(PathAlgorithm::FlowField);
+            spawn(&mut app, request)
+        })
+        .collect();
+    settle(&mut app, &agents);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&grid, &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::FlowField);
+    }
+    assert_eq!(stats(&app).flow_fields_built, 1);
+    assert_eq!(stats(&app).flow_fields, 1);
+
+    // Blocking a cell some paths use: the field is updated, not rebuilt, and only the agents
+    // whose paths crossed the cell get new ones, still optimal.
+    let crossed = Cell::new(5, 3);
+    let cut: Vec<Entity> = agents
+        .iter()
+        .copied()
+        .filter(|&agent| path(&app, agent).cells.contains(&crossed))
+        .collect();
+    assert!(!cut.is_empty() && cut.len() < agents.len());
+    let revisions: Vec<u64> = agents
+        .iter()
+        .map(|&agent| path(&app, agent).revision)
+        .collect();
+    block(&mut app, crossed);
+    settle(&mut app, &agents);
+    let grid = current_grid(&app);
+    for ((&agent, &start), revision) in agents.iter().zip(&starts).zip(revisions) {
+        let found = path(&app, agent);
+        assert_valid_path(&grid, &found, start, goal);
+        assert_eq!(found.revision > revision, cut.contains(&agent));
+    }
+    assert_eq!(stats(&app).flow_fields_built, 1);
+    assert_eq!(stats(&app).flow_fields_updated, 1);
+}
+
+#[test]
+fn flow_field_requests_fail_like_searches() {
+    let grid = walled_grid();
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let flow = |start, goal| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::FlowField);
+    let blocked_goal = spawn(&mut app, flow(Cell::new(0, 0), Cell::new(1, 1)));
+    let outside = spawn(&mut app, flow(Cell::new(40, 0), Cell::new(0, 0)));
+    // The goal (7, 3) is walled in once the five open cells around it are blocked.
+    for cell in [(7, 2), (8, 2), (6, 4), (7, 4), (8, 4)] {
+        block(&mut app, Cell::from(cell));
+    }
+    let unreachable = spawn(&mut app, flow(Cell::new(0, 0), Cell::new(7, 3)));
+    settle(&mut app, &[blocked_goal, outside, unreachable]);
+    assert_eq!(
+        path(&app, blocked_goal).status,
+        PathStatus::Invalid(SearchError::GoalBlocked(Cell::new(1, 1)))
+    );
+    assert_eq!(
+        path(&app, outside).status,
+        PathStatus::Invalid(SearchError::StartOutOfBounds(Cell::new(40, 0)))
+    );
+    assert_eq!(path(&app, unreachable).status, PathStatus::NoPath);
+    assert!(path(&app, unreachable).cells.is_empty());
+    let seen = app.world().resource::<Seen>();
+    assert_eq!(seen.failed.len(), 3);
+}

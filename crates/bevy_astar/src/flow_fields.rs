@@ -1,0 +1,198 @@
+//! Shared flow fields for [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField)
+//! requests: one per goal, movement rule and cost model, built and updated in the background.
+
+use crate::{MapChange, MapChanged, NavGrid, PathfindingStats};
+use astar_grid::{Cell, CostModel, FlowField, FlowFieldError, Grid, Movement};
+use bevy::platform::collections::{HashMap, HashSet};
+use bevy::prelude::*;
+use bevy::tasks::futures::check_ready;
+use bevy::tasks::{AsyncComputeTaskPool, Task};
+use std::sync::Arc;
+
+/// What makes two requests share a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct FieldKey {
+    goal: Cell,
+    movement: Movement,
+    /// The cost model by value (it holds no floats).
+    cost: CostModel,
+}
+
+impl FieldKey {
+    pub(crate) const fn new(goal: Cell, movement: Movement, cost: CostModel) -> Self {
+        Self {
+            goal,
+            movement,
+            cost,
+        }
+    }
+}
+
+/// A field and the grid snapshot it matches.
+struct ReadyField {
+    field: Arc<FlowField>,
+    snapshot: Arc<Grid>,
+}
+
+/// A build or update running in the background, on `snapshot`.
+struct FieldBuild {
+    task: Task<Result<FlowField, FlowFieldError>>,
+    snapshot: Arc<Grid>,
+    incremental: bool,
+}
+
+/// Everything kept for one field.
+#[derive(Default)]
+struct FieldSlot {
+    /// The newest finished field.
+    ready: Option<ReadyField>,
+    /// The build running now.
+    building: Option<FieldBuild>,
+    /// Map changes since the snapshot of the newest field (finished or building).
+    changes: Vec<Arc<MapChange>>,
+    /// Whether a request asked for the field since the last map change.
+    used: bool,
+}
+
+/// What a request for a field gets this frame.
+pub(crate) enum FieldLookup {
+    /// The field matches the current grid: read the path from it.
+    Ready(Arc<FlowField>),
+    /// The field is being built or updated; ask again next frame.
+    Pending,
+}
+
+/// The flow fields in use.
+#[derive(Resource, Default)]
+pub(crate) struct FlowFields {
+    slots: HashMap<FieldKey, FieldSlot>,
+}
+
+impl FlowFields {
+    /// The field for `key` if it matches the grid; otherwise starts building (or updating) it
+    /// unless a build is running already.
+    pub(crate) fn request(
+        &mut self,
+        key: FieldKey,
+        nav: &NavGrid,
+        stats: &mut PathfindingStats,
+    ) -> FieldLookup {
+        let slot = self.slots.entry(key).or_default();
+        slot.used = true;
+        if let Some(ready) = &slot.ready
+            && nav.is_current(&ready.snapshot)
+        {
+            return FieldLookup::Ready(Arc::clone(&ready.field));
+        }
+        if slot.building.is_none() {
+            slot.building = Some(start_build(key, slot, nav, stats));
+            slot.changes.clear();
+        }
+        stats.flow_fields = self.slots.len();
+        FieldLookup::Pending
+    }
+
+    /// Records a published map change; drops the fields no request used since the previous one.
+    pub(crate) fn invalidate(&mut self, change: &Arc<MapChange>) {
+        self.slots
+            .retain(|_, slot| slot.used || slot.building.is_some());
+        for slot in self.slots.values_mut() {
+            slot.used = false;
+            slot.changes.push(Arc::clone(change));
+        }
+    }
+}
+
+/// Starts a background build of `key`'s field on the current grid: an incremental update of
+/// the slot's field when only known cells changed since its snapshot, a full build otherwise.
+fn start_build(
+    key: FieldKey,
+    slot: &FieldSlot,
+    nav: &NavGrid,
+    stats: &mut PathfindingStats,
+) -> FieldBuild {
+    let snapshot = nav.snapshot();
+    let grid = Arc::clone(&snapshot);
+    let update = slot.ready.as_ref().and_then(|ready| {
+        let mut changes: Vec<&MapChange> = slot.changes.iter().map(Arc::as_ref).collect();
+        let pending = nav.pending_changes();
+        changes.push(&pending);
+        if changes.iter().any(|change| change.is_whole_map()) {
+            return None;
+        }
+        let cells: HashSet<Cell> = changes
+            .iter()
+            .flat_map(|change| change.cells().map(|change| change.cell))
+            .collect();
+        Some((
+            Arc::clone(&ready.field),
+            cells.into_iter().collect::<Vec<_>>(),
+        ))
+    });
+    let incremental = update.is_some();
+    if incremental {
+        stats.flow_fields_updated += 1;
+    } else {
+        stats.flow_fields_built += 1;
+    }
+    let task = AsyncComputeTaskPool::get().spawn(async move {
+        match update {
+            Some((field, cells)) => {
+                let mut field = Arc::unwrap_or_clone(field);
+                field.update(&grid, &cells).map(|_| field)
+            }
+            None => FlowField::build(&grid, &[key.goal], key.movement, key.cost),
+        }
+    });
+    FieldBuild {
+        task,
+        snapshot,
+        incremental,
+    }
+}
+
+/// Applies this frame's [`MapChanged`] messages to the flow fields.
+pub(crate) fn invalidate_flow_fields(
+    mut changes: MessageReader<MapChanged>,
+    mut fields: ResMut<FlowFields>,
+) {
+    for message in changes.read() {
+        fields.invalidate(&message.change);
+    }
+}
+
+/// Collects finished field builds, so that waiting requests read them in this frame's dispatch.
+pub(crate) fn poll_flow_fields(
+    mut fields: ResMut<FlowFields>,
+    mut stats: ResMut<PathfindingStats>,
+) {
+    for slot in fields.slots.values_mut() {
+        let Some(build) = &mut slot.building else {
+            continue;
+        };
+        let Some(result) = check_ready(&mut build.task) else {
+            continue;
+        };
+        let snapshot = Arc::clone(&build.snapshot);
+        let incremental = build.incremental;
+        slot.building = None;
+        match result {
+            Ok(field) => {
+                slot.ready = Some(ReadyField {
+                    field: Arc::new(field),
+                    snapshot,
+                });
+            }
+            Err(error) => {
+                // The goal was checked on this snapshot, so only an inconsistent update lands
+                // here; the next request builds the field from scratch.
+                warn!(
+                    "flow field {} failed ({error}); it will be rebuilt",
+                    if incremental { "update" } else { "build" }
+                );
+                slot.ready = None;
+            }
+        }
+    }
+    stats.flow_fields = fields.slots.len();
+}
