@@ -188,6 +188,8 @@ mod tests {
             duration: Duration::ZERO,
             map_version: 0,
             algorithm: PathAlgorithm::AStar,
+            options: SearchOptions::default(),
+            cacheable: true,
         })
     }
 

@@ -203,7 +203,16 @@ pub(crate) fn dispatch_searches(
             options,
             smoothing: request.smoothing,
         };
+        let cut_path = agent.cut_path.take();
+        let repair = cut_path
+            .as_deref()
+            .filter(|_| request.algorithm != PathAlgorithm::FlowField && !options.trace)
+            .and_then(|old| old.repairable_for(&job));
         let engine = match request.algorithm {
+            _ if let Some(cells) = repair => {
+                stats.paths_repaired += 1;
+                Engine::Repair(cells)
+            }
             PathAlgorithm::AStar => Engine::AStar,
             PathAlgorithm::JumpPoint => nav.jump_grid().map_or(Engine::AStar, Engine::JumpPoint),
             PathAlgorithm::FlowField => {

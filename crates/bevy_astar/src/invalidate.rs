@@ -4,7 +4,7 @@
 use crate::cache::PathCache;
 use crate::dispatch::{InFlightSearches, RequestQueue, set_status};
 use crate::request::PathRequestState;
-use crate::{MapChanged, Path, PathStatus, PathfindingSettings, PathfindingStats};
+use crate::{CellChange, MapChanged, Path, PathStatus, PathfindingSettings, PathfindingStats};
 use bevy::prelude::*;
 use std::sync::Arc;
 
@@ -35,6 +35,20 @@ pub(crate) fn invalidate_paths(
                 .as_ref()
                 .is_some_and(|applied| applied.affected_by(change, policy));
             if affected {
+                if settings.repair_cut_paths && !change.is_whole_map() {
+                    // Only a path that lost cells is repaired; one that could get cheaper
+                    // (cells opened) is searched again.
+                    state.cut_path = state
+                        .applied
+                        .as_ref()
+                        .filter(|applied| {
+                            applied.status == PathStatus::Found
+                                && applied.cells.iter().any(|&cell| {
+                                    change.get(cell).is_some_and(CellChange::became_blocked)
+                                })
+                        })
+                        .cloned();
+                }
                 queue.enqueue(entity, &mut state);
                 set_status(&mut path, PathStatus::Queued);
                 stats.paths_invalidated += 1;

@@ -124,6 +124,13 @@ impl AStarPlugin {
         self
     }
 
+    /// Sets [`PathfindingSettings::repair_cut_paths`].
+    #[must_use]
+    pub const fn with_path_repair(mut self, repair: bool) -> Self {
+        self.settings.repair_cut_paths = repair;
+        self
+    }
+
     /// Runs the systems in `schedule` instead of [`Update`].
     #[must_use]
     pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {

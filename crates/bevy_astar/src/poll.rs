@@ -85,7 +85,7 @@ pub(crate) fn poll_searches(
         };
         outcome.map_version = search.map_version;
         let outcome = Arc::new(outcome);
-        if settings.cache_capacity > 0 {
+        if settings.cache_capacity > 0 && outcome.cacheable {
             cache.insert(key, Arc::clone(&outcome), settings.cache_capacity);
         }
         for subscriber in &search.subscribers {

@@ -137,4 +137,7 @@ pub(crate) struct PathRequestState {
     pub last_search: Option<Duration>,
     /// The result currently shown in the agent's [`Path`], checked against map changes.
     pub applied: Option<Arc<SearchOutcome>>,
+    /// A found path that a map change cut: repaired rather than searched again when the agent
+    /// is dispatched, if it still fits the request.
+    pub cut_path: Option<Arc<SearchOutcome>>,
 }

@@ -4,8 +4,9 @@
 
 use crate::{InvalidationPolicy, MapChange, PathAlgorithm, PathStatus};
 use astar_grid::{
-    Cell, FlowField, Grid, JpsOptions, JumpGrid, SearchError, SearchOptions, SearchResult,
-    SearchStats, SearchStatus, SearchTrace, Searcher, SmoothingOptions, Step, smooth_path_cells,
+    Cell, FlowField, Grid, JpsOptions, JumpGrid, Repair, RepairOptions, SearchError, SearchOptions,
+    SearchResult, SearchStats, SearchStatus, SearchTrace, Searcher, SmoothingOptions, Step,
+    smooth_path_cells,
 };
 use bevy::platform::time::Instant;
 use core::cell::RefCell;
@@ -42,9 +43,26 @@ pub(crate) struct SearchOutcome {
     pub map_version: u64,
     /// The algorithm that ran.
     pub algorithm: PathAlgorithm,
+    /// The options it ran with.
+    pub options: SearchOptions,
+    /// Whether identical requests may reuse it: false for a repaired path, which may not be
+    /// the cheapest.
+    pub cacheable: bool,
 }
 
 impl SearchOutcome {
+    /// The part of this found path that `job` can keep and repair: from the job's start (a
+    /// cell of the path; agents that moved along it start further on) to the same goal, under
+    /// the same options. `None` when the job asks for something else.
+    pub(crate) fn repairable_for(&self, job: &SearchJob) -> Option<Vec<Cell>> {
+        if self.status != PathStatus::Found || self.goal != job.goal || self.options != job.options
+        {
+            return None;
+        }
+        let from = self.cells.iter().position(|&cell| cell == job.start)?;
+        Some(self.cells[from..].to_vec())
+    }
+
     /// An outcome with `status` and no path yet.
     pub(crate) fn without_path(
         job: &SearchJob,
@@ -62,6 +80,8 @@ impl SearchOutcome {
             duration: Duration::ZERO,
             map_version: 0,
             algorithm,
+            options: job.options,
+            cacheable: true,
         }
     }
 
@@ -101,6 +121,9 @@ pub(crate) enum Engine {
     JumpPoint(Arc<JumpGrid>),
     /// Reading the path from a flow field built on the same grid snapshot.
     FlowField(Arc<FlowField>),
+    /// Splicing local detours into these path cells, from the job's start to its goal, where
+    /// they became blocked.
+    Repair(Vec<Cell>),
 }
 
 /// What a background search is asked: the endpoints, the options and the smoothing.
@@ -129,32 +152,47 @@ pub(crate) fn run_search(
         start,
         goal,
         options,
-        smoothing,
+        ..
     } = *job;
-    let (result, algorithm) = match engine {
-        Engine::AStar => (
-            SEARCHER.with_borrow_mut(|searcher| sliced_astar(searcher, grid, job, cancelled))?,
-            PathAlgorithm::AStar,
-        ),
+    let astar =
+        || SEARCHER.with_borrow_mut(|searcher| sliced_astar(searcher, grid, job, cancelled));
+    let (result, algorithm, cacheable) = match engine {
+        Engine::AStar => (astar()?, PathAlgorithm::AStar, true),
         Engine::JumpPoint(jump_grid) => match JpsOptions::try_from(&options.with_trace(false)) {
             Ok(jps) => (
                 SEARCHER.with_borrow_mut(|searcher| {
                     searcher.find_path_jps(jump_grid, start, goal, &jps)
                 }),
                 PathAlgorithm::JumpPoint,
+                true,
             ),
-            Err(_) => (
-                SEARCHER
-                    .with_borrow_mut(|searcher| sliced_astar(searcher, grid, job, cancelled))?,
-                PathAlgorithm::AStar,
-            ),
+            Err(_) => (astar()?, PathAlgorithm::AStar, true),
         },
+        Engine::Repair(cells) => {
+            let (result, cacheable) = SEARCHER
+                .with_borrow_mut(|searcher| repaired_path(searcher, grid, cells, job, cancelled))?;
+            (result, PathAlgorithm::AStar, cacheable)
+        }
         Engine::FlowField(field) => (
             flow_field_path(grid, field, start, goal),
             PathAlgorithm::FlowField,
+            true,
         ),
     };
-    let mut outcome = match result {
+    let mut outcome = outcome_of(job, grid, result, algorithm);
+    outcome.cacheable = cacheable;
+    outcome.duration = began.elapsed();
+    Some(outcome)
+}
+
+/// The outcome of a search's `result`, with the waypoints smoothed when the job asks for it.
+fn outcome_of(
+    job: &SearchJob,
+    grid: &Grid,
+    result: Result<SearchResult, SearchError>,
+    algorithm: PathAlgorithm,
+) -> SearchOutcome {
+    match result {
         Ok(result) => {
             let status = match result.status {
                 SearchStatus::Found => PathStatus::Found,
@@ -164,8 +202,8 @@ pub(crate) fn run_search(
             let mut outcome = SearchOutcome::without_path(job, status, algorithm);
             outcome.trace = result.trace;
             if let Some(path) = result.path {
-                outcome.waypoint_cells = if smoothing {
-                    smoothed_waypoints(grid, &path.cells, &options)
+                outcome.waypoint_cells = if job.smoothing {
+                    smoothed_waypoints(grid, &path.cells, &job.options)
                 } else {
                     path.cells.clone()
                 };
@@ -175,9 +213,40 @@ pub(crate) fn run_search(
             outcome
         }
         Err(error) => SearchOutcome::without_path(job, PathStatus::Invalid(error), algorithm),
-    };
-    outcome.duration = began.elapsed();
-    Some(outcome)
+    }
+}
+
+/// Repairs `cells` on `grid` (see [`Engine::Repair`]); the flag says whether the result is as
+/// cheap as a full search's. `None` when it was cancelled during a full-search fallback.
+fn repaired_path(
+    searcher: &mut Searcher,
+    grid: &Grid,
+    cells: &[Cell],
+    job: &SearchJob,
+    cancelled: &AtomicBool,
+) -> Option<(Result<SearchResult, SearchError>, bool)> {
+    let options = RepairOptions::new(job.options.with_trace(false));
+    match searcher.repair_path(grid, cells, &options) {
+        Ok(repaired) => {
+            let status = match repaired.repair {
+                Repair::NoPath => SearchStatus::NoPath,
+                Repair::LimitReached(limit) => SearchStatus::LimitReached(limit),
+                Repair::Untouched | Repair::Spliced { .. } | Repair::FullSearch => {
+                    SearchStatus::Found
+                }
+            };
+            let result = SearchResult {
+                status,
+                path: repaired.path,
+                stats: repaired.stats,
+                trace: None,
+            };
+            Some((Ok(result), repaired.optimal || !job.options.is_optimal()))
+        }
+        // The old path does not fit the grid any more (its start or goal became blocked,
+        // say): a full search gives the request's answer, or its error.
+        Err(_) => sliced_astar(searcher, grid, job, cancelled).map(|result| (result, true)),
+    }
 }
 
 /// A* in slices, checking `cancelled` between them; `None` when it was cancelled.

@@ -47,6 +47,15 @@ pub struct PathfindingSettings {
     pub cache_capacity: usize,
     /// Which map changes make agents search again.
     pub invalidation: InvalidationPolicy,
+    /// When a map change blocks cells of an agent's path, splice a local detour around them
+    /// (the core's [`Searcher::repair_path`](astar_grid::Searcher::repair_path)) instead of
+    /// searching the whole path again: far cheaper when a new wall cuts many paths at once.
+    /// A spliced path is valid but may be a little dearer than the cheapest one, so it is not
+    /// cached; where no local detour exists, the whole path is searched. Agents whose request
+    /// changed its goal or options, or whose new start is not on the old path, and traced
+    /// agents, are always searched in full. Off by default, so that every path is optimal;
+    /// turn it on for crowds.
+    pub repair_cut_paths: bool,
 }
 
 impl Default for PathfindingSettings {
@@ -57,6 +66,7 @@ impl Default for PathfindingSettings {
             min_search_interval: Duration::ZERO,
             cache_capacity: 1024,
             invalidation: InvalidationPolicy::default(),
+            repair_cut_paths: false,
         }
     }
 }

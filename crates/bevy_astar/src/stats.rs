@@ -28,6 +28,9 @@ pub struct PathfindingStats {
     pub superseded_results_dropped: u64,
     /// Agents queued again because a map change affected their path.
     pub paths_invalidated: u64,
+    /// Cut paths repaired with a local detour rather than searched again (see
+    /// [`PathfindingSettings::repair_cut_paths`](crate::PathfindingSettings::repair_cut_paths)).
+    pub paths_repaired: u64,
     /// Flow fields built from scratch for [`PathAlgorithm::FlowField`](crate::PathAlgorithm)
     /// requests.
     pub flow_fields_built: u64,

@@ -811,3 +811,73 @@ fn flow_field_requests_fail_like_searches() {
     let seen = app.world().resource::<Seen>();
     assert_eq!(seen.failed.len(), 3);
 }
+
+/// A step to a walkable neighbour that cuts no wall corner (the default movement rule).
+fn legal_step(grid: &Grid, from: Cell, to: Cell) -> bool {
+    let straight = from.x == to.x || from.y == to.y;
+    from != to
+        && from.is_adjacent_8(to)
+        && grid.is_walkable(to)
+        && (straight
+            || grid.is_walkable(Cell::new(from.x, to.y))
+                && grid.is_walkable(Cell::new(to.x, from.y)))
+}
+
+#[test]
+fn cut_paths_are_repaired_locally_when_asked_and_never_cached() {
+    let grid = Grid::new(40, 20);
+    let mut app = app_with_grid(AStarPlugin::default().with_path_repair(true), grid);
+    let goal = Cell::new(39, 10);
+    let starts: Vec<Cell> = (0..20).map(|y| Cell::new(0, y)).collect();
+    let agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| spawn(&mut app, PathRequest::new(start, goal)))
+        .collect();
+    settle(&mut app, &agents);
+    let searched = stats(&app).searches_started;
+
+    // A short wall in front of the goal cuts the paths that pass through it.
+    let wall: Vec<Cell> = (8..=12).map(|y| Cell::new(35, y)).collect();
+    let cut: Vec<Entity> = agents
+        .iter()
+        .copied()
+        .filter(|&agent| {
+            path(&app, agent)
+                .cells
+                .iter()
+                .any(|cell| wall.contains(cell))
+        })
+        .collect();
+    assert!(!cut.is_empty());
+    for &cell in &wall {
+        block(&mut app, cell);
+    }
+    settle(&mut app, &agents);
+    let grid = current_grid(&app);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let repaired = path(&app, agent);
+        assert_eq!(repaired.status, PathStatus::Found);
+        assert_eq!(repaired.cells.first(), Some(&start));
+        assert_eq!(repaired.cells.last(), Some(&goal));
+        assert!(repaired.cells.iter().all(|&cell| grid.is_walkable(cell)));
+        assert!(
+            repaired
+                .cells
+                .windows(2)
+                .all(|pair| legal_step(&grid, pair[0], pair[1]))
+        );
+    }
+    assert_eq!(stats(&app).paths_repaired, cut.len() as u64);
+    assert_eq!(stats(&app).searches_started, searched + cut.len() as u64);
+
+    // A repaired path may be dearer than the best one, so a new identical request searches.
+    let first_cut = path(&app, cut[0]);
+    let start = first_cut.cells[0];
+    let fresh = spawn(&mut app, PathRequest::new(start, goal));
+    settle(&mut app, &[fresh]);
+    assert_valid_path(&grid, &path(&app, fresh), start, goal);
+    assert_eq!(
+        stats(&app).searches_started,
+        searched + cut.len() as u64 + 1
+    );
+}
