@@ -182,6 +182,7 @@ mod tests {
             start: cells[0],
             goal: cells[cells.len() - 1],
             waypoint_cells: cells.clone(),
+            cell_bounds: crate::search_task::bounding_box(&cells),
             cells,
             cost: 1.0,
             trace: None,

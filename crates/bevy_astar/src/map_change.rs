@@ -142,6 +142,18 @@ impl MapChange {
         })
     }
 
+    /// Whether the change may touch a cell of the rectangle from `min` to `max` (inclusive):
+    /// false when the rectangle lies outside the bounding box of the changed cells.
+    #[must_use]
+    pub fn may_touch_rect(&self, min: Cell, max: Cell) -> bool {
+        if self.whole_map {
+            return true;
+        }
+        self.bounds.is_some_and(|(low, high)| {
+            min.x <= high.x && max.x >= low.x && min.y <= high.y && max.y >= low.y
+        })
+    }
+
     /// Whether any cell opened.
     #[must_use]
     pub fn opens_any(&self) -> bool {
@@ -192,4 +204,33 @@ pub(crate) fn publish_map_changes(
         version: version.0,
         change: Arc::new(change),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocked(x: u32, y: u32) -> CellChange {
+        CellChange {
+            cell: Cell::new(x, y),
+            before: 1,
+            after: 0,
+        }
+    }
+
+    #[test]
+    fn rectangles_are_ruled_out_only_outside_the_changed_cells_bounds() {
+        let change = MapChange::from_cells([blocked(4, 4), blocked(6, 5)]);
+        let may_touch = |min: (u32, u32), max: (u32, u32)| {
+            change.may_touch_rect(Cell::from(min), Cell::from(max))
+        };
+        assert!(may_touch((0, 0), (4, 4))); // shares the corner cell
+        assert!(may_touch((6, 5), (9, 9)));
+        assert!(may_touch((5, 0), (5, 9))); // crosses between the two cells
+        assert!(!may_touch((0, 0), (3, 9)));
+        assert!(!may_touch((7, 0), (9, 9)));
+        assert!(!may_touch((0, 6), (9, 9)));
+        assert!(!MapChange::default().may_touch_rect(Cell::new(0, 0), Cell::new(9, 9)));
+        assert!(MapChange::whole_map().may_touch_rect(Cell::new(0, 0), Cell::new(0, 0)));
+    }
 }

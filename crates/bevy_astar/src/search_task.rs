@@ -31,6 +31,9 @@ pub(crate) struct SearchOutcome {
     pub goal: Cell,
     /// The path (or partial path), empty when there is none.
     pub cells: Vec<Cell>,
+    /// The corners of the bounding box of `cells`, so that most map changes are ruled out
+    /// without reading the path.
+    pub cell_bounds: Option<(Cell, Cell)>,
     /// The cells whose centres are the waypoints (all of `cells` unless smoothed).
     pub waypoint_cells: Vec<Cell>,
     /// Cost of `cells`.
@@ -74,6 +77,7 @@ impl SearchOutcome {
             start: job.start,
             goal: job.goal,
             cells: Vec::new(),
+            cell_bounds: None,
             waypoint_cells: Vec::new(),
             cost: 0.0,
             trace: None,
@@ -92,7 +96,9 @@ impl SearchOutcome {
         }
         match self.status {
             PathStatus::Found => {
-                change.touches_any(&self.cells)
+                self.cell_bounds
+                    .is_some_and(|(min, max)| change.may_touch_rect(min, max))
+                    && change.touches_any(&self.cells)
                     || (policy == InvalidationPolicy::TouchedOrOpened && change.improves_any())
             }
             PathStatus::NoPath => change.opens_any(),
@@ -207,6 +213,7 @@ fn outcome_of(
                 } else {
                     path.cells.clone()
                 };
+                outcome.cell_bounds = bounding_box(&path.cells);
                 outcome.cells = path.cells;
                 outcome.cost = path.cost;
             }
@@ -214,6 +221,17 @@ fn outcome_of(
         }
         Err(error) => SearchOutcome::without_path(job, PathStatus::Invalid(error), algorithm),
     }
+}
+
+/// The smallest rectangle holding `cells`, as its lowest and highest corners.
+pub(crate) fn bounding_box(cells: &[Cell]) -> Option<(Cell, Cell)> {
+    let first = *cells.first()?;
+    Some(cells.iter().fold((first, first), |(min, max), &cell| {
+        (
+            Cell::new(min.x.min(cell.x), min.y.min(cell.y)),
+            Cell::new(max.x.max(cell.x), max.y.max(cell.y)),
+        )
+    }))
 }
 
 /// Repairs `cells` on `grid` (see [`Engine::Repair`]); the flag says whether the result is as
