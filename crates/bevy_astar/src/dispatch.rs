@@ -20,6 +20,12 @@ use core::sync::atomic::AtomicBool;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+/// Once the per-frame or in-flight cap is reached, how many more queued requests one frame
+/// looks at for a cached result or a running search to join: the dispatcher's cost per frame
+/// stays bounded however long the queue grows, and later requests get their turn as the queue
+/// moves.
+const LOOKUPS_AFTER_CAPS: usize = 512;
+
 /// Agents waiting for dispatch, ordered by when they were queued: oldest first.
 #[derive(Resource, Default)]
 pub(crate) struct RequestQueue {
@@ -145,6 +151,7 @@ pub(crate) fn dispatch_searches(
     let trace_all = debug.is_some_and(|debug| debug.trace_all_agents);
     let max_in_flight = settings.max_in_flight as usize;
     let mut started = 0;
+    let mut lookups_after_caps = 0;
     let mut served = Vec::new();
     for &(sequence, entity) in &queue.entries {
         let Ok((request, mut path, mut agent, debug_path)) = agents.get_mut(entity) else {
@@ -160,6 +167,12 @@ pub(crate) fn dispatch_searches(
             set_status(&mut path, PathStatus::WaitingForMap);
             continue;
         };
+        if started >= settings.max_searches_per_frame || in_flight.searches.len() >= max_in_flight {
+            if lookups_after_caps == LOOKUPS_AFTER_CAPS {
+                break;
+            }
+            lookups_after_caps += 1;
+        }
         let mut options = request.options;
         options.trace |= debug_path || trace_all;
         let key = RequestKey::new(request, &options);

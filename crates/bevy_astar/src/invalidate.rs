@@ -4,55 +4,86 @@
 use crate::cache::PathCache;
 use crate::dispatch::{InFlightSearches, RequestQueue, set_status};
 use crate::request::PathRequestState;
-use crate::{CellChange, MapChanged, Path, PathStatus, PathfindingSettings, PathfindingStats};
+use crate::{
+    CellChange, InvalidationPolicy, MapChange, MapChanged, Path, PathStatus, PathfindingSettings,
+    PathfindingStats,
+};
 use bevy::prelude::*;
+use bevy::utils::Parallel;
 use std::sync::Arc;
 
-/// Applies this frame's [`MapChanged`] messages to the cache, the running searches and the
-/// agents' current paths.
-pub(crate) fn invalidate_paths(
+/// Applies this frame's [`MapChanged`] messages to the result cache and the running searches.
+pub(crate) fn invalidate_results(
     mut changes: MessageReader<MapChanged>,
     settings: Res<PathfindingSettings>,
     mut cache: ResMut<PathCache>,
     mut in_flight: ResMut<InFlightSearches>,
+) {
+    for message in changes.read() {
+        cache.invalidate(&message.change, settings.invalidation);
+        for search in in_flight.searches.values_mut() {
+            search.changes.push(Arc::clone(&message.change));
+        }
+    }
+}
+
+/// Applies this frame's [`MapChanged`] messages to the agents' current paths: queues exactly
+/// the agents whose path a change affects.
+pub(crate) fn invalidate_paths(
+    mut changes: MessageReader<MapChanged>,
+    settings: Res<PathfindingSettings>,
     mut queue: ResMut<RequestQueue>,
     mut stats: ResMut<PathfindingStats>,
     mut agents: Query<(Entity, &mut Path, &mut PathRequestState)>,
+    mut affected: Local<Parallel<Vec<(Entity, bool)>>>,
 ) {
     let policy = settings.invalidation;
     for message in changes.read() {
         let change = &message.change;
-        cache.invalidate(change, policy);
-        for search in in_flight.searches.values_mut() {
-            search.changes.push(Arc::clone(change));
-        }
-        for (entity, mut path, mut state) in &mut agents {
-            if state.queued.is_some() {
+        // Reading every agent's path is the expensive part: done in parallel, then the
+        // affected agents are queued in entity order.
+        let repair = settings.repair_cut_paths && !change.is_whole_map();
+        agents.par_iter().for_each(|(entity, _, state)| {
+            if let Some(cut) = affected_agent(state, change, policy, repair) {
+                affected.borrow_local_mut().push((entity, cut));
+            }
+        });
+        let mut affected_agents: Vec<(Entity, bool)> = affected.drain().collect();
+        affected_agents.sort_unstable_by_key(|&(entity, _)| entity);
+        for (entity, cut) in affected_agents {
+            let Ok((_, mut path, mut state)) = agents.get_mut(entity) else {
                 continue;
-            }
-            let affected = state
-                .applied
-                .as_ref()
-                .is_some_and(|applied| applied.affected_by(change, policy));
-            if affected {
-                if settings.repair_cut_paths && !change.is_whole_map() {
-                    // Only a path that lost cells is repaired; one that could get cheaper
-                    // (cells opened) is searched again.
-                    state.cut_path = state
-                        .applied
-                        .as_ref()
-                        .filter(|applied| {
-                            applied.status == PathStatus::Found
-                                && applied.cells.iter().any(|&cell| {
-                                    change.get(cell).is_some_and(CellChange::became_blocked)
-                                })
-                        })
-                        .cloned();
-                }
-                queue.enqueue(entity, &mut state);
-                set_status(&mut path, PathStatus::Queued);
-                stats.paths_invalidated += 1;
-            }
+            };
+            state.cut_path = if cut { state.applied.clone() } else { None };
+            queue.enqueue(entity, &mut state);
+            set_status(&mut path, PathStatus::Queued);
+            stats.paths_invalidated += 1;
         }
     }
+}
+
+/// Whether `change` affects the agent's current path (`None`: it does not), and if so whether
+/// the path is to be repaired: `repair` is on and the change blocked cells of a found path
+/// (a path that could get cheaper because cells opened is searched again).
+fn affected_agent(
+    state: &PathRequestState,
+    change: &MapChange,
+    policy: InvalidationPolicy,
+    repair: bool,
+) -> Option<bool> {
+    if state.queued.is_some() {
+        return None;
+    }
+    let applied = state.applied.as_ref()?;
+    if !applied.affected_by(change, policy) {
+        return None;
+    }
+    Some(
+        repair
+            && applied.status == PathStatus::Found
+            && applied
+                .cells
+                .iter()
+                .any(|&cell| change.get(cell).is_some_and(CellChange::became_blocked)),
+    )
 }

@@ -4,7 +4,7 @@ use crate::cache::PathCache;
 use crate::dispatch::{InFlightSearches, RequestQueue, dispatch_searches, queue_changed_requests};
 use crate::flow_fields::{FlowFields, invalidate_flow_fields, poll_flow_fields};
 use crate::follow::follow_paths;
-use crate::invalidate::invalidate_paths;
+use crate::invalidate::{invalidate_paths, invalidate_results};
 use crate::map_change::publish_map_changes;
 use crate::poll::poll_searches;
 use crate::{
@@ -167,7 +167,7 @@ impl Plugin for AStarPlugin {
                 (
                     (
                         publish_map_changes,
-                        (invalidate_paths, invalidate_flow_fields),
+                        (invalidate_results, invalidate_paths, invalidate_flow_fields),
                     )
                         .chain()
                         .in_set(AStarSystems::Invalidate),
