@@ -1,5 +1,7 @@
 //! Micro-benchmarks of the core's hot paths: whole scenarios of A* queries on the bundled Moving
-//! AI maps, the open-grid worst case, and the operations the plugin repeats (grid clone, parse).
+//! AI maps, the open-grid worst case, a random map with 30% of its cells blocked, the open
+//! list's other modes (terrain costs that reach past its ring of buckets, a weighted search on
+//! its heap alone), and the operations the plugin repeats (grid clone, parse).
 
 use astar_grid::{Cell, Grid, Scenario, SearchOptions, Searcher, parse_map, parse_scenario};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -50,6 +52,54 @@ fn open_grid(criterion: &mut Criterion) {
     });
 }
 
+/// A `size` x `size` map with about `percent`% of its cells blocked in a pseudo-random pattern
+/// chosen by `salt`, its corners kept open, and terrain cost `terrain` on every other column.
+fn scattered(size: u32, percent: u64, terrain: u8, salt: u64) -> Grid {
+    Grid::from_fn(size, size, |cell| {
+        let mut hash = (u64::from(cell.x) << 32 | u64::from(cell.y)) ^ salt;
+        hash = hash.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        hash ^= hash >> 29;
+        hash = hash.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        hash ^= hash >> 32;
+        let corner = (cell.x < 2 && cell.y < 2) || (cell.x + 2 >= size && cell.y + 2 >= size);
+        if !corner && hash % 100 < percent {
+            0
+        } else if cell.x % 2 == 1 {
+            terrain
+        } else {
+            1
+        }
+    })
+}
+
+fn open_list_modes(criterion: &mut Criterion) {
+    let (start, goal) = (Cell::new(0, 0), Cell::new(199, 199));
+    let options = SearchOptions::default();
+    let random = scattered(200, 30, 1, 3);
+    let swamp = scattered(200, 20, 40, 0);
+    let mut searcher = Searcher::for_grid(&random);
+    for grid in [&random, &swamp] {
+        let result = searcher.find_path(grid, start, goal, &options);
+        assert!(
+            result.is_ok_and(|result| result.found().is_some()),
+            "the benchmark maps join their corners"
+        );
+    }
+    criterion.bench_function("astar/random_200_30pct/corner_to_corner", |bench| {
+        bench.iter(|| black_box(searcher.find_path(&random, start, goal, &options)));
+    });
+    criterion.bench_function("astar/terrain_200/corner_to_corner", |bench| {
+        bench.iter(|| black_box(searcher.find_path(&swamp, start, goal, &options)));
+    });
+    let weighted = options.with_weight(1.5);
+    criterion.bench_function(
+        "astar_weighted/random_200_30pct/corner_to_corner",
+        |bench| {
+            bench.iter(|| black_box(searcher.find_path(&random, start, goal, &weighted)));
+        },
+    );
+}
+
 fn grid_operations(criterion: &mut Criterion) {
     let (map_text, grid, _) = bundled("den312d");
     criterion.bench_function("grid/parse_den312d", |bench| {
@@ -64,5 +114,11 @@ fn grid_operations(criterion: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, scenarios, open_grid, grid_operations);
+criterion_group!(
+    benches,
+    scenarios,
+    open_grid,
+    open_list_modes,
+    grid_operations
+);
 criterion_main!(benches);

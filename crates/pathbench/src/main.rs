@@ -5,6 +5,8 @@ mod algorithm;
 #[cfg(feature = "compare")]
 mod compare;
 mod flow;
+mod generated;
+mod memory;
 mod scen;
 mod suite;
 
@@ -25,6 +27,8 @@ enum Command {
     Scen(scen::ScenArgs),
     /// Runs every `NAME.map` with its `NAME.map.scen` found under a directory.
     Suite(suite::SuiteArgs),
+    /// Runs A* and jump point search on seeded random maps of chosen sizes and obstacle density.
+    Generated(generated::GeneratedArgs),
     /// Runs the same queries through this project and other pathfinding libraries, side by side.
     #[cfg(feature = "compare")]
     Compare(compare::CompareArgs),
@@ -35,6 +39,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Scen(args) => scen::run(&args),
         Command::Suite(args) => suite::run(&args),
+        Command::Generated(args) => generated::run(&args),
         #[cfg(feature = "compare")]
         Command::Compare(args) => compare::run(&args),
     };

@@ -1,6 +1,7 @@
 //! `pathbench suite`: every map and scenario pair under a directory, with a per-map table.
 
 use crate::algorithm::SearchArgs;
+use crate::memory::MemoryPerCell;
 use crate::scen::{load, run_scenario};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -13,6 +14,12 @@ pub struct SuiteArgs {
     pub dir: PathBuf,
     #[command(flatten)]
     pub search: SearchArgs,
+}
+
+/// The file name of `map`.
+fn map_name(map: &Path) -> String {
+    map.file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned())
 }
 
 /// Every `.map` under `dir` that has a `.map.scen` beside it, sorted by path.
@@ -63,12 +70,25 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
         (0, 0, 0.0, 0, 0.0f64);
     let mut astar_expansions = 0;
     let mut times = Vec::new();
+    // Memory per cell of the largest map (most cells), and the most A* memory per cell.
+    let mut memory: Option<(usize, String, MemoryPerCell)> = None;
+    let mut most_astar = (0.0, String::new());
     for (map, scen) in &pairs {
         let (grid, scenario) = load(map, scen)?;
         let report = run_scenario(&grid, &scenario, &args.search, |_, _| {})?;
-        let name = map
-            .file_name()
-            .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+        let measured = MemoryPerCell::measure(&grid, &scenario)
+            .map_err(|error| format!("{}: {error}", map.display()))?;
+        let label = format!("{}, {}x{}", map_name(map), grid.width(), grid.height());
+        if measured.astar > most_astar.0 {
+            most_astar = (measured.astar, label.clone());
+        }
+        if memory
+            .as_ref()
+            .is_none_or(|(cells, ..)| grid.len() > *cells)
+        {
+            memory = Some((grid.len(), label, measured));
+        }
+        let name = map_name(map);
         println!(
             "{name:<28} {:>7} {:>6} {:>10.1} {:>10.1} {:>12.0}{}",
             report.queries,
@@ -98,6 +118,11 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
         crate::scen::median(&times),
         astar_expansions_mean.map_or_else(String::new, |astar| format!(" {astar:>14.0}"))
     );
+    let (_, largest, memory) = memory.unwrap_or_default();
+    println!(
+        "{}",
+        memory.summary_line(&largest, (most_astar.0, &most_astar.1))
+    );
     let mut summary = serde_json::json!({
         "maps": pairs.len(),
         "queries": queries,
@@ -106,6 +131,9 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
         "mean_us": mean_us,
         "median_us": crate::scen::median(&times),
         "expansions_mean": expansions_mean,
+        "memory_bytes_per_cell": memory.to_json(),
+        "memory_map": largest,
+        "most_astar_bytes_per_cell": most_astar.0,
     });
     if let Some(astar) = astar_expansions_mean {
         summary["astar_expansions_mean"] = astar.into();

@@ -1,7 +1,7 @@
 //! The memory a jump point search keeps between queries: a compact list of the nodes it
 //! touched, found from a cell through a sparse index, and its open list.
 
-use super::open_list::OpenList;
+use crate::search::OpenList;
 
 /// One touched jump point: 24 bytes.
 #[derive(Clone, Copy, Debug, Default)]

@@ -6,10 +6,9 @@
 //! expanded node directly, reached by a diagonal run followed by a straight run.
 
 use super::bits::{BitMatrix, ScanStop};
-use super::open_list::OpenEntry;
 use super::scratch::{JumpNode, JumpScratch};
 use super::{JpsOptions, JumpGrid};
-use crate::search::{EndpointMap, validate_endpoints};
+use crate::search::{EndpointMap, OpenEntry, validate_endpoints};
 use crate::{Cell, Limit, Path, SearchError, SearchResult, SearchStats, SearchStatus, Searcher};
 
 impl Searcher {
@@ -200,7 +199,7 @@ impl JumpSearch<'_> {
             let Some(entry) = self.scratch.open.pop() else {
                 return (SearchStatus::NoPath, None);
             };
-            let slot = entry.slot();
+            let slot = entry.id() as usize;
             let node = &mut self.scratch.nodes[slot];
             if node.closed {
                 continue; // stale: the node was expanded through a cheaper entry

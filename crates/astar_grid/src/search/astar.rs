@@ -1,12 +1,28 @@
 //! The A* loop: an [`ActiveSearch`] that expands cells in budgets until it finishes.
+//!
+//! Per expansion the loop reads the eight neighbours' cells once into a bit mask of the moves
+//! the movement rule allows (a table indexed by the four straight neighbours' walkability gives
+//! the corner rule's verdict on the diagonals), then relaxes the allowed moves whose cells are
+//! not closed. Cells are padded indices; their coordinates come from a multiplication by a
+//! precomputed reciprocal of the row length instead of a division. The default options (octile
+//! heuristic, no weight) compute priorities without choosing the heuristic per cell.
+//!
+//! The open list is a [`BucketQueue`](super::bucket_queue::BucketQueue): lowest `f` first and,
+//! for unweighted searches with a consistent heuristic, the latest added first among equal `f`.
+//! The moves are offered in an order that makes this tie rule useful: straight moves north,
+//! west, south, east, then the diagonals, so that among equally good successors the diagonals
+//! come out first (following the search deeper) and, among straight ones, east, south, west,
+//! north, as the directions are listed (which keeps paths along corridors straight). A closed
+//! cell is never opened again.
 
+use super::searcher::{START_VIA, VIA_BITS, VIA_MASK};
 use super::{
-    Limit, Node, OpenEntry, Path, SearchError, SearchOptions, SearchResult, SearchStats,
-    SearchStatus, SearchTrace, Searcher, TracedCell,
+    Limit, Path, SearchError, SearchOptions, SearchResult, SearchStats, SearchStatus, SearchTrace,
+    Searcher, TracedCell,
 };
 use crate::heuristic::HeuristicFn;
 use crate::movement::DIRECTIONS;
-use crate::{Cell, CornerRule, Grid, Neighborhood, Weighting};
+use crate::{Cell, Grid, Heuristic, Movement, Neighborhood, Weighting};
 use std::collections::HashMap;
 
 /// A search in progress. Advance it with [`ActiveSearch::advance`] (a few expansions at a time,
@@ -51,20 +67,57 @@ pub enum Step<'a> {
     Done(SearchResult),
 }
 
+/// The four straight-move bits of a move mask in reverse order: bit `d` moves to `3 - d`.
+const REVERSED_STRAIGHT: [u8; 16] = {
+    let mut table = [0; 16];
+    let mut bits = 0;
+    while bits < 16 {
+        let mut reversed = 0;
+        let mut bit = 0;
+        while bit < 4 {
+            if bits >> bit & 1 != 0 {
+                reversed |= 1 << (3 - bit);
+            }
+            bit += 1;
+        }
+        table[bits] = reversed;
+        bits += 1;
+    }
+    table
+};
+
+/// The direction each bit of a reordered move mask (see `REVERSED_STRAIGHT`) stands for.
+const DIRECTION_OF_BIT: [u8; 8] = [3, 2, 1, 0, 4, 5, 6, 7];
+
+/// Move masks: bit `d` stands for the step in direction `DIRECTIONS[d]`.
+mod moves {
+    /// Steps with `dx == 1`: east, south-east, north-east.
+    pub const EAST: u32 = 1 << 0 | 1 << 4 | 1 << 7;
+    /// Steps with `dy == 1`: south, south-east, south-west.
+    pub const SOUTH: u32 = 1 << 1 | 1 << 4 | 1 << 5;
+    /// Steps with `dx == -1`: west, south-west, north-west.
+    pub const WEST: u32 = 1 << 2 | 1 << 5 | 1 << 6;
+    /// Steps with `dy == -1`: north, north-west, north-east.
+    pub const NORTH: u32 = 1 << 3 | 1 << 6 | 1 << 7;
+}
+
 /// Everything about a search that is fixed once it starts, resolved for the inner loop.
 #[derive(Clone, Copy, Debug)]
 struct Plan {
     goal: usize,
     goal_x: u32,
     goal_y: u32,
-    directions: usize,
+    stride: usize,
+    rows: RowDivider,
     delta: [isize; 8],
     step: [f64; 8],
-    corner_a: [isize; 8],
-    corner_b: [isize; 8],
-    corners: CornerRule,
+    /// For each combination of the four straight neighbours' walkability (bit `d` for
+    /// direction `d < 4`), the diagonal moves (bits 4 to 7) the movement rule allows.
+    diagonals: [u8; 16],
     heuristic: HeuristicFn,
     weight: WeightPlan,
+    /// The heuristic and weight again when they are the unweighted octile distance.
+    octile: Option<OctilePriority>,
     max_expansions: u32,
     /// Padded inclusive bounds (min x, min y, max x, max y), when a window is set.
     window: Option<[u32; 4]>,
@@ -72,6 +125,9 @@ struct Plan {
     window_clips: bool,
     partial: bool,
     trace: bool,
+    /// For searches whose priorities never decrease (a consistent heuristic, no weight): the
+    /// smallest step cost, for the open list's buckets.
+    monotone: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -92,6 +148,71 @@ impl WeightPlan {
     }
 }
 
+/// How the inner loop turns a cell's cost from the start and its distance from the goal
+/// (columns, rows) into its priority `f`.
+trait Priority: Copy {
+    fn f(self, g: f64, dx: u32, dy: u32) -> f64;
+}
+
+/// Any heuristic and weight, chosen at run time.
+#[derive(Clone, Copy, Debug)]
+struct AnyPriority {
+    heuristic: HeuristicFn,
+    weight: WeightPlan,
+}
+
+impl Priority for AnyPriority {
+    #[inline(always)]
+    fn f(self, g: f64, dx: u32, dy: u32) -> f64 {
+        g + self.weight.weigh(self.heuristic.estimate(dx, dy))
+    }
+}
+
+/// The unweighted octile heuristic (the default options), with nothing left to choose per cell;
+/// the same numbers as [`AnyPriority`] with that heuristic and no weight.
+#[derive(Clone, Copy, Debug)]
+struct OctilePriority {
+    straight: f64,
+    diagonal: f64,
+}
+
+impl Priority for OctilePriority {
+    #[inline(always)]
+    fn f(self, g: f64, dx: u32, dy: u32) -> f64 {
+        let (dx, dy) = (f64::from(dx), f64::from(dy));
+        let (long, short) = if dx > dy { (dx, dy) } else { (dy, dx) };
+        g + (self.straight * (long - short) + self.diagonal * short)
+    }
+}
+
+/// Splits a padded index into column and row with a multiplication: for 32-bit indices and row
+/// lengths, `index / stride == (index * ceil(2^64 / stride)) >> 64` exactly (Lemire, Kaser and
+/// Kurz, "Faster remainder by direct computation", 2019).
+#[derive(Clone, Copy, Debug)]
+struct RowDivider {
+    stride: u32,
+    reciprocal: u64,
+}
+
+impl RowDivider {
+    /// The divider for rows of `stride` cells (at least 2, as every padded grid's rows are).
+    fn new(stride: usize) -> Self {
+        let stride = u32::try_from(stride.max(2)).unwrap_or(u32::MAX);
+        Self {
+            stride,
+            reciprocal: u64::MAX / u64::from(stride) + 1,
+        }
+    }
+
+    /// `(index % stride, index / stride)`.
+    #[inline]
+    fn split(self, index: usize) -> (u32, u32) {
+        let index = index as u32;
+        let row = ((u128::from(self.reciprocal) * u128::from(index)) >> 64) as u32;
+        (index - row * self.stride, row)
+    }
+}
+
 impl<'a> ActiveSearch<'a> {
     pub(crate) fn new(
         searcher: &'a mut Searcher,
@@ -102,18 +223,14 @@ impl<'a> ActiveSearch<'a> {
     ) -> Result<Self, SearchError> {
         let plan = Plan::new(grid, start, goal, options)?;
         let open_stamp = searcher.next_generation(grid.raw().len());
+        searcher.open.reset(plan.monotone);
         let start_index = grid.index(start);
-        searcher.nodes[start_index] = Node {
-            g: 0.0,
-            parent: start_index as u32,
-            stamp: open_stamp,
-        };
-        let h = plan.heuristic_at(grid, start_index);
-        searcher.open.push(OpenEntry::new(
-            plan.weight.weigh(h),
-            0.0,
-            start_index as u32,
-        ));
+        searcher.costs[start_index] = 0.0;
+        searcher.marks[start_index] = open_stamp << VIA_BITS | START_VIA;
+        let h = plan.heuristic_at(start_index);
+        searcher
+            .open
+            .push(plan.weight.weigh(h), 0.0, start_index as u32);
         if plan.trace {
             searcher.touched.push((start_index as u32, 0));
         }
@@ -155,53 +272,76 @@ impl<'a> ActiveSearch<'a> {
 
     /// The inner loop. Returns the final status, or `None` when the budget ran out first.
     fn expand(&mut self, budget: u32) -> Option<SearchStatus> {
-        let plan = self.plan;
+        match self.plan.octile {
+            Some(octile) => self.expand_with(budget, octile),
+            None => self.expand_with(
+                budget,
+                AnyPriority {
+                    heuristic: self.plan.heuristic,
+                    weight: self.plan.weight,
+                },
+            ),
+        }
+    }
+
+    /// [`ActiveSearch::expand`] with the priorities computed by `priority`.
+    #[inline(always)]
+    fn expand_with(&mut self, budget: u32, priority: impl Priority) -> Option<SearchStatus> {
+        let plan = &self.plan;
         let cells = self.grid.raw();
-        let stride = self.grid.stride();
         let searcher = &mut *self.searcher;
-        let nodes = &mut searcher.nodes[..cells.len()];
+        let costs = &mut searcher.costs[..cells.len()];
+        let marks = &mut searcher.marks[..cells.len()];
         let open = &mut searcher.open;
-        let open_stamp = searcher.generation;
-        let closed_stamp = open_stamp + 1;
-        let stop_at = self.stats.expanded.saturating_add(budget);
-        loop {
-            if self.stats.expanded >= plan.max_expansions || self.stats.expanded >= stop_at {
+        // Marks below `open_mark` belong to earlier searches; marks from `closed_mark` up are
+        // closed in this one.
+        let open_mark = searcher.generation << VIA_BITS;
+        let closed_mark = (searcher.generation + 1) << VIA_BITS;
+        let stop_at = self
+            .stats
+            .expanded
+            .saturating_add(budget)
+            .min(plan.max_expansions);
+        let mut expanded = self.stats.expanded;
+        let mut pushed = self.stats.pushed;
+        let status = loop {
+            if expanded >= stop_at {
                 // Drop stale entries, as the next pop would, so that a list holding nothing
                 // else ends as "no path" rather than at the limit.
                 while open
                     .peek()
-                    .is_some_and(|top| nodes[top.index as usize].stamp == closed_stamp)
+                    .is_some_and(|top| marks[top.id() as usize] >= closed_mark)
                 {
                     open.pop();
                 }
                 if !open.is_empty() {
-                    return (self.stats.expanded >= plan.max_expansions)
+                    break (expanded >= plan.max_expansions)
                         .then_some(SearchStatus::LimitReached(Limit::Expansions));
                 }
             }
             let Some(entry) = open.pop() else {
-                return Some(if plan.window_clips {
+                break Some(if plan.window_clips {
                     SearchStatus::LimitReached(Limit::Window)
                 } else {
                     SearchStatus::NoPath
                 });
             };
-            let index = entry.index as usize;
-            let node = &mut nodes[index];
-            if node.stamp == closed_stamp {
+            let index = entry.id() as usize;
+            let mark = marks[index];
+            if mark >= closed_mark {
                 continue; // a stale entry: the cell was expanded through a better one
             }
-            node.stamp = closed_stamp;
-            let g = node.g;
-            self.stats.expanded += 1;
+            // Closed, keeping the direction it was reached by.
+            marks[index] = mark + (closed_mark - open_mark);
+            let g = costs[index];
+            expanded += 1;
             if plan.trace {
-                searcher.expansions.push(entry.index);
+                searcher.expansions.push(entry.id());
             }
             if index == plan.goal {
-                return Some(SearchStatus::Found);
+                break Some(SearchStatus::Found);
             }
-            let x = (index % stride) as u32;
-            let y = (index / stride) as u32;
+            let (x, y) = plan.rows.split(index);
             if plan.partial {
                 let h = plan
                     .heuristic
@@ -210,59 +350,49 @@ impl<'a> ActiveSearch<'a> {
                     self.closest = (index, h);
                 }
             }
-            for direction in 0..plan.directions {
-                let next = index.wrapping_add_signed(plan.delta[direction]);
-                let terrain = cells[next];
-                if terrain == 0 {
-                    continue;
-                }
-                if direction >= 4 {
-                    let a = cells[index.wrapping_add_signed(plan.corner_a[direction])] != 0;
-                    let b = cells[index.wrapping_add_signed(plan.corner_b[direction])] != 0;
-                    let allowed = match plan.corners {
-                        CornerRule::Both => a && b,
-                        CornerRule::One => a || b,
-                        CornerRule::Any => true,
-                    };
-                    if !allowed {
-                        continue;
-                    }
-                }
-                let (dx, dy) = DIRECTIONS[direction];
-                let next_x = x.wrapping_add_signed(dx);
-                let next_y = y.wrapping_add_signed(dy);
-                if let Some([min_x, min_y, max_x, max_y]) = plan.window
-                    && (next_x < min_x || next_x > max_x || next_y < min_y || next_y > max_y)
-                {
-                    continue;
-                }
-                let next_g = g + plan.step[direction] * f64::from(terrain);
-                let neighbour = &mut nodes[next];
-                if neighbour.stamp == open_stamp {
-                    if next_g >= neighbour.g {
-                        continue;
-                    }
-                } else if neighbour.stamp == closed_stamp {
-                    continue;
-                } else if plan.trace {
-                    searcher.touched.push((next as u32, self.stats.expanded));
-                }
-                *neighbour = Node {
-                    g: next_g,
-                    parent: index as u32,
-                    stamp: open_stamp,
-                };
-                let h = plan
-                    .heuristic
-                    .estimate(next_x.abs_diff(plan.goal_x), next_y.abs_diff(plan.goal_y));
-                open.push(OpenEntry::new(
-                    next_g + plan.weight.weigh(h),
-                    next_g,
-                    next as u32,
-                ));
-                self.stats.pushed += 1;
+            // The cell it was reached from is closed: its direction is the reverse of the
+            // step that reached this one (`via ^ 2` swaps east and west, south and north, and
+            // the opposite diagonals; the start's `via` falls outside the mask).
+            let mut moves = plan.moves(cells, index) & !(1 << ((mark & VIA_MASK) ^ 2));
+            if let Some(window) = plan.window {
+                moves &= window_moves(window, x, y);
             }
-        }
+            // Straight moves are taken in reverse order (north, west, south, east), then the
+            // diagonals: among successors of equal priority the open list hands out the latest
+            // first, so diagonals come out first (following the search deeper along them) and
+            // among straight moves east, south, west, north (keeping corridor paths straight).
+            let mut order = u32::from(REVERSED_STRAIGHT[(moves & 0xF) as usize]) | (moves & 0xF0);
+            while order != 0 {
+                let bit = order.trailing_zeros() as usize;
+                order &= order - 1;
+                let direction = usize::from(DIRECTION_OF_BIT[bit]);
+                let next = index.wrapping_add_signed(plan.delta[direction]);
+                let neighbour_mark = marks[next];
+                if neighbour_mark >= closed_mark {
+                    continue;
+                }
+                let next_g = g + plan.step[direction] * f64::from(cells[next]);
+                if neighbour_mark >= open_mark {
+                    if next_g >= costs[next] {
+                        continue;
+                    }
+                } else if plan.trace {
+                    searcher.touched.push((next as u32, expanded));
+                }
+                costs[next] = next_g;
+                marks[next] = open_mark | direction as u32;
+                let (dx, dy) = DIRECTIONS[direction];
+                let f = priority.f(
+                    next_g,
+                    x.wrapping_add_signed(dx).abs_diff(plan.goal_x),
+                    y.wrapping_add_signed(dy).abs_diff(plan.goal_y),
+                );
+                open.push(f, next_g, next as u32);
+                pushed += 1;
+            }
+        };
+        self.stats = SearchStats { expanded, pushed };
+        status
     }
 
     fn finish(self, status: SearchStatus) -> SearchResult {
@@ -282,24 +412,24 @@ impl<'a> ActiveSearch<'a> {
         }
     }
 
-    /// Follows parents back from `end`; allocates exactly once.
+    /// Follows the steps back from `end`; allocates exactly once.
     fn path_to(&self, end: usize) -> Path {
-        let nodes = &self.searcher.nodes;
+        let marks = &self.searcher.marks;
         let mut length = 1;
         let mut index = end;
-        while nodes[index].parent as usize != index {
-            index = nodes[index].parent as usize;
+        while let Some(parent) = self.plan.parent(marks[index], index) {
+            index = parent;
             length += 1;
         }
         let mut cells = vec![Cell::default(); length];
         let mut index = end;
         for slot in cells.iter_mut().rev() {
             *slot = self.grid.cell_at(index);
-            index = nodes[index].parent as usize;
+            index = self.plan.parent(marks[index], index).unwrap_or(index);
         }
         Path {
             cells,
-            cost: nodes[end].g,
+            cost: self.searcher.costs[end],
         }
     }
 
@@ -315,16 +445,21 @@ impl<'a> ActiveSearch<'a> {
             .touched
             .iter()
             .map(|&(index, opened_at)| {
-                let node = searcher.nodes[index as usize];
-                let h = self.plan.heuristic_at(self.grid, index as usize);
+                let index = index as usize;
+                let h = self.plan.heuristic_at(index);
+                let g = searcher.costs[index];
                 TracedCell {
-                    cell: self.grid.cell_at(index as usize),
-                    g: node.g,
+                    cell: self.grid.cell_at(index),
+                    g,
                     h,
-                    f: node.g + self.plan.weight.weigh(h),
-                    parent: self.grid.cell_at(node.parent as usize),
+                    f: g + self.plan.weight.weigh(h),
+                    parent: self.grid.cell_at(
+                        self.plan
+                            .parent(searcher.marks[index], index)
+                            .unwrap_or(index),
+                    ),
                     opened_at,
-                    closed_at: closed_order.get(&index).copied(),
+                    closed_at: closed_order.get(&(index as u32)).copied(),
                 }
             })
             .collect();
@@ -335,6 +470,25 @@ impl<'a> ActiveSearch<'a> {
             .collect();
         SearchTrace { cells, expansions }
     }
+}
+
+/// The moves that stay inside the padded `window` from the cell `(x, y)` inside it.
+#[inline]
+fn window_moves([min_x, min_y, max_x, max_y]: [u32; 4], x: u32, y: u32) -> u32 {
+    let mut leaving = 0;
+    if x <= min_x {
+        leaving |= moves::WEST;
+    }
+    if x >= max_x {
+        leaving |= moves::EAST;
+    }
+    if y <= min_y {
+        leaving |= moves::NORTH;
+    }
+    if y >= max_y {
+        leaving |= moves::SOUTH;
+    }
+    !leaving
 }
 
 impl Plan {
@@ -348,13 +502,8 @@ impl Plan {
         let stride = grid.stride() as isize;
         let mut delta = [0; 8];
         let mut step = [0.0; 8];
-        let mut corner_a = [0; 8];
-        let mut corner_b = [0; 8];
         for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
-            let (dx, dy) = (dx as isize, dy as isize);
-            delta[direction] = dy * stride + dx;
-            corner_a[direction] = dx;
-            corner_b[direction] = dy * stride;
+            delta[direction] = dy as isize * stride + dx as isize;
             step[direction] = if dx != 0 && dy != 0 {
                 options.cost.diagonal()
             } else {
@@ -362,7 +511,16 @@ impl Plan {
             };
         }
         let neighborhood = options.movement.neighborhood;
-        let heuristic = HeuristicFn::new(options.resolved_heuristic(), neighborhood, options.cost);
+        let resolved = options.resolved_heuristic();
+        let heuristic = HeuristicFn::new(resolved, neighborhood, options.cost);
+        // Every admissible heuristic here is a distance scaled to the cheapest steps, hence
+        // consistent: priorities then never decrease along a search without weight.
+        let monotone = (options.weighting.is_unit()
+            && resolved.is_admissible(neighborhood, options.cost))
+        .then(|| match neighborhood {
+            Neighborhood::Four => options.cost.straight(),
+            Neighborhood::Eight => options.cost.straight().min(options.cost.diagonal()),
+        });
         let weight = match options.weighting {
             Weighting::Static(weight) => WeightPlan::Static(weight),
             Weighting::Dynamic { epsilon } => {
@@ -393,32 +551,81 @@ impl Plan {
             goal: grid.index(goal),
             goal_x: goal.x + 1,
             goal_y: goal.y + 1,
-            directions: match neighborhood {
-                Neighborhood::Four => 4,
-                Neighborhood::Eight => 8,
-            },
+            stride: grid.stride(),
+            rows: RowDivider::new(grid.stride()),
             delta,
             step,
-            corner_a,
-            corner_b,
-            corners: options.movement.corners,
+            diagonals: diagonal_table(options.movement),
             heuristic,
             weight,
+            // The octile estimate is `straight * (long - short) + diagonal * short`; its values
+            // for one straight and one diagonal step are those two costs, exactly.
+            octile: (resolved == Heuristic::Octile && options.weighting.is_unit()).then(|| {
+                OctilePriority {
+                    straight: heuristic.estimate(1, 0),
+                    diagonal: heuristic.estimate(1, 1),
+                }
+            }),
             max_expansions: options.max_expansions.unwrap_or(u32::MAX),
             window,
             window_clips,
             partial: options.partial_path,
             trace: options.trace,
+            monotone,
         })
     }
 
-    fn heuristic_at(&self, grid: &Grid, index: usize) -> f64 {
-        let stride = grid.stride();
-        let x = (index % stride) as u32;
-        let y = (index / stride) as u32;
+    /// The moves from the cell at padded `index` that `cells` and the movement rule allow
+    /// (terrain only; closed cells and the window are checked by the caller).
+    #[inline(always)]
+    fn moves(&self, cells: &[u8], index: usize) -> u32 {
+        let stride = self.stride;
+        let above = &cells[index - stride - 1..index - stride + 2];
+        let beside = &cells[index - 1..index + 2];
+        let below = &cells[index + stride - 1..index + stride + 2];
+        let open = |value: u8| u32::from(value != 0);
+        let straight =
+            open(beside[2]) | open(below[1]) << 1 | open(beside[0]) << 2 | open(above[1]) << 3;
+        let diagonal =
+            open(below[2]) | open(below[0]) << 1 | open(above[0]) << 2 | open(above[2]) << 3;
+        straight | ((diagonal << 4) & u32::from(self.diagonals[straight as usize]))
+    }
+
+    /// The padded index of the cell at `index`, marked `mark`, was reached from; `None` for the
+    /// start.
+    #[inline]
+    fn parent(&self, mark: u32, index: usize) -> Option<usize> {
+        let via = (mark & VIA_MASK) as usize;
+        (via != START_VIA as usize).then(|| index.wrapping_add_signed(-self.delta[via]))
+    }
+
+    fn heuristic_at(&self, index: usize) -> f64 {
+        let (x, y) = self.rows.split(index);
         self.heuristic
             .estimate(x.abs_diff(self.goal_x), y.abs_diff(self.goal_y))
     }
+}
+
+/// [`Plan::diagonals`] for `movement`: which diagonal moves it allows for each combination of
+/// walkable straight neighbours (the diagonal's own cell being walkable).
+fn diagonal_table(movement: Movement) -> [u8; 16] {
+    let straight_index = |dx: i32, dy: i32| {
+        DIRECTIONS
+            .iter()
+            .position(|&direction| direction == (dx, dy))
+            .unwrap_or(0)
+    };
+    let mut table = [0; 16];
+    for (straight, allowed) in table.iter_mut().enumerate() {
+        for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate().skip(4) {
+            let corner_a = straight >> straight_index(dx, 0) & 1 != 0;
+            let corner_b = straight >> straight_index(0, dy) & 1 != 0;
+            if movement.allows_step(dx, dy, corner_a, corner_b) {
+                *allowed |= 1 << direction;
+            }
+        }
+    }
+    table
 }
 
 /// Checks a request before any search runs.

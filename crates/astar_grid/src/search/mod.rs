@@ -1,6 +1,7 @@
 //! A* over a [`Grid`](crate::Grid): the reusable [`Searcher`], its options and its results.
 
 mod astar;
+mod bucket_queue;
 mod error;
 mod open_list;
 mod options;
@@ -16,5 +17,4 @@ pub use searcher::Searcher;
 pub use trace::{SearchTrace, TracedCell};
 
 pub(crate) use astar::{EndpointMap, validate_endpoints};
-pub(crate) use open_list::OpenEntry;
-pub(crate) use searcher::Node;
+pub(crate) use open_list::{OpenEntry, OpenList};

@@ -1,19 +1,18 @@
 //! The reusable search context: per-cell scratch memory reset in O(1) by a generation stamp.
 
-use super::{ActiveSearch, OpenEntry, SearchError, SearchOptions, SearchResult};
+use super::bucket_queue::BucketQueue;
+use super::{ActiveSearch, SearchError, SearchOptions, SearchResult};
 use crate::{Cell, Grid};
-use std::collections::BinaryHeap;
 
-/// Per-cell search state: 16 bytes.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Node {
-    /// Best known cost from the start (valid when `stamp` is this search's open or closed mark).
-    pub g: f64,
-    /// Padded index of the cell this one was reached from.
-    pub parent: u32,
-    /// `generation` while open, `generation + 1` once closed; older values mean untouched.
-    pub stamp: u32,
-}
+/// Bits of a cell's mark (see [`Searcher::marks`]) that hold the direction of the step that
+/// reached the cell.
+pub(crate) const VIA_BITS: u32 = 4;
+/// The direction field of a mark.
+pub(crate) const VIA_MASK: u32 = (1 << VIA_BITS) - 1;
+/// The direction field of the start, which no step reached.
+pub(crate) const START_VIA: u32 = 8;
+/// Stamps stay below this, so that they fit above the direction.
+const STAMP_LIMIT: u32 = 1 << (32 - VIA_BITS);
 
 /// Scratch memory for searches, kept between queries.
 ///
@@ -40,8 +39,18 @@ pub(crate) struct Node {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Searcher {
-    pub(crate) nodes: Vec<Node>,
-    pub(crate) open: BinaryHeap<OpenEntry>,
+    /// Per padded cell: the best known cost from the start (valid when the cell's mark has
+    /// this search's open or closed stamp).
+    pub(crate) costs: Vec<f64>,
+    /// Per padded cell: `stamp << VIA_BITS | via`, the stamp saying which search touched the
+    /// cell and whether it is open or closed in it, and the direction (an index into
+    /// [`DIRECTIONS`](crate::movement::DIRECTIONS)) of the step that reached it, or
+    /// [`START_VIA`] for the start. Stamps only grow from search to search (until they wrap,
+    /// when every mark is cleared), so a cell is closed in the current search exactly when its
+    /// mark is at least the closed mark, and open when it lies between the open and the closed
+    /// mark. 12 bytes per cell with `costs`.
+    pub(crate) marks: Vec<u32>,
+    pub(crate) open: BucketQueue,
     /// Stamp of open cells in the current search; `generation + 1` marks closed ones.
     pub(crate) generation: u32,
     /// Trace only: padded index and expansion count when each cell was first reached.
@@ -98,32 +107,60 @@ impl Searcher {
         ActiveSearch::new(self, grid, start, goal, options)
     }
 
-    /// Bytes of per-cell scratch memory currently held (the open list not included).
+    /// Bytes of memory currently held for searches of both kinds: the sum of
+    /// [`Searcher::astar_memory_bytes`] and [`Searcher::jps_memory_bytes`].
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.capacity() * size_of::<Node>() + self.jump.memory_bytes()
+        self.astar_memory_bytes() + self.jps_memory_bytes()
+    }
+
+    /// Bytes held for A* ([`Searcher::find_path`], [`Searcher::begin`]): 12 bytes per cell of
+    /// the largest grid searched (border included) plus the open list's 16 bytes per entry it
+    /// has room for (trace records not included).
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, SearchOptions, Searcher};
+    ///
+    /// let grid = Grid::new(100, 100);
+    /// let mut searcher = Searcher::new();
+    /// searcher.find_path(&grid, Cell::new(0, 0), Cell::new(99, 99), &SearchOptions::default())?;
+    /// let per_cell = searcher.astar_memory_bytes() as f64 / grid.len() as f64;
+    /// assert!(per_cell < 16.0, "{per_cell}");
+    /// # Ok::<(), astar_grid::SearchError>(())
+    /// ```
+    #[must_use]
+    pub fn astar_memory_bytes(&self) -> usize {
+        self.costs.capacity() * size_of::<f64>()
+            + self.marks.capacity() * size_of::<u32>()
+            + self.open.memory_bytes()
+    }
+
+    /// Bytes held for jump point search ([`Searcher::find_path_jps`]): a bit and a 4-byte slot
+    /// per cell, the touched jump points and the open list.
+    #[must_use]
+    pub fn jps_memory_bytes(&self) -> usize {
+        self.jump.memory_bytes() + self.jump.open.memory_bytes()
     }
 
     fn reserve(&mut self, cells: usize) {
-        if self.nodes.len() < cells {
-            self.nodes.resize(cells, Node::default());
+        if self.marks.len() < cells {
+            self.costs.resize(cells, 0.0);
+            self.marks.resize(cells, 0);
         }
     }
 
-    /// Prepares the scratch memory for a new search on a padded buffer of `cells` cells and
-    /// returns the open stamp; the closed stamp is one more.
+    /// Prepares the per-cell scratch memory for a new search on a padded buffer of `cells`
+    /// cells and returns the open stamp; the closed stamp is one more. The caller resets the
+    /// open list, which needs to know the search's costs.
     pub(crate) fn next_generation(&mut self, cells: usize) -> u32 {
         self.reserve(cells);
-        self.open.clear();
         self.touched.clear();
         self.expansions.clear();
         // Stamps 0 and 1 are never used, so fresh nodes (stamp 0) read as untouched.
         match self.generation.checked_add(2) {
-            Some(next) if (2..u32::MAX - 1).contains(&next) => self.generation = next,
+            Some(next) if (2..STAMP_LIMIT - 1).contains(&next) => self.generation = next,
             _ => {
-                for node in &mut self.nodes {
-                    node.stamp = 0;
-                }
+                self.marks.fill(0);
                 self.generation = 2;
             }
         }
@@ -136,17 +173,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn node_is_sixteen_bytes() {
-        assert_eq!(size_of::<Node>(), 16);
-    }
-
-    #[test]
     fn generation_wraps_by_clearing_stamps() {
         let mut searcher = Searcher::new();
         assert_eq!(searcher.next_generation(4), 2);
-        searcher.nodes[1].stamp = u32::MAX - 1;
-        searcher.generation = u32::MAX - 2;
+        searcher.marks[1] = (STAMP_LIMIT - 1) << VIA_BITS | START_VIA;
+        searcher.generation = STAMP_LIMIT - 4;
+        assert_eq!(searcher.next_generation(4), STAMP_LIMIT - 2);
+        assert_eq!(searcher.marks[1] & VIA_MASK, START_VIA);
         assert_eq!(searcher.next_generation(4), 2);
-        assert!(searcher.nodes.iter().all(|node| node.stamp == 0));
+        assert!(searcher.marks.iter().all(|&mark| mark == 0));
     }
 }
