@@ -1,6 +1,8 @@
 //! `pathbench`: runs Moving AI benchmark scenarios through the project's searches and checks
 //! every path length against the optimum.
 
+#[cfg(feature = "compare")]
+mod agents;
 mod algorithm;
 #[cfg(feature = "compare")]
 mod compare;
@@ -32,6 +34,9 @@ enum Command {
     /// Runs the same queries through this project and other pathfinding libraries, side by side.
     #[cfg(feature = "compare")]
     Compare(compare::CompareArgs),
+    /// Runs the plugin with many agents and tower placements, beside bevy_northstar's plugin.
+    #[cfg(feature = "compare")]
+    Agents(agents::AgentsArgs),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +47,8 @@ fn main() -> ExitCode {
         Command::Generated(args) => generated::run(&args),
         #[cfg(feature = "compare")]
         Command::Compare(args) => compare::run(&args),
+        #[cfg(feature = "compare")]
+        Command::Agents(args) => agents::run(&args),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

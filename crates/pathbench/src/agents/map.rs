@@ -1,0 +1,373 @@
+//! The `pathbench agents` map and its towers: a seeded tower-defense field (spawns on the left
+//! edge, the goal on the right, walls with gaps across the field, scattered rocks), the cells
+//! the agents start from, and the cells the towers go on.
+
+use astar_grid::{Cell, Components, Grid, Movement, SearchOptions, Searcher};
+
+/// Smallest side the layout fits in.
+pub const MIN_SIZE: u32 = 64;
+/// Largest side accepted.
+pub const MAX_SIZE: u32 = 4_096;
+/// Number of spawns.
+const SPAWNS: u32 = 4;
+/// Number of walls across the field.
+const WALLS: u32 = 7;
+/// Cells kept free of rocks on each side of a wall, so that rocks never close a gap.
+const WALL_MARGIN: u32 = 3;
+
+/// The tower-defense map: a grid, the spawns and the goal.
+#[derive(Clone, Debug)]
+pub struct TowerMap {
+    /// The cells: walkable (cost 1) or blocked.
+    pub grid: Grid,
+    /// Where agents start a walk, on the left edge.
+    pub spawns: Vec<Cell>,
+    /// Where every agent walks to, near the right edge.
+    pub goal: Cell,
+}
+
+impl TowerMap {
+    /// A `size` x `size` map drawn from `seed`: walls two cells thick across the field, each
+    /// with two to four gaps three to six cells wide; rocks of 2x2 to 5x5 cells between the
+    /// walls; four spawns spread down the left edge and the goal in the middle of the right edge.
+    ///
+    /// # Errors
+    /// When `size` is outside [`MIN_SIZE`]..=[`MAX_SIZE`].
+    pub fn generate(size: u32, seed: u64) -> Result<Self, String> {
+        if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
+            return Err(format!(
+                "--size must be between {MIN_SIZE} and {MAX_SIZE}, not {size}"
+            ));
+        }
+        let mut random = SeededRandom::new(seed);
+        let mut grid = Grid::try_new(size, size).map_err(|error| error.to_string())?;
+        let spacing = size / (WALLS + 1);
+        let walls: Vec<u32> = (1..=WALLS).map(|wall| wall * spacing).collect();
+        for &x in &walls {
+            grid.fill_rect(Cell::new(x, 0), Cell::new(x + 1, size - 1), 0);
+            for _ in 0..random.between(2, 4) {
+                let width = random.between(3, 6);
+                let y = random.between(1, size - 2 - width);
+                grid.fill_rect(Cell::new(x, y), Cell::new(x + 1, y + width - 1), 1);
+            }
+        }
+        let near_wall = |x: u32, width: u32| {
+            walls
+                .iter()
+                .any(|&wall| x <= wall + 1 + WALL_MARGIN && wall <= x + width - 1 + WALL_MARGIN)
+        };
+        let rocks = size * size / 1_024;
+        let mut placed = 0;
+        for _ in 0..rocks * 20 {
+            if placed == rocks {
+                break;
+            }
+            let (width, height) = (random.between(2, 5), random.between(2, 5));
+            let x = random.between(WALL_MARGIN + 2, size - 8 - width);
+            let y = random.between(1, size - 2 - height);
+            if near_wall(x, width) {
+                continue;
+            }
+            grid.fill_rect(Cell::new(x, y), Cell::new(x + width - 1, y + height - 1), 0);
+            placed += 1;
+        }
+        let jitter = size / 32;
+        let spawns = (0..SPAWNS)
+            .map(|spawn| {
+                let middle = size * (2 * spawn + 1) / (2 * SPAWNS);
+                Cell::new(1, middle - jitter + random.between(0, 2 * jitter))
+            })
+            .collect();
+        let map = Self {
+            grid,
+            spawns,
+            goal: Cell::new(size - 3, size / 2),
+        };
+        let components = Components::new(&map.grid, Movement::EIGHT);
+        if map
+            .spawns
+            .iter()
+            .any(|&spawn| !components.same_component(spawn, map.goal))
+        {
+            return Err(format!(
+                "seed {seed}: a spawn of the {size}x{size} map cannot reach the goal"
+            ));
+        }
+        Ok(map)
+    }
+
+    /// The side of the map.
+    pub fn size(&self) -> u32 {
+        self.grid.width()
+    }
+
+    /// `count` cells for the agents' first walks, drawn from `seed` among the walkable cells
+    /// that reach the goal (the goal itself excluded); cells repeat when there are more agents
+    /// than cells.
+    pub fn first_cells(&self, count: usize, seed: u64) -> Vec<Cell> {
+        let components = Components::new(&self.grid, Movement::EIGHT);
+        let open: Vec<Cell> = self
+            .grid
+            .cells()
+            .filter(|&(cell, value)| {
+                value != 0 && cell != self.goal && components.same_component(cell, self.goal)
+            })
+            .map(|(cell, _)| cell)
+            .collect();
+        let mut random = SeededRandom::new(seed ^ 0xA6E7_5F1E);
+        (0..count)
+            .map(|_| open[random.below(open.len() as u64) as usize])
+            .collect()
+    }
+
+    /// `count` tower cells, placed one after the other. Each lies on the shortest path (eight
+    /// neighbours, no corner cutting, octile costs) from a spawn drawn from `seed` to the goal
+    /// on the map with the earlier towers, at a drawn point of its middle four fifths or the
+    /// next cell of it that qualifies: preferably a cell that every route of `peers` from the
+    /// same spawn also crosses (so that each library's agents walk over it), and always one
+    /// whose blocking leaves every cell that reaches the goal still reaching it
+    /// ([`Components::check_blocking`]). Spawns and the goal never get a tower.
+    ///
+    /// # Errors
+    /// When no cell of a spawn's path can take a tower without cutting a cell off.
+    pub fn plan_towers(
+        &self,
+        count: usize,
+        seed: u64,
+        peers: &mut [&mut dyn Routes],
+    ) -> Result<TowerPlan, String> {
+        let mut grid = self.grid.clone();
+        let mut components = Components::new(&grid, Movement::EIGHT);
+        let mut reaching: Vec<Cell> = grid
+            .cells()
+            .filter(|&(cell, value)| {
+                value != 0 && cell != self.goal && components.same_component(cell, self.goal)
+            })
+            .map(|(cell, _)| cell)
+            .collect();
+        let mut searcher = Searcher::new();
+        let options = SearchOptions::default();
+        let mut random = SeededRandom::new(seed ^ 0x70E3_5EED);
+        let mut plan = TowerPlan::default();
+        for placement in 0..count {
+            let spawn = self.spawns[random.below(self.spawns.len() as u64) as usize];
+            let path = searcher
+                .find_path(&grid, spawn, self.goal, &options)
+                .map_err(|error| format!("tower {placement}: {error}"))?
+                .path
+                .ok_or_else(|| format!("tower {placement}: the spawn {spawn} is cut off"))?
+                .cells;
+            let peer_routes: Vec<Vec<Cell>> = peers
+                .iter_mut()
+                .map(|peer| peer.route(spawn, self.goal).unwrap_or_default())
+                .collect();
+            let middle = path.len() / 10..path.len() - path.len() / 10;
+            let first = random.below(middle.len().max(1) as u64) as usize;
+            let candidates: Vec<Cell> = (0..middle.len())
+                .map(|offset| path[middle.start + (first + offset) % middle.len()])
+                .filter(|&cell| !self.spawns.contains(&cell) && cell != self.goal)
+                .collect();
+            let on_every_route = |cell: &Cell| peer_routes.iter().all(|route| route.contains(cell));
+            let (shared, alone): (Vec<Cell>, Vec<Cell>) =
+                candidates.into_iter().partition(on_every_route);
+            let mut tower = None;
+            for cell in shared.iter().chain(&alone).copied() {
+                let others: Vec<Cell> = reaching
+                    .iter()
+                    .copied()
+                    .filter(|&other| other != cell)
+                    .collect();
+                let check = components
+                    .check_blocking(&[cell], &others, self.goal)
+                    .map_err(|error| error.to_string())?;
+                if !check.disconnects() {
+                    tower = Some(cell);
+                    break;
+                }
+            }
+            let tower = tower.ok_or_else(|| {
+                format!("tower {placement}: every cell of the path from {spawn} cuts a cell off")
+            })?;
+            components
+                .set_blocked(&mut grid, tower, true)
+                .map_err(|error| error.to_string())?;
+            for peer in peers.iter_mut() {
+                peer.block(tower);
+            }
+            reaching.retain(|&cell| cell != tower);
+            plan.shared += usize::from(on_every_route(&tower));
+            plan.cells.push(tower);
+        }
+        Ok(plan)
+    }
+}
+
+/// Another library's routes, so that towers go where its agents walk too.
+pub trait Routes {
+    /// The cells of its path from `from` to `to` on the map with the towers so far (both ends
+    /// included), or `None` when it finds none.
+    fn route(&mut self, from: Cell, to: Cell) -> Option<Vec<Cell>>;
+    /// Blocks `cell`: a tower went down there.
+    fn block(&mut self, cell: Cell);
+}
+
+/// The tower cells, in placement order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TowerPlan {
+    /// The cells.
+    pub cells: Vec<Cell>,
+    /// How many lie on the routes of every library (the others lie on this project's only).
+    pub shared: usize,
+}
+
+/// The SplitMix64 generator: small, fast and reproducible for a seed.
+pub struct SeededRandom(u64);
+
+impl SeededRandom {
+    /// A generator started from `seed`.
+    pub const fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..bound` (0 when `bound` is 0).
+    pub fn below(&mut self, bound: u64) -> u64 {
+        if bound == 0 {
+            0
+        } else {
+            self.next_u64() % bound
+        }
+    }
+
+    /// A number in `low..=high` (`low` when `high` is below it).
+    pub fn between(&mut self, low: u32, high: u32) -> u32 {
+        let span = u64::from(high.saturating_sub(low)) + 1;
+        low + self.below(span) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use astar_grid::SearchStatus;
+
+    fn reaches(grid: &Grid, from: Cell, to: Cell) -> bool {
+        let result = Searcher::new()
+            .find_path(grid, from, to, &SearchOptions::default().dijkstra())
+            .unwrap();
+        result.status == SearchStatus::Found
+    }
+
+    #[test]
+    fn the_map_is_reproducible_and_every_spawn_reaches_the_goal() {
+        let map = TowerMap::generate(96, 7).unwrap();
+        let again = TowerMap::generate(96, 7).unwrap();
+        assert_eq!(map.grid, again.grid);
+        assert_eq!(map.spawns, again.spawns);
+        assert_ne!(TowerMap::generate(96, 8).unwrap().grid, map.grid);
+        assert!(map.grid.walkable_count() < 96 * 96);
+        for &spawn in &map.spawns {
+            assert!(reaches(&map.grid, spawn, map.goal), "{spawn}");
+        }
+        assert!(TowerMap::generate(MIN_SIZE - 1, 7).is_err());
+    }
+
+    #[test]
+    fn towers_lie_on_spawn_paths_and_never_cut_a_cell_off() {
+        let map = TowerMap::generate(64, 3).unwrap();
+        let plan = map.plan_towers(25, 3, &mut []).unwrap();
+        assert_eq!(plan, map.plan_towers(25, 3, &mut []).unwrap());
+        assert_eq!(plan.shared, 25);
+        let towers = plan.cells;
+        let mut grid = map.grid.clone();
+        let reaching_before: Vec<Cell> = map
+            .grid
+            .cells()
+            .filter(|&(cell, value)| value != 0 && reaches(&map.grid, cell, map.goal))
+            .map(|(cell, _)| cell)
+            .collect();
+        for &tower in &towers {
+            assert!(grid.is_walkable(tower), "{tower} placed twice or on a wall");
+            assert!(!map.spawns.contains(&tower) && tower != map.goal);
+            // On some spawn's shortest path on the map as it was.
+            let on_a_path = map.spawns.iter().any(|&spawn| {
+                Searcher::new()
+                    .find_path(&grid, spawn, map.goal, &SearchOptions::default())
+                    .unwrap()
+                    .path
+                    .is_some_and(|path| path.cells.contains(&tower))
+            });
+            assert!(on_a_path, "{tower}");
+            grid.set_blocked(tower, true).unwrap();
+        }
+        // Plain searches as the oracle: everything that reached the goal still does.
+        for cell in reaching_before {
+            if grid.is_walkable(cell) {
+                assert!(reaches(&grid, cell, map.goal), "{cell} cut off");
+            }
+        }
+    }
+
+    #[test]
+    fn first_cells_are_walkable_and_reach_the_goal() {
+        let map = TowerMap::generate(64, 5).unwrap();
+        let cells = map.first_cells(300, 5);
+        assert_eq!(cells.len(), 300);
+        assert_eq!(cells, map.first_cells(300, 5));
+        for &cell in &cells {
+            assert!(
+                cell != map.goal && reaches(&map.grid, cell, map.goal),
+                "{cell}"
+            );
+        }
+    }
+
+    /// Routes by four-neighbour A*: they often leave the eight-neighbour path.
+    struct FourNeighbourRoutes(Grid);
+
+    impl Routes for FourNeighbourRoutes {
+        fn route(&mut self, from: Cell, to: Cell) -> Option<Vec<Cell>> {
+            let options = SearchOptions::default().with_movement(Movement::FOUR);
+            Searcher::new()
+                .find_path(&self.0, from, to, &options)
+                .unwrap()
+                .path
+                .map(|path| path.cells)
+        }
+
+        fn block(&mut self, cell: Cell) {
+            self.0.set_blocked(cell, true).unwrap();
+        }
+    }
+
+    #[test]
+    fn towers_prefer_cells_on_every_route() {
+        let map = TowerMap::generate(64, 11).unwrap();
+        let mut peer = FourNeighbourRoutes(map.grid.clone());
+        let plan = map.plan_towers(20, 11, &mut [&mut peer]).unwrap();
+        assert_eq!(peer.0.walkable_count(), map.grid.walkable_count() - 20);
+        // Replay the placements: a tower off the peer's routes is counted as not shared.
+        let mut grid = map.grid.clone();
+        let mut replay = FourNeighbourRoutes(map.grid.clone());
+        let mut shared = 0;
+        for &tower in &plan.cells {
+            let on_peer = map
+                .spawns
+                .iter()
+                .any(|&spawn| replay.route(spawn, map.goal).unwrap().contains(&tower));
+            shared += usize::from(on_peer);
+            grid.set_blocked(tower, true).unwrap();
+            replay.block(tower);
+        }
+        assert!(plan.shared > 0);
+        assert!(shared >= plan.shared, "{shared} < {}", plan.shared);
+    }
+}

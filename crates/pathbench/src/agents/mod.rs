@@ -1,0 +1,311 @@
+//! `pathbench agents`: this project's Bevy plugin under load beside `bevy_northstar`'s plugin.
+//!
+//! One scenario, run once per library in a headless app (`MinimalPlugins`, no window, time
+//! advanced 1/60 s per frame): N agents walk a seeded tower-defense map from spawns to a goal
+//! (and start again at a spawn on arrival, so the load stays constant) while a tower is placed
+//! every half second of simulated time on a cell that a spawn's route crosses in both libraries
+//! and that does not cut any cell off from the goal. Both libraries get the same map, the same
+//! agents, the same towers at the same frames and the same per-frame measurement: the
+//! main-thread time between a timestamp taken by a system ordered before the library's systems
+//! and one ordered after them.
+//!
+//! - [`map`]: the map, the agents' first cells and the tower cells.
+//! - [`ours`]: the run with `bevy_astar`'s `AStarPlugin`.
+//! - [`northstar`]: the run with `bevy_northstar`'s `NorthstarPlugin`.
+//! - [`record`]: what a run records (frame spans, placements, counters).
+//! - [`report`]: the table and the JSON line.
+
+mod map;
+mod northstar;
+mod ours;
+mod record;
+mod report;
+
+use astar_grid::Cell;
+use bevy::math::Vec2;
+use clap::{Args, ValueEnum};
+use std::time::{Duration, Instant};
+
+/// Frames per simulated second.
+const FRAME_RATE: u32 = 60;
+/// Frames between two tower placements: half a second.
+const PLACEMENT_INTERVAL: u64 = FRAME_RATE as u64 / 2;
+/// Most frames the warm-up may take before the run is abandoned.
+const WARMUP_LIMIT: u64 = 120 * FRAME_RATE as u64;
+
+/// Arguments of `pathbench agents`.
+#[derive(Debug, Args)]
+pub struct AgentsArgs {
+    /// Number of agents walking at once.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub agents: usize,
+    /// Simulated seconds measured (after the warm-up in which every agent gets its first path).
+    #[arg(long, value_name = "S", default_value_t = 30)]
+    pub seconds: u32,
+    /// Side of the square map, in cells.
+    #[arg(long, default_value_t = 256)]
+    pub size: u32,
+    /// Seed of the map, the agents' first cells and the towers.
+    #[arg(long, value_name = "X", default_value_t = 1)]
+    pub seed: u64,
+    /// The plugin run beside ours, or none.
+    #[arg(long, value_enum, default_value_t = Peer::Northstar)]
+    pub peer: Peer,
+    /// The search `bevy_northstar` runs: its default (HPA* with refinement) or full-grid A*.
+    #[arg(long, value_enum, default_value_t = NorthstarSearch::Refined)]
+    pub northstar_mode: NorthstarSearch,
+    /// Turn on `bevy_astar`'s `repair_cut_paths` setting (off by default): a path a tower cut
+    /// gets a local detour instead of a whole new search.
+    #[arg(long)]
+    pub repair_cut_paths: bool,
+    /// Agent speed in cells per second.
+    #[arg(long, default_value_t = 4.0)]
+    pub speed: f32,
+    /// Run frames back to back instead of one every 1/60 s of wall-clock time (background
+    /// searches then get less time per frame than in a game running at 60 frames per second).
+    #[arg(long)]
+    pub unpaced: bool,
+}
+
+/// The plugin measured beside this project's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Peer {
+    /// `bevy_northstar` 0.7's `NorthstarPlugin`.
+    Northstar,
+    /// Only this project's plugin.
+    None,
+}
+
+/// The `PathfindMode` given to `bevy_northstar`'s requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum NorthstarSearch {
+    /// `PathfindMode::Refined`, the crate's default: HPA* over 16x16 chunks, then refined.
+    Refined,
+    /// `PathfindMode::AStar`: A* over the whole grid.
+    Astar,
+}
+
+/// Everything both runs share: the map, the agents, the towers and the clock.
+pub struct Scenario {
+    /// The map.
+    pub map: map::TowerMap,
+    /// The cell each agent starts its first walk from.
+    pub first_cells: Vec<Cell>,
+    /// The tower cells, in placement order.
+    pub towers: Vec<Cell>,
+    /// How many towers lie on both libraries' routes from their spawn.
+    pub shared_towers: usize,
+    /// Agent speed in cells (world units) per second.
+    pub speed: f32,
+    /// Frames measured after the warm-up.
+    pub frames: u64,
+    /// Whether frames are paced to 60 per second of wall-clock time.
+    pub paced: bool,
+    /// The search `bevy_northstar` runs.
+    pub northstar_search: NorthstarSearch,
+    /// Whether `bevy_astar` repairs cut paths locally.
+    pub repair_cut_paths: bool,
+}
+
+impl Scenario {
+    /// Builds the scenario the arguments describe.
+    ///
+    /// # Errors
+    /// When an argument is out of range or the map cannot be generated.
+    pub fn new(args: &AgentsArgs) -> Result<Self, String> {
+        if args.agents == 0 || args.agents > 1_000_000 {
+            return Err(format!(
+                "--agents must be between 1 and 1000000, not {}",
+                args.agents
+            ));
+        }
+        if args.seconds == 0 || args.seconds > 3_600 {
+            return Err(format!(
+                "--seconds must be between 1 and 3600, not {}",
+                args.seconds
+            ));
+        }
+        if !(args.speed.is_finite() && args.speed > 0.0 && args.speed <= 60.0) {
+            return Err(format!(
+                "--speed must be above 0 and at most 60 cells per second, not {}",
+                args.speed
+            ));
+        }
+        let map = map::TowerMap::generate(args.size, args.seed)?;
+        let first_cells = map.first_cells(args.agents, args.seed);
+        let frames = u64::from(args.seconds) * u64::from(FRAME_RATE);
+        let placements = usize::try_from(frames.div_ceil(PLACEMENT_INTERVAL) - 1)
+            .map_err(|_| "too many tower placements".to_owned())?;
+        let mut northstar_routes = northstar::NorthstarRoutes::new(&map, args.northstar_mode);
+        let plan = map.plan_towers(placements, args.seed, &mut [&mut northstar_routes])?;
+        Ok(Self {
+            map,
+            first_cells,
+            towers: plan.cells,
+            shared_towers: plan.shared,
+            speed: args.speed,
+            frames,
+            paced: !args.unpaced,
+            northstar_search: args.northstar_mode,
+            repair_cut_paths: args.repair_cut_paths,
+        })
+    }
+
+    /// The duration of one frame.
+    pub fn frame_duration() -> Duration {
+        Duration::from_secs(1) / FRAME_RATE
+    }
+
+    /// The placement made just before measured frame `frame` (counted from 1), if any: its
+    /// index and cell. Towers go down every [`PLACEMENT_INTERVAL`] frames.
+    pub fn placement_at(&self, frame: u64) -> Option<(usize, Cell)> {
+        if frame == 0 || !frame.is_multiple_of(PLACEMENT_INTERVAL) {
+            return None;
+        }
+        let index = usize::try_from(frame / PLACEMENT_INTERVAL - 1).ok()?;
+        self.towers.get(index).map(|&cell| (index, cell))
+    }
+
+    /// The spawn agent `agent` starts its walk number `life` from (its first walk, life 0,
+    /// starts from its first cell instead).
+    pub fn spawn_for(&self, agent: usize, life: u32) -> Cell {
+        let spawns = &self.map.spawns;
+        spawns[(agent + life as usize) % spawns.len()]
+    }
+
+    /// Sleeps out the rest of a frame that began at `started`, when frames are paced.
+    pub fn pace(&self, started: Instant) {
+        if self.paced
+            && let Some(rest) = Self::frame_duration().checked_sub(started.elapsed())
+        {
+            std::thread::sleep(rest);
+        }
+    }
+}
+
+/// The world position of the centre of `cell`: cells are one world unit wide, cell (0, 0) at
+/// the origin (as `NavGrid::new` places them).
+pub fn cell_center(cell: Cell) -> Vec2 {
+    Vec2::new(cell.x as f32 + 0.5, cell.y as f32 + 0.5)
+}
+
+/// The cell containing a world position on a `size` x `size` map, if inside it.
+pub fn cell_at(position: Vec2, size: u32) -> Option<Cell> {
+    let inside = position.is_finite()
+        && position.x >= 0.0
+        && position.y >= 0.0
+        && position.x < size as f32
+        && position.y < size as f32;
+    inside.then(|| Cell::new(position.x as u32, position.y as u32))
+}
+
+/// Runs `pathbench agents`; `Ok(true)` unless a hard error stopped it.
+pub fn run(args: &AgentsArgs) -> Result<bool, String> {
+    let scenario = Scenario::new(args)?;
+    eprintln!(
+        "agents: {} agents on a {size}x{size} map, {} towers over {} frames; warming up bevy_astar",
+        scenario.first_cells.len(),
+        scenario.towers.len(),
+        scenario.frames,
+        size = args.size,
+    );
+    let mut runs = vec![ours::run(&scenario)?];
+    if args.peer == Peer::Northstar {
+        eprintln!("agents: warming up bevy_northstar");
+        runs.push(northstar::run(&scenario)?);
+    }
+    report::print(args, &scenario, &runs);
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use astar_grid::Grid;
+    use bevy_astar::NavGrid;
+
+    fn small_scenario(peer: Peer) -> Scenario {
+        Scenario::new(&AgentsArgs {
+            agents: 40,
+            seconds: 2,
+            size: 64,
+            seed: 9,
+            peer,
+            northstar_mode: NorthstarSearch::Refined,
+            repair_cut_paths: false,
+            speed: 6.0,
+            unpaced: false,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn both_runs_record_every_frame_and_every_placement() {
+        let scenario = small_scenario(Peer::Northstar);
+        assert_eq!(scenario.towers.len(), 3);
+        assert_eq!(scenario.first_cells.len(), 40);
+        for record in [
+            ours::run(&scenario).unwrap(),
+            northstar::run(&scenario).unwrap(),
+        ] {
+            assert_eq!(record.plugin.frames.len(), 120, "{}", record.library);
+            assert_eq!(record.game.frames.len(), 120, "{}", record.library);
+            let towers: Vec<Cell> = record.placements.iter().map(|p| p.tower).collect();
+            assert_eq!(towers, scenario.towers, "{}", record.library);
+            for series in &record.plugin_sets {
+                assert_eq!(series.frames.len(), 120);
+            }
+            assert!(record.warmup_frames > 0);
+            assert_eq!(record.failures, 0, "{}", record.library);
+            for placement in &record.placements {
+                assert!(placement.left + placement.failed <= placement.cut);
+                if placement.cut == 0 {
+                    assert_eq!(placement.frames_to_repath, None);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn arguments_out_of_range_are_refused() {
+        let args = |agents, seconds, size, speed| AgentsArgs {
+            agents,
+            seconds,
+            size,
+            seed: 1,
+            peer: Peer::None,
+            northstar_mode: NorthstarSearch::Refined,
+            repair_cut_paths: false,
+            speed,
+            unpaced: true,
+        };
+        assert!(Scenario::new(&args(0, 1, 64, 1.0)).is_err());
+        assert!(Scenario::new(&args(1, 0, 64, 1.0)).is_err());
+        assert!(Scenario::new(&args(1, 1, 63, 1.0)).is_err());
+        assert!(Scenario::new(&args(1, 1, 64, f32::NAN)).is_err());
+        assert!(Scenario::new(&args(1, 1, 64, 1.0)).is_ok());
+        assert_eq!(
+            small_scenario(Peer::None).placement_at(30),
+            Some((0, small_scenario(Peer::None).towers[0]))
+        );
+    }
+
+    #[test]
+    fn cell_positions_agree_with_the_plugins_grid() {
+        let nav = NavGrid::new(Grid::new(20, 10));
+        for (x, y) in [(0, 0), (19, 9), (7, 3)] {
+            let cell = Cell::new(x, y);
+            let center = cell_center(cell);
+            assert_eq!(center, nav.cell_center(cell));
+            assert_eq!(cell_at(center, 20), Some(cell));
+            for offset in [Vec2::new(0.49, -0.49), Vec2::new(-0.5, 0.0)] {
+                assert_eq!(
+                    cell_at(center + offset, 20).filter(|cell| cell.y < 10),
+                    nav.world_to_cell(center + offset)
+                );
+            }
+        }
+        assert_eq!(cell_at(Vec2::new(-0.1, 3.0), 20), None);
+        assert_eq!(cell_at(Vec2::new(20.0, 3.0), 20), None);
+    }
+}
