@@ -60,30 +60,28 @@ pub(crate) fn follow_paths(
     mut followers: Query<(&Path, &mut PathFollower, &mut Transform)>,
 ) {
     let delta = time.delta_secs();
-    followers
-        .par_iter_mut()
-        .for_each(|(path, mut follower, mut transform)| {
-            if follower.revision != path.revision {
-                follower.revision = path.revision;
-                follower.next_waypoint = usize::from(path.waypoints.len() > 1);
-                follower.finished = path.waypoints.is_empty();
+    for (path, mut follower, mut transform) in &mut followers {
+        if follower.revision != path.revision {
+            follower.revision = path.revision;
+            follower.next_waypoint = usize::from(path.waypoints.len() > 1);
+            follower.finished = path.waypoints.is_empty();
+        }
+        if follower.finished {
+            continue;
+        }
+        let mut budget = follower.speed.max(0.0) * delta;
+        let mut position = transform.translation.truncate();
+        while let Some(&target) = path.waypoints.get(follower.next_waypoint) {
+            let distance = position.distance(target);
+            if distance > budget {
+                position += (target - position) / distance * budget;
+                break;
             }
-            if follower.finished {
-                return;
-            }
-            let mut budget = follower.speed.max(0.0) * delta;
-            let mut position = transform.translation.truncate();
-            while let Some(&target) = path.waypoints.get(follower.next_waypoint) {
-                let distance = position.distance(target);
-                if distance > budget {
-                    position += (target - position) / distance * budget;
-                    break;
-                }
-                position = target;
-                budget -= distance;
-                follower.next_waypoint += 1;
-            }
-            follower.finished = follower.next_waypoint >= path.waypoints.len();
-            transform.translation = position.extend(transform.translation.z);
-        });
+            position = target;
+            budget -= distance;
+            follower.next_waypoint += 1;
+        }
+        follower.finished = follower.next_waypoint >= path.waypoints.len();
+        transform.translation = position.extend(transform.translation.z);
+    }
 }
