@@ -17,14 +17,14 @@ use super::record::{
     FrameStamps, Placement, Repath, RepathWatch, RunRecord, SpanSeries, Watched, stamp,
 };
 use super::{NorthstarSearch, Scenario, cell_center};
-use astar_grid::{Cell, Grid};
+use crate::compare::northstar::build_grid;
+use astar_grid::Cell;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_northstar::filter::NoCornerCutting;
 use bevy_northstar::path::Path as NorthstarPath;
 use bevy_northstar::prelude::{
-    AgentPos, GridSettingsBuilder, Nav, NextPos, NorthstarPlugin, OrdinalGrid, OrdinalNeighborhood,
-    Pathfind, PathfindArgs, PathfindMode, PathfindingFailed, PathingSet,
+    AgentPos, Nav, NextPos, NorthstarPlugin, OrdinalGrid, OrdinalNeighborhood, Pathfind,
+    PathfindArgs, PathfindMode, PathfindingFailed, PathingSet,
 };
 use std::time::Instant;
 
@@ -104,21 +104,6 @@ const fn mode(search: NorthstarSearch) -> PathfindMode {
         NorthstarSearch::Refined => PathfindMode::Refined,
         NorthstarSearch::Astar => PathfindMode::AStar,
     }
-}
-
-/// The crate's grid for `grid`, built.
-fn build_grid(grid: &Grid) -> OrdinalGrid {
-    let settings = GridSettingsBuilder::new_2d(grid.width(), grid.height())
-        .add_neighbor_filter(NoCornerCutting)
-        .build();
-    let mut northstar = OrdinalGrid::new(&settings);
-    for (cell, value) in grid.cells() {
-        if value == 0 {
-            northstar.set_nav(position(cell), Nav::Impassable);
-        }
-    }
-    northstar.build();
-    northstar
 }
 
 /// The headless app: the plugin, the grid entity, the agents and the timestamp systems.

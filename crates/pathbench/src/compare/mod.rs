@@ -11,7 +11,7 @@
 
 mod grid_pathfinding;
 mod measure;
-mod northstar;
+pub(crate) mod northstar;
 mod order;
 mod ours;
 mod pathfinding_crate;

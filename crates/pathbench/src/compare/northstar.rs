@@ -70,17 +70,7 @@ impl Contender for Northstar {
                 grid.height()
             ));
         }
-        let settings = GridSettingsBuilder::new_2d(grid.width(), grid.height())
-            .add_neighbor_filter(NoCornerCutting)
-            .build();
-        let mut northstar = OrdinalGrid::new(&settings);
-        for (cell, value) in grid.cells() {
-            if value == 0 {
-                northstar.set_nav(to_position(cell), Nav::Impassable);
-            }
-        }
-        northstar.build();
-        self.grid = Some(northstar);
+        self.grid = Some(build_grid(grid));
         Ok(())
     }
 
@@ -109,6 +99,21 @@ impl Contender for Northstar {
 }
 
 /// A cell as the crate's 3D position on layer 0.
+/// The crate's grid for `grid` (8 neighbours, no corner cutting), built.
+pub(crate) fn build_grid(grid: &Grid) -> OrdinalGrid {
+    let settings = GridSettingsBuilder::new_2d(grid.width(), grid.height())
+        .add_neighbor_filter(NoCornerCutting)
+        .build();
+    let mut northstar = OrdinalGrid::new(&settings);
+    for (cell, value) in grid.cells() {
+        if value == 0 {
+            northstar.set_nav(to_position(cell), Nav::Impassable);
+        }
+    }
+    northstar.build();
+    northstar
+}
+
 fn to_position(cell: Cell) -> UVec3 {
     UVec3::new(cell.x, cell.y, 0)
 }
