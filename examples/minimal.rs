@@ -1,6 +1,6 @@
 //! The smallest complete use of `bevy_astar`: a grid with two walls, one agent that asks for a
 //! path and walks it back and forth, and the debug overlay drawing each search (closed set blue,
-//! open set green, path gold).
+//! open set green, path gold). It takes no input: run it and watch.
 //!
 //! `cargo run --release --example minimal`
 
@@ -42,7 +42,10 @@ fn setup(mut commands: Commands, nav: Res<NavGrid>) {
     for (cell, cost) in nav.grid().cells() {
         if cost == 0 {
             let wall = Sprite::from_color(Color::srgb(0.55, 0.57, 0.62), Vec2::splat(CELL));
-            commands.spawn((wall, Transform::from_translation(nav.cell_center(cell).extend(0.0))));
+            commands.spawn((
+                wall,
+                Transform::from_translation(nav.cell_center(cell).extend(0.0)),
+            ));
         }
     }
     let start = Cell::new(1, 1);

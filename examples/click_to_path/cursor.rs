@@ -7,6 +7,9 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_astar::prelude::*;
 
+/// The outline of the cell under the cursor.
+pub const HOVER_COLOR: Color = Color::srgb(0.4, 0.9, 1.0);
+
 pub(crate) fn plugin(app: &mut App) {
     app.init_resource::<CursorCell>().add_systems(
         Update,
@@ -46,7 +49,7 @@ fn outline_hovered_cell(cursor: Res<CursorCell>, nav: Res<NavGrid>, mut gizmos: 
         gizmos.rect_2d(
             nav.cell_center(cell),
             nav.cell_size().abs() * 1.1,
-            Color::WHITE,
+            HOVER_COLOR,
         );
     }
 }

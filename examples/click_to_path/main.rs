@@ -8,14 +8,17 @@
 //! ```
 //!
 //! Left click places the start, then the goal; right click or drag toggles walls; the wheel
-//! zooms and a middle drag pans. The panel on the right picks the map, scatters and clears
-//! obstacles, sets the algorithm, movement, heuristic, costs, smoothing and limits, and drives
-//! the replay; the status bar reports the result and what the search knew about the cell under
-//! the cursor.
+//! zooms, a middle drag pans and `F` fits the map. The panel on the right picks the map,
+//! scatters and clears obstacles, sets the algorithm (A*, Dijkstra, weighted A*, or jump point
+//! search run through the core), movement, heuristic, costs, smoothing and limits, and drives
+//! the replay (also `Space` play/pause, `Left`/`Right` step, `Shift` for ten, `Home` restart,
+//! `End` finish); the status bar reports the result and the g, h and f the search gave the cell
+//! under the cursor.
 
 mod camera;
 mod cursor;
 mod endpoints;
+mod jump_points;
 mod map;
 mod map_view;
 mod panel;
@@ -27,6 +30,7 @@ mod status;
 mod walls;
 
 use bevy::prelude::*;
+use bevy_astar::egui_panel::AStarEguiPanelPlugin;
 use bevy_astar::prelude::*;
 use bevy_astar_examples::scripted_input::ScriptedInputPlugin;
 use bevy_egui::EguiPlugin;
@@ -60,6 +64,8 @@ fn main() {
             AStarPlugin::default().with_cache_capacity(0),
             AStarDebugPlugin::default(),
             EguiPlugin::default(),
+            // The plugin's own statistics window, opened from the Overlay section.
+            AStarEguiPanelPlugin::default().closed(),
             ScriptedInputPlugin,
         ))
         .configure_sets(
@@ -83,6 +89,7 @@ fn main() {
             cursor::plugin,
             endpoints::plugin,
             walls::plugin,
+            jump_points::plugin,
             search::plugin,
             replay::plugin,
             panel::plugin,

@@ -141,7 +141,9 @@ pub fn load_initial_map(mut commands: Commands, mut rng: ResMut<MapRng>) {
         Err(error) => {
             error!("{error}");
             let arena = MapSource::Arena;
-            let grid = arena.build(&mut rng.0).unwrap_or_else(|_| Grid::new(64, 48));
+            let grid = arena
+                .build(&mut rng.0)
+                .unwrap_or_else(|_| Grid::new(64, 48));
             (arena, grid, Some(error))
         }
     };
@@ -245,7 +247,8 @@ fn maze(width: u32, height: u32, rng: &mut StdRng) -> Grid {
 /// Caves: 45% random walls smoothed by five rounds of "a cell is a wall when five or more of its
 /// nine-cell block are walls"; the border is solid.
 fn caves(width: u32, height: u32, rng: &mut StdRng) -> Grid {
-    let border = |cell: Cell| cell.x == 0 || cell.y == 0 || cell.x == width - 1 || cell.y == height - 1;
+    let border =
+        |cell: Cell| cell.x == 0 || cell.y == 0 || cell.x == width - 1 || cell.y == height - 1;
     let mut grid = Grid::from_fn(width, height, |cell| {
         u8::from(!(border(cell) || rng.random_bool(0.45)))
     });

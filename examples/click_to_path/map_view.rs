@@ -32,7 +32,8 @@ fn cell_color(value: u8) -> [u8; 4] {
         1 => FLOOR,
         cost => {
             let t = f32::from(cost.min(16) - 1) / 15.0;
-            let mix = |from: u8, to: u8| (f32::from(from) + (f32::from(to) - f32::from(from)) * t) as u8;
+            let mix =
+                |from: u8, to: u8| (f32::from(from) + (f32::from(to) - f32::from(from)) * t) as u8;
             [
                 mix(FLOOR[0], ROUGH[0]),
                 mix(FLOOR[1], ROUGH[1]),
@@ -45,7 +46,10 @@ fn cell_color(value: u8) -> [u8; 4] {
 
 /// The grid as an image, texel (x, y) for cell (x, y): row 0 on top, as the grid is laid out.
 fn grid_image(grid: &Grid) -> Image {
-    let data = grid.cells().flat_map(|(_, value)| cell_color(value)).collect();
+    let data = grid
+        .cells()
+        .flat_map(|(_, value)| cell_color(value))
+        .collect();
     let mut image = Image::new(
         Extent3d {
             width: grid.width(),

@@ -3,6 +3,7 @@
 
 use crate::cursor::CursorCell;
 use crate::endpoints::{Endpoint, Endpoints};
+use crate::jump_points::JumpPointSearch;
 use crate::map::{LoadedMap, MapAction, MapSource, ObstacleSettings};
 use crate::replay::{Replay, ReplayCommand};
 use crate::search::{SearchAgent, TraceLookup};
@@ -11,6 +12,7 @@ use crate::status::{self, StatusLine, Tone};
 use bevy::ecs::system::SystemParam;
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::prelude::*;
+use bevy_astar::egui_panel::AStarEguiPanel;
 use bevy_astar::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
@@ -62,6 +64,7 @@ struct Shown<'w, 's> {
     endpoints: Res<'w, Endpoints>,
     cursor: Res<'w, CursorCell>,
     lookup: Res<'w, TraceLookup>,
+    jps: Res<'w, JumpPointSearch>,
     agent: Single<'w, 's, (Option<&'static Path>, Option<&'static PathTrace>), With<SearchAgent>>,
 }
 
@@ -72,6 +75,7 @@ struct Controls<'w> {
     obstacles: ResMut<'w, ObstacleSettings>,
     replay: ResMut<'w, Replay>,
     gizmos: ResMut<'w, GizmoConfigStore>,
+    stats_window: ResMut<'w, AStarEguiPanel>,
     layout: ResMut<'w, PanelLayout>,
     map_actions: MessageWriter<'w, MapAction>,
     replay_commands: MessageWriter<'w, ReplayCommand>,
@@ -194,8 +198,16 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
             );
             ui.horizontal(|ui| {
                 ui.label("Movement");
-                ui.radio_value(&mut settings.neighborhood, Neighborhood::Four, "4 neighbours");
-                ui.radio_value(&mut settings.neighborhood, Neighborhood::Eight, "8 neighbours");
+                ui.radio_value(
+                    &mut settings.neighborhood,
+                    Neighborhood::Four,
+                    "4 neighbours",
+                );
+                ui.radio_value(
+                    &mut settings.neighborhood,
+                    Neighborhood::Eight,
+                    "8 neighbours",
+                );
             });
             ui.add_enabled_ui(settings.neighborhood == Neighborhood::Eight, |ui| {
                 egui::ComboBox::from_label("diagonals")
@@ -206,9 +218,15 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
                         }
                     });
             });
-            ui.add_enabled_ui(settings.algorithm != Algorithm::Dijkstra, |ui| {
+            let jps = settings.algorithm == Algorithm::Jps;
+            let heuristic_chosen = matches!(
+                settings.algorithm,
+                Algorithm::AStar | Algorithm::WeightedAStar
+            );
+            ui.add_enabled_ui(heuristic_chosen, |ui| {
                 let shown = match settings.algorithm {
                     Algorithm::Dijkstra => "zero (Dijkstra)".to_owned(),
+                    Algorithm::Jps => "octile (JPS)".to_owned(),
                     _ => heuristic_label(settings.heuristic, settings.neighborhood),
                 };
                 egui::ComboBox::from_label("heuristic")
@@ -240,7 +258,10 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
                     ui.add(egui::DragValue::new(&mut settings.diagonal_cost).range(1..=40));
                 });
             });
-            ui.checkbox(&mut settings.smoothing, "smooth the path (line of sight)");
+            ui.add_enabled(
+                !jps,
+                egui::Checkbox::new(&mut settings.smoothing, "smooth the path (line of sight)"),
+            );
             optional_size(ui, &mut settings.window, "search window around the start");
             let mut limited = settings.max_expansions.is_some();
             ui.horizontal(|ui| {
@@ -249,12 +270,23 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
                 ui.add_enabled(limited, egui::DragValue::new(&mut max).range(1..=1_000_000));
                 settings.max_expansions = limited.then_some(max);
             });
-            ui.checkbox(&mut settings.partial_path, "show the partial path when a limit stops");
-            let options = settings.options(Cell::new(0, 0));
-            if !options.is_optimal() {
+            ui.add_enabled(
+                !jps,
+                egui::Checkbox::new(
+                    &mut settings.partial_path,
+                    "show the partial path when a limit stops",
+                ),
+            );
+            // Always one line, so that the sections below stay where they are.
+            if settings.options(Cell::new(0, 0)).is_optimal() {
+                ui.colored_label(
+                    egui::Color32::from_rgb(150, 150, 160),
+                    "Paths found are shortest.",
+                );
+            } else {
                 ui.colored_label(
                     egui::Color32::from_rgb(240, 190, 90),
-                    "Paths are not guaranteed shortest with these settings.",
+                    "Paths may be longer than the shortest.",
                 );
             }
         });
@@ -283,8 +315,16 @@ fn optional_size(ui: &mut egui::Ui, size: &mut Option<UVec2>, label: &str) {
     ui.checkbox(&mut enabled, label);
     ui.add_enabled_ui(enabled, |ui| {
         ui.horizontal(|ui| {
-            ui.add(egui::DragValue::new(&mut value.x).range(1..=999).prefix("w "));
-            ui.add(egui::DragValue::new(&mut value.y).range(1..=999).prefix("h "));
+            ui.add(
+                egui::DragValue::new(&mut value.x)
+                    .range(1..=999)
+                    .prefix("w "),
+            );
+            ui.add(
+                egui::DragValue::new(&mut value.y)
+                    .range(1..=999)
+                    .prefix("h "),
+            );
             ui.label("cells");
         });
     });
@@ -322,8 +362,7 @@ fn replay_section(ui: &mut egui::Ui, shown: &Shown, controls: &mut Controls) {
                 });
                 let mut step = if replay.active { replay.step } else { total };
                 let scrubbed = ui.add(
-                    egui::Slider::new(&mut step, 0..=total)
-                        .text(format!("of {total} expansions")),
+                    egui::Slider::new(&mut step, 0..=total).text(format!("of {total} expansions")),
                 );
                 if scrubbed.changed() {
                     commands.write(ReplayCommand::Seek(step));
@@ -365,7 +404,17 @@ fn overlay_section(ui: &mut egui::Ui, controls: &mut Controls) {
             }
             swatch(ui, Color::srgb(0.95, 0.25, 0.7), "start");
             swatch(ui, Color::srgb(0.95, 0.2, 0.15), "goal");
-            swatch(ui, Color::WHITE, "replay: cell being expanded, and its branch");
+            swatch(
+                ui,
+                Color::WHITE,
+                "replay: cell being expanded, and its branch",
+            );
+            swatch(ui, crate::cursor::HOVER_COLOR, "cell under the cursor");
+            let mut stats = controls.stats_window.open;
+            ui.checkbox(&mut stats, "plugin statistics window");
+            if controls.stats_window.open != stats {
+                controls.stats_window.open = stats;
+            }
             let (config, colors) = controls.gizmos.config::<AStarGizmos>();
             if config.enabled != enabled || colors.grid_color.is_some() != grid {
                 let (config, colors) = controls.gizmos.config_mut::<AStarGizmos>();
@@ -405,20 +454,34 @@ fn help_section(ui: &mut egui::Ui) {
 fn status_bar(ui: &mut egui::Ui, shown: &Shown, controls: &Controls) {
     let (path, trace) = *shown.agent;
     let model = controls.settings.cost_model();
-    let line = status::result_line(
-        &shown.endpoints,
-        path,
-        trace.map(|trace| trace.trace.expansions.len()),
-        shown.nav.cell_size().x.abs(),
-        model,
-    );
+    let jps = controls.settings.algorithm == Algorithm::Jps;
+    let line = if jps {
+        status::jps_result_line(&shown.endpoints, shown.jps.outcome.as_ref(), model)
+    } else {
+        status::result_line(
+            &shown.endpoints,
+            path,
+            trace.map(|trace| trace.trace.expansions.len()),
+            shown.nav.cell_size().x.abs(),
+            model,
+        )
+    };
     ui.add_space(2.0);
     ui.label(styled(&line));
     let total = trace.map_or(0, |trace| trace.trace.expansions.len() as u32);
     let replay = &controls.replay;
-    if let Some(text) = status::replay_line(replay.active, replay.playing, replay.step, total) {
-        ui.label(egui::RichText::new(text).color(egui::Color32::from_rgb(235, 235, 200)));
-    }
+    // Always three lines, so the map does not move when a replay starts.
+    let text = if jps {
+        status::JPS_REPLAY_LINE.to_owned()
+    } else {
+        status::replay_line(replay.active, replay.playing, replay.step, total)
+    };
+    let color = if replay.active {
+        egui::Color32::from_rgb(235, 235, 200)
+    } else {
+        egui::Color32::from_rgb(150, 150, 160)
+    };
+    ui.label(egui::RichText::new(text).color(color));
     let next = match shown.endpoints.next {
         Endpoint::Start => "start",
         Endpoint::Goal => "goal",
@@ -434,7 +497,14 @@ fn status_bar(ui: &mut egui::Ui, shown: &Shown, controls: &Controls) {
             });
             let step = controls.replay.active.then_some(controls.replay.step);
             let value = shown.nav.grid().value(cell);
-            status::cell_line(cell, value, trace.map(|trace| &trace.trace), traced, step, model)
+            status::cell_line(
+                cell,
+                value,
+                trace.map(|trace| &trace.trace),
+                traced,
+                step,
+                model,
+            )
         },
     );
     ui.label(hover);

@@ -290,14 +290,21 @@ mod tests {
     fn steps_pause_and_stay_in_range() {
         let mut replay = Replay::default();
         replay.command(ReplayCommand::Step(-1), 50);
-        assert_eq!((replay.active, replay.playing, replay.step), (true, false, 49));
+        assert_eq!(
+            (replay.active, replay.playing, replay.step),
+            (true, false, 49)
+        );
         replay.command(ReplayCommand::Seek(3), 50);
         replay.command(ReplayCommand::Step(-10), 50);
         assert_eq!(replay.step, 0);
         replay.command(ReplayCommand::Step(500), 50);
         assert_eq!(replay.step, 50);
         replay.command(ReplayCommand::TogglePlay, 50);
-        assert_eq!((replay.playing, replay.step), (true, 0), "at the end, play restarts");
+        assert_eq!(
+            (replay.playing, replay.step),
+            (true, 0),
+            "at the end, play restarts"
+        );
         replay.command(ReplayCommand::TogglePlay, 50);
         assert!(!replay.playing && replay.active);
     }

@@ -8,7 +8,7 @@
 //! | `map arena\|den312d\|open\|maze\|caves`        | map menu                                |
 //! | `seed N`                                       | (seeds generated maps and scattering)   |
 //! | `scatter DENSITY` / `clear`                    | scatter / clear obstacles               |
-//! | `algorithm astar\|dijkstra` / `algorithm weighted W` | algorithm and weight              |
+//! | `algorithm astar\|dijkstra\|jps` / `algorithm weighted W` | algorithm and weight          |
 //! | `movement 4\|8`, `corners both\|one\|any`      | movement and diagonals                  |
 //! | `heuristic default\|manhattan\|octile\|...`    | heuristic                               |
 //! | `cost octile` / `cost integer DIAGONAL`        | cost model                              |
@@ -124,6 +124,7 @@ fn parse(text: &str) -> Option<ScriptCommand> {
         ["clear"] => C::Clear,
         ["algorithm", "astar"] => C::Settings(S::Algorithm(Algorithm::AStar, None)),
         ["algorithm", "dijkstra"] => C::Settings(S::Algorithm(Algorithm::Dijkstra, None)),
+        ["algorithm", "jps"] => C::Settings(S::Algorithm(Algorithm::Jps, None)),
         ["algorithm", "weighted", weight] => C::Settings(S::Algorithm(
             Algorithm::WeightedAStar,
             Some(number(weight)?.max(1.0)),
@@ -139,10 +140,9 @@ fn parse(text: &str) -> Option<ScriptCommand> {
         ["heuristic", "default"] => C::Settings(S::Heuristic(None)),
         ["heuristic", name] => C::Settings(S::Heuristic(Some(name.parse().ok()?))),
         ["cost", "octile"] => C::Settings(S::Cost(CostChoice::Octile, None)),
-        ["cost", "integer", diagonal] => C::Settings(S::Cost(
-            CostChoice::Integer,
-            Some(whole(diagonal)?.max(1)),
-        )),
+        ["cost", "integer", diagonal] => {
+            C::Settings(S::Cost(CostChoice::Integer, Some(whole(diagonal)?.max(1))))
+        }
         ["smoothing", on] => C::Settings(S::Smoothing(on_off(on)?)),
         ["window", "off"] => C::Settings(S::Window(None)),
         ["window", width, height] => {
@@ -216,6 +216,13 @@ mod tests {
     #[test]
     fn commands_parse_into_panel_changes() {
         assert_eq!(parse("map maze"), Some(ScriptCommand::Map(MapSource::Maze)));
+        assert_eq!(
+            parse("algorithm jps"),
+            Some(ScriptCommand::Settings(SettingChange::Algorithm(
+                Algorithm::Jps,
+                None
+            )))
+        );
         assert_eq!(parse("scatter 0.25"), Some(ScriptCommand::Scatter(0.25)));
         let mut settings = SearchSettings::default();
         for text in [
@@ -236,7 +243,10 @@ mod tests {
         assert_eq!(settings.weight, 2.5);
         assert_eq!(settings.neighborhood, Neighborhood::Four);
         assert_eq!(settings.heuristic, Some(Heuristic::Euclidean));
-        assert_eq!((settings.cost, settings.diagonal_cost), (CostChoice::Integer, 17));
+        assert_eq!(
+            (settings.cost, settings.diagonal_cost),
+            (CostChoice::Integer, 17)
+        );
         assert_eq!(settings.window, Some(UVec2::new(21, 15)));
         assert_eq!(settings.max_expansions, Some(300));
         assert!(settings.smoothing);
@@ -252,7 +262,7 @@ mod tests {
             "",
             "map atlantis",
             "scatter lots",
-            "algorithm jps",
+            "algorithm bfs",
             "movement 6",
             "heuristic taxicab",
             "window 10",

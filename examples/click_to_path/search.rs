@@ -2,9 +2,9 @@
 //! and the settings, and every map edit searches again so the overlay always shows the search of
 //! the map on screen.
 
-use crate::endpoints::Endpoints;
 use crate::VisualiserSystems;
-use crate::settings::SearchSettings;
+use crate::endpoints::Endpoints;
+use crate::settings::{Algorithm, SearchSettings};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
@@ -41,7 +41,8 @@ fn spawn_agent(mut commands: Commands) {
 }
 
 /// Keeps the agent's request equal to what the endpoints and settings ask for; without both
-/// endpoints there is no request. A map edit marks the request changed, which searches again.
+/// endpoints, or with JPS selected (run by `jump_points`), there is no request. A map edit
+/// marks the request changed, which searches again.
 fn sync_request(
     mut commands: Commands,
     endpoints: Res<Endpoints>,
@@ -50,7 +51,10 @@ fn sync_request(
     agent: Single<(Entity, Option<&mut PathRequest>), With<SearchAgent>>,
 ) {
     let (entity, request) = agent.into_inner();
-    match (endpoints.pair(), request) {
+    let wanted = endpoints
+        .pair()
+        .filter(|_| settings.algorithm != Algorithm::Jps);
+    match (wanted, request) {
         (Some((start, goal)), Some(mut request)) => {
             let wanted = settings.request(start, goal);
             if !request.set_if_neq(wanted) && nav.is_changed() {
@@ -58,7 +62,9 @@ fn sync_request(
             }
         }
         (Some((start, goal)), None) => {
-            commands.entity(entity).insert(settings.request(start, goal));
+            commands
+                .entity(entity)
+                .insert(settings.request(start, goal));
         }
         (None, Some(_)) => {
             commands

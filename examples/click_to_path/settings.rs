@@ -13,11 +13,14 @@ pub enum Algorithm {
     Dijkstra,
     /// Weighted A*: `f = g + w * h`, fewer expansions for paths at most `w` times the optimum.
     WeightedAStar,
+    /// Jump point search: A*'s paths (eight neighbours, no corner cutting, uniform terrain)
+    /// from far fewer expansions, by jumping along straight and diagonal runs.
+    Jps,
 }
 
 impl Algorithm {
     /// Every algorithm, in menu order.
-    pub const ALL: [Self; 3] = [Self::AStar, Self::Dijkstra, Self::WeightedAStar];
+    pub const ALL: [Self; 4] = [Self::AStar, Self::Dijkstra, Self::WeightedAStar, Self::Jps];
 
     /// The name shown in the panel.
     pub const fn label(self) -> &'static str {
@@ -25,6 +28,7 @@ impl Algorithm {
             Self::AStar => "A*",
             Self::Dijkstra => "Dijkstra",
             Self::WeightedAStar => "Weighted A*",
+            Self::Jps => "JPS",
         }
     }
 }
@@ -45,7 +49,7 @@ pub const INTEGER_STRAIGHT_COST: u32 = 10;
 /// Every search option the panel offers.
 #[derive(Resource, Clone, Debug, PartialEq)]
 pub struct SearchSettings {
-    /// A*, Dijkstra or weighted A*.
+    /// A*, Dijkstra, weighted A* or jump point search.
     pub algorithm: Algorithm,
     /// The heuristic weight of weighted A*, at least 1.
     pub weight: f64,
@@ -53,7 +57,8 @@ pub struct SearchSettings {
     pub neighborhood: Neighborhood,
     /// When a diagonal may pass the corners of walls (eight neighbours only).
     pub corners: CornerRule,
-    /// The heuristic, or `None` for the neighbourhood's default (ignored by Dijkstra).
+    /// The heuristic, or `None` for the neighbourhood's default (Dijkstra uses none, JPS
+    /// always octile).
     pub heuristic: Option<Heuristic>,
     /// Exact octile costs or integers.
     pub cost: CostChoice,
@@ -103,6 +108,7 @@ impl SearchSettings {
     pub fn effective_heuristic(&self) -> Heuristic {
         match self.algorithm {
             Algorithm::Dijkstra => Heuristic::Zero,
+            Algorithm::Jps => Heuristic::Octile,
             Algorithm::AStar | Algorithm::WeightedAStar => self
                 .heuristic
                 .unwrap_or(Heuristic::default_for(self.neighborhood)),
@@ -168,6 +174,17 @@ mod tests {
             settings.options(Cell::new(0, 0)).weighting,
             Weighting::Static(3.0)
         );
+    }
+
+    #[test]
+    fn jump_point_search_always_uses_the_octile_heuristic() {
+        let settings = SearchSettings {
+            algorithm: Algorithm::Jps,
+            heuristic: Some(Heuristic::Euclidean),
+            ..SearchSettings::default()
+        };
+        assert_eq!(settings.effective_heuristic(), Heuristic::Octile);
+        assert!(settings.options(Cell::new(0, 0)).weighting.is_unit());
     }
 
     #[test]

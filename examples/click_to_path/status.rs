@@ -2,7 +2,8 @@
 //! the search knew about the cell under the cursor.
 
 use crate::endpoints::Endpoints;
-use bevy_astar::astar_grid::{SearchTrace, TracedCell};
+use crate::jump_points::JpsOutcome;
+use bevy_astar::astar_grid::{SearchStatus, SearchTrace, TracedCell};
 use bevy_astar::prelude::*;
 use core::time::Duration;
 
@@ -59,11 +60,11 @@ pub fn format_duration(duration: Duration) -> String {
 
 /// The length of the drawn path in cells (waypoint to waypoint, so smoothing shortens it).
 fn drawn_length(path: &Path, cell_size: f32) -> f32 {
-    let total: f32 = path
+    // A fold from +0: an empty sum of floats is -0, which would print as "-0.0".
+    let total = path
         .waypoints
         .windows(2)
-        .map(|pair| pair[0].distance(pair[1]))
-        .sum();
+        .fold(0.0, |total, pair| total + pair[0].distance(pair[1]));
     total / cell_size.max(f32::EPSILON)
 }
 
@@ -86,7 +87,9 @@ pub fn result_line(
         };
         return StatusLine::new(
             Tone::Hint,
-            format!("Left-click a free cell to place the {which}. Right-click or drag to toggle walls."),
+            format!(
+                "Left-click a free cell to place the {which}. Right-click or drag to toggle walls."
+            ),
         );
     };
     let Some(path) = path.filter(|path| !path.status.is_pending()) else {
@@ -150,15 +153,70 @@ pub fn result_line(
     }
 }
 
-/// What the replay shows, while one runs: the step and how to drive it.
-pub fn replay_line(active: bool, playing: bool, step: u32, total: u32) -> Option<String> {
-    active.then(|| {
-        let state = if playing { "playing" } else { "paused" };
-        format!(
-            "Replay {state} at expansion {step} of {total}: the path appears when the search \
-             ends (Space play/pause, arrows step, End finish)."
-        )
-    })
+/// What the replay shows: the step while one runs, else how to start one.
+pub fn replay_line(active: bool, playing: bool, step: u32, total: u32) -> String {
+    if !active {
+        return "Replay: Space (or Play) shows the search one expansion at a time; arrows step."
+            .to_owned();
+    }
+    if step >= total {
+        return format!(
+            "Replay paused after the last of {total} expansions (Space plays it again, Left \
+             steps back, End finishes)."
+        );
+    }
+    let state = if playing { "playing" } else { "paused" };
+    format!(
+        "Replay {state} at expansion {step} of {total}: the path appears when the search ends \
+         (Space play/pause, arrows step, End finish)."
+    )
+}
+
+/// The replay line while JPS is selected: it records no trace to replay.
+pub const JPS_REPLAY_LINE: &str =
+    "Replay: JPS records no trace; pick A*, Dijkstra or weighted A* to watch a search expand.";
+
+/// What the last jump point search found, or why it could not run.
+pub fn jps_result_line(
+    endpoints: &Endpoints,
+    outcome: Option<&JpsOutcome>,
+    model: CostModel,
+) -> StatusLine {
+    let (Some(start), Some(goal)) = (endpoints.start, endpoints.goal) else {
+        return result_line(endpoints, None, None, 1.0, model);
+    };
+    let run = match outcome {
+        None => return StatusLine::new(Tone::Busy, "Searching..."),
+        Some(JpsOutcome::Refused(error)) => {
+            return StatusLine::new(Tone::Error, format!("JPS cannot search: {error}."));
+        }
+        Some(JpsOutcome::Searched(run)) => run,
+    };
+    let work = format!(
+        "{} jump points expanded in {} (A* expands {} cells)",
+        run.expanded,
+        format_duration(run.search_time),
+        run.astar_expanded
+    );
+    match run.status {
+        SearchStatus::Found => StatusLine::new(
+            Tone::Good,
+            format!(
+                "Path cost {} · length {} steps through {} waypoints · {work}",
+                format_cost(run.cost, model),
+                run.cells.len().saturating_sub(1),
+                run.waypoints.len(),
+            ),
+        ),
+        SearchStatus::NoPath => StatusLine::new(
+            Tone::Error,
+            format!("Unreachable: no path leads from {start} to {goal} ({work})."),
+        ),
+        SearchStatus::LimitReached(_) => StatusLine::new(
+            Tone::Warning,
+            format!("Stopped at the expansion limit before reaching {goal} ({work})."),
+        ),
+    }
 }
 
 /// Where a traced cell stood after `step` expansions (or at the end of the search).
@@ -208,6 +266,7 @@ pub fn cell_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jump_points::JpsRun;
 
     fn endpoints() -> Endpoints {
         let mut endpoints = Endpoints::default();
@@ -272,7 +331,9 @@ mod tests {
     fn refused_requests_and_limits_are_explained() {
         let blocked = result_line(
             &endpoints(),
-            Some(&path(PathStatus::Invalid(SearchError::GoalBlocked(Cell::new(8, 3))))),
+            Some(&path(PathStatus::Invalid(SearchError::GoalBlocked(
+                Cell::new(8, 3),
+            )))),
             None,
             16.0,
             CostModel::Octile,
@@ -291,10 +352,74 @@ mod tests {
     }
 
     #[test]
-    fn the_replay_line_shows_only_during_a_replay() {
-        assert_eq!(replay_line(false, false, 3, 10), None);
-        let line = replay_line(true, false, 3, 10).expect("a replay runs");
-        assert!(line.starts_with("Replay paused at expansion 3 of 10"), "{line}");
+    fn the_replay_line_shows_the_step_during_a_replay() {
+        assert!(!replay_line(false, false, 3, 10).contains("expansion 3"));
+        let line = replay_line(true, false, 3, 10);
+        assert!(
+            line.starts_with("Replay paused at expansion 3 of 10"),
+            "{line}"
+        );
+        let end = replay_line(true, false, 10, 10);
+        assert!(
+            end.starts_with("Replay paused after the last of 10"),
+            "{end}"
+        );
+    }
+
+    #[test]
+    fn an_empty_path_is_drawn_zero_cells_long() {
+        let here = Path {
+            status: PathStatus::Found,
+            cells: vec![Cell::new(1, 1)],
+            waypoints: vec![Vec2::ZERO],
+            ..Path::default()
+        };
+        let line = result_line(&endpoints(), Some(&here), Some(1), 16.0, CostModel::Octile);
+        assert!(line.text.contains("(0.0 cells drawn)"), "{}", line.text);
+    }
+
+    #[test]
+    fn jump_point_search_reports_its_work_beside_astars_or_why_it_refused() {
+        let run = JpsRun {
+            status: SearchStatus::Found,
+            waypoints: vec![Cell::new(1, 1), Cell::new(3, 3), Cell::new(8, 3)],
+            cells: (0..8).map(|x| Cell::new(x, 0)).collect(),
+            cost: 7.83,
+            expanded: 3,
+            astar_expanded: 40,
+            search_time: Duration::from_micros(12),
+        };
+        let line = jps_result_line(
+            &endpoints(),
+            Some(&JpsOutcome::Searched(run.clone())),
+            CostModel::Octile,
+        );
+        assert_eq!(line.tone, Tone::Good);
+        assert_eq!(
+            line.text,
+            "Path cost 7.83 · length 7 steps through 3 waypoints · 3 jump points expanded in \
+             12 µs (A* expands 40 cells)"
+        );
+        let unreachable = JpsRun {
+            status: SearchStatus::NoPath,
+            waypoints: Vec::new(),
+            cells: Vec::new(),
+            ..run
+        };
+        let line = jps_result_line(
+            &endpoints(),
+            Some(&JpsOutcome::Searched(unreachable)),
+            CostModel::Octile,
+        );
+        assert_eq!(line.tone, Tone::Error);
+        assert!(line.text.starts_with("Unreachable"), "{}", line.text);
+        let refused = jps_result_line(
+            &endpoints(),
+            Some(&JpsOutcome::Refused(SearchError::Unsupported("no windows"))),
+            CostModel::Octile,
+        );
+        assert_eq!(refused.tone, Tone::Error);
+        assert!(refused.text.contains("no windows"), "{}", refused.text);
     }
 
     #[test]

@@ -8,10 +8,7 @@ use bevy::prelude::*;
 use bevy_astar::prelude::*;
 
 pub(crate) fn plugin(app: &mut App) {
-    app.add_systems(
-        Update,
-        paint_walls.in_set(VisualiserSystems::Edit),
-    );
+    app.add_systems(Update, paint_walls.in_set(VisualiserSystems::Edit));
 }
 
 /// A right-button stroke in progress: what it paints and the last cell it reached.
@@ -28,7 +25,10 @@ fn paint_walls(
     mut nav: ResMut<NavGrid>,
     mut stroke: Local<Option<Stroke>>,
 ) {
-    if !buttons.pressed(MouseButton::Right) {
+    // A quick click can press and release within one frame (likely at low frame rates): it
+    // still toggles its cell.
+    let held = buttons.pressed(MouseButton::Right);
+    if !held && !buttons.just_pressed(MouseButton::Right) {
         *stroke = None;
         return;
     }
@@ -61,6 +61,9 @@ fn paint_walls(
             *stroke = Some(Stroke { walls, last: cell });
         }
         Some(_) => {}
+    }
+    if !held {
+        *stroke = None;
     }
 }
 

@@ -15,8 +15,8 @@
 //! typo in a configuration fails its run.
 
 use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
-use bevy::input::ButtonState;
 use bevy::ecs::system::SystemParam;
+use bevy::input::ButtonState;
 use bevy::input::mouse::MouseButtonInput;
 use bevy::prelude::*;
 use bevy::window::{CursorMoved, PrimaryWindow};

@@ -204,10 +204,11 @@ impl Connectivity {
             // Only cells outside the map are refused, and none are asked about.
             return Err(Blocking::CutsSpawn);
         };
-        if check.covered.iter().any(|&covered| covered != SPAWN) {
-            Err(Blocking::CreepOnCell)
-        } else if check.cut_off.contains(&SPAWN) || check.covered.contains(&SPAWN) {
+        // The most lasting reason first: a creep moves on, a cut route stays cut.
+        if check.cut_off.contains(&SPAWN) || check.covered.contains(&SPAWN) {
             Err(Blocking::CutsSpawn)
+        } else if check.covered.iter().any(|&covered| covered != SPAWN) {
+            Err(Blocking::CreepOnCell)
         } else if !check.cut_off.is_empty() {
             Err(Blocking::TrapsCreeps(check.cut_off.len()))
         } else {
@@ -439,5 +440,10 @@ mod tests {
             Err(Blocking::CreepOnCell)
         );
         assert_eq!(connectivity.check(Cell::new(22, 2), &[creep]), Ok(()));
+        // Cutting the spawn off is the reason given even with a creep on the tile.
+        assert_eq!(
+            connectivity.check(Cell::new(8, 14), &[Cell::new(8, 14)]),
+            Err(Blocking::CutsSpawn)
+        );
     }
 }

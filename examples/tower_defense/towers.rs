@@ -8,12 +8,12 @@ use crate::creeps::{Creep, CreepImage, creep_cells};
 use crate::economy::{Economy, Restart, TOWER_COST};
 use crate::map::{Battlefield, Blocking, Connectivity, Layout, TILE, Terrain};
 use bevy::prelude::*;
-use bevy::sprite::Text2dShadow;
 use bevy::window::PrimaryWindow;
 use bevy_astar::prelude::*;
 use bevy_astar::tilemap::cell_to_tile_pos;
 use bevy_ecs_tilemap::prelude::*;
 use bevy_egui::input::EguiWantsInput;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 /// Reach of a tower, in tiles.
 pub(crate) const RANGE: f32 = 3.2;
@@ -45,6 +45,7 @@ pub(crate) fn plugin(app: &mut App) {
                     .run_if(resource_exists::<NavGrid>),
             ),
         )
+        .add_systems(EguiPrimaryContextPass, paint_refusals)
         .add_systems(PreUpdate, reset_on_restart);
 }
 
@@ -99,6 +100,21 @@ impl core::fmt::Display for Refusal {
             Self::Blocking(Blocking::CreepOnCell) => {
                 formatter.write_str("a creep is standing there")
             }
+        }
+    }
+}
+
+impl Refusal {
+    /// The reason in a few words, for the text floating over the tile.
+    fn short(&self) -> String {
+        match self {
+            Self::Terrain(_) => "not a free tile".to_owned(),
+            Self::Gold => "not enough gold".to_owned(),
+            Self::GameOver => "game over".to_owned(),
+            Self::Blocking(Blocking::CutsSpawn) => "it would cut every route".to_owned(),
+            Self::Blocking(Blocking::TrapsCreeps(1)) => "it would trap a creep".to_owned(),
+            Self::Blocking(Blocking::TrapsCreeps(count)) => format!("it would trap {count} creeps"),
+            Self::Blocking(Blocking::CreepOnCell) => "a creep is there".to_owned(),
         }
     }
 }
@@ -287,41 +303,78 @@ fn spawn_tower(commands: &mut Commands, nav: &NavGrid, image: Option<&CreepImage
 }
 
 /// A refusal's reason floating over its tile for a moment.
-#[derive(Component, Clone, Copy, Debug)]
+#[derive(Component, Clone, Debug)]
 struct FloatingText {
+    text: String,
+    /// Where it floats, in world units.
+    at: Vec2,
     age: f32,
 }
 
-fn refusal_text(nav: &NavGrid, cell: Cell, refusal: &Refusal) -> impl Bundle {
-    let position = nav.cell_center(cell) + Vec2::new(0.0, TILE * 0.9);
-    (
-        Text2d::new(format!("No: {refusal}")),
-        TextFont::from_font_size(15.0),
-        TextColor(Color::srgb(1.0, 0.45, 0.4)),
-        Text2dShadow {
-            offset: Vec2::new(1.5, -1.5),
-            color: Color::BLACK,
-        },
-        Transform::from_translation(position.extend(10.0)),
-        FloatingText { age: 0.0 },
-    )
+/// The refusal's reason, starting just above its tile.
+fn refusal_text(nav: &NavGrid, cell: Cell, refusal: &Refusal) -> FloatingText {
+    FloatingText {
+        text: format!("No: {}", refusal.short()),
+        at: nav.cell_center(cell) + Vec2::new(0.0, TILE * 0.9),
+        age: 0.0,
+    }
+}
+
+/// How visible a floating text of this age is, 1 to 0.
+fn fade(age: f32) -> f32 {
+    (1.0 - (age / REFUSAL_TEXT).powi(3)).clamp(0.0, 1.0)
 }
 
 fn float_refusals(
     mut commands: Commands,
     time: Res<Time>,
-    mut texts: Query<(Entity, &mut FloatingText, &mut Transform, &mut TextColor)>,
+    mut texts: Query<(Entity, &mut FloatingText)>,
 ) {
-    for (entity, mut text, mut transform, mut color) in &mut texts {
+    for (entity, mut text) in &mut texts {
         text.age += time.delta_secs();
         if text.age >= REFUSAL_TEXT {
             commands.entity(entity).try_despawn();
             continue;
         }
-        transform.translation.y += time.delta_secs() * 10.0;
-        let fade = 1.0 - (text.age / REFUSAL_TEXT).powi(3);
-        color.0.set_alpha(fade);
+        text.at.y += time.delta_secs() * 10.0;
     }
+}
+
+/// Paints the floating refusals on a dark plate in egui's foreground layer, above the creeps and
+/// the search overlay, so that they can always be read.
+fn paint_refusals(
+    mut contexts: EguiContexts,
+    camera: Single<(&Camera, &GlobalTransform), With<Camera2d>>,
+    texts: Query<&FloatingText>,
+) -> Result {
+    if texts.is_empty() {
+        return Ok(());
+    }
+    let ctx = contexts.ctx_mut()?;
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Foreground,
+        egui::Id::new("tower_refusals"),
+    ));
+    let (camera, transform) = *camera;
+    for text in &texts {
+        let Ok(at) = camera.world_to_viewport(transform, text.at.extend(0.0)) else {
+            continue;
+        };
+        let visible = fade(text.age);
+        let color = egui::Color32::from_rgba_unmultiplied(255, 130, 115, (255.0 * visible) as u8);
+        let galley =
+            painter.layout_no_wrap(text.text.clone(), egui::FontId::proportional(15.0), color);
+        let plate = egui::Align2::CENTER_CENTER
+            .anchor_size(egui::pos2(at.x, at.y), galley.size())
+            .expand2(egui::vec2(6.0, 3.0));
+        painter.rect_filled(
+            plate,
+            4.0,
+            egui::Color32::from_black_alpha((210.0 * visible) as u8),
+        );
+        painter.galley(plate.min + egui::vec2(6.0, 3.0), galley, color);
+    }
+    Ok(())
 }
 
 /// Each loaded tower shoots the nearest creep in range; kills pay their bounty.

@@ -123,16 +123,8 @@ fn game_window(mut contexts: EguiContexts, shown: Shown, mut actions: Actions) -
         .collapsible(false)
         .default_width(LEFT_RESERVE - 30.0)
         .show(ctx, |ui| {
+            // The buttons come first, so that they stay put while the lines below come and go.
             status_section(ui, &shown);
-            ui.separator();
-            placement_section(ui, &shown);
-            ui.separator();
-            ui.label(format!(
-                "Frame {:.2} ms ({:.0} fps), worst {:.1} ms",
-                shown.frame.mean.as_secs_f64() * 1e3,
-                shown.frame.fps(),
-                shown.frame.worst.as_secs_f64() * 1e3,
-            ));
             ui.separator();
             let overlay = actions.overlay_enabled();
             let buttons = [
@@ -153,6 +145,18 @@ fn game_window(mut contexts: EguiContexts, shown: Shown, mut actions: Actions) -
                     clicked = Some(action);
                 }
             }
+            ui.separator();
+            ui.label(format!(
+                "Frame time {:.1} ms ({:.0} fps)",
+                shown.frame.mean.as_secs_f64() * 1e3,
+                shown.frame.fps(),
+            ));
+            ui.label(format!(
+                "Worst frame {:.1} ms",
+                shown.frame.worst.as_secs_f64() * 1e3
+            ));
+            ui.separator();
+            placement_section(ui, &shown);
         });
     if let Some(action) = clicked {
         actions.perform(action);
@@ -229,7 +233,9 @@ fn placement_section(ui: &mut egui::Ui, shown: &Shown) {
         (Some(cell), Some(Err(refusal))) => {
             ui.colored_label(RED, format!("Tile {cell}: {refusal}"));
         }
-        _ => {}
+        _ => {
+            ui.weak("Point at a tile to see whether a tower fits.");
+        }
     }
     if let Some((cell, refusal)) = &shown.log.refusal {
         ui.colored_label(RED, format!("Refused at {cell}: {refusal}"));
