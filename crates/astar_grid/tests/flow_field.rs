@@ -321,3 +321,67 @@ fn bad_requests_get_typed_errors() {
         "a refused rebuild changes nothing"
     );
 }
+
+proptest! {
+    #[test]
+    fn paths_to_one_goal_are_legal_and_as_cheap_as_a_star(
+        mut grid in grid_strategy(12),
+        movement in prop::sample::select(MOVEMENTS.to_vec()),
+        model in prop::sample::select(COST_MODELS.to_vec()),
+        goal in (0u32..64, 0u32..64),
+        starts in prop::collection::vec((0u32..64, 0u32..64), 1..6),
+    ) {
+        let goal = goals_in(&mut grid, vec![goal])[0];
+        let starts: Vec<Cell> = starts.into_iter().map(|start| pick(&grid, start)).collect();
+        let paths = FlowField::paths_to_goal(&grid, &starts, goal, movement, model).unwrap();
+        prop_assert_eq!(paths.len(), starts.len());
+        let options = SearchOptions::default().with_movement(movement).with_cost(model);
+        let mut searcher = Searcher::new();
+        for (&start, path) in starts.iter().zip(&paths) {
+            let expected = searcher
+                .find_path(&grid, start, goal, &options)
+                .ok()
+                .and_then(|result| result.cost());
+            match (path, expected) {
+                (None, None) => {}
+                (Some(path), Some(expected)) => {
+                    prop_assert!(close(path.cost, expected), "{}: {} against A* {}", start, path.cost, expected);
+                    prop_assert_eq!(path.cells.first(), Some(&start));
+                    prop_assert_eq!(path.cells.last(), Some(&goal));
+                    let walked: f64 = path
+                        .cells
+                        .windows(2)
+                        .map(|step| step_price(&grid, movement, model, step[0], step[1]).expect("a legal step"))
+                        .sum();
+                    prop_assert!(close(walked, path.cost));
+                }
+                (found, expected) => prop_assert!(false, "{}: {:?} against A* {:?}", start, found, expected),
+            }
+        }
+    }
+}
+
+#[test]
+fn paths_to_one_goal_answer_repeated_starts_and_refuse_a_bad_goal() {
+    let grid = Grid::new(200, 200);
+    let goal = Cell::new(100, 100);
+    let near = Cell::new(101, 100);
+    let paths = FlowField::paths_to_goal(
+        &grid,
+        &[near, near],
+        goal,
+        Movement::EIGHT,
+        CostModel::Octile,
+    )
+    .unwrap();
+    assert_eq!(paths[0].as_ref().map(|path| path.cost), Some(1.0));
+    assert_eq!(paths[0], paths[1]);
+    let invalid = FlowField::paths_to_goal(
+        &grid,
+        &[Cell::new(500, 0)],
+        Cell::new(500, 0),
+        Movement::EIGHT,
+        CostModel::Octile,
+    );
+    assert!(matches!(invalid, Err(FlowFieldError::GoalOutOfBounds(_))));
+}

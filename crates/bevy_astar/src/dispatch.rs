@@ -1,22 +1,25 @@
 //! Throttling and dispatch: the request queue (oldest first), the cache lookup, sharing of
-//! identical searches, the per-frame and in-flight caps, and starting background searches.
+//! identical searches, batching of requests for one goal, the per-frame and in-flight caps,
+//! and starting background searches.
 
 use crate::apply::PathNotifier;
 use crate::cache::{PathCache, RequestKey};
 use crate::debug::{DebugPath, PathDebugSettings};
 use crate::flow_fields::{FieldKey, FieldLookup, FlowFields};
+use crate::goal_batch::{BatchMember, GoalBatches};
+use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember, Subscriber};
 use crate::request::PathRequestState;
-use crate::search_task::{Engine, SearchJob, SearchOutcome, run_search};
+use crate::search_task::{Engine, SearchJob, SearchOutcome, run_goal_batch, run_search};
 use crate::{
-    MapChange, MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus,
-    PathfindingSettings, PathfindingStats,
+    MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
+    PathfindingStats,
 };
 use astar_grid::Grid;
 use bevy::ecs::system::SystemParam;
-use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task};
+use bevy::tasks::AsyncComputeTaskPool;
 use core::sync::atomic::AtomicBool;
+use core::time::Duration;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -60,35 +63,6 @@ impl RequestQueue {
     }
 }
 
-/// An agent waiting for a running search.
-pub(crate) struct Subscriber {
-    pub entity: Entity,
-    /// Its place in the queue, kept if the search must be redone.
-    pub sequence: u64,
-}
-
-/// A search running in the background.
-pub(crate) struct InFlightSearch {
-    /// The search; `None` when it gave up because [`InFlightSearch::cancelled`] was set.
-    pub task: Task<Option<SearchOutcome>>,
-    /// Set when no agent wants the result any more, so that a long search stops early.
-    pub cancelled: Arc<AtomicBool>,
-    /// The grid it searches; kept so that edits copy the grid instead of changing it.
-    pub snapshot: Arc<Grid>,
-    /// The map version of the snapshot.
-    pub map_version: u64,
-    /// Map changes published since it started.
-    pub changes: Vec<Arc<MapChange>>,
-    /// The agents that want its result.
-    pub subscribers: Vec<Subscriber>,
-}
-
-/// Running searches, at most one per request key.
-#[derive(Resource, Default)]
-pub(crate) struct InFlightSearches {
-    pub searches: HashMap<RequestKey, InFlightSearch>,
-}
-
 /// Moves every agent whose [`PathRequest`] changed (or was added) into the queue.
 pub(crate) fn queue_changed_requests(
     mut queue: ResMut<RequestQueue>,
@@ -121,16 +95,14 @@ pub(crate) struct SearchBookkeeping<'w> {
 }
 
 /// Serves queued requests oldest first: from the cache, by joining an identical running search,
-/// or by starting a search while the per-frame and in-flight caps allow.
+/// or by starting a search while the per-frame and in-flight caps allow. Requests for one goal
+/// that could each be answered by an optimal search are gathered while the queue is read and,
+/// when there are at least [`PathfindingSettings::goal_batch_min`] of them, answered by one
+/// search grown from the goal (counted as one search against the caps).
 pub(crate) fn dispatch_searches(
     context: DispatchContext,
     mut bookkeeping: SearchBookkeeping,
-    mut agents: Query<(
-        &PathRequest,
-        &mut Path,
-        &mut PathRequestState,
-        Has<DebugPath>,
-    )>,
+    mut agents: AgentQuery,
     mut notifier: PathNotifier,
 ) {
     let DispatchContext {
@@ -147,27 +119,39 @@ pub(crate) fn dispatch_searches(
         in_flight,
         stats,
     } = &mut bookkeeping;
+    let Some(nav) = nav.as_mut().map(DetectChangesMut::bypass_change_detection) else {
+        // Only derived data (the jump point grid) is built through this borrow.
+        for &(_, entity) in &queue.entries {
+            if let Ok((_, mut path, ..)) = agents.get_mut(entity) {
+                set_status(&mut path, PathStatus::WaitingForMap);
+            }
+        }
+        stats.started_last_frame = 0;
+        stats.queue_length = queue.len();
+        return;
+    };
     let now = time.elapsed();
     let trace_all = debug.is_some_and(|debug| debug.trace_all_agents);
-    let max_in_flight = settings.max_in_flight as usize;
-    let mut started = 0;
+    let mut launcher = Launcher {
+        settings: &settings,
+        now,
+        map_version: version.get(),
+        started: 0,
+        served: Vec::new(),
+    };
+    let batching = settings.goal_batch_min > 0;
+    let mut batches = GoalBatches::default();
     let mut lookups_after_caps = 0;
-    let mut served = Vec::new();
     for &(sequence, entity) in &queue.entries {
         let Ok((request, mut path, mut agent, debug_path)) = agents.get_mut(entity) else {
-            served.push((sequence, entity)); // despawned, or its request removed
+            launcher.served.push((sequence, entity)); // despawned, or its request removed
             continue;
         };
         if agent.queued != Some(sequence) {
-            served.push((sequence, entity));
+            launcher.served.push((sequence, entity));
             continue;
         }
-        // Only derived data (the jump point grid) is built through this borrow.
-        let Some(nav) = nav.as_mut().map(DetectChangesMut::bypass_change_detection) else {
-            set_status(&mut path, PathStatus::WaitingForMap);
-            continue;
-        };
-        if started >= settings.max_searches_per_frame || in_flight.searches.len() >= max_in_flight {
+        if !launcher.may_start(in_flight) {
             if lookups_after_caps == LOOKUPS_AFTER_CAPS {
                 break;
             }
@@ -181,32 +165,19 @@ pub(crate) fn dispatch_searches(
         {
             stats.cache_hits += 1;
             agent.queued = None;
-            served.push((sequence, entity));
+            launcher.served.push((sequence, entity));
             notifier.apply(entity, &mut path, &mut agent, outcome, nav);
             continue;
         }
-        if let Some(search) = in_flight.searches.get_mut(&key) {
-            if search
-                .subscribers
-                .iter()
-                .all(|other| other.entity != entity)
-            {
-                search.subscribers.push(Subscriber { entity, sequence });
-            }
+        if in_flight.join(&key, Subscriber { entity, sequence }) {
             stats.shared_searches += 1;
-            agent.queued = None;
-            agent.applied = None;
-            served.push((sequence, entity));
-            set_status(&mut path, PathStatus::Searching);
+            launcher.mark_searching(entity, sequence, &mut path, &mut agent, false);
             continue;
         }
         let too_soon = agent
             .last_search
             .is_some_and(|last| now.saturating_sub(last) < settings.min_search_interval);
-        if too_soon
-            || started >= settings.max_searches_per_frame
-            || in_flight.searches.len() >= max_in_flight
-        {
+        if too_soon {
             set_status(&mut path, PathStatus::Queued);
             continue;
         }
@@ -216,11 +187,22 @@ pub(crate) fn dispatch_searches(
             options,
             smoothing: request.smoothing,
         };
-        let cut_path = agent.cut_path.take();
-        let repair = cut_path
+        let repair = agent
+            .cut_path
             .as_deref()
             .filter(|_| request.algorithm != PathAlgorithm::FlowField && !options.trace)
             .and_then(|old| old.repairable_for(&job));
+        if batching && repair.is_none() && GoalBatches::accepts(request, &options) {
+            // Started (or left queued) once the whole queue has been read.
+            if !batches.add(key, job, request.algorithm, Subscriber { entity, sequence }) {
+                stats.shared_searches += 1;
+            }
+            continue;
+        }
+        if !launcher.may_start(in_flight) {
+            set_status(&mut path, PathStatus::Queued);
+            continue;
+        }
         let engine = match request.algorithm {
             _ if let Some(cells) = repair => {
                 stats.paths_repaired += 1;
@@ -242,7 +224,7 @@ pub(crate) fn dispatch_searches(
                         cache.insert(key, Arc::clone(&outcome), settings.cache_capacity);
                     }
                     agent.queued = None;
-                    served.push((sequence, entity));
+                    launcher.served.push((sequence, entity));
                     notifier.apply(entity, &mut path, &mut agent, outcome, nav);
                     continue;
                 }
@@ -256,38 +238,171 @@ pub(crate) fn dispatch_searches(
                 }
             }
         };
+        let member = SearchMember {
+            key,
+            subscribers: vec![Subscriber { entity, sequence }],
+        };
+        launcher.start(in_flight, nav, vec![member], move |grid, cancelled| {
+            run_search(grid, &job, &engine, cancelled).map(|outcome| vec![outcome])
+        });
+        stats.searches_started += 1;
+        stats.cache_misses += 1;
+        launcher.mark_searching(entity, sequence, &mut path, &mut agent, true);
+    }
+    for group in batches.into_groups() {
+        launcher.start_group(group, in_flight, nav, stats, &mut agents);
+    }
+    for entry in launcher.served {
+        queue.entries.remove(&entry);
+    }
+    stats.started_last_frame = launcher.started;
+    stats.queue_length = queue.len();
+    stats.in_flight = in_flight.len();
+}
+
+/// The agents' components the dispatcher changes.
+type AgentQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static PathRequest,
+        &'static mut Path,
+        &'static mut PathRequestState,
+        Has<DebugPath>,
+    ),
+>;
+
+/// Starts background searches within the frame's caps and records which queue entries were
+/// served.
+struct Launcher<'a> {
+    settings: &'a PathfindingSettings,
+    now: Duration,
+    map_version: u64,
+    /// Searches started this frame.
+    started: u32,
+    /// Queue entries to remove once the queue has been read.
+    served: Vec<(u64, Entity)>,
+}
+
+impl Launcher<'_> {
+    /// Whether the per-frame and in-flight caps allow another search.
+    fn may_start(&self, in_flight: &InFlightSearches) -> bool {
+        self.started < self.settings.max_searches_per_frame
+            && in_flight.len() < self.settings.max_in_flight as usize
+    }
+
+    /// Spawns `work` on a snapshot of the grid, answering `members`.
+    fn start(
+        &mut self,
+        in_flight: &mut InFlightSearches,
+        nav: &NavGrid,
+        members: Vec<SearchMember>,
+        work: impl FnOnce(&Grid, &AtomicBool) -> Option<Vec<SearchOutcome>> + Send + 'static,
+    ) {
         let snapshot = nav.snapshot();
         let grid = Arc::clone(&snapshot);
         let cancelled = Arc::new(AtomicBool::new(false));
         let cancel_flag = Arc::clone(&cancelled);
-        let task = AsyncComputeTaskPool::get()
-            .spawn(async move { run_search(&grid, &job, &engine, &cancel_flag) });
-        in_flight.searches.insert(
-            key,
-            InFlightSearch {
-                task,
-                cancelled,
-                snapshot,
-                map_version: version.get(),
-                changes: Vec::new(),
-                subscribers: vec![Subscriber { entity, sequence }],
-            },
-        );
-        started += 1;
-        stats.searches_started += 1;
-        stats.cache_misses += 1;
-        agent.last_search = Some(now);
+        let task = AsyncComputeTaskPool::get().spawn(async move { work(&grid, &cancel_flag) });
+        in_flight.insert(InFlightSearch {
+            task,
+            cancelled,
+            snapshot,
+            map_version: self.map_version,
+            changes: Vec::new(),
+            members,
+        });
+        self.started += 1;
+    }
+
+    /// Marks an agent as waiting for a running search; `searched` when the search was started
+    /// for it (which counts for its minimum interval between searches).
+    fn mark_searching(
+        &mut self,
+        entity: Entity,
+        sequence: u64,
+        path: &mut Mut<Path>,
+        agent: &mut PathRequestState,
+        searched: bool,
+    ) {
+        if searched {
+            agent.last_search = Some(self.now);
+            agent.cut_path = None;
+        }
         agent.queued = None;
         agent.applied = None;
-        served.push((sequence, entity));
-        set_status(&mut path, PathStatus::Searching);
+        self.served.push((sequence, entity));
+        set_status(path, PathStatus::Searching);
     }
-    for entry in served {
-        queue.entries.remove(&entry);
+
+    /// Starts one gathered group of requests for a goal: as one batch when it is large enough,
+    /// otherwise one search per request; whatever the caps do not allow stays queued.
+    fn start_group(
+        &mut self,
+        group: Vec<BatchMember>,
+        in_flight: &mut InFlightSearches,
+        nav: &mut NavGrid,
+        stats: &mut PathfindingStats,
+        agents: &mut AgentQuery,
+    ) {
+        if group.len() >= self.settings.goal_batch_min.max(2) && self.may_start(in_flight) {
+            stats.searches_started += 1;
+            stats.goal_batches += 1;
+            stats.batched_requests += group.len() as u64;
+            stats.cache_misses += group.len() as u64;
+            let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
+            let members = group
+                .into_iter()
+                .map(|member| self.searching(member, agents))
+                .collect();
+            self.start(in_flight, nav, members, move |grid, cancelled| {
+                run_goal_batch(grid, &jobs, cancelled)
+            });
+            return;
+        }
+        for member in group {
+            if !self.may_start(in_flight) {
+                for subscriber in &member.subscribers {
+                    if let Ok((_, mut path, ..)) = agents.get_mut(subscriber.entity) {
+                        set_status(&mut path, PathStatus::Queued);
+                    }
+                }
+                continue;
+            }
+            stats.searches_started += 1;
+            stats.cache_misses += 1;
+            let job = member.job;
+            let engine = match member.algorithm {
+                PathAlgorithm::JumpPoint => {
+                    nav.jump_grid().map_or(Engine::AStar, Engine::JumpPoint)
+                }
+                _ => Engine::AStar,
+            };
+            let member = self.searching(member, agents);
+            self.start(in_flight, nav, vec![member], move |grid, cancelled| {
+                run_search(grid, &job, &engine, cancelled).map(|outcome| vec![outcome])
+            });
+        }
     }
-    stats.started_last_frame = started;
-    stats.queue_length = queue.len();
-    stats.in_flight = in_flight.searches.len();
+
+    /// Marks every agent of `member` as searching; returns it as a running search's member.
+    fn searching(&mut self, member: BatchMember, agents: &mut AgentQuery) -> SearchMember {
+        for subscriber in &member.subscribers {
+            if let Ok((_, mut path, mut agent, _)) = agents.get_mut(subscriber.entity) {
+                self.mark_searching(
+                    subscriber.entity,
+                    subscriber.sequence,
+                    &mut path,
+                    &mut agent,
+                    true,
+                );
+            }
+        }
+        SearchMember {
+            key: member.key,
+            subscribers: member.subscribers,
+        }
+    }
 }
 
 /// Sets the status without marking the path changed when it already has it.

@@ -25,6 +25,9 @@ pub struct PathFollower {
     /// World units per second.
     pub speed: f32,
     next_waypoint: usize,
+    /// A copy of the waypoint at `next_waypoint`, so that a frame that does not reach it reads
+    /// nothing from the path's heap memory.
+    target: Vec2,
     revision: u64,
     finished: bool,
 }
@@ -36,6 +39,7 @@ impl PathFollower {
         Self {
             speed,
             next_waypoint: 0,
+            target: Vec2::ZERO,
             revision: 0,
             finished: true,
         }
@@ -55,33 +59,53 @@ impl PathFollower {
 }
 
 /// Advances every follower along its path.
+///
+/// Most frames move an agent part of the way to its next waypoint; the waypoint is kept in the
+/// follower, so those frames touch only the follower, the path's revision and the transform.
 pub(crate) fn follow_paths(
     time: Res<Time>,
     mut followers: Query<(&Path, &mut PathFollower, &mut Transform)>,
 ) {
     let delta = time.delta_secs();
-    for (path, mut follower, mut transform) in &mut followers {
+    for (path, follower, mut transform) in &mut followers {
+        let follower = follower.into_inner();
         if follower.revision != path.revision {
             follower.revision = path.revision;
             follower.next_waypoint = usize::from(path.waypoints.len() > 1);
-            follower.finished = path.waypoints.is_empty();
+            follower.finished = !follower.aim(&path.waypoints);
         }
         if follower.finished {
             continue;
         }
         let mut budget = follower.speed.max(0.0) * delta;
         let mut position = transform.translation.truncate();
-        while let Some(&target) = path.waypoints.get(follower.next_waypoint) {
-            let distance = position.distance(target);
+        loop {
+            let distance = position.distance(follower.target);
             if distance > budget {
-                position += (target - position) / distance * budget;
+                position += (follower.target - position) / distance * budget;
                 break;
             }
-            position = target;
+            position = follower.target;
             budget -= distance;
             follower.next_waypoint += 1;
+            if !follower.aim(&path.waypoints) {
+                follower.finished = true;
+                break;
+            }
         }
-        follower.finished = follower.next_waypoint >= path.waypoints.len();
         transform.translation = position.extend(transform.translation.z);
+    }
+}
+
+impl PathFollower {
+    /// Points the follower at waypoint `next_waypoint`; false when the path has no more.
+    fn aim(&mut self, waypoints: &[Vec2]) -> bool {
+        match waypoints.get(self.next_waypoint) {
+            Some(&target) => {
+                self.target = target;
+                true
+            }
+            None => false,
+        }
     }
 }

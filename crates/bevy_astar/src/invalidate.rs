@@ -2,7 +2,8 @@
 //! cached results) that the change affects.
 
 use crate::cache::PathCache;
-use crate::dispatch::{InFlightSearches, RequestQueue, set_status};
+use crate::dispatch::{RequestQueue, set_status};
+use crate::in_flight::InFlightSearches;
 use crate::request::PathRequestState;
 use crate::{
     CellChange, InvalidationPolicy, MapChange, MapChanged, Path, PathStatus, PathfindingSettings,
@@ -21,7 +22,7 @@ pub(crate) fn invalidate_results(
 ) {
     for message in changes.read() {
         cache.invalidate(&message.change, settings.invalidation);
-        for search in in_flight.searches.values_mut() {
+        for (_, search) in in_flight.iter_mut() {
             search.changes.push(Arc::clone(&message.change));
         }
     }

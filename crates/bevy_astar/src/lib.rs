@@ -41,6 +41,8 @@ mod dispatch;
 pub mod egui_panel;
 mod flow_fields;
 mod follow;
+mod goal_batch;
+mod in_flight;
 mod invalidate;
 mod map_change;
 mod messages;

@@ -1,9 +1,10 @@
 //! `AStarPlugin`: registers the resources, messages and systems, and orders the system sets.
 
 use crate::cache::PathCache;
-use crate::dispatch::{InFlightSearches, RequestQueue, dispatch_searches, queue_changed_requests};
+use crate::dispatch::{RequestQueue, dispatch_searches, queue_changed_requests};
 use crate::flow_fields::{FlowFields, invalidate_flow_fields, poll_flow_fields};
 use crate::follow::follow_paths;
+use crate::in_flight::InFlightSearches;
 use crate::invalidate::{invalidate_paths, invalidate_results};
 use crate::map_change::publish_map_changes;
 use crate::poll::poll_searches;
@@ -128,6 +129,13 @@ impl AStarPlugin {
     #[must_use]
     pub const fn with_path_repair(mut self, repair: bool) -> Self {
         self.settings.repair_cut_paths = repair;
+        self
+    }
+
+    /// Sets [`PathfindingSettings::goal_batch_min`]; 0 turns batching off.
+    #[must_use]
+    pub const fn with_goal_batch_min(mut self, min: usize) -> Self {
+        self.settings.goal_batch_min = min;
         self
     }
 

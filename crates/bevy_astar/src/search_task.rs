@@ -191,6 +191,79 @@ pub(crate) fn run_search(
     Some(outcome)
 }
 
+/// Answers `jobs`, which share their goal, movement rule and cost model, with one Dijkstra from
+/// the goal ([`FlowField::paths_to_goal`]); one outcome per job, in order. A job whose start or
+/// goal is invalid gets the error its own search would give. `None` when `cancelled` was set
+/// before it began.
+pub(crate) fn run_goal_batch(
+    grid: &Grid,
+    jobs: &[SearchJob],
+    cancelled: &AtomicBool,
+) -> Option<Vec<SearchOutcome>> {
+    if cancelled.load(Ordering::Relaxed) {
+        return None;
+    }
+    let began = Instant::now();
+    let first = jobs.first()?;
+    let checked: Vec<Result<(), SearchError>> = jobs
+        .iter()
+        .map(|job| grid.check_endpoints(job.start, job.goal))
+        .collect();
+    let starts: Vec<Cell> = jobs
+        .iter()
+        .zip(&checked)
+        .filter(|(_, check)| check.is_ok())
+        .map(|(job, _)| job.start)
+        .collect();
+    let options = first.options;
+    let mut paths = if starts.is_empty() {
+        Vec::new()
+    } else {
+        // The goal passed `check_endpoints`, so the only error left is an invalid cost model,
+        // which the searches would refuse in the same way.
+        match FlowField::paths_to_goal(grid, &starts, first.goal, options.movement, options.cost) {
+            Ok(paths) => paths,
+            Err(_) => {
+                let error = SearchError::InvalidCostModel;
+                return Some(
+                    jobs.iter()
+                        .map(|job| {
+                            let status = PathStatus::Invalid(error);
+                            SearchOutcome::without_path(job, status, PathAlgorithm::FlowField)
+                        })
+                        .collect(),
+                );
+            }
+        }
+    }
+    .into_iter();
+    let mut outcomes: Vec<SearchOutcome> = jobs
+        .iter()
+        .zip(checked)
+        .map(|(job, check)| {
+            let result = check.map(|()| {
+                let path = paths.next().flatten();
+                SearchResult {
+                    status: if path.is_some() {
+                        SearchStatus::Found
+                    } else {
+                        SearchStatus::NoPath
+                    },
+                    path,
+                    stats: SearchStats::default(),
+                    trace: None,
+                }
+            });
+            outcome_of(job, grid, result, PathAlgorithm::FlowField)
+        })
+        .collect();
+    let duration = began.elapsed();
+    for outcome in &mut outcomes {
+        outcome.duration = duration;
+    }
+    Some(outcomes)
+}
+
 /// The outcome of a search's `result`, with the waypoints smoothed when the job asks for it.
 fn outcome_of(
     job: &SearchJob,

@@ -56,6 +56,20 @@ pub struct PathfindingSettings {
     /// agents, are always searched in full. Off by default, so that every path is optimal;
     /// turn it on for crowds.
     pub repair_cut_paths: bool,
+    /// Fewest different requests for one goal (with the same movement rule and cost model)
+    /// that a frame's dispatch answers together, with one Dijkstra grown from the goal that
+    /// stops once every start is reached
+    /// ([`FlowField::paths_to_goal`](astar_grid::FlowField::paths_to_goal)), instead of one
+    /// search each. Only requests whose own search would be optimal and unlimited take part:
+    /// [`PathAlgorithm::AStar`](crate::PathAlgorithm::AStar) and
+    /// [`PathAlgorithm::JumpPoint`](crate::PathAlgorithm::JumpPoint) with an admissible,
+    /// unweighted heuristic, no window, no expansion limit or partial path, and no trace.
+    /// Their paths are as cheap as their own searches' (ties may be broken differently), and
+    /// [`Path::algorithm`](crate::Path::algorithm) reports
+    /// [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField). A batch counts as one
+    /// search against the caps. This is what lets a tower that cuts the paths of a thousand
+    /// creeps re-path them all in a frame or two. 0 turns batching off.
+    pub goal_batch_min: usize,
 }
 
 impl Default for PathfindingSettings {
@@ -67,6 +81,7 @@ impl Default for PathfindingSettings {
             cache_capacity: 1024,
             invalidation: InvalidationPolicy::default(),
             repair_cut_paths: false,
+            goal_batch_min: 8,
         }
     }
 }

@@ -21,6 +21,12 @@ pub struct PathfindingStats {
     pub cache_misses: u64,
     /// Requests that joined an identical search already running instead of starting their own.
     pub shared_searches: u64,
+    /// Searches that answered a batch of requests for one goal at once (see
+    /// [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min));
+    /// each also counts in `searches_started`.
+    pub goal_batches: u64,
+    /// Requests answered by those batches.
+    pub batched_requests: u64,
     /// Results thrown away because the map changed under them while they were computed; their
     /// agents were queued again.
     pub stale_results_dropped: u64,

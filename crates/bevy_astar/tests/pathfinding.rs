@@ -786,6 +786,67 @@ fn flow_field_requests_to_one_goal_share_one_field() {
 }
 
 #[test]
+fn a_crowd_heading_for_one_goal_is_answered_by_one_search() {
+    let grid = walled_grid();
+    let goal = Cell::new(9, 0);
+    let starts: Vec<Cell> = grid
+        .cells()
+        .filter(|&(cell, value)| value != 0 && cell != goal && cell.x < 5)
+        .map(|(cell, _)| cell)
+        .collect();
+    let (blocked, outside) = (Cell::new(1, 1), Cell::new(40, 0));
+    let run = |plugin: AStarPlugin| {
+        let mut app = app_with_grid(plugin, grid.clone());
+        let agents: Vec<Entity> = starts
+            .iter()
+            .chain([&blocked, &outside, &starts[0]])
+            .map(|&start| spawn(&mut app, PathRequest::new(start, goal)))
+            .collect();
+        settle(&mut app, &agents);
+        (app, agents)
+    };
+
+    let (app, agents) = run(AStarPlugin::default());
+    let distinct = starts.len() + 2;
+    assert!(distinct >= PathfindingSettings::default().goal_batch_min);
+    let batched = stats(&app);
+    assert_eq!(batched.searches_started, 1);
+    assert_eq!(batched.goal_batches, 1);
+    assert_eq!(batched.batched_requests, distinct as u64);
+    // The last agent repeats the first one's request and shares its answer.
+    assert_eq!(batched.shared_searches, 1);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&grid, &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::FlowField);
+    }
+    assert_eq!(
+        path(&app, agents[distinct]).cells,
+        path(&app, agents[0]).cells
+    );
+    // Bad requests in the batch fail as their own searches would.
+    assert_eq!(
+        path(&app, agents[starts.len()]).status,
+        PathStatus::Invalid(SearchError::StartBlocked(blocked))
+    );
+    assert_eq!(
+        path(&app, agents[starts.len() + 1]).status,
+        PathStatus::Invalid(SearchError::StartOutOfBounds(outside))
+    );
+
+    // Without batching, each different request is its own A* search, at the same costs.
+    let (app, agents) = run(AStarPlugin::default().with_goal_batch_min(0));
+    let searched = stats(&app);
+    assert_eq!(searched.searches_started, distinct as u64);
+    assert_eq!(searched.goal_batches, 0);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&grid, &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::AStar);
+    }
+}
+
+#[test]
 fn flow_field_requests_fail_like_searches() {
     let grid = walled_grid();
     let mut app = app_with_grid(AStarPlugin::default(), grid);

@@ -133,6 +133,72 @@ impl FlowField {
         movement: Movement,
         cost: CostModel,
     ) -> Result<Self, FlowFieldError> {
+        let mut field = Self::empty(grid, movement, cost)?;
+        field.rebuild(grid, goals)?;
+        Ok(field)
+    }
+
+    /// Optimal paths from each of `starts` to `goal` (`None` for a start that cannot reach
+    /// it, is blocked or lies outside the grid), from one Dijkstra grown from the goal that
+    /// stops as soon as every start is settled: a crowd heading for one goal costs one search
+    /// instead of one per agent, and a crowd near the goal costs only the cells around it.
+    ///
+    /// Each path's cost is the optimal cost under `movement` and `cost`, as
+    /// [`Searcher::find_path`](crate::Searcher::find_path) finds it with an admissible
+    /// heuristic; among paths of equal cost the two may pick different ones.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CostModel, FlowField, Grid, Movement};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     "....
+    ///      .##.
+    ///      ....",
+    /// )?;
+    /// let goal = Cell::new(3, 1);
+    /// let starts = [Cell::new(0, 1), Cell::new(3, 0), Cell::new(1, 1)];
+    /// let paths = FlowField::paths_to_goal(&grid, &starts, goal, Movement::EIGHT, CostModel::Octile)?;
+    /// assert_eq!(paths[0].as_ref().map(|path| path.cost), Some(5.0));
+    /// assert_eq!(paths[1].as_ref().map(|path| path.cells.len()), Some(2));
+    /// assert!(paths[2].is_none()); // a wall
+    /// # Ok::<(), astar_grid::FlowFieldError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FlowField::build`] with the one goal.
+    pub fn paths_to_goal(
+        grid: &Grid,
+        starts: &[Cell],
+        goal: Cell,
+        movement: Movement,
+        cost: CostModel,
+    ) -> Result<Vec<Option<Path>>, FlowFieldError> {
+        let mut field = Self::empty(grid, movement, cost)?;
+        field.seed(grid, &[goal])?;
+        let mut wanted = vec![false; grid.raw().len()];
+        let mut remaining = 0_usize;
+        for &start in starts {
+            if grid.is_walkable(start) {
+                let index = grid.index(start);
+                remaining += usize::from(!wanted[index]);
+                wanted[index] = true;
+            }
+        }
+        if remaining > 0 {
+            field.settle_until(grid.raw(), |index| {
+                if wanted[index] {
+                    remaining -= 1;
+                }
+                remaining == 0
+            });
+        }
+        // Every start was settled, or the search ran out of cells and left the starts it did
+        // not reach at an infinite cost: each path read below is optimal or absent.
+        Ok(starts.iter().map(|&start| field.path_from(start)).collect())
+    }
+
+    /// A field with no goals yet, sized for `grid`.
+    fn empty(grid: &Grid, movement: Movement, cost: CostModel) -> Result<Self, FlowFieldError> {
         if !cost.is_valid() {
             return Err(FlowFieldError::InvalidCostModel);
         }
@@ -144,7 +210,7 @@ impl FlowField {
                 cost.straight()
             };
         }
-        let mut field = Self {
+        Ok(Self {
             movement,
             cost_model: cost,
             width: grid.width(),
@@ -158,9 +224,7 @@ impl FlowField {
             open: BinaryHeap::new(),
             invalidated: Vec::new(),
             stack: Vec::new(),
-        };
-        field.rebuild(grid, goals)?;
-        Ok(field)
+        })
     }
 
     /// Builds the field again, for new goals or a changed grid (of any size), with the same
@@ -173,6 +237,16 @@ impl FlowField {
         grid: &Grid,
         goals: &[Cell],
     ) -> Result<FlowFieldUpdate, FlowFieldError> {
+        self.seed(grid, goals)?;
+        let settled = self.settle(grid.raw());
+        Ok(FlowFieldUpdate {
+            invalidated: 0,
+            settled,
+        })
+    }
+
+    /// Resets the field for `grid` and queues `goals` at cost 0.
+    fn seed(&mut self, grid: &Grid, goals: &[Cell]) -> Result<(), FlowFieldError> {
         if grid.is_empty() {
             return Err(FlowFieldError::EmptyGrid);
         }
@@ -212,11 +286,7 @@ impl FlowField {
                 });
             }
         }
-        let settled = self.settle(grid.raw());
-        Ok(FlowFieldUpdate {
-            invalidated: 0,
-            settled,
-        })
+        Ok(())
     }
 
     /// The goal cells, as given to the last build.
@@ -305,6 +375,12 @@ impl FlowField {
     /// Dijkstra from the queued cells: pops each in cost order and offers every neighbour that
     /// can step onto it a cheaper cost. Returns how many cells it settled.
     fn settle(&mut self, raw: &[u8]) -> usize {
+        self.settle_until(raw, |_| false)
+    }
+
+    /// [`FlowField::settle`], stopping right after settling a cell for which `stop` (given its
+    /// padded index) returns true.
+    fn settle_until(&mut self, raw: &[u8], mut stop: impl FnMut(usize) -> bool) -> usize {
         let rule = self.rule;
         let step_cost = self.step_cost;
         let costs = &mut self.costs[..raw.len()];
@@ -316,6 +392,9 @@ impl FlowField {
                 continue; // a stale entry: the cell was queued again at a lower cost
             }
             settled += 1;
+            if stop(index) {
+                break;
+            }
             let terrain = f64::from(raw[index]);
             for (direction, price) in step_cost.iter().enumerate().take(rule.directions) {
                 let Some(neighbour) = rule.step(index, direction, |at| raw[at] != 0) else {

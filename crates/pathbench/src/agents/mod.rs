@@ -58,6 +58,10 @@ pub struct AgentsArgs {
     /// gets a local detour instead of a whole new search.
     #[arg(long)]
     pub repair_cut_paths: bool,
+    /// `bevy_astar`'s `goal_batch_min` setting: the fewest requests for one goal answered
+    /// together by one search from the goal (0 turns batching off; default: the plugin's).
+    #[arg(long, value_name = "N")]
+    pub goal_batch_min: Option<usize>,
     /// Agent speed in cells per second.
     #[arg(long, default_value_t = 4.0)]
     pub speed: f32,
@@ -105,6 +109,8 @@ pub struct Scenario {
     pub northstar_search: NorthstarSearch,
     /// Whether `bevy_astar` repairs cut paths locally.
     pub repair_cut_paths: bool,
+    /// `bevy_astar`'s `goal_batch_min`, when not the plugin's default.
+    pub goal_batch_min: Option<usize>,
 }
 
 impl Scenario {
@@ -148,6 +154,7 @@ impl Scenario {
             paced: !args.unpaced,
             northstar_search: args.northstar_mode,
             repair_cut_paths: args.repair_cut_paths,
+            goal_batch_min: args.goal_batch_min,
         })
     }
 
@@ -233,6 +240,7 @@ mod tests {
             peer,
             northstar_mode: NorthstarSearch::Refined,
             repair_cut_paths: false,
+            goal_batch_min: None,
             speed: 6.0,
             unpaced: false,
         })
@@ -276,6 +284,7 @@ mod tests {
             peer: Peer::None,
             northstar_mode: NorthstarSearch::Refined,
             repair_cut_paths: false,
+            goal_batch_min: None,
             speed,
             unpaced: true,
         };

@@ -48,7 +48,11 @@ fn search_from_current_cell(
 /// The headless app: the plugin, the grid, the game system and the timestamp systems.
 fn build_app(scenario: &Scenario) -> App {
     let mut app = App::new();
-    let plugin = AStarPlugin::default().with_path_repair(scenario.repair_cut_paths);
+    let mut plugin = AStarPlugin::default().with_path_repair(scenario.repair_cut_paths);
+    if let Some(min) = scenario.goal_batch_min {
+        plugin = plugin.with_goal_batch_min(min);
+    }
+
     app.add_plugins((MinimalPlugins, plugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(
             Scenario::frame_duration(),
@@ -254,7 +258,14 @@ pub fn run(scenario: &Scenario) -> Result<RunRecord, String> {
     let mut record = RunRecord {
         library: "bevy_astar",
         search: format!(
-            "A* (8 neighbours, no corner cutting, octile), background tasks, result cache{}",
+            "A* (8 neighbours, no corner cutting, octile), background tasks, result cache, {}{}",
+            match scenario
+                .goal_batch_min
+                .unwrap_or(PathfindingSettings::default().goal_batch_min)
+            {
+                0 => "no goal batches".to_owned(),
+                min => format!("goal batches of {min}+"),
+            },
             if scenario.repair_cut_paths {
                 "; cut paths repaired locally"
             } else {

@@ -272,6 +272,7 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
             "speed": scenario.speed,
             "paced": scenario.paced,
             "repair_cut_paths": scenario.repair_cut_paths,
+            "goal_batch_min": scenario.goal_batch_min,
             "libraries": libraries,
         })
     );

@@ -1,0 +1,119 @@
+//! The searches running in the background: each answers one request, or a batch of requests
+//! for one goal, and lists the agents waiting for each answer.
+
+use crate::cache::RequestKey;
+use crate::search_task::SearchOutcome;
+use crate::{MapChange, PathRequest};
+use astar_grid::Grid;
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use bevy::tasks::Task;
+use core::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// An agent waiting for a running search.
+pub(crate) struct Subscriber {
+    pub entity: Entity,
+    /// Its place in the queue, kept if the search must be redone.
+    pub sequence: u64,
+}
+
+/// One request a running search answers, and the agents that want its answer.
+pub(crate) struct SearchMember {
+    pub key: RequestKey,
+    pub subscribers: Vec<Subscriber>,
+}
+
+impl SearchMember {
+    /// Whether some subscriber still exists and still asks for this request.
+    pub(crate) fn is_wanted(&self, request_of: impl Fn(Entity) -> Option<PathRequest>) -> bool {
+        self.subscribers.iter().any(|subscriber| {
+            request_of(subscriber.entity).is_some_and(|request| self.key.matches(&request))
+        })
+    }
+}
+
+/// A search running in the background.
+pub(crate) struct InFlightSearch {
+    /// One outcome per member, in member order; `None` when it gave up because
+    /// [`InFlightSearch::cancelled`] was set.
+    pub task: Task<Option<Vec<SearchOutcome>>>,
+    /// Set when no agent wants the result any more, so that a long search stops early.
+    pub cancelled: Arc<AtomicBool>,
+    /// The grid it searches; kept so that edits copy the grid instead of changing it.
+    pub snapshot: Arc<Grid>,
+    /// The map version of the snapshot.
+    pub map_version: u64,
+    /// Map changes published since it started.
+    pub changes: Vec<Arc<MapChange>>,
+    /// The requests it answers: one, or several for one goal.
+    pub members: Vec<SearchMember>,
+}
+
+/// Running searches, with at most one answering any request key.
+#[derive(Resource, Default)]
+pub(crate) struct InFlightSearches {
+    searches: HashMap<u64, InFlightSearch>,
+    /// For every request being answered: its search and its place among the members.
+    by_key: HashMap<RequestKey, (u64, usize)>,
+    next_id: u64,
+}
+
+impl InFlightSearches {
+    /// Number of searches running.
+    pub(crate) fn len(&self) -> usize {
+        self.searches.len()
+    }
+
+    /// Adds `subscriber` to the running search answering `key`; false when there is none.
+    pub(crate) fn join(&mut self, key: &RequestKey, subscriber: Subscriber) -> bool {
+        let Some(&(id, member)) = self.by_key.get(key) else {
+            return false;
+        };
+        let Some(member) = self
+            .searches
+            .get_mut(&id)
+            .and_then(|search| search.members.get_mut(member))
+        else {
+            return false;
+        };
+        if member
+            .subscribers
+            .iter()
+            .all(|other| other.entity != subscriber.entity)
+        {
+            member.subscribers.push(subscriber);
+        }
+        true
+    }
+
+    /// Records a search just started.
+    pub(crate) fn insert(&mut self, search: InFlightSearch) {
+        self.next_id += 1;
+        let id = self.next_id;
+        for (index, member) in search.members.iter().enumerate() {
+            self.by_key.insert(member.key, (id, index));
+        }
+        self.searches.insert(id, search);
+    }
+
+    /// Takes the search `id` out, with its members.
+    pub(crate) fn remove(&mut self, id: u64) -> Option<InFlightSearch> {
+        let search = self.searches.remove(&id)?;
+        for member in &search.members {
+            if self
+                .by_key
+                .get(&member.key)
+                .is_some_and(|&(at, _)| at == id)
+            {
+                self.by_key.remove(&member.key);
+            }
+        }
+        Some(search)
+    }
+
+    /// Every running search with its id.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (u64, &mut InFlightSearch)> {
+        self.searches.iter_mut().map(|(&id, search)| (id, search))
+    }
+}
