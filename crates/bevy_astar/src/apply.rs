@@ -56,6 +56,6 @@ impl PathNotifier<'_, '_> {
                 self.commands.trigger(PathNotFound { entity, reason });
             }
         }
-        state.applied = Some(outcome);
+        state.set_applied(Some(outcome));
     }
 }

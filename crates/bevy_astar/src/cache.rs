@@ -182,7 +182,7 @@ mod tests {
             start: cells[0],
             goal: cells[cells.len() - 1],
             waypoint_cells: cells.clone(),
-            cell_bounds: crate::search_task::bounding_box(&cells),
+            footprint: crate::footprint::PathFootprint::of(&cells, 8, 8),
             cells,
             cost: 1.0,
             trace: None,

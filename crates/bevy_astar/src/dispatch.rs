@@ -304,14 +304,13 @@ impl Launcher<'_> {
         let cancelled = Arc::new(AtomicBool::new(false));
         let cancel_flag = Arc::clone(&cancelled);
         let task = AsyncComputeTaskPool::get().spawn(async move { work(&grid, &cancel_flag) });
-        in_flight.insert(InFlightSearch {
+        in_flight.insert(InFlightSearch::new(
             task,
             cancelled,
             snapshot,
-            map_version: self.map_version,
-            changes: Vec::new(),
+            self.map_version,
             members,
-        });
+        ));
         self.started += 1;
     }
 
@@ -330,7 +329,7 @@ impl Launcher<'_> {
             agent.cut_path = None;
         }
         agent.queued = None;
-        agent.applied = None;
+        agent.set_applied(None);
         self.served.push((sequence, entity));
         set_status(path, PathStatus::Searching);
     }

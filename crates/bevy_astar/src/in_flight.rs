@@ -10,6 +10,7 @@ use bevy::prelude::*;
 use bevy::tasks::Task;
 use core::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::vec;
 
 /// An agent waiting for a running search.
 pub(crate) struct Subscriber {
@@ -48,6 +49,34 @@ pub(crate) struct InFlightSearch {
     pub changes: Vec<Arc<MapChange>>,
     /// The requests it answers: one, or several for one goal.
     pub members: Vec<SearchMember>,
+    /// Once the task has finished: the outcomes of the members not applied yet, in order, the
+    /// first of them for `members[next_member]`. A large batch is applied over several frames
+    /// (see [`PathfindingSettings::max_paths_applied_per_frame`](crate::PathfindingSettings)).
+    pub results: Option<vec::IntoIter<SearchOutcome>>,
+    /// The member whose outcome is applied next.
+    pub next_member: usize,
+}
+
+impl InFlightSearch {
+    /// A search that has just started, for `members`.
+    pub(crate) fn new(
+        task: Task<Option<Vec<SearchOutcome>>>,
+        cancelled: Arc<AtomicBool>,
+        snapshot: Arc<Grid>,
+        map_version: u64,
+        members: Vec<SearchMember>,
+    ) -> Self {
+        Self {
+            task,
+            cancelled,
+            snapshot,
+            map_version,
+            changes: Vec::new(),
+            members,
+            results: None,
+            next_member: 0,
+        }
+    }
 }
 
 /// Running searches, with at most one answering any request key.
@@ -97,19 +126,43 @@ impl InFlightSearches {
         self.searches.insert(id, search);
     }
 
-    /// Takes the search `id` out, with its members.
+    /// Takes the search `id` out for good, with its members.
     pub(crate) fn remove(&mut self, id: u64) -> Option<InFlightSearch> {
         let search = self.searches.remove(&id)?;
         for member in &search.members {
-            if self
-                .by_key
-                .get(&member.key)
-                .is_some_and(|&(at, _)| at == id)
-            {
-                self.by_key.remove(&member.key);
-            }
+            self.forget(&member.key, id);
         }
         Some(search)
+    }
+
+    /// Takes the search `id` out while its results are applied; its members stay joinable
+    /// until [`InFlightSearches::forget`] or [`InFlightSearches::restore`].
+    pub(crate) fn take(&mut self, id: u64) -> Option<InFlightSearch> {
+        self.searches.remove(&id)
+    }
+
+    /// Puts back a search taken out with [`InFlightSearches::take`].
+    pub(crate) fn restore(&mut self, id: u64, search: InFlightSearch) {
+        self.searches.insert(id, search);
+    }
+
+    /// Stops routing `key` to the search `id` (its member has been answered).
+    pub(crate) fn forget(&mut self, key: &RequestKey, id: u64) {
+        if self.by_key.get(key).is_some_and(|&(at, _)| at == id) {
+            self.by_key.remove(key);
+        }
+    }
+
+    /// The searches whose results are waiting to be applied, oldest first.
+    pub(crate) fn with_results(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = self
+            .searches
+            .iter()
+            .filter(|(_, search)| search.results.is_some())
+            .map(|(&id, _)| id)
+            .collect();
+        ids.sort_unstable();
+        ids
     }
 
     /// Every running search with its id.

@@ -75,6 +75,13 @@ fn affected_agent(
     if state.queued.is_some() {
         return None;
     }
+    if policy == InvalidationPolicy::TouchedCells
+        && state
+            .found_footprint
+            .is_some_and(|footprint| !footprint.may_be_touched_by(change))
+    {
+        return None;
+    }
     let applied = state.applied.as_ref()?;
     if !applied.affected_by(change, policy) {
         return None;

@@ -41,6 +41,7 @@ mod dispatch;
 pub mod egui_panel;
 mod flow_fields;
 mod follow;
+mod footprint;
 mod goal_batch;
 mod in_flight;
 mod invalidate;

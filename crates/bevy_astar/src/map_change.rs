@@ -133,6 +133,10 @@ impl MapChange {
         let Some((min, max)) = self.bounds else {
             return false;
         };
+        if self.cells.len() <= 4 {
+            // A tower or two: a straight scan of the path for each changed cell.
+            return self.cells.keys().any(|changed| cells.contains(changed));
+        }
         cells.iter().any(|&cell| {
             cell.x >= min.x
                 && cell.x <= max.x

@@ -139,6 +139,13 @@ impl AStarPlugin {
         self
     }
 
+    /// Sets [`PathfindingSettings::max_paths_applied_per_frame`].
+    #[must_use]
+    pub const fn with_max_paths_applied_per_frame(mut self, max: u32) -> Self {
+        self.settings.max_paths_applied_per_frame = max;
+        self
+    }
+
     /// Runs the systems in `schedule` instead of [`Update`].
     #[must_use]
     pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {

@@ -2,18 +2,26 @@
 //! results for changed requests are dropped, the rest are cached and applied.
 
 use crate::apply::PathNotifier;
-use crate::dispatch::{SearchBookkeeping, set_status};
+use crate::cache::PathCache;
+use crate::dispatch::{RequestQueue, SearchBookkeeping, set_status};
+use crate::in_flight::SearchMember;
 use crate::request::PathRequestState;
-use crate::{MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings};
+use crate::search_task::SearchOutcome;
+use crate::{
+    MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
+};
+use astar_grid::Grid;
 use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use core::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// Polls every running search once (without blocking) and applies what has finished.
+/// Polls every running search once (without blocking) and applies what has finished, oldest
+/// search first, writing at most [`PathfindingSettings::max_paths_applied_per_frame`] paths.
 ///
 /// A search no agent wants any more (all despawned, or their requests changed) is cancelled;
-/// a result is applied only to agents whose request still asks for it.
+/// a result is applied only to agents whose request still asks for it. Results left for a
+/// later frame keep receiving map changes, so they are checked for staleness when applied.
 pub(crate) fn poll_searches(
     settings: Res<PathfindingSettings>,
     nav: Option<Res<NavGrid>>,
@@ -27,84 +35,75 @@ pub(crate) fn poll_searches(
         in_flight,
         stats,
     } = &mut bookkeeping;
-    let mut finished = Vec::new();
+    let mut cancelled = Vec::new();
     for (id, search) in in_flight.iter_mut() {
+        if search.results.is_some() {
+            continue;
+        }
         let wanted = search.members.iter().any(|member| {
             member.is_wanted(|entity| agents.get(entity).ok().map(|(request, ..)| *request))
         });
         if !wanted {
             // Stops a long A* between two slices; dropping the task below stops one not begun.
             search.cancelled.store(true, Ordering::Relaxed);
-            finished.push((id, None));
+            cancelled.push(id);
         } else if let Some(outcomes) = check_ready(&mut search.task) {
-            finished.push((id, outcomes));
+            match outcomes {
+                Some(outcomes) => {
+                    stats.searches_finished += 1;
+                    if let Some(outcome) = outcomes.first() {
+                        stats.record_search_time(outcome.duration);
+                    }
+                    search.results = Some(outcomes.into_iter());
+                }
+                None => cancelled.push(id),
+            }
         }
     }
-    let policy = settings.invalidation;
-    let mut pending_changes: Option<MapChange> = None;
-    for (id, outcomes) in finished {
-        let Some(search) = in_flight.remove(id) else {
-            continue;
-        };
-        let Some(outcomes) = outcomes else {
-            stats.searches_cancelled += 1;
-            continue;
-        };
-        stats.searches_finished += 1;
-        if let Some(outcome) = outcomes.first() {
-            stats.record_search_time(outcome.duration);
+    for id in cancelled {
+        in_flight.remove(id);
+        stats.searches_cancelled += 1;
+    }
+    let mut applier = ResultApplier {
+        settings: &settings,
+        nav: nav.as_deref(),
+        pending_changes: None,
+        budget: settings.max_paths_applied_per_frame.max(1) as usize,
+    };
+    for id in in_flight.with_results() {
+        if applier.budget == 0 {
+            break;
         }
-        for (member, mut outcome) in search.members.iter().zip(outcomes) {
-            let stale = match nav.as_deref() {
-                None => true,
-                Some(nav) if nav.is_current(&search.snapshot) => false,
-                Some(nav) => {
-                    search
-                        .changes
-                        .iter()
-                        .any(|change| outcome.affected_by(change, policy))
-                        || outcome.affected_by(
-                            pending_changes.get_or_insert_with(|| nav.pending_changes()),
-                            policy,
-                        )
-                }
+        let Some(mut search) = in_flight.take(id) else {
+            continue;
+        };
+        while applier.budget > 0 {
+            let Some(outcome) = search.results.as_mut().and_then(Iterator::next) else {
+                break;
             };
-            if stale {
-                stats.stale_results_dropped += 1;
-                for subscriber in &member.subscribers {
-                    if let Ok((request, mut path, mut state)) = agents.get_mut(subscriber.entity)
-                        && member.key.matches(request)
-                    {
-                        queue.requeue(subscriber.entity, subscriber.sequence, &mut state);
-                        set_status(&mut path, PathStatus::Queued);
-                    }
-                }
-                continue;
-            }
-            let Some(nav) = nav.as_deref() else {
-                continue;
+            let Some(member) = search.members.get(search.next_member) else {
+                break;
             };
-            outcome.map_version = search.map_version;
-            let outcome = Arc::new(outcome);
-            if settings.cache_capacity > 0 && outcome.cacheable {
-                cache.insert(member.key, Arc::clone(&outcome), settings.cache_capacity);
-            }
-            for subscriber in &member.subscribers {
-                match agents.get_mut(subscriber.entity) {
-                    Ok((request, mut path, mut state)) if member.key.matches(request) => {
-                        notifier.apply(
-                            subscriber.entity,
-                            &mut path,
-                            &mut state,
-                            Arc::clone(&outcome),
-                            nav,
-                        );
-                    }
-                    Ok(_) => stats.superseded_results_dropped += 1,
-                    // Despawned while its search ran: nothing to do.
-                    Err(_) => {}
-                }
-            }
+            search.next_member += 1;
+            in_flight.forget(&member.key, id);
+            let target = AppliedSearch {
+                snapshot: &search.snapshot,
+                map_version: search.map_version,
+                changes: &search.changes,
+            };
+            applier.apply(
+                &target,
+                member,
+                outcome,
+                &mut agents,
+                &mut notifier,
+                queue,
+                cache,
+                stats,
+            );
+        }
+        if search.next_member < search.members.len() {
+            in_flight.restore(id, search);
         }
     }
     if settings.cache_capacity == 0 {
@@ -112,4 +111,99 @@ pub(crate) fn poll_searches(
     }
     stats.in_flight = in_flight.len();
     stats.queue_length = queue.len();
+}
+
+/// The search a result came from, as the staleness check needs it.
+struct AppliedSearch<'a> {
+    snapshot: &'a Arc<Grid>,
+    map_version: u64,
+    changes: &'a [Arc<MapChange>],
+}
+
+/// Applies finished results within the frame's budget.
+struct ResultApplier<'a> {
+    settings: &'a PathfindingSettings,
+    nav: Option<&'a NavGrid>,
+    /// The grid's unpublished changes, gathered at most once per frame.
+    pending_changes: Option<MapChange>,
+    /// Paths that may still be written this frame.
+    budget: usize,
+}
+
+impl ResultApplier<'_> {
+    /// Applies `outcome` to the agents of `member` that still want it, or queues them again
+    /// when the map changed under it; caches it when allowed.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the system's parameters, passed through"
+    )]
+    fn apply(
+        &mut self,
+        search: &AppliedSearch,
+        member: &SearchMember,
+        mut outcome: SearchOutcome,
+        agents: &mut Query<(&PathRequest, &mut Path, &mut PathRequestState)>,
+        notifier: &mut PathNotifier,
+        queue: &mut RequestQueue,
+        cache: &mut PathCache,
+        stats: &mut PathfindingStats,
+    ) {
+        let policy = self.settings.invalidation;
+        let stale = match self.nav {
+            None => true,
+            Some(nav) if nav.is_current(search.snapshot) => false,
+            Some(nav) => {
+                search
+                    .changes
+                    .iter()
+                    .any(|change| outcome.affected_by(change, policy))
+                    || outcome.affected_by(
+                        self.pending_changes
+                            .get_or_insert_with(|| nav.pending_changes()),
+                        policy,
+                    )
+            }
+        };
+        if stale {
+            stats.stale_results_dropped += 1;
+            for subscriber in &member.subscribers {
+                if let Ok((request, mut path, mut state)) = agents.get_mut(subscriber.entity)
+                    && member.key.matches(request)
+                {
+                    queue.requeue(subscriber.entity, subscriber.sequence, &mut state);
+                    set_status(&mut path, PathStatus::Queued);
+                }
+            }
+            return;
+        }
+        let Some(nav) = self.nav else {
+            return;
+        };
+        outcome.map_version = search.map_version;
+        let outcome = Arc::new(outcome);
+        if self.settings.cache_capacity > 0 && outcome.cacheable {
+            cache.insert(
+                member.key,
+                Arc::clone(&outcome),
+                self.settings.cache_capacity,
+            );
+        }
+        for subscriber in &member.subscribers {
+            match agents.get_mut(subscriber.entity) {
+                Ok((request, mut path, mut state)) if member.key.matches(request) => {
+                    notifier.apply(
+                        subscriber.entity,
+                        &mut path,
+                        &mut state,
+                        Arc::clone(&outcome),
+                        nav,
+                    );
+                    self.budget = self.budget.saturating_sub(1);
+                }
+                Ok(_) => stats.superseded_results_dropped += 1,
+                // Despawned while its search ran: nothing to do.
+                Err(_) => {}
+            }
+        }
+    }
 }

@@ -6,6 +6,7 @@ use bevy::prelude::*;
 use core::time::Duration;
 use std::sync::Arc;
 
+use crate::footprint::PathFootprint;
 use crate::search_task::SearchOutcome;
 
 /// The search algorithm a request asks for. All of them return optimal paths under the
@@ -135,9 +136,25 @@ pub(crate) struct PathRequestState {
     pub queued: Option<u64>,
     /// When the agent's last search started ([`Time::elapsed`]).
     pub last_search: Option<Duration>,
-    /// The result currently shown in the agent's [`Path`], checked against map changes.
+    /// The result currently shown in the agent's [`Path`], checked against map changes; set
+    /// through [`PathRequestState::set_applied`].
     pub applied: Option<Arc<SearchOutcome>>,
+    /// The footprint of the applied result's path when it found one: kept here, beside the
+    /// other agents' in the component's storage, so that invalidation rules out most paths
+    /// without reading their results.
+    pub found_footprint: Option<PathFootprint>,
     /// A found path that a map change cut: repaired rather than searched again when the agent
     /// is dispatched, if it still fits the request.
     pub cut_path: Option<Arc<SearchOutcome>>,
+}
+
+impl PathRequestState {
+    /// Records the result shown in the agent's [`Path`] (`None` while a new one is coming).
+    pub(crate) fn set_applied(&mut self, outcome: Option<Arc<SearchOutcome>>) {
+        self.found_footprint = outcome
+            .as_ref()
+            .filter(|outcome| outcome.status == crate::PathStatus::Found)
+            .map(|outcome| outcome.footprint);
+        self.applied = outcome;
+    }
 }

@@ -2,6 +2,7 @@
 //! thread, turned into an outcome that the main thread applies, caches and checks against map
 //! changes.
 
+use crate::footprint::PathFootprint;
 use crate::{InvalidationPolicy, MapChange, PathAlgorithm, PathStatus};
 use astar_grid::{
     Cell, FlowField, Grid, JpsOptions, JumpGrid, Repair, RepairOptions, SearchError, SearchOptions,
@@ -31,9 +32,8 @@ pub(crate) struct SearchOutcome {
     pub goal: Cell,
     /// The path (or partial path), empty when there is none.
     pub cells: Vec<Cell>,
-    /// The corners of the bounding box of `cells`, so that most map changes are ruled out
-    /// without reading the path.
-    pub cell_bounds: Option<(Cell, Cell)>,
+    /// Where `cells` lie, so that most map changes are ruled out without reading the path.
+    pub footprint: PathFootprint,
     /// The cells whose centres are the waypoints (all of `cells` unless smoothed).
     pub waypoint_cells: Vec<Cell>,
     /// Cost of `cells`.
@@ -77,7 +77,7 @@ impl SearchOutcome {
             start: job.start,
             goal: job.goal,
             cells: Vec::new(),
-            cell_bounds: None,
+            footprint: PathFootprint::default(),
             waypoint_cells: Vec::new(),
             cost: 0.0,
             trace: None,
@@ -96,9 +96,7 @@ impl SearchOutcome {
         }
         match self.status {
             PathStatus::Found => {
-                self.cell_bounds
-                    .is_some_and(|(min, max)| change.may_touch_rect(min, max))
-                    && change.touches_any(&self.cells)
+                self.footprint.may_be_touched_by(change) && change.touches_any(&self.cells)
                     || (policy == InvalidationPolicy::TouchedOrOpened && change.improves_any())
             }
             PathStatus::NoPath => change.opens_any(),
@@ -286,7 +284,7 @@ fn outcome_of(
                 } else {
                     path.cells.clone()
                 };
-                outcome.cell_bounds = bounding_box(&path.cells);
+                outcome.footprint = PathFootprint::of(&path.cells, grid.width(), grid.height());
                 outcome.cells = path.cells;
                 outcome.cost = path.cost;
             }
@@ -294,17 +292,6 @@ fn outcome_of(
         }
         Err(error) => SearchOutcome::without_path(job, PathStatus::Invalid(error), algorithm),
     }
-}
-
-/// The smallest rectangle holding `cells`, as its lowest and highest corners.
-pub(crate) fn bounding_box(cells: &[Cell]) -> Option<(Cell, Cell)> {
-    let first = *cells.first()?;
-    Some(cells.iter().fold((first, first), |(min, max), &cell| {
-        (
-            Cell::new(min.x.min(cell.x), min.y.min(cell.y)),
-            Cell::new(max.x.max(cell.x), max.y.max(cell.y)),
-        )
-    }))
 }
 
 /// Repairs `cells` on `grid` (see [`Engine::Repair`]); the flag says whether the result is as

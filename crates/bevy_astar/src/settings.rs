@@ -70,6 +70,11 @@ pub struct PathfindingSettings {
     /// search against the caps. This is what lets a tower that cuts the paths of a thousand
     /// creeps re-path them all in a frame or two. 0 turns batching off.
     pub goal_batch_min: usize,
+    /// Most agents whose [`Path`](crate::Path) is written in one frame (at least 1). Finished
+    /// results beyond it wait for the next frames, oldest search first, so that a map change
+    /// that re-paths thousands of agents at once spreads their updates over a few frames
+    /// instead of stalling one; they walk their old paths meanwhile.
+    pub max_paths_applied_per_frame: u32,
 }
 
 impl Default for PathfindingSettings {
@@ -82,6 +87,7 @@ impl Default for PathfindingSettings {
             invalidation: InvalidationPolicy::default(),
             repair_cut_paths: false,
             goal_batch_min: 8,
+            max_paths_applied_per_frame: 1024,
         }
     }
 }

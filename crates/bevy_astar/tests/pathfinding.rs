@@ -847,6 +847,45 @@ fn a_crowd_heading_for_one_goal_is_answered_by_one_search() {
 }
 
 #[test]
+fn a_large_batch_is_applied_over_several_frames_within_the_budget() {
+    const BUDGET: u32 = 10;
+    let grid = Grid::new(30, 30);
+    let goal = Cell::new(29, 29);
+    let mut app = app_with_grid(
+        AStarPlugin::default().with_max_paths_applied_per_frame(BUDGET),
+        grid.clone(),
+    );
+    let starts: Vec<Cell> = (0..45).map(|i| Cell::new(i % 15, i / 15)).collect();
+    let agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| spawn(&mut app, PathRequest::new(start, goal)))
+        .collect();
+    let mut frames_applying = 0;
+    let mut applied = 0;
+    for _ in 0..MAX_FRAMES {
+        let before = app.world().resource::<Seen>().ready.len();
+        app.update();
+        let now = app.world().resource::<Seen>().ready.len();
+        assert!(
+            now - before <= BUDGET as usize,
+            "{} paths in a frame",
+            now - before
+        );
+        frames_applying += usize::from(now > before);
+        applied = now;
+        if applied == agents.len() {
+            break;
+        }
+    }
+    assert_eq!(applied, agents.len());
+    assert!(frames_applying >= agents.len() / BUDGET as usize);
+    assert_eq!(stats(&app).goal_batches, 1);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        assert_valid_path(&grid, &path(&app, agent), start, goal);
+    }
+}
+
+#[test]
 fn flow_field_requests_fail_like_searches() {
     let grid = walled_grid();
     let mut app = app_with_grid(AStarPlugin::default(), grid);

@@ -1,0 +1,113 @@
+//! A path's footprint: its bounding box and the coarse chunks of the grid it crosses, so that
+//! most map changes are ruled out for a path without reading its cells.
+
+use crate::MapChange;
+use astar_grid::Cell;
+
+/// Chunks per side: the grid is split into at most 16 x 16 chunks, one bit each.
+const CHUNKS_PER_SIDE: u32 = 16;
+
+/// Changes with more cells than this are checked against the bounding box only.
+const MOST_CELLS_CHECKED: usize = 32;
+
+/// Where a path lies, coarsely: a cell the footprint does not cover is surely not on the path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PathFootprint {
+    min: Cell,
+    max: Cell,
+    /// Side of a chunk in cells; 0 for a footprint of no cells.
+    chunk: u32,
+    /// One bit per chunk crossed, row by row.
+    bits: [u64; 4],
+}
+
+impl PathFootprint {
+    /// The footprint of `cells` on a grid of `width` x `height` cells.
+    pub(crate) fn of(cells: &[Cell], width: u32, height: u32) -> Self {
+        let Some(&first) = cells.first() else {
+            return Self::default();
+        };
+        let mut footprint = Self {
+            min: first,
+            max: first,
+            chunk: width.max(height).div_ceil(CHUNKS_PER_SIDE).max(1),
+            bits: [0; 4],
+        };
+        for &cell in cells {
+            footprint.min = Cell::new(footprint.min.x.min(cell.x), footprint.min.y.min(cell.y));
+            footprint.max = Cell::new(footprint.max.x.max(cell.x), footprint.max.y.max(cell.y));
+            let bit = footprint.bit(cell);
+            footprint.bits[bit / 64] |= 1 << (bit % 64);
+        }
+        footprint
+    }
+
+    /// Whether `change` may touch a cell of the path: false only when it surely does not.
+    pub(crate) fn may_be_touched_by(&self, change: &MapChange) -> bool {
+        if change.is_whole_map() {
+            return true;
+        }
+        if self.chunk == 0 || !change.may_touch_rect(self.min, self.max) {
+            return false;
+        }
+        change.len() > MOST_CELLS_CHECKED || change.cells().any(|changed| self.covers(changed.cell))
+    }
+
+    /// Whether `cell` lies in a chunk the path crosses, inside its bounding box.
+    fn covers(&self, cell: Cell) -> bool {
+        let inside = (self.min.x..=self.max.x).contains(&cell.x)
+            && (self.min.y..=self.max.y).contains(&cell.y);
+        let bit = self.bit(cell);
+        inside && self.bits[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
+    /// The chunk bit of `cell`; cells beyond the grid share the last row or column's chunks.
+    fn bit(&self, cell: Cell) -> usize {
+        let last = CHUNKS_PER_SIDE - 1;
+        let column = (cell.x / self.chunk).min(last);
+        let row = (cell.y / self.chunk).min(last);
+        (row * CHUNKS_PER_SIDE + column) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CellChange;
+
+    fn blocking(cells: &[(u32, u32)]) -> MapChange {
+        MapChange::from_cells(cells.iter().map(|&(x, y)| CellChange {
+            cell: Cell::new(x, y),
+            before: 1,
+            after: 0,
+        }))
+    }
+
+    #[test]
+    fn changes_away_from_the_path_are_ruled_out_and_changes_on_it_are_not() {
+        // An L-shaped path on a 256 x 256 grid (chunks of 16 cells): along the bottom row,
+        // then up the right edge.
+        let cells: Vec<Cell> = (0..256)
+            .map(|x| Cell::new(x, 0))
+            .chain((1..256).map(|y| Cell::new(255, y)))
+            .collect();
+        let footprint = PathFootprint::of(&cells, 256, 256);
+        // Inside the bounding box but far from the path: ruled out by the chunks.
+        assert!(!footprint.may_be_touched_by(&blocking(&[(100, 100)])));
+        // On the path, or in a chunk it crosses: kept.
+        assert!(footprint.may_be_touched_by(&blocking(&[(100, 0)])));
+        assert!(footprint.may_be_touched_by(&blocking(&[(250, 10)])));
+        assert!(footprint.may_be_touched_by(&blocking(&[(100, 100), (255, 40)])));
+        assert!(footprint.may_be_touched_by(&MapChange::whole_map()));
+        assert!(!PathFootprint::of(&[], 256, 256).may_be_touched_by(&blocking(&[(0, 0)])));
+    }
+
+    #[test]
+    fn small_grids_have_one_cell_chunks() {
+        let cells = [Cell::new(0, 0), Cell::new(1, 1), Cell::new(2, 2)];
+        let footprint = PathFootprint::of(&cells, 5, 5);
+        assert!(footprint.may_be_touched_by(&blocking(&[(1, 1)])));
+        assert!(!footprint.may_be_touched_by(&blocking(&[(1, 0)])));
+        assert!(!footprint.may_be_touched_by(&blocking(&[(2, 1)])));
+    }
+}
