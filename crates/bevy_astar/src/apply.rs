@@ -18,7 +18,9 @@ pub(crate) struct PathNotifier<'w, 's> {
 }
 
 impl PathNotifier<'_, '_> {
-    /// Shows `outcome` in the agent's path and announces it.
+    /// Shows `outcome` in the agent's path and announces it; returns the outcome it replaces,
+    /// for [`RetiredOutcomes`](crate::retired::RetiredOutcomes).
+    #[must_use = "retire the replaced outcome"]
     pub(crate) fn apply(
         &mut self,
         entity: Entity,
@@ -26,7 +28,7 @@ impl PathNotifier<'_, '_> {
         state: &mut PathRequestState,
         outcome: Arc<SearchOutcome>,
         nav: &NavGrid,
-    ) {
+    ) -> Option<Arc<SearchOutcome>> {
         path.status = outcome.status;
         path.cells.clone_from(&outcome.cells);
         path.waypoints.clear();
@@ -56,6 +58,6 @@ impl PathNotifier<'_, '_> {
                 self.commands.trigger(PathNotFound { entity, reason });
             }
         }
-        state.set_applied(Some(outcome));
+        state.set_applied(Some(outcome))
     }
 }

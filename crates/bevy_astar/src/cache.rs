@@ -98,6 +98,9 @@ pub(crate) struct PathCache {
     /// Keys from least to most recently used; an item whose stamp is not its entry's is stale.
     order: VecDeque<(RequestKey, u64)>,
     next_stamp: u64,
+    /// Outcomes evicted or invalidated since [`PathCache::take_retired`], to be freed away
+    /// from the main thread.
+    retired: Vec<Arc<SearchOutcome>>,
 }
 
 impl PathCache {
@@ -136,7 +139,8 @@ impl PathCache {
                 .get(&old_key)
                 .is_some_and(|entry| entry.stamp == stamp)
             {
-                self.entries.remove(&old_key);
+                self.retired
+                    .extend(self.entries.remove(&old_key).map(|entry| entry.outcome));
             }
         }
         self.compact();
@@ -144,14 +148,26 @@ impl PathCache {
 
     /// Drops every entry that `change` may have made wrong.
     pub(crate) fn invalidate(&mut self, change: &MapChange, policy: InvalidationPolicy) {
-        self.entries
-            .retain(|_, entry| !entry.outcome.affected_by(change, policy));
+        let retired = &mut self.retired;
+        self.entries.retain(|_, entry| {
+            let affected = entry.outcome.affected_by(change, policy);
+            if affected {
+                retired.push(Arc::clone(&entry.outcome));
+            }
+            !affected
+        });
     }
 
     /// Drops everything.
     pub(crate) fn clear(&mut self) {
-        self.entries.clear();
+        self.retired
+            .extend(self.entries.drain().map(|(_, entry)| entry.outcome));
         self.order.clear();
+    }
+
+    /// The outcomes evicted or invalidated since the last call.
+    pub(crate) fn take_retired(&mut self) -> Vec<Arc<SearchOutcome>> {
+        core::mem::take(&mut self.retired)
     }
 
     /// Number of cached outcomes.

@@ -9,6 +9,7 @@ use crate::flow_fields::{FieldKey, FieldLookup, FlowFields};
 use crate::goal_batch::{BatchMember, GoalBatches};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember, Subscriber};
 use crate::request::PathRequestState;
+use crate::retired::RetiredOutcomes;
 use crate::search_task::{Engine, SearchJob, SearchOutcome, run_goal_batch, run_search};
 use crate::{
     MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
@@ -92,6 +93,7 @@ pub(crate) struct SearchBookkeeping<'w> {
     pub cache: ResMut<'w, PathCache>,
     pub in_flight: ResMut<'w, InFlightSearches>,
     pub stats: ResMut<'w, PathfindingStats>,
+    pub retired: ResMut<'w, RetiredOutcomes>,
 }
 
 /// Serves queued requests oldest first: from the cache, by joining an identical running search,
@@ -118,6 +120,7 @@ pub(crate) fn dispatch_searches(
         cache,
         in_flight,
         stats,
+        retired,
     } = &mut bookkeeping;
     let Some(nav) = nav.as_mut().map(DetectChangesMut::bypass_change_detection) else {
         // Only derived data (the jump point grid) is built through this borrow.
@@ -134,6 +137,7 @@ pub(crate) fn dispatch_searches(
     let trace_all = debug.is_some_and(|debug| debug.trace_all_agents);
     let mut launcher = Launcher {
         settings: &settings,
+        retired,
         now,
         map_version: version.get(),
         started: 0,
@@ -166,7 +170,8 @@ pub(crate) fn dispatch_searches(
             stats.cache_hits += 1;
             agent.queued = None;
             launcher.served.push((sequence, entity));
-            notifier.apply(entity, &mut path, &mut agent, outcome, nav);
+            let replaced = notifier.apply(entity, &mut path, &mut agent, outcome, nav);
+            launcher.retired.retire(replaced);
             continue;
         }
         if in_flight.join(&key, Subscriber { entity, sequence }) {
@@ -225,7 +230,8 @@ pub(crate) fn dispatch_searches(
                     }
                     agent.queued = None;
                     launcher.served.push((sequence, entity));
-                    notifier.apply(entity, &mut path, &mut agent, outcome, nav);
+                    let replaced = notifier.apply(entity, &mut path, &mut agent, outcome, nav);
+                    launcher.retired.retire(replaced);
                     continue;
                 }
                 let field_key = FieldKey::new(job.goal, options.movement, options.cost);
@@ -276,6 +282,8 @@ type AgentQuery<'w, 's> = Query<
 /// served.
 struct Launcher<'a> {
     settings: &'a PathfindingSettings,
+    /// Where the outcomes agents let go of are kept, to be freed off the main thread.
+    retired: &'a mut RetiredOutcomes,
     now: Duration,
     map_version: u64,
     /// Searches started this frame.
@@ -326,10 +334,10 @@ impl Launcher<'_> {
     ) {
         if searched {
             agent.last_search = Some(self.now);
-            agent.cut_path = None;
+            self.retired.retire(agent.cut_path.take());
         }
         agent.queued = None;
-        agent.set_applied(None);
+        self.retired.retire(agent.set_applied(None));
         self.served.push((sequence, entity));
         set_status(path, PathStatus::Searching);
     }

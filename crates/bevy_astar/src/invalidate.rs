@@ -5,6 +5,7 @@ use crate::cache::PathCache;
 use crate::dispatch::{RequestQueue, set_status};
 use crate::in_flight::InFlightSearches;
 use crate::request::PathRequestState;
+use crate::retired::RetiredOutcomes;
 use crate::{
     CellChange, InvalidationPolicy, MapChange, MapChanged, Path, PathStatus, PathfindingSettings,
     PathfindingStats,
@@ -35,6 +36,7 @@ pub(crate) fn invalidate_paths(
     settings: Res<PathfindingSettings>,
     mut queue: ResMut<RequestQueue>,
     mut stats: ResMut<PathfindingStats>,
+    mut retired: ResMut<RetiredOutcomes>,
     mut agents: Query<(Entity, &mut Path, &mut PathRequestState)>,
     mut affected: Local<Parallel<Vec<(Entity, bool)>>>,
 ) {
@@ -55,7 +57,8 @@ pub(crate) fn invalidate_paths(
             let Ok((_, mut path, mut state)) = agents.get_mut(entity) else {
                 continue;
             };
-            state.cut_path = if cut { state.applied.clone() } else { None };
+            let cut_path = if cut { state.applied.clone() } else { None };
+            retired.retire(core::mem::replace(&mut state.cut_path, cut_path));
             queue.enqueue(entity, &mut state);
             set_status(&mut path, PathStatus::Queued);
             stats.paths_invalidated += 1;

@@ -52,6 +52,7 @@ mod path;
 mod plugin;
 mod poll;
 mod request;
+mod retired;
 mod search_task;
 mod settings;
 mod stats;

@@ -135,7 +135,10 @@ impl MapChange {
         };
         if self.cells.len() <= 4 {
             // A tower or two: a straight scan of the path for each changed cell.
-            return self.cells.keys().any(|changed| cells.contains(changed));
+            return self
+                .cells
+                .keys()
+                .any(|&changed| contains_cell(cells, changed));
         }
         cells.iter().any(|&cell| {
             cell.x >= min.x
@@ -208,6 +211,16 @@ pub(crate) fn publish_map_changes(
         version: version.0,
         change: Arc::new(change),
     });
+}
+
+/// Whether `cells` holds `target`: compared without branches within runs of 16 cells, which
+/// the compiler turns into vector instructions, since most paths scanned do not hold it.
+fn contains_cell(cells: &[Cell], target: Cell) -> bool {
+    cells.chunks(16).any(|run| {
+        run.iter().fold(false, |found, cell| {
+            found | ((cell.x ^ target.x) | (cell.y ^ target.y) == 0)
+        })
+    })
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use crate::in_flight::InFlightSearches;
 use crate::invalidate::{invalidate_paths, invalidate_results};
 use crate::map_change::publish_map_changes;
 use crate::poll::poll_searches;
+use crate::retired::{RetiredOutcomes, free_retired_outcomes};
 use crate::{
     InvalidationPolicy, MapChanged, MapVersion, PathFailed, PathReady, PathfindingSettings,
     PathfindingStats,
@@ -164,6 +165,7 @@ impl Plugin for AStarPlugin {
             .init_resource::<InFlightSearches>()
             .init_resource::<PathCache>()
             .init_resource::<FlowFields>()
+            .init_resource::<RetiredOutcomes>()
             .add_message::<MapChanged>()
             .add_message::<PathReady>()
             .add_message::<PathFailed>()
@@ -189,7 +191,9 @@ impl Plugin for AStarPlugin {
                     (queue_changed_requests, poll_flow_fields, dispatch_searches)
                         .chain()
                         .in_set(AStarSystems::Dispatch),
-                    poll_searches.in_set(AStarSystems::Apply),
+                    (poll_searches, free_retired_outcomes)
+                        .chain()
+                        .in_set(AStarSystems::Apply),
                     follow_paths.in_set(AStarSystems::Follow),
                 ),
             );

@@ -6,6 +6,7 @@ use crate::cache::PathCache;
 use crate::dispatch::{RequestQueue, SearchBookkeeping, set_status};
 use crate::in_flight::SearchMember;
 use crate::request::PathRequestState;
+use crate::retired::RetiredOutcomes;
 use crate::search_task::SearchOutcome;
 use crate::{
     MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
@@ -34,6 +35,7 @@ pub(crate) fn poll_searches(
         cache,
         in_flight,
         stats,
+        retired,
     } = &mut bookkeeping;
     let mut cancelled = Vec::new();
     for (id, search) in in_flight.iter_mut() {
@@ -68,6 +70,7 @@ pub(crate) fn poll_searches(
         settings: &settings,
         nav: nav.as_deref(),
         pending_changes: None,
+        retired,
         budget: settings.max_paths_applied_per_frame.max(1) as usize,
     };
     for id in in_flight.with_results() {
@@ -126,6 +129,8 @@ struct ResultApplier<'a> {
     nav: Option<&'a NavGrid>,
     /// The grid's unpublished changes, gathered at most once per frame.
     pending_changes: Option<MapChange>,
+    /// Where replaced outcomes go, to be freed off the main thread.
+    retired: &'a mut RetiredOutcomes,
     /// Paths that may still be written this frame.
     budget: usize,
 }
@@ -191,13 +196,14 @@ impl ResultApplier<'_> {
         for subscriber in &member.subscribers {
             match agents.get_mut(subscriber.entity) {
                 Ok((request, mut path, mut state)) if member.key.matches(request) => {
-                    notifier.apply(
+                    let replaced = notifier.apply(
                         subscriber.entity,
                         &mut path,
                         &mut state,
                         Arc::clone(&outcome),
                         nav,
                     );
+                    self.retired.retire(replaced);
                     self.budget = self.budget.saturating_sub(1);
                 }
                 Ok(_) => stats.superseded_results_dropped += 1,

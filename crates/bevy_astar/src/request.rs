@@ -149,12 +149,17 @@ pub(crate) struct PathRequestState {
 }
 
 impl PathRequestState {
-    /// Records the result shown in the agent's [`Path`] (`None` while a new one is coming).
-    pub(crate) fn set_applied(&mut self, outcome: Option<Arc<SearchOutcome>>) {
+    /// Records the result shown in the agent's [`Path`] (`None` while a new one is coming);
+    /// returns the previous one, for [`RetiredOutcomes`](crate::retired::RetiredOutcomes).
+    #[must_use = "retire the previous outcome"]
+    pub(crate) fn set_applied(
+        &mut self,
+        outcome: Option<Arc<SearchOutcome>>,
+    ) -> Option<Arc<SearchOutcome>> {
         self.found_footprint = outcome
             .as_ref()
             .filter(|outcome| outcome.status == crate::PathStatus::Found)
             .map(|outcome| outcome.footprint);
-        self.applied = outcome;
+        core::mem::replace(&mut self.applied, outcome)
     }
 }
