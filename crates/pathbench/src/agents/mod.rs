@@ -62,6 +62,9 @@ pub struct AgentsArgs {
     /// together by one search from the goal (0 turns batching off; default: the plugin's).
     #[arg(long, value_name = "N")]
     pub goal_batch_min: Option<usize>,
+    /// `bevy_astar`'s `max_paths_applied_per_frame` setting (default: the plugin's).
+    #[arg(long, value_name = "N")]
+    pub max_paths_applied_per_frame: Option<u32>,
     /// Agent speed in cells per second.
     #[arg(long, default_value_t = 4.0)]
     pub speed: f32,
@@ -111,6 +114,8 @@ pub struct Scenario {
     pub repair_cut_paths: bool,
     /// `bevy_astar`'s `goal_batch_min`, when not the plugin's default.
     pub goal_batch_min: Option<usize>,
+    /// `bevy_astar`'s `max_paths_applied_per_frame`, when not the plugin's default.
+    pub max_paths_applied_per_frame: Option<u32>,
 }
 
 impl Scenario {
@@ -155,6 +160,7 @@ impl Scenario {
             northstar_search: args.northstar_mode,
             repair_cut_paths: args.repair_cut_paths,
             goal_batch_min: args.goal_batch_min,
+            max_paths_applied_per_frame: args.max_paths_applied_per_frame,
         })
     }
 
@@ -241,6 +247,7 @@ mod tests {
             northstar_mode: NorthstarSearch::Refined,
             repair_cut_paths: false,
             goal_batch_min: None,
+            max_paths_applied_per_frame: None,
             speed: 6.0,
             unpaced: false,
         })
@@ -285,6 +292,7 @@ mod tests {
             northstar_mode: NorthstarSearch::Refined,
             repair_cut_paths: false,
             goal_batch_min: None,
+            max_paths_applied_per_frame: None,
             speed,
             unpaced: true,
         };

@@ -52,6 +52,9 @@ fn build_app(scenario: &Scenario) -> App {
     if let Some(min) = scenario.goal_batch_min {
         plugin = plugin.with_goal_batch_min(min);
     }
+    if let Some(max) = scenario.max_paths_applied_per_frame {
+        plugin = plugin.with_max_paths_applied_per_frame(max);
+    }
 
     app.add_plugins((MinimalPlugins, plugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(
@@ -258,7 +261,8 @@ pub fn run(scenario: &Scenario) -> Result<RunRecord, String> {
     let mut record = RunRecord {
         library: "bevy_astar",
         search: format!(
-            "A* (8 neighbours, no corner cutting, octile), background tasks, result cache, {}{}",
+            "A* (8 neighbours, no corner cutting, octile), background tasks, result cache, {}, \
+             at most {} paths applied a frame{}",
             match scenario
                 .goal_batch_min
                 .unwrap_or(PathfindingSettings::default().goal_batch_min)
@@ -266,6 +270,9 @@ pub fn run(scenario: &Scenario) -> Result<RunRecord, String> {
                 0 => "no goal batches".to_owned(),
                 min => format!("goal batches of {min}+"),
             },
+            scenario
+                .max_paths_applied_per_frame
+                .unwrap_or(PathfindingSettings::default().max_paths_applied_per_frame),
             if scenario.repair_cut_paths {
                 "; cut paths repaired locally"
             } else {

@@ -273,6 +273,7 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
             "paced": scenario.paced,
             "repair_cut_paths": scenario.repair_cut_paths,
             "goal_batch_min": scenario.goal_batch_min,
+            "max_paths_applied_per_frame": scenario.max_paths_applied_per_frame,
             "libraries": libraries,
         })
     );
