@@ -284,6 +284,10 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
         ),
         ("Cache misses", stats.cache_misses.to_string()),
         ("Joined a running search", stats.shared_searches.to_string()),
+        (
+            "Goal batches (requests)",
+            format!("{} ({})", stats.goal_batches, stats.batched_requests),
+        ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
         (
             "Stale results dropped",
@@ -346,6 +350,23 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
                 .logarithmic(true)
                 .text("cache capacity"),
         )
+        .changed();
+    changed |= ui
+        .add(
+            egui::Slider::new(&mut settings.goal_batch_min, 0..=256)
+                .logarithmic(true)
+                .text("goal batch from (0: off)"),
+        )
+        .changed();
+    changed |= ui
+        .add(
+            egui::Slider::new(&mut settings.max_paths_applied_per_frame, 1..=65_536)
+                .logarithmic(true)
+                .text("paths applied / frame"),
+        )
+        .changed();
+    changed |= ui
+        .checkbox(&mut settings.repair_cut_paths, "repair cut paths locally")
         .changed();
     ui.horizontal(|ui| {
         ui.label("Re-search on");

@@ -85,9 +85,11 @@ pub struct Path {
     /// How long the search that produced this result took (also for a result served from the
     /// cache, which did not search again).
     pub search_time: Duration,
-    /// The algorithm that produced this result: the request's, or A* where
+    /// The algorithm that produced this result: the request's; A* where
     /// [`PathAlgorithm::JumpPoint`](crate::PathAlgorithm::JumpPoint) could not honour the
-    /// request.
+    /// request; or [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField) when the
+    /// request was answered with others for the same goal (see
+    /// [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min)).
     pub algorithm: PathAlgorithm,
 }
 

@@ -19,6 +19,9 @@ use crate::search_task::SearchOutcome;
 #[non_exhaustive]
 pub enum PathAlgorithm {
     /// A* as configured by the request's [`SearchOptions`] (heuristic, weight, limits, window).
+    /// When many optimal A* requests for one goal are dispatched in the same frame, they are
+    /// answered together by one Dijkstra from the goal, at the same costs (see
+    /// [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min)).
     #[default]
     AStar,
     /// Jump point search, much faster than A* on open maps, where it can honour the request:
