@@ -161,7 +161,7 @@ impl FlowField {
     /// assert_eq!(paths[0].as_ref().map(|path| path.cost), Some(5.0));
     /// assert_eq!(paths[1].as_ref().map(|path| path.cells.len()), Some(2));
     /// assert!(paths[2].is_none()); // a wall
-    /// # Ok::<(), astar_grid::FlowFieldError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
