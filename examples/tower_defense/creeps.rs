@@ -16,14 +16,9 @@ pub(crate) fn plugin(app: &mut App) {
         .add_systems(Startup, make_creep_image)
         .add_systems(
             Update,
-            (
-                search_from_current_cell
-                    .in_set(GameSystems::Repath)
-                    .run_if(resource_exists::<NavGrid>),
-                (reach_goal, drop_stuck_creeps)
-                    .in_set(GameSystems::Play)
-                    .run_if(resource_exists::<NavGrid>),
-            ),
+            (reach_goal, drop_stuck_creeps)
+                .in_set(GameSystems::Play)
+                .run_if(resource_exists::<NavGrid>),
         )
         .add_systems(PreUpdate, despawn_on_restart);
 }
@@ -209,8 +204,9 @@ pub(crate) fn spawn_creep(
         },
         Anchor(jitter),
         Transform::from_translation(nav.cell_center(cell).extend(3.0)),
-        // The request is all a creep needs to get a path; the follower walks it.
-        PathRequest::new(cell, GOAL),
+        // The request is all a creep needs to get a path; the follower walks it. When a tower
+        // cuts the path, the new search starts from the cell the creep has got to.
+        PathRequest::new(cell, GOAL).with_start_at_agent(true),
         PathFollower::new(speed),
         creep,
     ));
@@ -235,27 +231,6 @@ pub(crate) fn creep_cells<'a>(
 
 /// Creeps whose `Path` changed this frame.
 type ChangedCreepPath = (With<Creep>, Changed<Path>);
-
-/// A creep whose path a tower cut has been queued again by the plugin (status `Queued`); before
-/// the plugin dispatches it, move its request's start to the cell the creep stands on, so the
-/// new path leads on from there instead of from the spawn. Runs between the plugin's
-/// invalidation and dispatch, so the search is started once, for the new start.
-fn search_from_current_cell(
-    nav: Res<NavGrid>,
-    mut creeps: Query<(&mut PathRequest, &Path, &Transform), ChangedCreepPath>,
-) {
-    for (mut request, path, transform) in &mut creeps {
-        if path.status != PathStatus::Queued {
-            continue;
-        }
-        if let Some(cell) = nav.world_to_cell(transform.translation.truncate())
-            && nav.is_walkable(cell)
-            && request.start != cell
-        {
-            request.start = cell;
-        }
-    }
-}
 
 /// Creeps on the goal leave, taking a life (stress-test creeps are free).
 fn reach_goal(

@@ -35,8 +35,6 @@ enum GameSystems {
     Input,
     /// Build towers, spawn creeps: everything that edits the map or adds requests.
     Build,
-    /// Between the plugin's invalidation and dispatch: point re-searches at the creeps' cells.
-    Repath,
     /// After the plugin moved the creeps: shoot, score, count.
     Play,
 }
@@ -74,9 +72,6 @@ fn main() {
                 (GameSystems::Input, GameSystems::Build)
                     .chain()
                     .before(AStarSystems::Invalidate),
-                GameSystems::Repath
-                    .after(AStarSystems::Invalidate)
-                    .before(AStarSystems::Dispatch),
                 GameSystems::Play.after(AStarSystems::Follow),
             ),
         )

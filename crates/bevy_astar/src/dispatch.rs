@@ -15,7 +15,7 @@ use crate::{
     MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats,
 };
-use astar_grid::Grid;
+use astar_grid::{Cell, Grid};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
@@ -147,7 +147,8 @@ pub(crate) fn dispatch_searches(
     let mut batches = GoalBatches::default();
     let mut lookups_after_caps = 0;
     for &(sequence, entity) in &queue.entries {
-        let Ok((request, mut path, mut agent, debug_path)) = agents.get_mut(entity) else {
+        let Ok((mut request, mut path, mut agent, debug_path, transform)) = agents.get_mut(entity)
+        else {
             launcher.served.push((sequence, entity)); // despawned, or its request removed
             continue;
         };
@@ -155,6 +156,14 @@ pub(crate) fn dispatch_searches(
             launcher.served.push((sequence, entity));
             continue;
         }
+        if request.start_at_agent
+            && let Some(cell) = transform.and_then(|transform| agent_cell(nav, transform))
+            && cell != request.start
+        {
+            // Not a change of the request: its answer is still wanted.
+            request.bypass_change_detection().start = cell;
+        }
+        let request: &PathRequest = &request;
         if !launcher.may_start(in_flight) {
             if lookups_after_caps == LOOKUPS_AFTER_CAPS {
                 break;
@@ -271,12 +280,19 @@ type AgentQuery<'w, 's> = Query<
     'w,
     's,
     (
-        &'static PathRequest,
+        &'static mut PathRequest,
         &'static mut Path,
         &'static mut PathRequestState,
         Has<DebugPath>,
+        Option<&'static Transform>,
     ),
 >;
+
+/// The walkable cell an agent's [`Transform`] stands on, if any.
+fn agent_cell(nav: &NavGrid, transform: &Transform) -> Option<Cell> {
+    nav.world_to_cell(transform.translation.truncate())
+        .filter(|&cell| nav.is_walkable(cell))
+}
 
 /// Starts background searches within the frame's caps and records which queue entries were
 /// served.
@@ -395,7 +411,7 @@ impl Launcher<'_> {
     /// Marks every agent of `member` as searching; returns it as a running search's member.
     fn searching(&mut self, member: BatchMember, agents: &mut AgentQuery) -> SearchMember {
         for subscriber in &member.subscribers {
-            if let Ok((_, mut path, mut agent, _)) = agents.get_mut(subscriber.entity) {
+            if let Ok((_, mut path, mut agent, ..)) = agents.get_mut(subscriber.entity) {
                 self.mark_searching(
                     subscriber.entity,
                     subscriber.sequence,

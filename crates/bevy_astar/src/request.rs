@@ -69,6 +69,12 @@ pub struct PathRequest {
     /// [`Path::cells`] is never changed). Smoothed segments may take any angle, so leave this off
     /// for agents that must move strictly four- or eight-connected.
     pub smoothing: bool,
+    /// Whether each search starts where the agent is: when the request is dispatched, `start`
+    /// becomes the cell its [`Transform`] stands on (if that cell is on the grid and walkable;
+    /// this is not a change of the request). For agents that walk their paths: a path a map
+    /// change cut is searched again from where the agent has got to, not from its first start,
+    /// however long the agent waited in the queue. Off by default.
+    pub start_at_agent: bool,
 }
 
 /// A world position that lies outside the [`NavGrid`].
@@ -93,6 +99,7 @@ impl PathRequest {
             options: SearchOptions::default(),
             algorithm: PathAlgorithm::default(),
             smoothing: false,
+            start_at_agent: false,
         }
     }
 
@@ -128,6 +135,13 @@ impl PathRequest {
     #[must_use]
     pub const fn with_smoothing(mut self, smoothing: bool) -> Self {
         self.smoothing = smoothing;
+        self
+    }
+
+    /// Sets [`PathRequest::start_at_agent`]: searches start from the cell the agent stands on.
+    #[must_use]
+    pub const fn with_start_at_agent(mut self, start_at_agent: bool) -> Self {
+        self.start_at_agent = start_at_agent;
         self
     }
 }

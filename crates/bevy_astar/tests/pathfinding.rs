@@ -886,6 +886,55 @@ fn a_large_batch_is_applied_over_several_frames_within_the_budget() {
 }
 
 #[test]
+fn requests_that_start_at_the_agent_search_from_where_it_stands() {
+    // Cells are 10 units wide (see `app_with_grid`): an agent at (55, 25) stands on (5, 2).
+    let grid = Grid::new(12, 6);
+    let goal = Cell::new(11, 5);
+    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    let at = |cell: Cell| {
+        Transform::from_xyz(cell.x as f32 * 10.0 + 5.0, cell.y as f32 * 10.0 + 5.0, 0.0)
+    };
+    let first_start = Cell::new(0, 0);
+    let standing = Cell::new(5, 2);
+    let request = PathRequest::new(first_start, goal).with_start_at_agent(true);
+    let walker = app.world_mut().spawn((request, at(standing))).id();
+    let planner = app
+        .world_mut()
+        .spawn((PathRequest::new(first_start, goal), at(standing)))
+        .id();
+    settle(&mut app, &[walker, planner]);
+    assert_valid_path(&grid, &path(&app, walker), standing, goal);
+    assert_eq!(
+        app.world().get::<PathRequest>(walker).map(|r| r.start),
+        Some(standing)
+    );
+    // Without the flag the request's own start is searched.
+    assert_valid_path(&grid, &path(&app, planner), first_start, goal);
+
+    // A wall across the agent's path while it waits in the queue (searches paused), and the
+    // agent moves on meanwhile: its search starts from where it is when dispatched.
+    app.world_mut()
+        .resource_mut::<PathfindingSettings>()
+        .max_searches_per_frame = 0;
+    let crossed = path(&app, walker).cells[2];
+    block(&mut app, crossed);
+    app.update();
+    assert_eq!(path(&app, walker).status, PathStatus::Queued);
+    let moved_to = Cell::new(6, 4);
+    *app.world_mut()
+        .get_mut::<Transform>(walker)
+        .expect("spawned with one") = at(moved_to);
+    block(&mut app, standing);
+    app.update();
+    app.world_mut()
+        .resource_mut::<PathfindingSettings>()
+        .max_searches_per_frame = 64;
+    settle(&mut app, &[walker]);
+    let grid = current_grid(&app);
+    assert_valid_path(&grid, &path(&app, walker), moved_to, goal);
+}
+
+#[test]
 fn flow_field_requests_fail_like_searches() {
     let grid = walled_grid();
     let mut app = app_with_grid(AStarPlugin::default(), grid);

@@ -2,10 +2,12 @@
 //! a `PathRequest` and a `PathFollower`, towers blocked through `NavGrid::block`.
 //!
 //! The plugin finds the agents a map change affects and searches them again in the background.
-//! As in the tower-defense example, one game system runs between the plugin's `Invalidate` and
-//! `Dispatch` sets and moves the request start of every agent queued again to the cell it
-//! stands on, so that its new path leads on from there; its time is reported as game code,
-//! apart from the plugin's. Agents walk their old path while they wait for the new one.
+//! One game system runs between the plugin's `Invalidate` and `Dispatch` sets and moves the
+//! request start of every agent queued again to the cell it stands on, so that its new path
+//! leads on from there (the plugin's `PathRequest::start_at_agent` does the same at dispatch;
+//! the game system is kept so that the recorded runs stay comparable); its time is reported as
+//! game code, apart from the plugin's. Agents walk their old path while they wait for the new
+//! one.
 
 use super::record::{
     FrameStamps, Placement, Repath, RepathWatch, RunRecord, SpanSeries, Watched, stamp,
@@ -23,8 +25,8 @@ struct Walker {
 }
 
 /// Moves the request start of every agent the plugin queued again to the cell it stands on:
-/// the tower-defense example's system, which looks at agents whose `Path` changed, and also at
-/// queued agents whose request start has been blocked since (an agent already queued is not
+/// it looks at agents whose `Path` changed, and also at queued agents whose request start has
+/// been blocked since (an agent already queued is not
 /// queued again, so its `Path` does not change when a tower lands on its old start).
 fn search_from_current_cell(
     nav: Res<NavGrid>,
