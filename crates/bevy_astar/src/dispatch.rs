@@ -327,7 +327,13 @@ impl Launcher<'_> {
         let grid = Arc::clone(&snapshot);
         let cancelled = Arc::new(AtomicBool::new(false));
         let cancel_flag = Arc::clone(&cancelled);
-        let task = AsyncComputeTaskPool::get().spawn(async move { work(&grid, &cancel_flag) });
+        let task = AsyncComputeTaskPool::get().spawn(async move {
+            // The woken worker may have taken the core of the system that spawned it (a
+            // thread that slept is favoured on waking): on a machine with few cores, giving
+            // it back once lets the frame's systems finish before the search gets going.
+            std::thread::yield_now();
+            work(&grid, &cancel_flag)
+        });
         in_flight.insert(InFlightSearch::new(
             task,
             cancelled,
