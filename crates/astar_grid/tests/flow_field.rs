@@ -385,3 +385,51 @@ fn paths_to_one_goal_answer_repeated_starts_and_refuse_a_bad_goal() {
     );
     assert!(matches!(invalid, Err(FlowFieldError::GoalOutOfBounds(_))));
 }
+
+#[test]
+fn paths_to_one_goal_give_up_when_told_and_only_then() {
+    let grid = Grid::new(300, 300);
+    let goal = Cell::new(299, 299);
+    let run = |start: Cell, answers: &mut dyn FnMut() -> bool| {
+        FlowField::paths_to_goal_while(
+            &grid,
+            &[start],
+            goal,
+            Movement::EIGHT,
+            CostModel::Octile,
+            answers,
+        )
+        .unwrap()
+    };
+    // Far apart: asked along the way; the answers are those of `paths_to_goal`.
+    let mut asked = 0;
+    let far = run(Cell::new(0, 0), &mut || {
+        asked += 1;
+        true
+    });
+    assert!(asked >= 2);
+    let expected = FlowField::paths_to_goal(
+        &grid,
+        &[Cell::new(0, 0)],
+        goal,
+        Movement::EIGHT,
+        CostModel::Octile,
+    )
+    .unwrap();
+    assert_eq!(far, Some(expected));
+    // Told to stop at the second question: nothing.
+    let mut asked = 0;
+    let stopped = run(Cell::new(0, 0), &mut || {
+        asked += 1;
+        asked < 2
+    });
+    assert_eq!((stopped, asked), (None, 2));
+    // A start next to the goal is settled before the first question.
+    let mut asked = 0;
+    let near = run(Cell::new(298, 299), &mut || {
+        asked += 1;
+        false
+    });
+    assert_eq!(asked, 0);
+    assert_eq!(near.map(|paths| paths.len()), Some(1));
+}

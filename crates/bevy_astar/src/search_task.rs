@@ -190,9 +190,9 @@ pub(crate) fn run_search(
 }
 
 /// Answers `jobs`, which share their goal, movement rule and cost model, with one Dijkstra from
-/// the goal ([`FlowField::paths_to_goal`]); one outcome per job, in order. A job whose start or
-/// goal is invalid gets the error its own search would give. `None` when `cancelled` was set
-/// before it began.
+/// the goal ([`FlowField::paths_to_goal_while`]); one outcome per job, in order. A job whose
+/// start or goal is invalid gets the error its own search would give. `None` when `cancelled`
+/// was set before it began or while it ran (checked every few thousand cells).
 pub(crate) fn run_goal_batch(
     grid: &Grid,
     jobs: &[SearchJob],
@@ -219,8 +219,19 @@ pub(crate) fn run_goal_batch(
     } else {
         // The goal passed `check_endpoints`, so the only error left is an invalid cost model,
         // which the searches would refuse in the same way.
-        match FlowField::paths_to_goal(grid, &starts, first.goal, options.movement, options.cost) {
-            Ok(paths) => paths,
+        let proceed = || !cancelled.load(Ordering::Relaxed);
+        let goal = first.goal;
+        match FlowField::paths_to_goal_while(
+            grid,
+            &starts,
+            goal,
+            options.movement,
+            options.cost,
+            proceed,
+        ) {
+            Ok(Some(paths)) => paths,
+            // Nobody wants the answers any more.
+            Ok(None) => return None,
             Err(_) => {
                 let error = SearchError::InvalidCostModel;
                 return Some(

@@ -173,6 +173,35 @@ impl FlowField {
         movement: Movement,
         cost: CostModel,
     ) -> Result<Vec<Option<Path>>, FlowFieldError> {
+        Self::paths_to_goal_while(grid, starts, goal, movement, cost, || true)
+            .map(Option::unwrap_or_default)
+    }
+
+    /// [`FlowField::paths_to_goal`], asking `proceed` after every
+    /// [`FlowField::PROCEED_INTERVAL`] settled cells and giving up, with `Ok(None)`, as soon as
+    /// it answers false: a large search nobody waits for any more stops early.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CostModel, FlowField, Grid, Movement};
+    ///
+    /// let grid = Grid::new(300, 300);
+    /// let (start, goal) = (Cell::new(0, 0), Cell::new(299, 299));
+    /// let given_up =
+    ///     FlowField::paths_to_goal_while(&grid, &[start], goal, Movement::EIGHT, CostModel::Octile, || false)?;
+    /// assert!(given_up.is_none());
+    /// # Ok::<(), astar_grid::FlowFieldError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FlowField::build`] with the one goal.
+    pub fn paths_to_goal_while(
+        grid: &Grid,
+        starts: &[Cell],
+        goal: Cell,
+        movement: Movement,
+        cost: CostModel,
+        mut proceed: impl FnMut() -> bool,
+    ) -> Result<Option<Vec<Option<Path>>>, FlowFieldError> {
         let mut field = Self::empty(grid, movement, cost)?;
         field.seed(grid, &[goal])?;
         let mut wanted = vec![false; grid.raw().len()];
@@ -184,18 +213,32 @@ impl FlowField {
                 wanted[index] = true;
             }
         }
+        let mut given_up = false;
         if remaining > 0 {
+            let mut settled = 0_usize;
             field.settle_until(grid.raw(), |index| {
                 if wanted[index] {
                     remaining -= 1;
                 }
-                remaining == 0
+                settled += 1;
+                if remaining > 0 && settled.is_multiple_of(Self::PROCEED_INTERVAL) && !proceed() {
+                    given_up = true;
+                }
+                remaining == 0 || given_up
             });
+        }
+        if given_up {
+            return Ok(None);
         }
         // Every start was settled, or the search ran out of cells and left the starts it did
         // not reach at an infinite cost: each path read below is optimal or absent.
-        Ok(starts.iter().map(|&start| field.path_from(start)).collect())
+        Ok(Some(
+            starts.iter().map(|&start| field.path_from(start)).collect(),
+        ))
     }
+
+    /// Cells [`FlowField::paths_to_goal_while`] settles between two questions to `proceed`.
+    pub const PROCEED_INTERVAL: usize = 4096;
 
     /// A field with no goals yet, sized for `grid`.
     fn empty(grid: &Grid, movement: Movement, cost: CostModel) -> Result<Self, FlowFieldError> {
