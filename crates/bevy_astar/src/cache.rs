@@ -115,6 +115,14 @@ impl PathCache {
         Some(outcome)
     }
 
+    /// Stores `outcome` for `key` when the cache is on (`capacity` above 0) and the outcome may
+    /// be reused by identical requests ([`SearchOutcome::cacheable`]).
+    pub(crate) fn offer(&mut self, key: RequestKey, outcome: &Arc<SearchOutcome>, capacity: usize) {
+        if capacity > 0 && outcome.cacheable {
+            self.insert(key, Arc::clone(outcome), capacity);
+        }
+    }
+
     /// Stores `outcome` for `key`, evicting the least recently used entries beyond `capacity`.
     pub(crate) fn insert(&mut self, key: RequestKey, outcome: Arc<SearchOutcome>, capacity: usize) {
         if capacity == 0 {

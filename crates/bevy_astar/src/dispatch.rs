@@ -222,8 +222,9 @@ pub(crate) fn dispatch_searches(
                 stats.paths_repaired += 1;
                 Engine::Repair(cells)
             }
-            PathAlgorithm::AStar => Engine::AStar,
-            PathAlgorithm::JumpPoint => nav.jump_grid().map_or(Engine::AStar, Engine::JumpPoint),
+            PathAlgorithm::AStar | PathAlgorithm::JumpPoint => {
+                search_engine(request.algorithm, nav)
+            }
             PathAlgorithm::FlowField => {
                 if let Err(error) = nav.grid().check_endpoints(job.start, job.goal) {
                     // No field can answer it: it fails now, as a search would.
@@ -234,9 +235,7 @@ pub(crate) fn dispatch_searches(
                     );
                     outcome.map_version = version.get();
                     let outcome = Arc::new(outcome);
-                    if settings.cache_capacity > 0 {
-                        cache.insert(key, Arc::clone(&outcome), settings.cache_capacity);
-                    }
+                    cache.offer(key, &outcome, settings.cache_capacity);
                     agent.queued = None;
                     launcher.served.push((sequence, entity));
                     let replaced = notifier.apply(entity, &mut path, &mut agent, outcome, nav);
@@ -257,11 +256,7 @@ pub(crate) fn dispatch_searches(
             key,
             subscribers: vec![Subscriber { entity, sequence }],
         };
-        launcher.start(in_flight, nav, vec![member], move |grid, cancelled| {
-            run_search(grid, &job, &engine, cancelled).map(|outcome| vec![outcome])
-        });
-        stats.searches_started += 1;
-        stats.cache_misses += 1;
+        launcher.start_search(in_flight, nav, stats, member, job, engine);
         launcher.mark_searching(entity, sequence, &mut path, &mut agent, true);
     }
     for group in batches.into_groups() {
@@ -287,6 +282,14 @@ type AgentQuery<'w, 's> = Query<
         Option<&'static Transform>,
     ),
 >;
+
+/// How an A* or jump point request is searched: jump point search where the grid allows it.
+fn search_engine(algorithm: PathAlgorithm, nav: &mut NavGrid) -> Engine {
+    match algorithm {
+        PathAlgorithm::JumpPoint => nav.jump_grid().map_or(Engine::AStar, Engine::JumpPoint),
+        _ => Engine::AStar,
+    }
+}
 
 /// The walkable cell an agent's [`Transform`] stands on, if any.
 fn agent_cell(nav: &NavGrid, transform: &Transform) -> Option<Cell> {
@@ -344,6 +347,23 @@ impl Launcher<'_> {
         self.started += 1;
     }
 
+    /// Starts one search answering `member` alone.
+    fn start_search(
+        &mut self,
+        in_flight: &mut InFlightSearches,
+        nav: &NavGrid,
+        stats: &mut PathfindingStats,
+        member: SearchMember,
+        job: SearchJob,
+        engine: Engine,
+    ) {
+        stats.searches_started += 1;
+        stats.cache_misses += 1;
+        self.start(in_flight, nav, vec![member], move |grid, cancelled| {
+            run_search(grid, &job, &engine, cancelled).map(|outcome| vec![outcome])
+        });
+    }
+
     /// Marks an agent as waiting for a running search; `searched` when the search was started
     /// for it (which counts for its minimum interval between searches).
     fn mark_searching(
@@ -382,7 +402,7 @@ impl Launcher<'_> {
             let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
             let members = group
                 .into_iter()
-                .map(|member| self.searching(member, agents))
+                .map(|member| self.searching(member.waiting, agents))
                 .collect();
             self.start(in_flight, nav, members, move |grid, cancelled| {
                 run_goal_batch(grid, &jobs, cancelled)
@@ -391,31 +411,21 @@ impl Launcher<'_> {
         }
         for member in group {
             if !self.may_start(in_flight) {
-                for subscriber in &member.subscribers {
+                for subscriber in &member.waiting.subscribers {
                     if let Ok((_, mut path, ..)) = agents.get_mut(subscriber.entity) {
                         set_status(&mut path, PathStatus::Queued);
                     }
                 }
                 continue;
             }
-            stats.searches_started += 1;
-            stats.cache_misses += 1;
-            let job = member.job;
-            let engine = match member.algorithm {
-                PathAlgorithm::JumpPoint => {
-                    nav.jump_grid().map_or(Engine::AStar, Engine::JumpPoint)
-                }
-                _ => Engine::AStar,
-            };
-            let member = self.searching(member, agents);
-            self.start(in_flight, nav, vec![member], move |grid, cancelled| {
-                run_search(grid, &job, &engine, cancelled).map(|outcome| vec![outcome])
-            });
+            let engine = search_engine(member.algorithm, nav);
+            let waiting = self.searching(member.waiting, agents);
+            self.start_search(in_flight, nav, stats, waiting, member.job, engine);
         }
     }
 
-    /// Marks every agent of `member` as searching; returns it as a running search's member.
-    fn searching(&mut self, member: BatchMember, agents: &mut AgentQuery) -> SearchMember {
+    /// Marks every agent of `member` as searching; returns it.
+    fn searching(&mut self, member: SearchMember, agents: &mut AgentQuery) -> SearchMember {
         for subscriber in &member.subscribers {
             if let Ok((_, mut path, mut agent, ..)) = agents.get_mut(subscriber.entity) {
                 self.mark_searching(
@@ -427,10 +437,7 @@ impl Launcher<'_> {
                 );
             }
         }
-        SearchMember {
-            key: member.key,
-            subscribers: member.subscribers,
-        }
+        member
     }
 }
 

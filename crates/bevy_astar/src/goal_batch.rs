@@ -3,18 +3,18 @@
 
 use crate::cache::RequestKey;
 use crate::flow_fields::FieldKey;
-use crate::in_flight::Subscriber;
+use crate::in_flight::{SearchMember, Subscriber};
 use crate::search_task::SearchJob;
 use crate::{PathAlgorithm, PathRequest};
 use astar_grid::SearchOptions;
 use bevy::platform::collections::HashMap;
 
-/// A request waiting in a batch, and the agents asking for it.
+/// A request waiting in a batch: its key and the agents asking for it, what to search, and the
+/// algorithm it asked for (should it be searched alone).
 pub(crate) struct BatchMember {
-    pub key: RequestKey,
+    pub waiting: SearchMember,
     pub job: SearchJob,
     pub algorithm: PathAlgorithm,
-    pub subscribers: Vec<Subscriber>,
 }
 
 /// This frame's batchable requests, grouped by goal, movement rule and cost model, in the
@@ -50,7 +50,10 @@ impl GoalBatches {
         subscriber: Subscriber,
     ) -> bool {
         if let Some(&(group, member)) = self.member_of.get(&key) {
-            self.groups[group][member].subscribers.push(subscriber);
+            self.groups[group][member]
+                .waiting
+                .subscribers
+                .push(subscriber);
             return false;
         }
         let field = FieldKey::new(job.goal, job.options.movement, job.options.cost);
@@ -61,10 +64,12 @@ impl GoalBatches {
         self.member_of
             .insert(key, (group, self.groups[group].len()));
         self.groups[group].push(BatchMember {
-            key,
+            waiting: SearchMember {
+                key,
+                subscribers: vec![subscriber],
+            },
             job,
             algorithm,
-            subscribers: vec![subscriber],
         });
         true
     }

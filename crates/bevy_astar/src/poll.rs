@@ -186,13 +186,7 @@ impl ResultApplier<'_> {
         };
         outcome.map_version = search.map_version;
         let outcome = Arc::new(outcome);
-        if self.settings.cache_capacity > 0 && outcome.cacheable {
-            cache.insert(
-                member.key,
-                Arc::clone(&outcome),
-                self.settings.cache_capacity,
-            );
-        }
+        cache.offer(member.key, &outcome, self.settings.cache_capacity);
         for subscriber in &member.subscribers {
             match agents.get_mut(subscriber.entity) {
                 Ok((request, mut path, mut state)) if member.key.matches(request) => {

@@ -215,54 +215,34 @@ pub(crate) fn run_goal_batch(
         .collect();
     let options = first.options;
     let mut paths = if starts.is_empty() {
-        Vec::new()
+        Ok(Vec::new())
     } else {
-        // The goal passed `check_endpoints`, so the only error left is an invalid cost model,
-        // which the searches would refuse in the same way.
         let proceed = || !cancelled.load(Ordering::Relaxed);
-        let goal = first.goal;
         match FlowField::paths_to_goal_while(
             grid,
             &starts,
-            goal,
+            first.goal,
             options.movement,
             options.cost,
             proceed,
         ) {
-            Ok(Some(paths)) => paths,
+            Ok(Some(paths)) => Ok(paths),
             // Nobody wants the answers any more.
             Ok(None) => return None,
-            Err(_) => {
-                let error = SearchError::InvalidCostModel;
-                return Some(
-                    jobs.iter()
-                        .map(|job| {
-                            let status = PathStatus::Invalid(error);
-                            SearchOutcome::without_path(job, status, PathAlgorithm::FlowField)
-                        })
-                        .collect(),
-                );
-            }
+            // The goal passed `check_endpoints`, so the only error left is an invalid cost
+            // model, which every job's own search would refuse in the same way.
+            Err(_) => Err(SearchError::InvalidCostModel),
         }
     }
-    .into_iter();
+    .map(Vec::into_iter);
     let mut outcomes: Vec<SearchOutcome> = jobs
         .iter()
         .zip(checked)
         .map(|(job, check)| {
-            let result = check.map(|()| {
-                let path = paths.next().flatten();
-                SearchResult {
-                    status: if path.is_some() {
-                        SearchStatus::Found
-                    } else {
-                        SearchStatus::NoPath
-                    },
-                    path,
-                    stats: SearchStats::default(),
-                    trace: None,
-                }
-            });
+            let result = match &mut paths {
+                Ok(paths) => check.map(|()| field_result(paths.next().flatten())),
+                Err(error) => Err(*error),
+            };
             outcome_of(job, grid, result, PathAlgorithm::FlowField)
         })
         .collect();
@@ -366,18 +346,22 @@ fn flow_field_path(
     goal: Cell,
 ) -> Result<SearchResult, SearchError> {
     grid.check_endpoints(start, goal)?;
-    let path = field.path_from(start);
+    Ok(field_result(field.path_from(start)))
+}
+
+/// A path read off a flow field (or none), as a search result.
+fn field_result(path: Option<astar_grid::Path>) -> SearchResult {
     let status = if path.is_some() {
         SearchStatus::Found
     } else {
         SearchStatus::NoPath
     };
-    Ok(SearchResult {
+    SearchResult {
         status,
         path,
         stats: SearchStats::default(),
         trace: None,
-    })
+    }
 }
 
 /// The cells of `path` to keep as waypoints. The path comes from a search on `grid` with the

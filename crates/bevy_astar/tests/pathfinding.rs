@@ -106,6 +106,22 @@ fn assert_valid_path(grid: &Grid, path: &Path, start: Cell, goal: Cell) {
     );
 }
 
+/// Every agent (paired with its start) has a valid optimal path to `goal`, found by `algorithm`.
+fn assert_found_by(
+    app: &App,
+    grid: &Grid,
+    agents: &[Entity],
+    starts: &[Cell],
+    goal: Cell,
+    algorithm: PathAlgorithm,
+) {
+    for (&agent, &start) in agents.iter().zip(starts) {
+        let found = path(app, agent);
+        assert_valid_path(grid, &found, start, goal);
+        assert_eq!(found.algorithm, algorithm);
+    }
+}
+
 fn walled_grid() -> Grid {
     Grid::from_ascii(
         "..........
@@ -752,11 +768,14 @@ fn flow_field_requests_to_one_goal_share_one_field() {
         })
         .collect();
     settle(&mut app, &agents);
-    for (&agent, &start) in agents.iter().zip(&starts) {
-        let found = path(&app, agent);
-        assert_valid_path(&grid, &found, start, goal);
-        assert_eq!(found.algorithm, PathAlgorithm::FlowField);
-    }
+    assert_found_by(
+        &app,
+        &grid,
+        &agents,
+        &starts,
+        goal,
+        PathAlgorithm::FlowField,
+    );
     assert_eq!(stats(&app).flow_fields_built, 1);
     assert_eq!(stats(&app).flow_fields, 1);
 
@@ -815,11 +834,14 @@ fn a_crowd_heading_for_one_goal_is_answered_by_one_search() {
     assert_eq!(batched.batched_requests, distinct as u64);
     // The last agent repeats the first one's request and shares its answer.
     assert_eq!(batched.shared_searches, 1);
-    for (&agent, &start) in agents.iter().zip(&starts) {
-        let found = path(&app, agent);
-        assert_valid_path(&grid, &found, start, goal);
-        assert_eq!(found.algorithm, PathAlgorithm::FlowField);
-    }
+    assert_found_by(
+        &app,
+        &grid,
+        &agents,
+        &starts,
+        goal,
+        PathAlgorithm::FlowField,
+    );
     assert_eq!(
         path(&app, agents[distinct]).cells,
         path(&app, agents[0]).cells
@@ -839,11 +861,7 @@ fn a_crowd_heading_for_one_goal_is_answered_by_one_search() {
     let searched = stats(&app);
     assert_eq!(searched.searches_started, distinct as u64);
     assert_eq!(searched.goal_batches, 0);
-    for (&agent, &start) in agents.iter().zip(&starts) {
-        let found = path(&app, agent);
-        assert_valid_path(&grid, &found, start, goal);
-        assert_eq!(found.algorithm, PathAlgorithm::AStar);
-    }
+    assert_found_by(&app, &grid, &agents, &starts, goal, PathAlgorithm::AStar);
 }
 
 #[test]
