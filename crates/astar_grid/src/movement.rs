@@ -1,5 +1,7 @@
 //! Movement rules: which neighbours a cell has (4 or 8) and when a diagonal may cut a corner.
 
+use crate::Cell;
+
 /// How many neighbours a cell has.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Neighborhood {
@@ -69,6 +71,38 @@ impl Movement {
                 CornerRule::One => corner_a || corner_b,
                 CornerRule::Any => true,
             },
+        }
+    }
+
+    /// The two corner cells whose walkability decides, beside `to` itself, whether the
+    /// diagonal step from `from` to its neighbour `to` is allowed: `(to.x, from.y)` and
+    /// `(from.x, to.y)`. `None` when no other cell matters: a straight step, a step under
+    /// [`CornerRule::Any`], or any step under [`Neighborhood::Four`] (which never moves
+    /// diagonally).
+    ///
+    /// A path stays legal after a map edit only if the edit leaves its cells walkable *and*
+    /// these corners of its diagonal steps as they were, so they belong to what a path
+    /// depends on.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CornerRule, Movement};
+    ///
+    /// let (from, to) = (Cell::new(0, 0), Cell::new(1, 1));
+    /// assert_eq!(Movement::EIGHT.step_corners(from, to), Some([Cell::new(1, 0), Cell::new(0, 1)]));
+    /// assert_eq!(Movement::EIGHT.step_corners(from, Cell::new(1, 0)), None);
+    /// assert_eq!(Movement::eight(CornerRule::Any).step_corners(from, to), None);
+    /// ```
+    #[must_use]
+    pub const fn step_corners(self, from: Cell, to: Cell) -> Option<[Cell; 2]> {
+        let diagonal = from.x != to.x && from.y != to.y;
+        let corners_matter = match self.neighborhood {
+            Neighborhood::Four => false,
+            Neighborhood::Eight => !matches!(self.corners, CornerRule::Any),
+        };
+        if diagonal && corners_matter {
+            Some([Cell::new(to.x, from.y), Cell::new(from.x, to.y)])
+        } else {
+            None
         }
     }
 }

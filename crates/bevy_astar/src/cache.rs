@@ -206,7 +206,7 @@ mod tests {
             start: cells[0],
             goal: cells[cells.len() - 1],
             waypoint_cells: cells.clone(),
-            footprint: crate::footprint::PathFootprint::of(&cells, 8, 8),
+            footprint: crate::footprint::PathFootprint::of(&cells, Movement::EIGHT, 8, 8),
             cells,
             cost: 1.0,
             trace: None,
@@ -259,5 +259,42 @@ mod tests {
         cache.invalidate(&change, InvalidationPolicy::TouchedCells);
         assert!(cache.get(&key(0)).is_some());
         assert!(cache.get(&key(5)).is_none());
+    }
+
+    #[test]
+    fn a_wall_at_a_corner_of_a_diagonal_step_invalidates_the_path() {
+        let blocking = |x, y| {
+            MapChange::from_cells([crate::CellChange {
+                cell: Cell::new(x, y),
+                before: 1,
+                after: 0,
+            }])
+        };
+        let diagonal = || outcome(vec![Cell::new(2, 0), Cell::new(3, 1), Cell::new(4, 2)]);
+        for corner in [(3, 0), (2, 1), (4, 1), (3, 2)] {
+            let mut cache = PathCache::default();
+            cache.insert(key(2), diagonal(), 8);
+            cache.invalidate(
+                &blocking(corner.0, corner.1),
+                InvalidationPolicy::TouchedCells,
+            );
+            assert!(
+                cache.get(&key(2)).is_none(),
+                "corner {corner:?} kept the path"
+            );
+        }
+        // Two cells away is no corner; and where corners may be cut, a corner wall is harmless.
+        let mut cache = PathCache::default();
+        cache.insert(key(2), diagonal(), 8);
+        let mut cutting = Arc::unwrap_or_clone(diagonal());
+        cutting.options = cutting
+            .options
+            .with_movement(Movement::eight(astar_grid::CornerRule::Any));
+        cache.insert(key(3), Arc::new(cutting), 8);
+        cache.invalidate(&blocking(4, 0), InvalidationPolicy::TouchedCells);
+        assert!(cache.get(&key(2)).is_some());
+        cache.invalidate(&blocking(3, 0), InvalidationPolicy::TouchedCells);
+        assert!(cache.get(&key(2)).is_none());
+        assert!(cache.get(&key(3)).is_some());
     }
 }

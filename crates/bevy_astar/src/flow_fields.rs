@@ -1,7 +1,12 @@
 //! Shared flow fields for [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField)
-//! requests: one per goal, movement rule and cost model, built and updated in the background.
+//! requests: one per goal, movement rule and cost model, built and updated in the background,
+//! and kept while a request needs them, within
+//! [`PathfindingSettings::max_flow_fields`].
 
-use crate::{MapChange, MapChanged, NavGrid, PathfindingStats};
+use crate::{
+    MapChange, MapChanged, NavGrid, PathAlgorithm, PathRequest, PathfindingSettings,
+    PathfindingStats,
+};
 use astar_grid::{Cell, CostModel, FlowField, FlowFieldError, Grid, Movement};
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
@@ -19,6 +24,7 @@ pub(crate) struct FieldKey {
 }
 
 impl FieldKey {
+    /// The field that answers requests for `goal` under `movement` and `cost`.
     pub(crate) const fn new(goal: Cell, movement: Movement, cost: CostModel) -> Self {
         Self {
             goal,
@@ -50,8 +56,8 @@ struct FieldSlot {
     building: Option<FieldBuild>,
     /// Map changes since the snapshot of the newest field (finished or building).
     changes: Vec<Arc<MapChange>>,
-    /// Whether a request asked for the field since the last map change.
-    used: bool,
+    /// The [`FlowFields::frame`] in which a request last asked for the field.
+    last_used: u64,
 }
 
 /// What a request for a field gets this frame.
@@ -66,6 +72,8 @@ pub(crate) enum FieldLookup {
 #[derive(Resource, Default)]
 pub(crate) struct FlowFields {
     slots: HashMap<FieldKey, FieldSlot>,
+    /// Counts the sweeps of [`release_flow_fields`]: the clock of least recent use.
+    frame: u64,
 }
 
 impl FlowFields {
@@ -78,7 +86,7 @@ impl FlowFields {
         stats: &mut PathfindingStats,
     ) -> FieldLookup {
         let slot = self.slots.entry(key).or_default();
-        slot.used = true;
+        slot.last_used = self.frame;
         if let Some(ready) = &slot.ready
             && nav.is_current(&ready.snapshot)
         {
@@ -92,15 +100,47 @@ impl FlowFields {
         FieldLookup::Pending
     }
 
-    /// Records a published map change; drops the fields no request used since the previous one.
+    /// Records a published map change, so that the next build updates each field instead of
+    /// building it anew.
     pub(crate) fn invalidate(&mut self, change: &Arc<MapChange>) {
-        self.slots
-            .retain(|_, slot| slot.used || slot.building.is_some());
         for slot in self.slots.values_mut() {
-            slot.used = false;
             slot.changes.push(Arc::clone(change));
         }
     }
+
+    /// Drops the fields (finished or building) that no request in `needed` answers to, then
+    /// the least recently used beyond `capacity`, sparing those asked for since the last
+    /// sweep; returns how many were dropped.
+    pub(crate) fn release(&mut self, needed: &HashSet<FieldKey>, capacity: usize) -> usize {
+        let before = self.slots.len();
+        self.slots.retain(|key, _| needed.contains(key));
+        if self.slots.len() > capacity {
+            let mut by_use: Vec<(u64, FieldKey)> = self
+                .slots
+                .iter()
+                .filter(|(_, slot)| slot.last_used < self.frame)
+                .map(|(key, slot)| (slot.last_used, *key))
+                .collect();
+            by_use.sort_unstable_by_key(|&(last_used, _)| last_used);
+            let excess = self.slots.len() - capacity;
+            for (_, key) in by_use.into_iter().take(excess) {
+                self.slots.remove(&key);
+            }
+        }
+        self.frame += 1;
+        before - self.slots.len()
+    }
+
+    /// Number of fields held, finished or building.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+/// The field `request` reads its path from, if it is a flow-field request.
+fn field_of(request: &PathRequest) -> Option<FieldKey> {
+    (request.algorithm == PathAlgorithm::FlowField)
+        .then(|| FieldKey::new(request.goal, request.options.movement, request.options.cost))
 }
 
 /// Starts a background build of `key`'s field on the current grid: an incremental update of
@@ -159,6 +199,35 @@ pub(crate) fn invalidate_flow_fields(
     for message in changes.read() {
         fields.invalidate(&message.change);
     }
+}
+
+/// Lets go of the flow fields no agent's request needs any more, and of the least recently
+/// used beyond [`PathfindingSettings::max_flow_fields`]. It reads the requests only in frames
+/// in which one changed or went away, or the fields outnumber the setting.
+pub(crate) fn release_flow_fields(
+    settings: Res<PathfindingSettings>,
+    mut fields: ResMut<FlowFields>,
+    mut stats: ResMut<PathfindingStats>,
+    changed: Query<(), Changed<PathRequest>>,
+    mut removed: RemovedComponents<PathRequest>,
+    requests: Query<&PathRequest>,
+) {
+    let departed = removed.read().count() > 0;
+    let over_capacity = fields.len() > settings.max_flow_fields;
+    if fields.len() == 0 || !(departed || over_capacity || !changed.is_empty()) {
+        return;
+    }
+    let mut needed = HashSet::new();
+    let mut last = None;
+    for key in requests.iter().filter_map(field_of) {
+        // Agents sent to one goal usually come one after another: most inserts are skipped.
+        if last != Some(key) {
+            needed.insert(key);
+            last = Some(key);
+        }
+    }
+    stats.flow_fields_dropped += fields.release(&needed, settings.max_flow_fields) as u64;
+    stats.flow_fields = fields.len();
 }
 
 /// Collects finished field builds, so that waiting requests read them in this frame's dispatch.

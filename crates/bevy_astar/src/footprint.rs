@@ -2,7 +2,8 @@
 //! most map changes are ruled out for a path without reading its cells.
 
 use crate::MapChange;
-use astar_grid::Cell;
+use crate::map_change::step_corner_cells;
+use astar_grid::{Cell, Movement};
 
 /// Chunks per side: the grid is split into at most 16 x 16 chunks, one bit each.
 const CHUNKS_PER_SIDE: u32 = 16;
@@ -10,7 +11,9 @@ const CHUNKS_PER_SIDE: u32 = 16;
 /// Changes with more cells than this are checked against the bounding box only.
 const MOST_CELLS_CHECKED: usize = 32;
 
-/// Where a path lies, coarsely: a cell the footprint does not cover is surely not on the path.
+/// Where a path lies, coarsely: a cell the footprint does not cover is surely neither on the
+/// path nor a corner cell of one of its diagonal steps (which a step may not cut, so a wall
+/// placed there makes the path illegal).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PathFootprint {
     min: Cell,
@@ -22,8 +25,9 @@ pub(crate) struct PathFootprint {
 }
 
 impl PathFootprint {
-    /// The footprint of `cells` on a grid of `width` x `height` cells.
-    pub(crate) fn of(cells: &[Cell], width: u32, height: u32) -> Self {
+    /// The footprint of the path `cells`, walked under `movement`, on a grid of `width` x
+    /// `height` cells: its cells and the corner cells of its diagonal steps.
+    pub(crate) fn of(cells: &[Cell], movement: Movement, width: u32, height: u32) -> Self {
         let Some(&first) = cells.first() else {
             return Self::default();
         };
@@ -33,7 +37,11 @@ impl PathFootprint {
             chunk: width.max(height).div_ceil(CHUNKS_PER_SIDE).max(1),
             bits: [0; 4],
         };
-        for &cell in cells {
+        for cell in cells
+            .iter()
+            .copied()
+            .chain(step_corner_cells(cells, movement))
+        {
             footprint.min = Cell::new(footprint.min.x.min(cell.x), footprint.min.y.min(cell.y));
             footprint.max = Cell::new(footprint.max.x.max(cell.x), footprint.max.y.max(cell.y));
             let bit = footprint.bit(cell);
@@ -42,7 +50,8 @@ impl PathFootprint {
         footprint
     }
 
-    /// Whether `change` may touch a cell of the path: false only when it surely does not.
+    /// Whether `change` may touch a cell of the path or a corner of its diagonal steps: false
+    /// only when it surely does not.
     pub(crate) fn may_be_touched_by(&self, change: &MapChange) -> bool {
         if change.is_whole_map() {
             return true;
@@ -74,6 +83,7 @@ impl PathFootprint {
 mod tests {
     use super::*;
     use crate::CellChange;
+    use astar_grid::CornerRule;
 
     fn blocking(cells: &[(u32, u32)]) -> MapChange {
         MapChange::from_cells(cells.iter().map(|&(x, y)| CellChange {
@@ -91,7 +101,7 @@ mod tests {
             .map(|x| Cell::new(x, 0))
             .chain((1..256).map(|y| Cell::new(255, y)))
             .collect();
-        let footprint = PathFootprint::of(&cells, 256, 256);
+        let footprint = PathFootprint::of(&cells, Movement::EIGHT, 256, 256);
         // Inside the bounding box but far from the path: ruled out by the chunks.
         assert!(!footprint.may_be_touched_by(&blocking(&[(100, 100)])));
         // On the path, or in a chunk it crosses: kept.
@@ -99,15 +109,43 @@ mod tests {
         assert!(footprint.may_be_touched_by(&blocking(&[(250, 10)])));
         assert!(footprint.may_be_touched_by(&blocking(&[(100, 100), (255, 40)])));
         assert!(footprint.may_be_touched_by(&MapChange::whole_map()));
-        assert!(!PathFootprint::of(&[], 256, 256).may_be_touched_by(&blocking(&[(0, 0)])));
+        assert!(
+            !PathFootprint::of(&[], Movement::EIGHT, 256, 256)
+                .may_be_touched_by(&blocking(&[(0, 0)]))
+        );
     }
 
     #[test]
     fn small_grids_have_one_cell_chunks() {
         let cells = [Cell::new(0, 0), Cell::new(1, 1), Cell::new(2, 2)];
-        let footprint = PathFootprint::of(&cells, 5, 5);
+        let footprint = PathFootprint::of(&cells, Movement::eight(CornerRule::Any), 5, 5);
         assert!(footprint.may_be_touched_by(&blocking(&[(1, 1)])));
         assert!(!footprint.may_be_touched_by(&blocking(&[(1, 0)])));
         assert!(!footprint.may_be_touched_by(&blocking(&[(2, 1)])));
+    }
+
+    #[test]
+    fn corners_of_diagonal_steps_are_covered_where_the_corner_rule_needs_them() {
+        // The diagonal (0, 0), (1, 1), ..., (5, 5) on a 6 x 6 grid: every cell beside it is a
+        // corner of one of its steps, and a wall there makes the step illegal.
+        let cells: Vec<Cell> = (0..6).map(|i| Cell::new(i, i)).collect();
+        for corners in [CornerRule::Both, CornerRule::One] {
+            let footprint = PathFootprint::of(&cells, Movement::eight(corners), 6, 6);
+            for i in 0..5 {
+                assert!(footprint.may_be_touched_by(&blocking(&[(i + 1, i)])));
+                assert!(footprint.may_be_touched_by(&blocking(&[(i, i + 1)])));
+            }
+            // Two cells off the diagonal is no corner of any step.
+            assert!(!footprint.may_be_touched_by(&blocking(&[(2, 0)])));
+        }
+        // A path along the top row has no diagonal steps: the row below stays out.
+        let row: Vec<Cell> = (0..6).map(|x| Cell::new(x, 0)).collect();
+        let footprint = PathFootprint::of(&row, Movement::EIGHT, 6, 6);
+        assert!(!footprint.may_be_touched_by(&blocking(&[(3, 1)])));
+        // On a large grid the corner may fall into the next chunk, which then is covered too.
+        let step = [Cell::new(15, 15), Cell::new(16, 16)];
+        let footprint = PathFootprint::of(&step, Movement::EIGHT, 256, 256);
+        assert!(footprint.may_be_touched_by(&blocking(&[(16, 15)])));
+        assert!(footprint.may_be_touched_by(&blocking(&[(15, 16)])));
     }
 }

@@ -7,7 +7,7 @@ use crate::in_flight::InFlightSearches;
 use crate::request::PathRequestState;
 use crate::retired::RetiredOutcomes;
 use crate::{
-    CellChange, InvalidationPolicy, MapChange, MapChanged, Path, PathStatus, PathfindingSettings,
+    InvalidationPolicy, MapChange, MapChanged, Path, PathStatus, PathfindingSettings,
     PathfindingStats,
 };
 use bevy::prelude::*;
@@ -67,8 +67,9 @@ pub(crate) fn invalidate_paths(
 }
 
 /// Whether `change` affects the agent's current path (`None`: it does not), and if so whether
-/// the path is to be repaired: `repair` is on and the change blocked cells of a found path
-/// (a path that could get cheaper because cells opened is searched again).
+/// the path is to be repaired: `repair` is on and the change cut a found path, blocking one of
+/// its cells or a corner its diagonal steps may not cut (a path that could get cheaper because
+/// cells opened is searched again).
 fn affected_agent(
     state: &PathRequestState,
     change: &MapChange,
@@ -92,9 +93,6 @@ fn affected_agent(
     Some(
         repair
             && applied.status == PathStatus::Found
-            && applied
-                .cells
-                .iter()
-                .any(|&cell| change.get(cell).is_some_and(CellChange::became_blocked)),
+            && change.cuts_path(&applied.cells, applied.options.movement),
     )
 }

@@ -1,7 +1,7 @@
 //! Map versions and change sets: what changed on the navigation grid, published once per frame.
 
 use crate::NavGrid;
-use astar_grid::Cell;
+use astar_grid::{Cell, Movement};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use std::sync::Arc;
@@ -130,9 +130,6 @@ impl MapChange {
         if self.whole_map {
             return true;
         }
-        let Some((min, max)) = self.bounds else {
-            return false;
-        };
         if self.cells.len() <= 4 {
             // A tower or two: a straight scan of the path for each changed cell.
             return self
@@ -140,13 +137,68 @@ impl MapChange {
                 .keys()
                 .any(|&changed| contains_cell(cells, changed));
         }
-        cells.iter().any(|&cell| {
-            cell.x >= min.x
-                && cell.x <= max.x
-                && cell.y >= min.y
-                && cell.y <= max.y
-                && self.cells.contains_key(&cell)
+        cells
+            .iter()
+            .any(|&cell| self.changed_inside(cell).is_some())
+    }
+
+    /// Whether the change may have made the path `cells` (walked under `movement`) illegal or
+    /// dearer: it changed a cell of the path, or blocked a corner cell of one of its diagonal
+    /// steps ([`Movement::step_corners`]), which the step may not cut.
+    ///
+    /// A corner cell that opened or changed its terrain cost leaves every step legal and every
+    /// step cost as it was, so it does not count.
+    ///
+    /// ```
+    /// use bevy_astar::prelude::*;
+    ///
+    /// let diagonal = [Cell::new(0, 0), Cell::new(1, 1), Cell::new(2, 2)];
+    /// let wall = CellChange { cell: Cell::new(1, 0), before: 1, after: 0 };
+    /// let corner_wall = MapChange::from_cells([wall]);
+    /// assert!(corner_wall.touches_path(&diagonal, Movement::EIGHT));
+    /// assert!(!corner_wall.touches_any(&diagonal));
+    /// // Corner cutting allowed: the same wall leaves the path legal.
+    /// assert!(!corner_wall.touches_path(&diagonal, Movement::eight(CornerRule::Any)));
+    /// ```
+    #[must_use]
+    pub fn touches_path(&self, cells: &[Cell], movement: Movement) -> bool {
+        if self.touches_any(cells) {
+            return true;
+        }
+        let corners_matter = movement
+            .step_corners(Cell::new(0, 0), Cell::new(1, 1))
+            .is_some();
+        if !corners_matter {
+            return false;
+        }
+        if self.cells.len() <= 4 {
+            return self
+                .cells
+                .values()
+                .any(|changed| changed.became_blocked() && is_step_corner(cells, changed.cell));
+        }
+        step_corner_cells(cells, movement).any(|corner| {
+            self.changed_inside(corner)
+                .is_some_and(CellChange::became_blocked)
         })
+    }
+
+    /// Whether the change blocked a cell of the path `cells` or a corner cell of one of its
+    /// diagonal steps under `movement`: the path is cut, and can no longer be walked as it is.
+    #[must_use]
+    pub fn cuts_path(&self, cells: &[Cell], movement: Movement) -> bool {
+        let blocked = |cell: Cell| {
+            self.changed_inside(cell)
+                .is_some_and(CellChange::became_blocked)
+        };
+        cells.iter().copied().any(blocked) || step_corner_cells(cells, movement).any(blocked)
+    }
+
+    /// The change of `cell`, looked up only when it lies inside the changed cells' bounding box.
+    fn changed_inside(&self, cell: Cell) -> Option<&CellChange> {
+        let (min, max) = self.bounds?;
+        let inside = cell.x >= min.x && cell.x <= max.x && cell.y >= min.y && cell.y <= max.y;
+        if inside { self.cells.get(&cell) } else { None }
     }
 
     /// Whether the change may touch a cell of the rectangle from `min` to `max` (inclusive):
@@ -213,6 +265,30 @@ pub(crate) fn publish_map_changes(
     });
 }
 
+/// The corner cells of the diagonal steps of the path `cells` under `movement`
+/// ([`Movement::step_corners`]), step by step; a cell may come more than once.
+pub(crate) fn step_corner_cells(
+    cells: &[Cell],
+    movement: Movement,
+) -> impl Iterator<Item = Cell> + '_ {
+    cells
+        .windows(2)
+        .filter_map(move |pair| movement.step_corners(pair[0], pair[1]))
+        .flatten()
+}
+
+/// Whether `target` is a corner cell of a diagonal step of the path `cells`: compared without
+/// branches, like [`contains_cell`].
+fn is_step_corner(cells: &[Cell], target: Cell) -> bool {
+    cells.windows(2).fold(false, |found, pair| {
+        let (from, to) = (pair[0], pair[1]);
+        let diagonal = (from.x != to.x) & (from.y != to.y);
+        let first = (to.x ^ target.x) | (from.y ^ target.y) == 0;
+        let second = (from.x ^ target.x) | (to.y ^ target.y) == 0;
+        found | (diagonal & (first | second))
+    })
+}
+
 /// Whether `cells` holds `target`: compared without branches within runs of 16 cells, which
 /// the compiler turns into vector instructions, since most paths scanned do not hold it.
 fn contains_cell(cells: &[Cell], target: Cell) -> bool {
@@ -226,6 +302,7 @@ fn contains_cell(cells: &[Cell], target: Cell) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use astar_grid::CornerRule;
 
     fn blocked(x: u32, y: u32) -> CellChange {
         CellChange {
@@ -249,5 +326,47 @@ mod tests {
         assert!(!may_touch((0, 6), (9, 9)));
         assert!(!MapChange::default().may_touch_rect(Cell::new(0, 0), Cell::new(9, 9)));
         assert!(MapChange::whole_map().may_touch_rect(Cell::new(0, 0), Cell::new(0, 0)));
+    }
+
+    #[test]
+    fn paths_are_touched_at_their_cells_and_at_the_corners_of_their_diagonals() {
+        let path = [(0, 0), (1, 1), (2, 1), (3, 2)].map(Cell::from);
+        let corners = [(1, 0), (0, 1), (3, 1), (2, 2)];
+        let far = [(5, 5), (6, 6), (7, 7), (8, 8), (9, 9)];
+        let opened = |x, y| CellChange {
+            cell: Cell::new(x, y),
+            before: 0,
+            after: 1,
+        };
+        // Small changes take the scan, larger ones (more than four cells) the lookup.
+        for padding in [&far[..0], &far[..]] {
+            let with = |extra: CellChange| {
+                MapChange::from_cells(padding.iter().map(|&(x, y)| blocked(x, y)).chain([extra]))
+            };
+            for (x, y) in corners {
+                let change = with(blocked(x, y));
+                assert!(change.touches_path(&path, Movement::EIGHT), "{x}, {y}");
+                assert!(change.touches_path(&path, Movement::eight(CornerRule::One)));
+                assert!(!change.touches_path(&path, Movement::eight(CornerRule::Any)));
+                assert!(change.cuts_path(&path, Movement::EIGHT));
+                assert!(!change.touches_any(&path));
+                // A corner that opens leaves every step legal.
+                assert!(!with(opened(x, y)).touches_path(&path, Movement::EIGHT));
+            }
+            // (3, 0) is beside the path but no corner of a step.
+            assert!(!with(blocked(3, 0)).touches_path(&path, Movement::EIGHT));
+            assert!(!with(blocked(3, 0)).cuts_path(&path, Movement::EIGHT));
+            let on_path = with(blocked(2, 1));
+            assert!(on_path.touches_path(&path, Movement::eight(CornerRule::Any)));
+            assert!(on_path.cuts_path(&path, Movement::eight(CornerRule::Any)));
+            // A cost change on the path touches it but does not cut it.
+            let dearer = with(CellChange {
+                cell: Cell::new(1, 1),
+                before: 1,
+                after: 5,
+            });
+            assert!(dearer.touches_path(&path, Movement::EIGHT));
+            assert!(!dearer.cuts_path(&path, Movement::EIGHT));
+        }
     }
 }

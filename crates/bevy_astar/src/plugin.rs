@@ -2,7 +2,9 @@
 
 use crate::cache::PathCache;
 use crate::dispatch::{RequestQueue, dispatch_searches, queue_changed_requests};
-use crate::flow_fields::{FlowFields, invalidate_flow_fields, poll_flow_fields};
+use crate::flow_fields::{
+    FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
+};
 use crate::follow::follow_paths;
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{invalidate_paths, invalidate_results};
@@ -29,7 +31,7 @@ use core::time::Duration;
 ///    result cache, by joining an identical running search, or by starting a background search
 ///    (A*, jump point search, or a read of a shared flow field, which is built or updated in the
 ///    background first), within the per-frame and in-flight caps and each agent's minimum
-///    interval.
+///    interval; lets go of the flow fields no request needs any more.
 /// 3. [`Apply`](Self::Apply): polls running searches; drops results the map changed under
 ///    (queuing their agents again) and results for requests changed meanwhile; caches and
 ///    applies the rest to [`Path`](crate::Path), sending [`PathReady`] / [`PathFailed`] and
@@ -147,6 +149,13 @@ impl AStarPlugin {
         self
     }
 
+    /// Sets [`PathfindingSettings::max_flow_fields`].
+    #[must_use]
+    pub const fn with_max_flow_fields(mut self, max: usize) -> Self {
+        self.settings.max_flow_fields = max;
+        self
+    }
+
     /// Runs the systems in `schedule` instead of [`Update`].
     #[must_use]
     pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
@@ -188,7 +197,12 @@ impl Plugin for AStarPlugin {
                     )
                         .chain()
                         .in_set(AStarSystems::Invalidate),
-                    (queue_changed_requests, poll_flow_fields, dispatch_searches)
+                    (
+                        queue_changed_requests,
+                        poll_flow_fields,
+                        dispatch_searches,
+                        release_flow_fields,
+                    )
                         .chain()
                         .in_set(AStarSystems::Dispatch),
                     (poll_searches, free_retired_outcomes)

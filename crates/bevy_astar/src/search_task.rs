@@ -32,7 +32,8 @@ pub(crate) struct SearchOutcome {
     pub goal: Cell,
     /// The path (or partial path), empty when there is none.
     pub cells: Vec<Cell>,
-    /// Where `cells` lie, so that most map changes are ruled out without reading the path.
+    /// Where `cells` and the corners of their diagonal steps lie, so that most map changes are
+    /// ruled out without reading the path.
     pub footprint: PathFootprint,
     /// The cells whose centres are the waypoints (all of `cells` unless smoothed).
     pub waypoint_cells: Vec<Cell>,
@@ -89,14 +90,18 @@ impl SearchOutcome {
         }
     }
 
-    /// Whether `change` may have made this outcome wrong, so that it must be searched again.
+    /// Whether `change` may have made this outcome wrong, so that it must be searched again. A
+    /// found path is wrong once a change touches one of its cells or blocks a corner cell of one
+    /// of its diagonal steps ([`MapChange::touches_path`]): a path is only as legal as its
+    /// worst step.
     pub(crate) fn affected_by(&self, change: &MapChange, policy: InvalidationPolicy) -> bool {
         if change.is_whole_map() {
             return true;
         }
         match self.status {
             PathStatus::Found => {
-                self.footprint.may_be_touched_by(change) && change.touches_any(&self.cells)
+                self.footprint.may_be_touched_by(change)
+                    && change.touches_path(&self.cells, self.options.movement)
                     || (policy == InvalidationPolicy::TouchedOrOpened && change.improves_any())
             }
             PathStatus::NoPath => change.opens_any(),
@@ -275,7 +280,12 @@ fn outcome_of(
                 } else {
                     path.cells.clone()
                 };
-                outcome.footprint = PathFootprint::of(&path.cells, grid.width(), grid.height());
+                outcome.footprint = PathFootprint::of(
+                    &path.cells,
+                    job.options.movement,
+                    grid.width(),
+                    grid.height(),
+                );
                 outcome.cells = path.cells;
                 outcome.cost = path.cost;
             }

@@ -75,6 +75,14 @@ pub struct PathfindingSettings {
     /// that re-paths thousands of agents at once spreads their updates over a few frames
     /// instead of stalling one; they walk their old paths meanwhile.
     pub max_paths_applied_per_frame: u32,
+    /// Most flow fields kept for [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField)
+    /// requests. A field (one per goal, movement rule and cost model) lives while an agent's
+    /// request reads from it, so that after a map change it is updated rather than built
+    /// anew; it is dropped once no request needs it. Beyond this many, the least recently
+    /// asked for go first, and a later request for one builds it again (requests dispatched in
+    /// the same frame may hold a few more for a moment). A field costs about 10 bytes per grid
+    /// cell: 10 MB on a 1024 x 1024 map.
+    pub max_flow_fields: usize,
 }
 
 impl Default for PathfindingSettings {
@@ -88,6 +96,7 @@ impl Default for PathfindingSettings {
             repair_cut_paths: false,
             goal_batch_min: 8,
             max_paths_applied_per_frame: 1024,
+            max_flow_fields: 32,
         }
     }
 }

@@ -42,6 +42,9 @@ pub struct PathfindingStats {
     pub flow_fields_built: u64,
     /// Flow fields brought up to date incrementally after map changes.
     pub flow_fields_updated: u64,
+    /// Flow fields let go of because no request needed them any more, or to stay within
+    /// [`PathfindingSettings::max_flow_fields`](crate::PathfindingSettings::max_flow_fields).
+    pub flow_fields_dropped: u64,
     /// Flow fields kept now (one per goal, movement rule and cost model in use).
     pub flow_fields: usize,
     /// Searches running now.

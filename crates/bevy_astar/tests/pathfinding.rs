@@ -1,126 +1,14 @@
 //! Headless tests of the plugin's rules: requests, invalidation, sharing, coalescing, throttling,
 //! stale results, despawns, waiting for the map, failures, messages, observers and following.
 
-use bevy::time::TimeUpdateStrategy;
+pub mod common;
+
 use bevy_astar::prelude::*;
+use common::{
+    FRAME, MAX_FRAMES, Seen, app_with, app_with_grid, assert_found_by, assert_valid_path, block,
+    current_grid, illegal_walk, path, path_depends_on, reference_cost, settle, spawn, stats,
+};
 use std::time::Duration;
-
-const FRAME: Duration = Duration::from_millis(16);
-const MAX_FRAMES: usize = 2_000;
-
-/// Every message and event the plugin sent, in order.
-#[derive(Resource, Default)]
-struct Seen {
-    ready: Vec<Entity>,
-    failed: Vec<(Entity, PathFailure)>,
-    found_events: Vec<Entity>,
-    not_found_events: Vec<(Entity, PathFailure)>,
-}
-
-fn collect_messages(
-    mut ready: MessageReader<PathReady>,
-    mut failed: MessageReader<PathFailed>,
-    mut seen: ResMut<Seen>,
-) {
-    seen.ready
-        .extend(ready.read().map(|message| message.entity));
-    seen.failed.extend(
-        failed
-            .read()
-            .map(|message| (message.entity, message.reason)),
-    );
-}
-
-fn app_with(plugin: AStarPlugin) -> App {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, plugin))
-        .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
-        .init_resource::<Seen>()
-        .add_systems(Last, collect_messages)
-        .add_observer(|found: On<PathFound>, mut seen: ResMut<Seen>| {
-            seen.found_events.push(found.entity);
-        })
-        .add_observer(|missed: On<PathNotFound>, mut seen: ResMut<Seen>| {
-            seen.not_found_events.push((missed.entity, missed.reason));
-        });
-    app
-}
-
-fn app_with_grid(plugin: AStarPlugin, grid: Grid) -> App {
-    let mut app = app_with(plugin);
-    app.insert_resource(NavGrid::new(grid).with_cell_size(Vec2::splat(10.0)));
-    app
-}
-
-fn path(app: &App, agent: Entity) -> Path {
-    app.world()
-        .get::<Path>(agent)
-        .expect("agent has a path")
-        .clone()
-}
-
-fn stats(app: &App) -> PathfindingStats {
-    app.world().resource::<PathfindingStats>().clone()
-}
-
-/// Updates until every agent has a final status and nothing is queued or running; returns the
-/// number of frames.
-fn settle(app: &mut App, agents: &[Entity]) -> usize {
-    for frame in 1..=MAX_FRAMES {
-        app.update();
-        let stats = stats(app);
-        let done = agents
-            .iter()
-            .all(|&agent| !path(app, agent).status.is_pending());
-        if done && stats.in_flight == 0 && stats.queue_length == 0 {
-            return frame;
-        }
-    }
-    panic!("requests still pending after {MAX_FRAMES} frames");
-}
-
-fn spawn(app: &mut App, request: PathRequest) -> Entity {
-    app.world_mut().spawn(request).id()
-}
-
-/// The optimal cost by Dijkstra's algorithm in the core, as an oracle.
-fn dijkstra_cost(grid: &Grid, start: Cell, goal: Cell) -> Option<f64> {
-    astar_grid::find_path(grid, start, goal, &SearchOptions::default().dijkstra())
-        .expect("valid query")
-        .cost()
-}
-
-fn assert_valid_path(grid: &Grid, path: &Path, start: Cell, goal: Cell) {
-    assert_eq!(path.status, PathStatus::Found);
-    assert_eq!(path.cells.first(), Some(&start));
-    assert_eq!(path.cells.last(), Some(&goal));
-    for pair in path.cells.windows(2) {
-        assert!(pair[0].is_adjacent_8(pair[1]) && pair[0] != pair[1]);
-    }
-    assert!(path.cells.iter().all(|&cell| grid.is_walkable(cell)));
-    let optimal = dijkstra_cost(grid, start, goal).expect("reachable");
-    assert!(
-        (path.cost - optimal).abs() < 1e-9,
-        "{} vs {optimal}",
-        path.cost
-    );
-}
-
-/// Every agent (paired with its start) has a valid optimal path to `goal`, found by `algorithm`.
-fn assert_found_by(
-    app: &App,
-    grid: &Grid,
-    agents: &[Entity],
-    starts: &[Cell],
-    goal: Cell,
-    algorithm: PathAlgorithm,
-) {
-    for (&agent, &start) in agents.iter().zip(starts) {
-        let found = path(app, agent);
-        assert_valid_path(grid, &found, start, goal);
-        assert_eq!(found.algorithm, algorithm);
-    }
-}
 
 fn walled_grid() -> Grid {
     Grid::from_ascii(
@@ -181,7 +69,10 @@ fn editing_the_map_repaths_only_agents_whose_paths_crossed_the_change() {
     // A change touching neither path: a new map version, no search.
     let version = app.world().resource::<MapVersion>().get();
     let away = Cell::new(15, 6);
-    assert!(!top_path.cells.contains(&away) && !bottom_path.cells.contains(&away));
+    assert!(
+        !path_depends_on(&top_path.cells, away, Movement::EIGHT)
+            && !path_depends_on(&bottom_path.cells, away, Movement::EIGHT)
+    );
     app.world_mut()
         .resource_mut::<NavGrid>()
         .block(away)
@@ -192,7 +83,11 @@ fn editing_the_map_repaths_only_agents_whose_paths_crossed_the_change() {
 
     // Block a cell of the top path only: exactly one more search.
     let blocked = top_path.cells[top_path.cells.len() / 2];
-    assert!(!bottom_path.cells.contains(&blocked));
+    assert!(!path_depends_on(
+        &bottom_path.cells,
+        blocked,
+        Movement::EIGHT
+    ));
     app.world_mut()
         .resource_mut::<NavGrid>()
         .block(blocked)
@@ -541,7 +436,7 @@ fn bad_requests_end_in_a_failed_status_with_the_reason() {
     );
     let unreachable_goal = Cell::new(9, 0);
     assert_eq!(
-        dijkstra_cost(&grid, Cell::new(0, 4), unreachable_goal),
+        reference_cost(&grid, &PathRequest::new(Cell::new(0, 4), unreachable_goal)),
         None
     );
     let unreachable = spawn(
@@ -697,17 +592,6 @@ fn a_follower_walks_its_agent_to_the_goal() {
 }
 
 /// Blocks `cell` through the plugin's grid resource.
-fn block(app: &mut App, cell: Cell) {
-    app.world_mut()
-        .resource_mut::<NavGrid>()
-        .block(cell)
-        .expect("inside the grid");
-}
-
-fn current_grid(app: &App) -> Grid {
-    app.world().resource::<NavGrid>().grid().clone()
-}
-
 #[test]
 fn jump_point_requests_get_optimal_paths_and_follow_map_edits() {
     let grid = Grid::new(40, 30);
@@ -785,7 +669,7 @@ fn flow_field_requests_to_one_goal_share_one_field() {
     let cut: Vec<Entity> = agents
         .iter()
         .copied()
-        .filter(|&agent| path(&app, agent).cells.contains(&crossed))
+        .filter(|&agent| path_depends_on(&path(&app, agent).cells, crossed, Movement::EIGHT))
         .collect();
     assert!(!cut.is_empty() && cut.len() < agents.len());
     let revisions: Vec<u64> = agents
@@ -979,17 +863,6 @@ fn flow_field_requests_fail_like_searches() {
     assert_eq!(seen.failed.len(), 3);
 }
 
-/// A step to a walkable neighbour that cuts no wall corner (the default movement rule).
-fn legal_step(grid: &Grid, from: Cell, to: Cell) -> bool {
-    let straight = from.x == to.x || from.y == to.y;
-    from != to
-        && from.is_adjacent_8(to)
-        && grid.is_walkable(to)
-        && (straight
-            || grid.is_walkable(Cell::new(from.x, to.y))
-                && grid.is_walkable(Cell::new(to.x, from.y)))
-}
-
 #[test]
 fn cut_paths_are_repaired_locally_when_asked_and_never_cached() {
     let grid = Grid::new(40, 20);
@@ -1009,10 +882,9 @@ fn cut_paths_are_repaired_locally_when_asked_and_never_cached() {
         .iter()
         .copied()
         .filter(|&agent| {
-            path(&app, agent)
-                .cells
-                .iter()
-                .any(|cell| wall.contains(cell))
+            let cells = path(&app, agent).cells;
+            wall.iter()
+                .any(|&cell| path_depends_on(&cells, cell, Movement::EIGHT))
         })
         .collect();
     assert!(!cut.is_empty());
@@ -1027,12 +899,7 @@ fn cut_paths_are_repaired_locally_when_asked_and_never_cached() {
         assert_eq!(repaired.cells.first(), Some(&start));
         assert_eq!(repaired.cells.last(), Some(&goal));
         assert!(repaired.cells.iter().all(|&cell| grid.is_walkable(cell)));
-        assert!(
-            repaired
-                .cells
-                .windows(2)
-                .all(|pair| legal_step(&grid, pair[0], pair[1]))
-        );
+        assert_eq!(illegal_walk(&grid, &repaired.cells, Movement::EIGHT), None);
     }
     assert_eq!(stats(&app).paths_repaired, cut.len() as u64);
     assert_eq!(stats(&app).searches_started, searched + cut.len() as u64);
