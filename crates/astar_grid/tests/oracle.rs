@@ -238,3 +238,35 @@ fn dynamic_weighting_keeps_its_bound_when_the_optimum_leads_away_from_the_goal()
         path.cost
     );
 }
+
+/// A diagonal cheaper than a straight step: around the one blocked corner the cheapest path
+/// from (1, 0) to (0, 1) is three diagonals (cost 15), not a straight step and a diagonal or two
+/// straight steps (cost 20). A* with the default heuristic, which its options call optimal,
+/// finds the same cost as Dijkstra's algorithm and the reference.
+#[test]
+fn a_diagonal_cheaper_than_a_straight_step_keeps_the_default_search_optimal() {
+    let grid = Grid::from_ascii(
+        "#..
+         ...
+         ...",
+    )
+    .expect("valid ascii");
+    let (start, goal) = (Cell::new(1, 0), Cell::new(0, 1));
+    let cost = CostModel::Integer {
+        straight: 10,
+        diagonal: 5,
+    };
+    let options = SearchOptions::default().with_cost(cost);
+    assert!(options.is_optimal());
+    let mut searcher = Searcher::new();
+    let astar = searcher
+        .find_path(&grid, start, goal, &options)
+        .expect("a valid request");
+    let dijkstra = searcher
+        .find_path(&grid, start, goal, &options.dijkstra())
+        .expect("a valid request");
+    let optimum = ReferenceGraph::new(&grid, Movement::EIGHT, cost).cost(start, goal);
+    assert_eq!(optimum, Some(15.0));
+    assert_eq!(dijkstra.cost(), Some(15.0));
+    assert_eq!(astar.cost(), Some(15.0));
+}

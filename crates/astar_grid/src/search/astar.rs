@@ -20,7 +20,7 @@ use super::{
     Limit, Path, SearchError, SearchOptions, SearchResult, SearchStats, SearchStatus, SearchTrace,
     Searcher, TracedCell,
 };
-use crate::heuristic::HeuristicFn;
+use crate::heuristic::{HeuristicFn, OctileTerms};
 use crate::movement::DIRECTIONS;
 use crate::{Cell, Grid, Heuristic, Movement, Neighborhood, Weighting};
 use std::collections::HashMap;
@@ -171,17 +171,12 @@ impl Priority for AnyPriority {
 /// The unweighted octile heuristic (the default options), with nothing left to choose per cell;
 /// the same numbers as [`AnyPriority`] with that heuristic and no weight.
 #[derive(Clone, Copy, Debug)]
-struct OctilePriority {
-    straight: f64,
-    diagonal: f64,
-}
+struct OctilePriority(OctileTerms);
 
 impl Priority for OctilePriority {
     #[inline(always)]
     fn f(self, g: f64, dx: u32, dy: u32) -> f64 {
-        let (dx, dy) = (f64::from(dx), f64::from(dy));
-        let (long, short) = if dx > dy { (dx, dy) } else { (dy, dx) };
-        g + (self.straight * (long - short) + self.diagonal * short)
+        g + self.0.estimate(dx, dy)
     }
 }
 
@@ -513,10 +508,10 @@ impl Plan {
         let neighborhood = options.movement.neighborhood;
         let resolved = options.resolved_heuristic();
         let heuristic = HeuristicFn::new(resolved, neighborhood, options.cost);
-        // Every admissible heuristic here is a distance scaled to the cheapest steps, hence
-        // consistent: priorities then never decrease along a search without weight.
+        // With a consistent heuristic and no weight, priorities never decrease (beyond
+        // rounding) along the search.
         let monotone = (options.weighting.is_unit()
-            && resolved.is_admissible(neighborhood, options.cost))
+            && resolved.is_consistent(neighborhood, options.cost))
         .then(|| match neighborhood {
             Neighborhood::Four => options.cost.straight(),
             Neighborhood::Eight => options.cost.straight().min(options.cost.diagonal()),
@@ -558,14 +553,8 @@ impl Plan {
             diagonals: diagonal_table(options.movement),
             heuristic,
             weight,
-            // The octile estimate is `straight * (long - short) + diagonal * short`; its values
-            // for one straight and one diagonal step are those two costs, exactly.
-            octile: (resolved == Heuristic::Octile && options.weighting.is_unit()).then(|| {
-                OctilePriority {
-                    straight: heuristic.estimate(1, 0),
-                    diagonal: heuristic.estimate(1, 1),
-                }
-            }),
+            octile: (resolved == Heuristic::Octile && options.weighting.is_unit())
+                .then(|| OctilePriority(heuristic.octile())),
             max_expansions: options.max_expansions.unwrap_or(u32::MAX),
             window,
             window_clips,

@@ -163,7 +163,9 @@ impl SearchOptions {
     }
 
     /// Whether these options guarantee an optimal path when one is found: an admissible
-    /// heuristic, no weight, and no window.
+    /// heuristic ([`Heuristic::is_admissible`], which every heuristic is for every cost model
+    /// except Manhattan under eight neighbours with a diagonal cheaper than two straight
+    /// steps), no weight, and no window.
     #[must_use]
     pub fn is_optimal(&self) -> bool {
         self.weighting.is_unit()
