@@ -444,3 +444,36 @@ proptest! {
         compare(&grid, &jump_grid, start, goal, CostModel::Octile);
     }
 }
+
+/// At the expansion limit, a search with nothing left to expand has proved that there is no
+/// path: A* and jump point search both say so rather than blaming the limit.
+#[test]
+fn the_expansion_limit_is_not_reported_when_nothing_is_left_to_expand() {
+    let grid = Grid::from_ascii(
+        ".#.
+         ##.",
+    )
+    .unwrap();
+    let jump_grid = JumpGrid::new(&grid).unwrap();
+    let mut searcher = Searcher::new();
+    let (start, goal) = (Cell::new(0, 0), Cell::new(2, 0));
+    let astar = searcher
+        .find_path(
+            &grid,
+            start,
+            goal,
+            &SearchOptions::default().with_max_expansions(1),
+        )
+        .unwrap();
+    let jps = searcher
+        .find_path_jps(
+            &jump_grid,
+            start,
+            goal,
+            &JpsOptions::default().with_max_expansions(1),
+        )
+        .unwrap();
+    assert_eq!(astar.status, SearchStatus::NoPath);
+    assert_eq!(jps.status, SearchStatus::NoPath);
+    assert_eq!((astar.stats.expanded, jps.stats.expanded), (1, 1));
+}

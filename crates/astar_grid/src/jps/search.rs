@@ -191,10 +191,23 @@ struct JumpSearch<'a> {
 impl JumpSearch<'_> {
     /// Expands jump points until the goal is expanded, the open list runs dry or the limit hits.
     /// Returns the status and, when found, the goal's slot.
+    ///
+    /// The limit is reported only when a node is left to expand: a search whose open list holds
+    /// nothing but stale entries once `max_expansions` nodes are expanded has proved that there
+    /// is no path, and says so, as A* does.
     fn run(&mut self, max_expansions: u32) -> (SearchStatus, Option<usize>) {
         loop {
             if self.stats.expanded >= max_expansions {
-                return (SearchStatus::LimitReached(Limit::Expansions), None);
+                let open = &mut self.scratch.open;
+                while open
+                    .peek()
+                    .is_some_and(|top| self.scratch.nodes[top.id() as usize].closed)
+                {
+                    open.pop();
+                }
+                if !open.is_empty() {
+                    return (SearchStatus::LimitReached(Limit::Expansions), None);
+                }
             }
             let Some(entry) = self.scratch.open.pop() else {
                 return (SearchStatus::NoPath, None);
