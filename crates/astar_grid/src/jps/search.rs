@@ -72,7 +72,13 @@ impl Searcher {
             stats: SearchStats::default(),
         };
         search.relax(start.x as usize + 1, start.y as usize + 1, 0.0, 0);
-        let (status, goal_slot) = search.run(options.max_expansions.unwrap_or(u32::MAX));
+        let (status, goal_slot) = if start == goal {
+            // Found where it starts, in the slot the start was just given: nothing to expand,
+            // whatever the limit.
+            (SearchStatus::Found, Some(0))
+        } else {
+            search.run(options.max_expansions.unwrap_or(u32::MAX))
+        };
         let stats = search.stats;
         let path = goal_slot.map(|slot| jump_path(&self.jump.nodes, slot, options.full_path));
         Ok(SearchResult {

@@ -105,6 +105,8 @@ mod moves {
 #[derive(Clone, Copy, Debug)]
 struct Plan {
     goal: usize,
+    /// Whether the search starts at its goal, and is found without expanding a cell.
+    start_is_goal: bool,
     goal_x: u32,
     goal_y: u32,
     stride: usize,
@@ -267,6 +269,10 @@ impl<'a> ActiveSearch<'a> {
 
     /// The inner loop. Returns the final status, or `None` when the budget ran out first.
     fn expand(&mut self, budget: u32) -> Option<SearchStatus> {
+        if self.plan.start_is_goal {
+            // Nothing to expand, whatever the limits: the path is the start alone.
+            return Some(SearchStatus::Found);
+        }
         match self.plan.octile {
             Some(octile) => self.expand_with(budget, octile),
             None => self.expand_with(
@@ -544,6 +550,7 @@ impl Plan {
         });
         Ok(Self {
             goal: grid.index(goal),
+            start_is_goal: start == goal,
             goal_x: goal.x + 1,
             goal_y: goal.y + 1,
             stride: grid.stride(),
