@@ -52,10 +52,10 @@ fn compare(grid: &Grid, jump_grid: &JumpGrid, start: Cell, goal: Cell, cost: Cos
         .expect("a valid A* request");
     let options = JpsOptions::default().with_cost(cost);
     let jumps = searcher
-        .find_path_jps(jump_grid, start, goal, &options)
+        .find_path_jps(jump_grid, start, goal, &options.with_full_path(false))
         .expect("a valid JPS request");
     let full = searcher
-        .find_path_jps(jump_grid, start, goal, &options.with_full_path(true))
+        .find_path_jps(jump_grid, start, goal, &options)
         .expect("a valid JPS request");
     assert_eq!(jumps.status, astar.status, "{start} -> {goal}\n{grid:?}");
     assert_eq!(full.status, astar.status);
@@ -476,4 +476,21 @@ fn the_expansion_limit_is_not_reported_when_nothing_is_left_to_expand() {
     assert_eq!(astar.status, SearchStatus::NoPath);
     assert_eq!(jps.status, SearchStatus::NoPath);
     assert_eq!((astar.stats.expanded, jps.stats.expanded), (1, 1));
+}
+
+/// However jump point options are made, they ask for the same kind of path: every cell, as A*
+/// returns it, unless waypoints are asked for.
+#[test]
+fn default_and_converted_options_both_ask_for_full_paths() {
+    let converted = JpsOptions::try_from(&SearchOptions::default()).unwrap();
+    assert_eq!(JpsOptions::default(), converted);
+    assert!(JpsOptions::default().full_path);
+    let grid = Grid::new(6, 3);
+    let jump_grid = JumpGrid::new(&grid).unwrap();
+    let (start, goal) = (Cell::new(0, 0), Cell::new(5, 2));
+    let result = Searcher::new()
+        .find_path_jps(&jump_grid, start, goal, &JpsOptions::default())
+        .unwrap();
+    let path = result.found().unwrap();
+    assert_valid_full_path(&grid, path, start, goal, CostModel::Octile);
 }

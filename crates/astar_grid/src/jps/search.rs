@@ -16,10 +16,10 @@ impl Searcher {
     /// [`Searcher::find_path`] with the default eight-connected, no-corner-cutting movement
     /// (and `options.cost`), usually with far fewer expansions.
     ///
-    /// The path holds waypoints unless [`JpsOptions::full_path`] asks for every cell: the start,
-    /// the jump points the path passes and the cells where it turns, and the goal, so that
-    /// consecutive waypoints lie on one straight or diagonal line.
-    /// [`SearchStats::expanded`] counts expanded jump points.
+    /// The path holds every cell, as A* returns it, unless [`JpsOptions::full_path`] is off:
+    /// then it holds waypoints, the start, the jump points the path passes and the cells where
+    /// it turns, and the goal, so that consecutive waypoints lie on one straight or diagonal
+    /// line. [`SearchStats::expanded`] counts expanded jump points.
     ///
     /// ```
     /// use astar_grid::{Cell, Grid, JpsOptions, JumpGrid, Searcher};
@@ -31,13 +31,13 @@ impl Searcher {
     /// )?;
     /// let jump_grid = JumpGrid::new(&grid)?;
     /// let mut searcher = Searcher::new();
-    /// let options = JpsOptions::default();
+    /// let options = JpsOptions::default().with_full_path(false);
     /// let result = searcher.find_path_jps(&jump_grid, Cell::new(0, 1), Cell::new(7, 1), &options)?;
     /// let path = result.found().expect("reachable");
     /// assert_eq!(path.cost, 9.0);
     /// assert_eq!(path.cells, [Cell::new(0, 1), Cell::new(0, 0), Cell::new(7, 0), Cell::new(7, 1)]);
     ///
-    /// let full = searcher.find_path_jps(&jump_grid, Cell::new(0, 1), Cell::new(7, 1), &options.with_full_path(true))?;
+    /// let full = searcher.find_path_jps(&jump_grid, Cell::new(0, 1), Cell::new(7, 1), &JpsOptions::default())?;
     /// assert_eq!(full.found().expect("reachable").cells.len(), 10);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
