@@ -259,9 +259,12 @@ impl<'a> ActiveSearch<'a> {
     }
 
     /// Expands at most `budget` more cells, then reports whether the search finished.
+    ///
+    /// A budget of 0 counts as 1, so that every call makes progress: a loop that advances by a
+    /// budget computed at run time always ends.
     #[must_use]
     pub fn advance(mut self, budget: u32) -> Step<'a> {
-        match self.expand(budget) {
+        match self.expand(budget.max(1)) {
             Some(status) => Step::Done(self.finish(status)),
             None => Step::Pending(self),
         }
