@@ -444,3 +444,26 @@ fn bad_requests_are_refused() {
         Err(RepairError::StartBlocked(Cell::new(0, 0)))
     );
 }
+
+/// A cheapest path whose cells stay open after cells elsewhere were blocked is still a cheapest
+/// path: told that the path was optimal, the repair says the untouched path is; not told, it
+/// cannot know and says it is not.
+#[test]
+fn an_untouched_optimal_path_stays_optimal_when_the_caller_says_it_was() {
+    let mut grid = Grid::new(10, 4);
+    let (start, goal) = (Cell::new(0, 1), Cell::new(9, 1));
+    let mut searcher = Searcher::new();
+    let options = SearchOptions::default();
+    let found = searcher.find_path(&grid, start, goal, &options).unwrap();
+    let original = found.found().unwrap().cells.clone();
+    grid.set_blocked(Cell::new(4, 3), true).unwrap();
+    let told = RepairOptions::new(options).with_optimal_input(true);
+    let repaired = searcher.repair_path(&grid, &original, &told).unwrap();
+    assert_eq!(repaired.repair, Repair::Untouched);
+    assert!(repaired.optimal);
+    let not_told = searcher
+        .repair_path(&grid, &original, &RepairOptions::new(options))
+        .unwrap();
+    assert_eq!(not_told.repair, Repair::Untouched);
+    assert!(!not_told.optimal);
+}
