@@ -26,6 +26,12 @@ pub struct RepairOptions {
     /// The most cells all splice searches of one repair may expand together before the repair
     /// falls back to a full search; 0 always searches the whole path again. Default 4096.
     pub splice_expansions: u32,
+    /// Whether the path to repair was a cheapest path when it was found, and the grid has
+    /// changed since only by blocking cells (no cell opened, no terrain cost changed). An
+    /// untouched path then stays a cheapest one, since blocking cells makes no other path
+    /// cheaper, and [`RepairedPath::optimal`] says so. The repair cannot tell this by itself.
+    /// Default false.
+    pub optimal_input: bool,
 }
 
 impl Default for RepairOptions {
@@ -34,6 +40,7 @@ impl Default for RepairOptions {
             search: SearchOptions::default(),
             splice_margin: 8,
             splice_expansions: 4096,
+            optimal_input: false,
         }
     }
 }
@@ -61,13 +68,22 @@ impl RepairOptions {
         self.splice_expansions = expansions;
         self
     }
+
+    /// Says whether the path to repair was a cheapest path and the grid has only had cells
+    /// blocked since (see [`RepairOptions::optimal_input`]).
+    #[must_use]
+    pub const fn with_optimal_input(mut self, optimal: bool) -> Self {
+        self.optimal_input = optimal;
+        self
+    }
 }
 
 /// How a path was repaired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Repair {
     /// No cell of the path was blocked and every step is still allowed: the path is returned
-    /// unchanged (with its cost recomputed on the current grid) and no search ran.
+    /// unchanged (with its cost recomputed on the current grid) and no search ran. It is as
+    /// good as it was: optimal when [`RepairOptions::optimal_input`] says it was.
     Untouched,
     /// Each broken stretch was replaced by a local detour; the rest of the path is unchanged,
     /// except that loops the detours formed with it were cut out.
@@ -92,11 +108,12 @@ pub struct RepairedPath {
     pub path: Option<Path>,
     /// How the path was repaired.
     pub repair: Repair,
-    /// Whether `path` is guaranteed to be a cheapest path: true only after a full search with
-    /// options that are optimal ([`SearchOptions::is_optimal`]). A splice keeps the rest of the
-    /// old path and is usually not optimal; callers that care can search again in the
-    /// background. An untouched path is exactly as good as it was, since blocking cells never
-    /// makes another path cheaper (opening cells or lowering costs can).
+    /// Whether `path` is guaranteed to be a cheapest path: after a full search, when its
+    /// options are optimal ([`SearchOptions::is_optimal`]); for an untouched path, when
+    /// [`RepairOptions::optimal_input`] says the path was a cheapest one and only blocking
+    /// cells changed the grid since (opening cells or changing costs can make another path
+    /// cheaper, and the repair cannot see what changed). A splice keeps the rest of the old
+    /// path and is usually not optimal; callers that care can search again in the background.
     pub optimal: bool,
     /// Work of all searches the repair ran, added up.
     pub stats: SearchStats,
@@ -217,7 +234,7 @@ impl Searcher {
                     cost: path_cost(grid, path, options),
                 }),
                 repair: Repair::Untouched,
-                optimal: false,
+                optimal: options.optimal_input,
                 stats: SearchStats::default(),
             });
         }

@@ -162,24 +162,32 @@ proptest! {
         }
         let mut searcher = Searcher::new();
         let (mut cut_off, mut already, mut covered) = (Vec::new(), Vec::new(), Vec::new());
+        // Whether the candidates take the goal away from a point that reaches it, or altogether.
+        let mut loses_goal = false;
         for &point in &from {
+            let reaches_now = reachable(&mut searcher, &grid, movement, point, to);
+            if !reaches_now {
+                already.push(point);
+            }
             if blocked.contains(&point) && grid.is_walkable(point) {
                 covered.push(point);
-            } else if !reachable(&mut searcher, &grid, movement, point, to) {
-                already.push(point);
-            } else if !reachable(&mut searcher, &edited, movement, point, to) {
+                loses_goal |= reaches_now;
+            } else if reaches_now && !reachable(&mut searcher, &edited, movement, point, to) {
                 cut_off.push(point);
+                loses_goal = true;
             }
         }
         if blocked.contains(&to) && grid.is_walkable(to) {
             covered.push(to);
+            loses_goal = true;
         }
         prop_assert_eq!(&check.cut_off, &cut_off);
         prop_assert_eq!(&check.already_unreachable, &already);
         prop_assert_eq!(&check.covered, &covered);
+        prop_assert_eq!(check.disconnects(), loses_goal);
         prop_assert_eq!(
             components.would_disconnect(&blocked, &from, to).unwrap(),
-            !cut_off.is_empty() || !covered.is_empty()
+            loses_goal
         );
     }
 }
@@ -263,4 +271,35 @@ fn bad_requests_get_typed_errors_and_change_nothing() {
         Err(ConnectivityError::OutOfBounds { .. })
     ));
     assert!(!components.same_component(Cell::new(0, 0), Cell::new(7, 7)));
+}
+
+/// A candidate on a point that cannot reach the goal even now takes nothing from it: the point
+/// is reported as covered and as already unreachable, and the check does not count as
+/// disconnecting.
+#[test]
+fn covering_a_point_already_walled_off_does_not_disconnect() {
+    let grid = Grid::from_ascii(
+        "..#..
+         ..#..",
+    )
+    .unwrap();
+    let components = Components::new(&grid, Movement::FOUR);
+    let (point, goal) = (Cell::new(0, 0), Cell::new(4, 1));
+    let check = components.check_blocking(&[point], &[point], goal).unwrap();
+    assert_eq!(check.covered, [point]);
+    assert_eq!(check.already_unreachable, [point]);
+    assert!(check.cut_off.is_empty());
+    assert!(!check.disconnects());
+    assert!(
+        !components
+            .would_disconnect(&[point], &[point], goal)
+            .unwrap()
+    );
+    // A point that reaches the goal and is covered does lose it.
+    let reaching = Cell::new(3, 0);
+    let covered = components
+        .check_blocking(&[reaching], &[point, reaching], goal)
+        .unwrap();
+    assert_eq!(covered.covered, [reaching]);
+    assert!(covered.disconnects());
 }

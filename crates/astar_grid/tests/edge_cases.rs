@@ -641,3 +641,36 @@ proptest! {
         }
     }
 }
+
+/// A search whose start is its goal has nothing to expand: it is found at once, with no
+/// expansion, whatever its expansion limit, by A* and by jump point search.
+#[test]
+fn start_equal_to_goal_is_found_even_with_a_limit_of_zero() {
+    let grid = Grid::new(3, 3);
+    let jump_grid = astar_grid::JumpGrid::new(&grid).expect("uniform costs");
+    let cell = Cell::new(1, 1);
+    let mut searcher = Searcher::new();
+    for limit in [None, Some(0), Some(1)] {
+        let options = SearchOptions {
+            max_expansions: limit,
+            ..SearchOptions::default()
+        };
+        let jps = astar_grid::JpsOptions {
+            max_expansions: limit,
+            ..astar_grid::JpsOptions::default()
+        };
+        for result in [
+            searcher
+                .find_path(&grid, cell, cell, &options)
+                .expect("valid"),
+            searcher
+                .find_path_jps(&jump_grid, cell, cell, &jps)
+                .expect("valid"),
+        ] {
+            assert_eq!(result.status, SearchStatus::Found, "limit {limit:?}");
+            let path = result.path.expect("a path");
+            assert_eq!((path.cells, path.cost), (vec![cell], 0.0));
+            assert_eq!(result.stats.expanded, 0);
+        }
+    }
+}

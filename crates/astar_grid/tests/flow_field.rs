@@ -12,7 +12,24 @@ const MOVEMENTS: [Movement; 4] = [
     Movement::eight(CornerRule::Any),
 ];
 
-const COST_MODELS: [CostModel; 2] = [CostModel::Octile, CostModel::INTEGER_10_14];
+/// Exact octile costs, the classic 10/14, a diagonal cheaper than a straight step (10/5), and
+/// the extremes of integer costs from 1 to 1000 (diagonals that never pay, and nearly free).
+const COST_MODELS: [CostModel; 5] = [
+    CostModel::Octile,
+    CostModel::INTEGER_10_14,
+    CostModel::Integer {
+        straight: 10,
+        diagonal: 5,
+    },
+    CostModel::Integer {
+        straight: 3,
+        diagonal: 1000,
+    },
+    CostModel::Integer {
+        straight: 1000,
+        diagonal: 1,
+    },
+];
 
 fn grid_strategy(max_side: u32) -> impl Strategy<Value = Grid> {
     (1..=max_side, 1..=max_side).prop_flat_map(|(width, height)| {

@@ -1,10 +1,14 @@
 //! Jump point search checked against plain A*: benchmark scenarios, random grids, edits and
 //! refused requests.
 
+pub mod common;
+
 use astar_grid::{
     Cell, CostModel, Grid, GridError, JpsOptions, JumpGrid, Path, SearchError, SearchOptions,
-    SearchStatus, Searcher,
+    SearchResult, SearchStatus, Searcher,
 };
+use common::random_grid::any_cost_model;
+use common::reference_search::ReferenceGraph;
 use proptest::prelude::*;
 
 const TOLERANCE: f64 = 1e-9;
@@ -52,10 +56,10 @@ fn compare(grid: &Grid, jump_grid: &JumpGrid, start: Cell, goal: Cell, cost: Cos
         .expect("a valid A* request");
     let options = JpsOptions::default().with_cost(cost);
     let jumps = searcher
-        .find_path_jps(jump_grid, start, goal, &options)
+        .find_path_jps(jump_grid, start, goal, &options.with_full_path(false))
         .expect("a valid JPS request");
     let full = searcher
-        .find_path_jps(jump_grid, start, goal, &options.with_full_path(true))
+        .find_path_jps(jump_grid, start, goal, &options)
         .expect("a valid JPS request");
     assert_eq!(jumps.status, astar.status, "{start} -> {goal}\n{grid:?}");
     assert_eq!(full.status, astar.status);
@@ -442,5 +446,143 @@ proptest! {
         }
         prop_assert_eq!(&jump_grid, &JumpGrid::new(&grid).unwrap());
         compare(&grid, &jump_grid, start, goal, CostModel::Octile);
+    }
+}
+
+/// At the expansion limit, a search with nothing left to expand has proved that there is no
+/// path: A* and jump point search both say so rather than blaming the limit.
+#[test]
+fn the_expansion_limit_is_not_reported_when_nothing_is_left_to_expand() {
+    let grid = Grid::from_ascii(
+        ".#.
+         ##.",
+    )
+    .unwrap();
+    let jump_grid = JumpGrid::new(&grid).unwrap();
+    let mut searcher = Searcher::new();
+    let (start, goal) = (Cell::new(0, 0), Cell::new(2, 0));
+    let astar = searcher
+        .find_path(
+            &grid,
+            start,
+            goal,
+            &SearchOptions::default().with_max_expansions(1),
+        )
+        .unwrap();
+    let jps = searcher
+        .find_path_jps(
+            &jump_grid,
+            start,
+            goal,
+            &JpsOptions::default().with_max_expansions(1),
+        )
+        .unwrap();
+    assert_eq!(astar.status, SearchStatus::NoPath);
+    assert_eq!(jps.status, SearchStatus::NoPath);
+    assert_eq!((astar.stats.expanded, jps.stats.expanded), (1, 1));
+}
+
+/// However jump point options are made, they ask for the same kind of path: every cell, as A*
+/// returns it, unless waypoints are asked for.
+#[test]
+fn default_and_converted_options_both_ask_for_full_paths() {
+    let converted = JpsOptions::try_from(&SearchOptions::default()).unwrap();
+    assert_eq!(JpsOptions::default(), converted);
+    assert!(JpsOptions::default().full_path);
+    let grid = Grid::new(6, 3);
+    let jump_grid = JumpGrid::new(&grid).unwrap();
+    let (start, goal) = (Cell::new(0, 0), Cell::new(5, 2));
+    let result = Searcher::new()
+        .find_path_jps(&jump_grid, start, goal, &JpsOptions::default())
+        .unwrap();
+    let path = result.found().unwrap();
+    assert_valid_full_path(&grid, path, start, goal, CostModel::Octile);
+}
+
+/// Checks the expansion limit's rule on one search: with a limit at or above the expansions the
+/// unlimited search needs, the result is the unlimited one; below, the search stops at the
+/// limit and reports it.
+fn check_limit_rule(
+    unlimited: &SearchResult,
+    limited: &SearchResult,
+    limit: u32,
+) -> Result<(), TestCaseError> {
+    if unlimited.stats.expanded <= limit {
+        prop_assert_eq!(limited, unlimited, "limit {}", limit);
+    } else {
+        prop_assert_eq!(
+            limited.status,
+            SearchStatus::LimitReached(astar_grid::Limit::Expansions)
+        );
+        prop_assert_eq!(limited.stats.expanded, limit);
+        prop_assert!(limited.path.is_none());
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Jump point search converts every search option it can honour across the cost-model space
+    /// (integer costs from 1 to 1000, a diagonal below a straight step included) and refuses
+    /// the others with a typed error; what it accepts, it answers with the reference optimum.
+    #[test]
+    fn jps_is_optimal_for_every_cost_model_it_accepts(
+        (grid, start, goal) in grid_and_query(),
+        cost in any_cost_model(),
+    ) {
+        let options = SearchOptions::default().with_cost(cost);
+        let (straight, diagonal) = (cost.straight(), cost.diagonal());
+        let jps = match JpsOptions::try_from(&options) {
+            Ok(jps) => jps,
+            Err(error) => {
+                prop_assert!(matches!(error, SearchError::Unsupported(_)), "{:?}", error);
+                prop_assert!(diagonal < straight || diagonal > 2.0 * straight, "{:?}", cost);
+                return Ok(());
+            }
+        };
+        prop_assert!((straight..=2.0 * straight).contains(&diagonal), "{:?}", cost);
+        let jump_grid = JumpGrid::new(&grid).unwrap();
+        let result = Searcher::new().find_path_jps(&jump_grid, start, goal, &jps).unwrap();
+        let optimum = ReferenceGraph::new(&grid, options.movement, cost).cost(start, goal);
+        match (optimum, result.found()) {
+            (None, None) => prop_assert_eq!(result.status, SearchStatus::NoPath),
+            (Some(optimum), Some(path)) => {
+                prop_assert!(
+                    (path.cost - optimum).abs() <= TOLERANCE * optimum.max(1.0),
+                    "{:?}: JPS {}, reference {}", cost, path.cost, optimum
+                );
+                assert_valid_full_path(&grid, path, start, goal, cost);
+            }
+            (optimum, _) => prop_assert!(false, "{:?}: reference {:?}, JPS {:?}", cost, optimum, result.status),
+        }
+    }
+
+    /// A* and jump point search follow one rule at the expansion limit: the limit is reported
+    /// only when something is left to expand, so a limit the search does not need changes
+    /// nothing and a smaller one stops it exactly there.
+    #[test]
+    fn astar_and_jps_follow_the_same_limit_rule(
+        (grid, start, goal) in grid_and_query_up_to(12, 12),
+        extra in 0u32..3,
+    ) {
+        let jump_grid = JumpGrid::new(&grid).unwrap();
+        let mut searcher = Searcher::new();
+        let astar = SearchOptions::default();
+        let jps = JpsOptions::default();
+        let unlimited_astar = searcher.find_path(&grid, start, goal, &astar).unwrap();
+        let unlimited_jps = searcher.find_path_jps(&jump_grid, start, goal, &jps).unwrap();
+        for limit in 0..=unlimited_astar.stats.expanded + extra {
+            let limited = searcher
+                .find_path(&grid, start, goal, &astar.with_max_expansions(limit))
+                .unwrap();
+            check_limit_rule(&unlimited_astar, &limited, limit)?;
+        }
+        for limit in 0..=unlimited_jps.stats.expanded + extra {
+            let limited = searcher
+                .find_path_jps(&jump_grid, start, goal, &jps.with_max_expansions(limit))
+                .unwrap();
+            check_limit_rule(&unlimited_jps, &limited, limit)?;
+        }
     }
 }

@@ -1,15 +1,18 @@
 //! A* checked against Dijkstra: the crate's own zero-heuristic search and an independent
-//! reference Dijkstra, on random grids, for every movement rule, cost model and heuristic, with
-//! weighted and dynamically weighted A* held to their suboptimality bounds.
+//! reference Dijkstra, on random grids, for every movement rule, cost model (integer straight
+//! and diagonal costs from 1 to 1000, a diagonal cheaper than a straight step included) and
+//! heuristic, with weighted and dynamically weighted A* held to their suboptimality bounds.
 
 pub mod common;
 
 use astar_grid::{
     Cell, CostModel, Grid, Heuristic, Movement, Neighborhood, SearchOptions, SearchResult,
-    SearchStatus, Searcher,
+    SearchStatus, Searcher, Weighting,
 };
 use common::path_check::{COST_TOLERANCE, check_path, costs_match};
-use common::random_grid::{COST_MODELS, GridQuery, MOVEMENTS, grid_query};
+use common::random_grid::{
+    COST_MODELS, GridQuery, MOVEMENTS, any_cost_model, any_weighting, grid_query, movement,
+};
 use common::reference_search::ReferenceGraph;
 use proptest::prelude::*;
 
@@ -65,6 +68,150 @@ fn admissible_heuristics(movement: Movement, cost: CostModel) -> Vec<Heuristic> 
         .into_iter()
         .filter(|heuristic| heuristic.is_admissible(movement.neighborhood, cost))
         .collect()
+}
+
+/// The factor by which the documentation lets a search with `options` exceed the optimum: 1
+/// when [`SearchOptions::is_optimal`], the weight (or `1 + epsilon`) with an admissible
+/// heuristic, and nothing for an inadmissible heuristic. `options` has no window.
+fn promised_bound(options: &SearchOptions) -> Option<f64> {
+    let heuristic = options.resolved_heuristic();
+    if !heuristic.is_admissible(options.movement.neighborhood, options.cost) {
+        return None;
+    }
+    Some(match options.weighting {
+        Weighting::Static(weight) => weight,
+        Weighting::Dynamic { epsilon } => 1.0 + epsilon,
+    })
+}
+
+/// The estimate of `heuristic` from `cell` to `goal`.
+fn estimate(
+    heuristic: Heuristic,
+    cell: Cell,
+    goal: Cell,
+    movement: Movement,
+    cost: CostModel,
+) -> f64 {
+    heuristic.estimate(
+        cell.x.abs_diff(goal.x),
+        cell.y.abs_diff(goal.y),
+        movement.neighborhood,
+        cost,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Across the whole space of options (any cost model, every heuristic, any weighting, every
+    /// movement rule): a search finds a path exactly when the reference does; when the options
+    /// say they are optimal, it costs the reference optimum; otherwise, with an admissible
+    /// heuristic, at most the weight (or `1 + epsilon`) times it. An inadmissible heuristic
+    /// promises no bound, but the path is still legal and its cost adds up.
+    #[test]
+    fn every_option_keeps_its_promise(
+        query in grid_query(16),
+        movement in movement(),
+        cost in any_cost_model(),
+        weighting in any_weighting(),
+    ) {
+        let mut searcher = Searcher::new();
+        let optimum = ReferenceGraph::new(&query.grid, movement, cost).cost(query.start, query.goal);
+        for heuristic in Heuristic::ALL {
+            let mut options = SearchOptions::default()
+                .with_movement(movement)
+                .with_cost(cost)
+                .with_heuristic(heuristic);
+            options.weighting = weighting;
+            let bound = promised_bound(&options);
+            prop_assert_eq!(options.is_optimal(), bound == Some(1.0), "{:?}", options);
+            let result = searcher
+                .find_path(&query.grid, query.start, query.goal, &options)
+                .expect("a valid request");
+            check_against_optimum(&query, &options, &result, optimum, bound.unwrap_or(f64::MAX))
+                .map_err(TestCaseError::fail)?;
+        }
+    }
+
+    /// Every heuristic `is_admissible` vouches for stays at or below the true remaining cost
+    /// from every cell, for any cost model.
+    #[test]
+    fn admissible_heuristics_never_overestimate_under_any_cost_model(
+        query in grid_query(12),
+        movement in movement(),
+        cost in any_cost_model(),
+    ) {
+        let remaining = ReferenceGraph::new(&query.grid, movement, cost).costs_to(query.goal);
+        for heuristic in admissible_heuristics(movement, cost) {
+            for (cell, _) in query.grid.cells() {
+                let Some(truth) = remaining[(cell.y * query.grid.width() + cell.x) as usize] else {
+                    continue;
+                };
+                let estimate = estimate(heuristic, cell, query.goal, movement, cost);
+                prop_assert!(
+                    estimate <= truth + COST_TOLERANCE * truth.max(1.0),
+                    "{:?} under {:?}/{:?} estimates {} from {} but the goal is {} away",
+                    heuristic, movement, cost, estimate, cell, truth
+                );
+            }
+        }
+    }
+
+    /// Every heuristic `is_consistent` vouches for (the admissible ones) drops by at most the
+    /// cost of any legal step, terrain included, as the open list's ordering and A*'s rule of
+    /// never reopening a closed cell need.
+    #[test]
+    fn consistent_heuristics_drop_by_at_most_a_step(
+        query in grid_query(12),
+        movement in movement(),
+        cost in any_cost_model(),
+    ) {
+        let reference = ReferenceGraph::new(&query.grid, movement, cost);
+        for heuristic in Heuristic::ALL {
+            let consistent = heuristic.is_consistent(movement.neighborhood, cost);
+            prop_assert_eq!(consistent, heuristic.is_admissible(movement.neighborhood, cost));
+            if !consistent {
+                continue;
+            }
+            for (cell, value) in query.grid.cells() {
+                if value == 0 {
+                    continue;
+                }
+                let here = estimate(heuristic, cell, query.goal, movement, cost);
+                for (next, step) in reference.steps(cell) {
+                    let there = estimate(heuristic, next, query.goal, movement, cost);
+                    prop_assert!(
+                        here <= step + there + COST_TOLERANCE * here.max(1.0),
+                        "{:?} under {:?}/{:?}: h({}) = {} > {} + h({}) = {}",
+                        heuristic, movement, cost, cell, here, step, next, there
+                    );
+                }
+            }
+        }
+    }
+
+    /// On open ground the octile estimate is the exact cost for every cost model and movement
+    /// rule, diagonals cheaper than straight steps (zig-zagging) included.
+    #[test]
+    fn octile_is_exact_on_open_ground_under_any_cost_model(
+        movement in movement(),
+        cost in any_cost_model(),
+        (width, height) in (2u32..12, 2u32..12),
+        goal in (0u32..12, 0u32..12),
+    ) {
+        let grid = Grid::new(width, height);
+        let goal = Cell::new(goal.0 % width, goal.1 % height);
+        let remaining = ReferenceGraph::new(&grid, movement, cost).costs_to(goal);
+        for (cell, _) in grid.cells() {
+            let truth = remaining[(cell.y * width + cell.x) as usize].expect("open ground");
+            let octile = estimate(Heuristic::Octile, cell, goal, movement, cost);
+            prop_assert!(
+                costs_match(octile, truth),
+                "{:?}/{:?}: octile {} from {} to {}, true cost {}",
+                movement, cost, octile, cell, goal, truth
+            );
+        }
+    }
 }
 
 proptest! {
@@ -237,4 +384,36 @@ fn dynamic_weighting_keeps_its_bound_when_the_optimum_leads_away_from_the_goal()
         "cost {} exceeds (1 + {epsilon}) * {optimum}\n{grid:?}",
         path.cost
     );
+}
+
+/// A diagonal cheaper than a straight step: around the one blocked corner the cheapest path
+/// from (1, 0) to (0, 1) is three diagonals (cost 15), not a straight step and a diagonal or two
+/// straight steps (cost 20). A* with the default heuristic, which its options call optimal,
+/// finds the same cost as Dijkstra's algorithm and the reference.
+#[test]
+fn a_diagonal_cheaper_than_a_straight_step_keeps_the_default_search_optimal() {
+    let grid = Grid::from_ascii(
+        "#..
+         ...
+         ...",
+    )
+    .expect("valid ascii");
+    let (start, goal) = (Cell::new(1, 0), Cell::new(0, 1));
+    let cost = CostModel::Integer {
+        straight: 10,
+        diagonal: 5,
+    };
+    let options = SearchOptions::default().with_cost(cost);
+    assert!(options.is_optimal());
+    let mut searcher = Searcher::new();
+    let astar = searcher
+        .find_path(&grid, start, goal, &options)
+        .expect("a valid request");
+    let dijkstra = searcher
+        .find_path(&grid, start, goal, &options.dijkstra())
+        .expect("a valid request");
+    let optimum = ReferenceGraph::new(&grid, Movement::EIGHT, cost).cost(start, goal);
+    assert_eq!(optimum, Some(15.0));
+    assert_eq!(dijkstra.cost(), Some(15.0));
+    assert_eq!(astar.cost(), Some(15.0));
 }

@@ -105,7 +105,15 @@ fn check_repair(
             match repair {
                 Repair::Untouched => {
                     prop_assert_eq!(&path.cells, &original.to_vec());
-                    prop_assert!(!repaired.optimal);
+                    prop_assert_eq!(repaired.optimal, options.optimal_input);
+                    if repaired.optimal {
+                        prop_assert!(
+                            close(path.cost, fresh.cost),
+                            "untouched {} called optimal, but the optimum is {}",
+                            path.cost,
+                            fresh.cost
+                        );
+                    }
                     prop_assert_eq!(repaired.stats.expanded, 0);
                 }
                 Repair::FullSearch => {
@@ -174,7 +182,14 @@ proptest! {
         mut grid in grids(),
         ends in (any::<Index>(), any::<Index>()),
         movement in movements(),
-        integer_costs in any::<bool>(),
+        cost in prop::sample::select(vec![
+            CostModel::Octile,
+            CostModel::INTEGER_10_14,
+            CostModel::Integer { straight: 10, diagonal: 5 },
+        ]),
+        // The original is a cheapest path and cells are only blocked after it: the caller may
+        // say so.
+        optimal_input in any::<bool>(),
         // Blocked cells: some anywhere, some inside the path, sometimes one of its ends.
         anywhere in prop::collection::vec(any::<Index>(), 0..4),
         on_path in prop::collection::vec(any::<Index>(), 0..4),
@@ -185,7 +200,6 @@ proptest! {
         let cells = walkable(&grid);
         prop_assume!(cells.len() >= 2);
         let (start, goal) = (ends.0.get(&cells).to_owned(), ends.1.get(&cells).to_owned());
-        let cost = if integer_costs { CostModel::INTEGER_10_14 } else { CostModel::Octile };
         let search = SearchOptions::default().with_movement(movement).with_cost(cost);
         let original = fresh_search(&grid, start, goal, &search);
         prop_assume!(original.is_some());
@@ -204,7 +218,8 @@ proptest! {
         }
         let options = RepairOptions::new(search)
             .with_splice_margin(splice_margin)
-            .with_splice_expansions(splice_expansions);
+            .with_splice_expansions(splice_expansions)
+            .with_optimal_input(optimal_input);
         let result = Searcher::new().repair_path(&grid, &original, &options);
         if !grid.is_walkable(start) {
             prop_assert_eq!(result, Err(RepairError::StartBlocked(start)));
@@ -443,4 +458,27 @@ fn bad_requests_are_refused() {
         searcher.repair_path(&grid, &path, &options),
         Err(RepairError::StartBlocked(Cell::new(0, 0)))
     );
+}
+
+/// A cheapest path whose cells stay open after cells elsewhere were blocked is still a cheapest
+/// path: told that the path was optimal, the repair says the untouched path is; not told, it
+/// cannot know and says it is not.
+#[test]
+fn an_untouched_optimal_path_stays_optimal_when_the_caller_says_it_was() {
+    let mut grid = Grid::new(10, 4);
+    let (start, goal) = (Cell::new(0, 1), Cell::new(9, 1));
+    let mut searcher = Searcher::new();
+    let options = SearchOptions::default();
+    let found = searcher.find_path(&grid, start, goal, &options).unwrap();
+    let original = found.found().unwrap().cells.clone();
+    grid.set_blocked(Cell::new(4, 3), true).unwrap();
+    let told = RepairOptions::new(options).with_optimal_input(true);
+    let repaired = searcher.repair_path(&grid, &original, &told).unwrap();
+    assert_eq!(repaired.repair, Repair::Untouched);
+    assert!(repaired.optimal);
+    let not_told = searcher
+        .repair_path(&grid, &original, &RepairOptions::new(options))
+        .unwrap();
+    assert_eq!(not_told.repair, Repair::Untouched);
+    assert!(!not_told.optimal);
 }

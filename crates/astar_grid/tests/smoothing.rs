@@ -630,3 +630,22 @@ fn a_path_that_must_cross_a_swamp_is_straightened_inside_it() {
     .unwrap();
     assert_eq!(kept, [start, goal]);
 }
+
+/// Under four-connected movement a diagonal step is no step at all: a path that takes one is
+/// refused, naming the step, as it is under eight-connected movement when the cells are not
+/// neighbours.
+#[test]
+fn a_diagonal_step_is_refused_under_four_connected_movement() {
+    let grid = Grid::new(4, 4);
+    let path = [(0, 0), (1, 0), (2, 1), (3, 1)].map(Cell::from);
+    let options = SmoothingOptions::default();
+    assert_eq!(
+        smooth_path_cells(&grid, &path, Movement::FOUR, options),
+        Err(SmoothingError::NotAdjacent { index: 1 })
+    );
+    assert_eq!(
+        smooth_path(&grid, &path, Movement::FOUR, options),
+        Err(SmoothingError::NotAdjacent { index: 1 })
+    );
+    assert!(smooth_path_cells(&grid, &path, Movement::EIGHT, options).is_ok());
+}

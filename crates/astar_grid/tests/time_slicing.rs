@@ -1,4 +1,5 @@
-//! A search advanced in budgets of any size ends exactly as the same search run in one go.
+//! A search advanced in budgets of any size (0 counting as 1) ends exactly as the same search
+//! run in one go.
 
 pub mod common;
 
@@ -6,8 +7,8 @@ use astar_grid::{SearchOptions, SearchResult, Searcher, Step};
 use common::random_grid::{GridQuery, grid_query, search_options};
 use proptest::prelude::*;
 
-/// Runs the search with `budgets` in turn (cycling; zero budgets allowed), checking the progress
-/// reported between slices.
+/// Runs the search with `budgets` in turn (cycling; zero budgets allowed, each expanding one
+/// cell), checking the progress reported between slices.
 fn sliced(
     searcher: &mut Searcher,
     query: &GridQuery,
@@ -23,8 +24,9 @@ fn sliced(
         match search.advance(budget) {
             Step::Pending(more) => {
                 let now = more.stats().expanded;
+                // A budget of 0 counts as 1.
                 prop_assert!(
-                    now >= expanded && now - expanded <= budget,
+                    now > expanded && now - expanded <= budget.max(1),
                     "{} -> {} with budget {}",
                     expanded,
                     now,
@@ -34,7 +36,7 @@ fn sliced(
                 search = more;
             }
             Step::Done(result) => {
-                prop_assert!(result.stats.expanded - expanded <= budget);
+                prop_assert!(result.stats.expanded - expanded <= budget.max(1));
                 return Ok(result);
             }
         }
@@ -82,4 +84,36 @@ proptest! {
             .expect("a valid request");
         prop_assert_eq!(after_abandoning, whole);
     }
+}
+
+/// A budget of 0 counts as 1: every call makes progress, so a loop that advances by a budget
+/// computed at run time ends even when the budget comes out as 0.
+#[test]
+fn a_zero_budget_still_expands_one_cell() {
+    let grid = astar_grid::Grid::new(8, 8);
+    let (start, goal) = (astar_grid::Cell::new(0, 0), astar_grid::Cell::new(7, 5));
+    let mut searcher = Searcher::new();
+    let whole = searcher
+        .find_path(&grid, start, goal, &SearchOptions::default())
+        .expect("a valid request");
+    let mut search = searcher
+        .begin(&grid, start, goal, &SearchOptions::default())
+        .expect("a valid request");
+    let mut calls = 0;
+    let result = loop {
+        calls += 1;
+        assert!(
+            calls <= whole.stats.expanded,
+            "no progress after {calls} calls"
+        );
+        match search.advance(0) {
+            Step::Pending(more) => {
+                assert_eq!(more.stats().expanded, calls);
+                search = more;
+            }
+            Step::Done(result) => break result,
+        }
+    };
+    assert_eq!(calls, whole.stats.expanded);
+    assert_eq!(result, whole);
 }

@@ -30,6 +30,7 @@ use std::collections::HashMap;
 /// let on_creep = components.check_blocking(&[Cell::new(2, 0)], &creeps, goal)?;
 /// assert_eq!(on_creep.covered, [Cell::new(2, 0)]);
 /// assert!(on_creep.cut_off.is_empty());
+/// assert!(on_creep.disconnects()); // that creep reaches the goal now
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -37,27 +38,38 @@ pub struct BlockingCheck {
     /// Points connected to the goal now that the candidate cells would cut off, in the order
     /// given (points under a candidate cell are in [`BlockingCheck::covered`] instead).
     pub cut_off: Vec<Cell>,
-    /// Points that are not connected to the goal even now (blocked, or in another component).
+    /// Points that are not connected to the goal even now (blocked, or in another component),
+    /// in the order given, whether or not they are also covered.
     pub already_unreachable: Vec<Cell>,
-    /// Points, and the goal, that are themselves candidate cells: a tower placed on a creep.
+    /// Points, and then the goal, that are themselves candidate cells, in the order given: a
+    /// tower placed on a creep, whether or not that creep could reach the goal.
     pub covered: Vec<Cell>,
     /// Cells the check visited: a measure of its cost.
     pub visited: usize,
 }
 
 impl BlockingCheck {
-    /// Whether blocking the candidates would leave a point that reaches the goal now unable
-    /// to reach it, either cut off or covered by a candidate itself.
+    /// Whether blocking the candidates would take the goal away: from a point that reaches it
+    /// now (the point is cut off, or a candidate covers it), or altogether (a candidate covers
+    /// the goal). A candidate on a point that cannot reach the goal anyway takes nothing from it
+    /// and does not count; the point is still listed in [`BlockingCheck::covered`], for games
+    /// that keep towers off creeps whatever their route.
     #[must_use]
     pub fn disconnects(&self) -> bool {
-        !self.cut_off.is_empty() || !self.covered.is_empty()
+        // The goal, when covered, is the one covered cell that is never unreachable.
+        !self.cut_off.is_empty()
+            || self
+                .covered
+                .iter()
+                .any(|covered| !self.already_unreachable.contains(covered))
     }
 }
 
 impl Components {
-    /// Whether blocking the cells of `blocked` would disconnect any point of `from` from `to`
-    /// (including a point, or `to`, lying under one of those cells); see
-    /// [`Components::check_blocking`] for the details and the cost.
+    /// Whether blocking the cells of `blocked` would disconnect from `to` any point of `from`
+    /// that reaches it now (including such a point, or `to`, lying under one of those cells):
+    /// [`BlockingCheck::disconnects`]. See [`Components::check_blocking`] for the details and
+    /// the cost.
     ///
     /// # Errors
     /// As [`Components::check_blocking`].
@@ -106,11 +118,13 @@ impl Components {
         let mut connected = Vec::new();
         for &point in from {
             let index = self.index(point);
+            let reaches_goal = goal_label != 0 && self.labels[index] == goal_label;
+            if !reaches_goal {
+                check.already_unreachable.push(point);
+            }
             if is_candidate(index) {
                 check.covered.push(point);
-            } else if goal_label == 0 || self.labels[index] != goal_label {
-                check.already_unreachable.push(point);
-            } else {
+            } else if reaches_goal {
                 connected.push((point, index));
             }
         }

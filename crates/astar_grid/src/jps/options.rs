@@ -7,27 +7,47 @@ use crate::{CornerRule, CostModel, Heuristic, Neighborhood, SearchError, SearchO
 /// Jump point search always moves in eight directions without cutting corners
 /// ([`CornerRule::Both`]) and always uses the octile heuristic, so those are not options.
 ///
+/// However they are made ([`JpsOptions::default`] or [`JpsOptions::try_from`]), the options
+/// ask for full paths, every cell as A* returns it; waypoints are asked for with
+/// [`JpsOptions::with_full_path`]`(false)`.
+///
 /// ```
 /// use astar_grid::{JpsOptions, SearchOptions, Movement, CornerRule};
 ///
-/// let jps = JpsOptions::default().with_full_path(true);
-/// assert!(jps.full_path);
+/// assert!(JpsOptions::default().full_path);
+/// let waypoints = JpsOptions::default().with_full_path(false);
+/// assert!(!waypoints.full_path);
 /// // General search options convert when jump point search can honour them.
-/// assert!(JpsOptions::try_from(&SearchOptions::default()).is_ok());
+/// assert_eq!(JpsOptions::try_from(&SearchOptions::default()), Ok(JpsOptions::default()));
 /// let cutting = SearchOptions::default().with_movement(Movement::eight(CornerRule::One));
 /// assert!(JpsOptions::try_from(&cutting).is_err());
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct JpsOptions {
     /// Step costs. The diagonal step must cost at least the straight step and at most twice it
-    /// (true of [`CostModel::Octile`] and of `10`/`14`).
+    /// (true of [`CostModel::Octile`] and of `10`/`14`): with a cheaper diagonal, the paths
+    /// jump point search prunes can be the only cheapest ones, so such models are refused
+    /// ([`SearchError::Unsupported`]).
     pub cost: CostModel,
-    /// Return every cell of the path instead of its waypoints (start, goal, and the jump points
-    /// and turns between them, each waypoint on a straight or diagonal line from the previous
-    /// one).
+    /// Return every cell of the path (the default) instead of its waypoints (start, goal, and
+    /// the jump points and turns between them, each waypoint on a straight or diagonal line
+    /// from the previous one).
     pub full_path: bool,
-    /// Stop after expanding this many jump points.
+    /// Stop after expanding this many jump points, under the rule of
+    /// [`SearchOptions::max_expansions`]: the limit is reported only when a jump point is left
+    /// to expand, and a search whose start is its goal is found without expanding any.
     pub max_expansions: Option<u32>,
+}
+
+impl Default for JpsOptions {
+    /// Octile costs, full paths, no limit.
+    fn default() -> Self {
+        Self {
+            cost: CostModel::Octile,
+            full_path: true,
+            max_expansions: None,
+        }
+    }
 }
 
 impl JpsOptions {
@@ -38,7 +58,8 @@ impl JpsOptions {
         self
     }
 
-    /// Asks for the full cell-by-cell path rather than the jump points.
+    /// Asks for the full cell-by-cell path (`true`, the default) or for the waypoints
+    /// (`false`).
     #[must_use]
     pub const fn with_full_path(mut self, full_path: bool) -> Self {
         self.full_path = full_path;

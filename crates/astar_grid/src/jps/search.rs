@@ -16,10 +16,10 @@ impl Searcher {
     /// [`Searcher::find_path`] with the default eight-connected, no-corner-cutting movement
     /// (and `options.cost`), usually with far fewer expansions.
     ///
-    /// The path holds waypoints unless [`JpsOptions::full_path`] asks for every cell: the start,
-    /// the jump points the path passes and the cells where it turns, and the goal, so that
-    /// consecutive waypoints lie on one straight or diagonal line.
-    /// [`SearchStats::expanded`] counts expanded jump points.
+    /// The path holds every cell, as A* returns it, unless [`JpsOptions::full_path`] is off:
+    /// then it holds waypoints, the start, the jump points the path passes and the cells where
+    /// it turns, and the goal, so that consecutive waypoints lie on one straight or diagonal
+    /// line. [`SearchStats::expanded`] counts expanded jump points.
     ///
     /// ```
     /// use astar_grid::{Cell, Grid, JpsOptions, JumpGrid, Searcher};
@@ -31,13 +31,13 @@ impl Searcher {
     /// )?;
     /// let jump_grid = JumpGrid::new(&grid)?;
     /// let mut searcher = Searcher::new();
-    /// let options = JpsOptions::default();
+    /// let options = JpsOptions::default().with_full_path(false);
     /// let result = searcher.find_path_jps(&jump_grid, Cell::new(0, 1), Cell::new(7, 1), &options)?;
     /// let path = result.found().expect("reachable");
     /// assert_eq!(path.cost, 9.0);
     /// assert_eq!(path.cells, [Cell::new(0, 1), Cell::new(0, 0), Cell::new(7, 0), Cell::new(7, 1)]);
     ///
-    /// let full = searcher.find_path_jps(&jump_grid, Cell::new(0, 1), Cell::new(7, 1), &options.with_full_path(true))?;
+    /// let full = searcher.find_path_jps(&jump_grid, Cell::new(0, 1), Cell::new(7, 1), &JpsOptions::default())?;
     /// assert_eq!(full.found().expect("reachable").cells.len(), 10);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -72,7 +72,13 @@ impl Searcher {
             stats: SearchStats::default(),
         };
         search.relax(start.x as usize + 1, start.y as usize + 1, 0.0, 0);
-        let (status, goal_slot) = search.run(options.max_expansions.unwrap_or(u32::MAX));
+        let (status, goal_slot) = if start == goal {
+            // Found where it starts, in the slot the start was just given: nothing to expand,
+            // whatever the limit.
+            (SearchStatus::Found, Some(0))
+        } else {
+            search.run(options.max_expansions.unwrap_or(u32::MAX))
+        };
         let stats = search.stats;
         let path = goal_slot.map(|slot| jump_path(&self.jump.nodes, slot, options.full_path));
         Ok(SearchResult {
@@ -191,10 +197,23 @@ struct JumpSearch<'a> {
 impl JumpSearch<'_> {
     /// Expands jump points until the goal is expanded, the open list runs dry or the limit hits.
     /// Returns the status and, when found, the goal's slot.
+    ///
+    /// The limit is reported only when a node is left to expand: a search whose open list holds
+    /// nothing but stale entries once `max_expansions` nodes are expanded has proved that there
+    /// is no path, and says so, as A* does.
     fn run(&mut self, max_expansions: u32) -> (SearchStatus, Option<usize>) {
         loop {
             if self.stats.expanded >= max_expansions {
-                return (SearchStatus::LimitReached(Limit::Expansions), None);
+                let open = &mut self.scratch.open;
+                while open
+                    .peek()
+                    .is_some_and(|top| self.scratch.nodes[top.id() as usize].closed)
+                {
+                    open.pop();
+                }
+                if !open.is_empty() {
+                    return (SearchStatus::LimitReached(Limit::Expansions), None);
+                }
             }
             let Some(entry) = self.scratch.open.pop() else {
                 return (SearchStatus::NoPath, None);

@@ -20,7 +20,7 @@ use super::{
     Limit, Path, SearchError, SearchOptions, SearchResult, SearchStats, SearchStatus, SearchTrace,
     Searcher, TracedCell,
 };
-use crate::heuristic::HeuristicFn;
+use crate::heuristic::{HeuristicFn, OctileTerms};
 use crate::movement::DIRECTIONS;
 use crate::{Cell, Grid, Heuristic, Movement, Neighborhood, Weighting};
 use std::collections::HashMap;
@@ -105,6 +105,8 @@ mod moves {
 #[derive(Clone, Copy, Debug)]
 struct Plan {
     goal: usize,
+    /// Whether the search starts at its goal, and is found without expanding a cell.
+    start_is_goal: bool,
     goal_x: u32,
     goal_y: u32,
     stride: usize,
@@ -171,17 +173,12 @@ impl Priority for AnyPriority {
 /// The unweighted octile heuristic (the default options), with nothing left to choose per cell;
 /// the same numbers as [`AnyPriority`] with that heuristic and no weight.
 #[derive(Clone, Copy, Debug)]
-struct OctilePriority {
-    straight: f64,
-    diagonal: f64,
-}
+struct OctilePriority(OctileTerms);
 
 impl Priority for OctilePriority {
     #[inline(always)]
     fn f(self, g: f64, dx: u32, dy: u32) -> f64 {
-        let (dx, dy) = (f64::from(dx), f64::from(dy));
-        let (long, short) = if dx > dy { (dx, dy) } else { (dy, dx) };
-        g + (self.straight * (long - short) + self.diagonal * short)
+        g + self.0.estimate(dx, dy)
     }
 }
 
@@ -262,9 +259,12 @@ impl<'a> ActiveSearch<'a> {
     }
 
     /// Expands at most `budget` more cells, then reports whether the search finished.
+    ///
+    /// A budget of 0 counts as 1, so that every call makes progress: a loop that advances by a
+    /// budget computed at run time always ends.
     #[must_use]
     pub fn advance(mut self, budget: u32) -> Step<'a> {
-        match self.expand(budget) {
+        match self.expand(budget.max(1)) {
             Some(status) => Step::Done(self.finish(status)),
             None => Step::Pending(self),
         }
@@ -272,6 +272,10 @@ impl<'a> ActiveSearch<'a> {
 
     /// The inner loop. Returns the final status, or `None` when the budget ran out first.
     fn expand(&mut self, budget: u32) -> Option<SearchStatus> {
+        if self.plan.start_is_goal {
+            // Nothing to expand, whatever the limits: the path is the start alone.
+            return Some(SearchStatus::Found);
+        }
         match self.plan.octile {
             Some(octile) => self.expand_with(budget, octile),
             None => self.expand_with(
@@ -513,10 +517,10 @@ impl Plan {
         let neighborhood = options.movement.neighborhood;
         let resolved = options.resolved_heuristic();
         let heuristic = HeuristicFn::new(resolved, neighborhood, options.cost);
-        // Every admissible heuristic here is a distance scaled to the cheapest steps, hence
-        // consistent: priorities then never decrease along a search without weight.
+        // With a consistent heuristic and no weight, priorities never decrease (beyond
+        // rounding) along the search.
         let monotone = (options.weighting.is_unit()
-            && resolved.is_admissible(neighborhood, options.cost))
+            && resolved.is_consistent(neighborhood, options.cost))
         .then(|| match neighborhood {
             Neighborhood::Four => options.cost.straight(),
             Neighborhood::Eight => options.cost.straight().min(options.cost.diagonal()),
@@ -549,6 +553,7 @@ impl Plan {
         });
         Ok(Self {
             goal: grid.index(goal),
+            start_is_goal: start == goal,
             goal_x: goal.x + 1,
             goal_y: goal.y + 1,
             stride: grid.stride(),
@@ -558,14 +563,8 @@ impl Plan {
             diagonals: diagonal_table(options.movement),
             heuristic,
             weight,
-            // The octile estimate is `straight * (long - short) + diagonal * short`; its values
-            // for one straight and one diagonal step are those two costs, exactly.
-            octile: (resolved == Heuristic::Octile && options.weighting.is_unit()).then(|| {
-                OctilePriority {
-                    straight: heuristic.estimate(1, 0),
-                    diagonal: heuristic.estimate(1, 1),
-                }
-            }),
+            octile: (resolved == Heuristic::Octile && options.weighting.is_unit())
+                .then(|| OctilePriority(heuristic.octile())),
             max_expansions: options.max_expansions.unwrap_or(u32::MAX),
             window,
             window_clips,

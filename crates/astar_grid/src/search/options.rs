@@ -67,6 +67,13 @@ pub struct SearchOptions {
     /// Static or dynamic weight on the heuristic.
     pub weighting: Weighting,
     /// Stop after expanding this many cells.
+    ///
+    /// The limit is reported ([`Limit::Expansions`](crate::Limit::Expansions)) only when a cell
+    /// is left to expand once it is reached: a search that runs out of cells as it reaches the
+    /// limit reports [`SearchStatus::NoPath`](crate::SearchStatus::NoPath), one whose last
+    /// allowed expansion is the goal reports it found, and a search whose start is its goal is
+    /// found without expanding any cell, even with a limit of 0. A limit at or above the
+    /// expansions a search needs changes nothing. Jump point search follows the same rule.
     pub max_expansions: Option<u32>,
     /// Only look at cells inside this rectangle.
     pub window: Option<SearchWindow>,
@@ -163,7 +170,9 @@ impl SearchOptions {
     }
 
     /// Whether these options guarantee an optimal path when one is found: an admissible
-    /// heuristic, no weight, and no window.
+    /// heuristic ([`Heuristic::is_admissible`], which every heuristic is for every cost model
+    /// except Manhattan under eight neighbours with a diagonal cheaper than two straight
+    /// steps), no weight, and no window.
     #[must_use]
     pub fn is_optimal(&self) -> bool {
         self.weighting.is_unit()

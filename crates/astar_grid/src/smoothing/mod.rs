@@ -5,7 +5,7 @@ mod line_of_sight;
 
 pub use line_of_sight::{line_of_sight, line_of_sight_within};
 
-use crate::{Cell, Grid, Movement};
+use crate::{Cell, Grid, Movement, Neighborhood};
 use core::f64::consts::SQRT_2;
 use core::num::NonZeroUsize;
 
@@ -106,7 +106,8 @@ pub enum SmoothingError {
         /// The cell.
         cell: Cell,
     },
-    /// Two consecutive cells of the path are not neighbours (or are the same cell).
+    /// Two consecutive cells of the path are not neighbours under the movement rule (or are
+    /// the same cell): under four-connected movement, diagonal neighbours are not neighbours.
     #[error("path cells {index} and {} are not neighbours", index + 1)]
     NotAdjacent {
         /// Position of the first of the two cells in the path.
@@ -267,8 +268,8 @@ fn cell_distance(a: Cell, b: Cell) -> f64 {
     (dx * dx + dy * dy).sqrt()
 }
 
-/// Checks that `path` is a non-empty sequence of walkable cells, each a neighbour of the next,
-/// with every step in line of sight under `movement`.
+/// Checks that `path` is a non-empty sequence of walkable cells, each a neighbour of the next
+/// under `movement`, with every step in line of sight under it.
 fn validate_path(grid: &Grid, path: &[Cell], movement: Movement) -> Result<(), SmoothingError> {
     if path.is_empty() {
         return Err(SmoothingError::EmptyPath);
@@ -283,7 +284,11 @@ fn validate_path(grid: &Grid, path: &[Cell], movement: Movement) -> Result<(), S
     }
     for (index, step) in path.windows(2).enumerate() {
         let (from, to) = (step[0], step[1]);
-        if from == to || !from.is_adjacent_8(to) {
+        let neighbours = match movement.neighborhood {
+            Neighborhood::Four => from.x.abs_diff(to.x) + from.y.abs_diff(to.y) == 1,
+            Neighborhood::Eight => from != to && from.is_adjacent_8(to),
+        };
+        if !neighbours {
             return Err(SmoothingError::NotAdjacent { index });
         }
         if !line_of_sight(grid, from, to, movement) {

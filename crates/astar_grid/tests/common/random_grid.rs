@@ -14,8 +14,9 @@ pub const MOVEMENTS: [Movement; 4] = [
 ];
 
 /// Cost models to test: exact octile, integer 10/14, integer 10/17 (diagonals still pay, but
-/// less), and integer 10/25 (a diagonal costs more than two straight steps).
-pub const COST_MODELS: [CostModel; 4] = [
+/// less), integer 10/25 (a diagonal costs more than two straight steps) and integer 10/5 (a
+/// diagonal costs less than a straight step).
+pub const COST_MODELS: [CostModel; 5] = [
     CostModel::Octile,
     CostModel::INTEGER_10_14,
     CostModel::Integer {
@@ -26,7 +27,49 @@ pub const COST_MODELS: [CostModel; 4] = [
         straight: 10,
         diagonal: 25,
     },
+    CostModel::Integer {
+        straight: 10,
+        diagonal: 5,
+    },
 ];
+
+/// Any valid cost model: exact octile, or integer straight and diagonal costs each from 1 to
+/// 1000 (so a diagonal below a straight step half of the time), with the edges between the
+/// regimes drawn more often: a diagonal of 1, just below, at and just above one straight step,
+/// and just below, at and just above two.
+pub fn any_cost_model() -> impl Strategy<Value = CostModel> {
+    let integer = |(straight, diagonal)| CostModel::Integer { straight, diagonal };
+    let edge = (1u32..=499, 0usize..7).prop_map(|(straight, edge)| {
+        let diagonal = [
+            1,
+            straight - 1,
+            straight,
+            straight + 1,
+            2 * straight - 1,
+            2 * straight,
+            2 * straight + 1,
+        ][edge];
+        (straight, diagonal.max(1))
+    });
+    prop_oneof![
+        1 => Just(CostModel::Octile),
+        6 => (1u32..=1000, 1u32..=1000).prop_map(integer),
+        3 => edge.prop_map(integer),
+    ]
+}
+
+/// Any valid weighting: no weight, static weights from 1 to 4 (1.5 and 3 often), and dynamic
+/// weights with epsilon from 0 to 2.
+pub fn any_weighting() -> impl Strategy<Value = Weighting> {
+    prop_oneof![
+        2 => Just(Weighting::Static(1.0)),
+        1 => Just(Weighting::Static(1.5)),
+        1 => Just(Weighting::Static(3.0)),
+        2 => (1.0..4.0f64).prop_map(Weighting::Static),
+        1 => Just(Weighting::Dynamic { epsilon: 0.0 }),
+        2 => (0.0..2.0f64).prop_map(|epsilon| Weighting::Dynamic { epsilon }),
+    ]
+}
 
 /// A grid of 1 to `max_width` by 1 to `max_height` cells with a random wall density (0 to 50%)
 /// and, in about half of the cases, random terrain multipliers from 1 to 5.
@@ -102,8 +145,9 @@ pub fn window_around(start: Cell, reach: u32) -> impl Strategy<Value = SearchWin
     })
 }
 
-/// Valid search options for a search from `start`: any movement, cost model, heuristic and
-/// weighting, sometimes an expansion limit, a window, partial paths and a trace.
+/// Valid search options for a search from `start`: any movement, cost model (see
+/// [`any_cost_model`]), heuristic and weighting, sometimes an expansion limit, a window,
+/// partial paths and a trace.
 pub fn search_options(start: Cell) -> impl Strategy<Value = SearchOptions> {
     let weighting = prop_oneof![
         Just(Weighting::Static(1.0)),
@@ -113,7 +157,7 @@ pub fn search_options(start: Cell) -> impl Strategy<Value = SearchOptions> {
     ];
     (
         movement(),
-        cost_model(),
+        prop_oneof![cost_model(), any_cost_model()],
         prop::option::of(prop::sample::select(Heuristic::ALL.to_vec())),
         weighting,
         prop::option::weighted(0.3, 0u32..80),

@@ -97,6 +97,18 @@ impl ReferenceGraph {
         found
     }
 
+    /// The legal steps from `cell` under the movement rule, each with its full cost (the base
+    /// cost times the multiplier of the cell stepped onto).
+    pub fn steps(&self, cell: Cell) -> Vec<(Cell, f64)> {
+        self.neighbours(i64::from(cell.x), i64::from(cell.y))
+            .into_iter()
+            .map(|(x, y, base)| {
+                let next = Cell::new(x as u32, y as u32);
+                (next, base * f64::from(self.values[self.index(next)]))
+            })
+            .collect()
+    }
+
     /// Dijkstra from `source`; `towards_source` reverses the edges so that the result is the cost
     /// of reaching `source` from each cell (stepping onto a cell costs its multiplier, so the two
     /// directions differ on terrain).
