@@ -94,8 +94,14 @@ pub(crate) fn to_ascii(grid: &Grid) -> String {
     render(grid, |_| None)
 }
 
+/// Draws the rows of `grid`; a grid without cells draws as nothing (blank lines would read back
+/// as no rows either).
 fn render(grid: &Grid, overlay: impl Fn(Cell) -> Option<char>) -> String {
-    let mut text = String::with_capacity(grid.len() + grid.height() as usize);
+    if grid.is_empty() {
+        return String::new();
+    }
+    // At most 2^31 cells and rows: the sum fits a `usize` of 64 bits and saturates below.
+    let mut text = String::with_capacity(grid.len().saturating_add(grid.height() as usize));
     for y in 0..grid.height() {
         for x in 0..grid.width() {
             let cell = Cell::new(x, y);
