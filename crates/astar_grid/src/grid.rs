@@ -138,6 +138,12 @@ impl Grid {
         })
     }
 
+    /// Length of the bordered buffer of a `width` x `height` grid (0 without cells), or `None`
+    /// when [`Grid::try_new`] refuses the size.
+    pub(crate) fn buffer_len(width: u32, height: u32) -> Option<usize> {
+        layout(width, height).map(|(_, padded)| padded)
+    }
+
     /// A grid whose cell costs come from `cost(cell)`: 0 for blocked, 1..=255 for walkable.
     ///
     /// # Panics

@@ -1,6 +1,10 @@
-//! Formats and sizes: grids without cells, and grid sizes at the limits of 32-bit arithmetic.
+//! Formats and sizes: map headers that claim what their file cannot hold, map types, grids
+//! without cells, and grid sizes at the limits of 32-bit arithmetic.
 
-use astar_grid::{Cell, Grid, GridError, JumpGrid, SearchError, SearchOptions, Searcher};
+use astar_grid::{
+    Cell, Grid, GridError, JumpGrid, ParseErrorKind, SearchError, SearchOptions, Searcher,
+    parse_map,
+};
 
 /// Grids with a zero width or height have no cells: they keep no memory, whatever their other
 /// dimension, and are refused by nothing but their searches.
@@ -44,6 +48,17 @@ fn a_jump_grid_without_cells_holds_no_memory() {
     );
 }
 
+/// A header with a zero dimension claims no cells, so it passes the check against the bytes
+/// of the file; the grid it builds must then hold nothing.
+#[test]
+fn a_map_header_with_a_zero_dimension_builds_an_empty_grid() {
+    let grid = parse_map("type octile\nheight 0\nwidth 99999999\nmap\n").expect("a map of no rows");
+    assert_eq!((grid.width(), grid.height()), (99_999_999, 0));
+    assert_eq!(grid.memory_bytes(), 0);
+    let error = parse_map("type octile\nheight 99999999\nwidth 0\nmap\n").expect_err("no rows");
+    assert_eq!(error.line, 5);
+}
+
 /// Sizes whose bordered buffer does not fit 32-bit indices are refused with a typed error,
 /// however large: the size arithmetic is checked, not left to overflow.
 #[test]
@@ -65,4 +80,19 @@ fn grid_sizes_at_the_limits_of_the_arithmetic_are_refused() {
             "{width}x{height}"
         );
     }
+}
+
+/// Moving AI maps are octile maps; any other type is refused where it is named.
+#[test]
+fn map_types_other_than_octile_are_refused() {
+    for (text, column) in [
+        ("type tile\nheight 1\nwidth 1\nmap\n.\n", 6),
+        ("type  Octile\nheight 1\nwidth 1\nmap\n.\n", 7),
+        ("type\nheight 1\nwidth 1\nmap\n.\n", 5),
+    ] {
+        let error = parse_map(text).expect_err(text);
+        assert_eq!((error.line, error.column), (1, column), "{text:?}: {error}");
+        assert!(matches!(error.kind, ParseErrorKind::UnsupportedMapType(_)));
+    }
+    assert!(parse_map("type octile\nheight 1\nwidth 1\nmap\n.\n").is_ok());
 }

@@ -49,6 +49,8 @@ pub enum ParseErrorKind {
     UnsupportedVersion(String),
     /// The input is not UTF-8 text.
     NotText,
+    /// A map's `type` line names a type other than `octile`.
+    UnsupportedMapType(String),
 }
 
 impl fmt::Display for ParseErrorKind {
@@ -69,6 +71,9 @@ impl fmt::Display for ParseErrorKind {
             Self::ExtraField => f.write_str("more than nine fields"),
             Self::UnsupportedVersion(version) => write!(f, "unsupported version `{version}`"),
             Self::NotText => f.write_str("not UTF-8 text"),
+            Self::UnsupportedMapType(map_type) => {
+                write!(f, "unsupported map type `{map_type}`, expected `octile`")
+            }
         }
     }
 }
