@@ -2,8 +2,9 @@
 //! it returns, and parsing does not allocate what a file merely claims.
 
 use astar_grid::{
-    Cell, CornerRule, CostModel, Grid, Legend, Movement, ParseError, SearchOptions, SearchResult,
-    SearchStatus, SearchWindow, Searcher, Step, parse_map, parse_map_with,
+    Cell, CornerRule, CostModel, Grid, Legend, Movement, ParseError, Scenario, SearchOptions,
+    SearchResult, SearchStatus, SearchWindow, Searcher, Step, parse_map, parse_map_with,
+    parse_scenario,
 };
 
 /// Runs `work` and returns its output with the number of heap allocations (reallocations
@@ -236,6 +237,16 @@ fn check_parse_allocations<T>(
     );
 }
 
+/// Heap bytes a scenario holds: its query table and each query's map name.
+fn scenario_bytes(scenario: &Scenario) -> usize {
+    scenario.queries.capacity() * size_of::<astar_grid::ScenarioQuery>()
+        + scenario
+            .queries
+            .iter()
+            .map(|query| query.map.capacity())
+            .sum::<usize>()
+}
+
 /// Map texts, valid and hostile: zero and huge dimensions, headers claiming rows the file
 /// lacks, long rows and many short ones.
 fn map_texts() -> Vec<String> {
@@ -282,6 +293,26 @@ fn ascii_texts() -> Vec<String> {
     ]
 }
 
+/// Scenario texts: many short rows, rows stating huge maps, many fields on one row.
+fn scenario_texts() -> Vec<String> {
+    vec![
+        "version 1\n".to_owned(),
+        format!("version 1\n{}", "0 m 1 1 0 0 0 0 0\n".repeat(5_000)),
+        format!("version 1\n{}", "0\tm\t1\t1\t0\t0\t0\t0\t0\n".repeat(5_000)),
+        format!(
+            "version 1\n{}",
+            "4294967295\tm\t4294967295\t4294967295\t4294967294\t4294967294\t0\t0\t1e300\n"
+                .repeat(1_000)
+        ),
+        format!("version 1\n{}", "0 ".repeat(20_000)),
+        format!(
+            "version 1\n0\t{}\t1\t1\t0\t0\t0\t0\t0\n",
+            "m".repeat(20_000)
+        ),
+        format!("version 1\n{}", "\n".repeat(50_000)),
+    ]
+}
+
 /// No parse allocates more than a small multiple of its input's size plus what it returns,
 /// whatever the input claims: zero or huge dimensions, rows that are missing, many rows.
 #[test]
@@ -310,5 +341,8 @@ fn no_parse_allocates_more_than_a_multiple_of_its_input_and_its_result() {
             Grid::memory_bytes,
         );
         check_parse_allocations("parse_map", &text, parse_map, Grid::memory_bytes);
+    }
+    for text in scenario_texts() {
+        check_parse_allocations("parse_scenario", &text, parse_scenario, scenario_bytes);
     }
 }

@@ -1,9 +1,11 @@
-//! Formats and sizes: map headers that claim what their file cannot hold, map types, grids
-//! without cells, and grid sizes at the limits of 32-bit arithmetic.
+//! The Moving AI readers and writers and the sizes a grid accepts: headers and rows that
+//! claim what their file cannot hold, scenario rows outside their own map, map names with
+//! spaces, and grid sizes at the limits of 32-bit arithmetic.
 
 use astar_grid::{
-    Cell, Grid, GridError, JumpGrid, ParseErrorKind, SearchError, SearchOptions, Searcher,
-    parse_map,
+    Cell, Grid, GridError, JumpGrid, ParseErrorKind, Scenario, ScenarioQuery, ScenarioWriteError,
+    ScenarioWriteErrorKind, SearchError, SearchOptions, Searcher, parse_map, parse_scenario,
+    write_scenario,
 };
 
 /// Grids with a zero width or height have no cells: they keep no memory, whatever their other
@@ -80,6 +82,141 @@ fn grid_sizes_at_the_limits_of_the_arithmetic_are_refused() {
             "{width}x{height}"
         );
     }
+}
+
+/// A scenario row whose start or goal lies outside the width and height the row states is
+/// refused at the offending coordinate.
+#[test]
+fn scenario_rows_outside_their_own_map_are_refused() {
+    let cases = [
+        ("version 1\n0 m.map 8 8 8 1 2 2 1\n", 13, "start x", 8, 8),
+        (
+            "version 1\n0\tm.map\t8\t8\t1\t8\t2\t2\t1\n",
+            15,
+            "start y",
+            8,
+            8,
+        ),
+        (
+            "version 1\n0\tm.map\t8\t8\t1\t1\t9\t2\t1\n",
+            17,
+            "goal x",
+            9,
+            8,
+        ),
+        (
+            "version 1\n0\tm.map\t8\t8\t1\t1\t2\t4000000000\t1\n",
+            19,
+            "goal y",
+            4_000_000_000,
+            8,
+        ),
+        (
+            "version 1\n0\tm.map\t0\t0\t0\t0\t0\t0\t0\n",
+            13,
+            "start x",
+            0,
+            0,
+        ),
+        (
+            "version 1\n0\tm.map\t5\t0\t0\t0\t0\t0\t0\n",
+            15,
+            "start y",
+            0,
+            0,
+        ),
+    ];
+    for (text, column, field, value, limit) in cases {
+        let error = parse_scenario(text).expect_err(text);
+        assert_eq!((error.line, error.column), (2, column), "{text:?}: {error}");
+        assert_eq!(
+            error.kind,
+            ParseErrorKind::OutsideMap {
+                field,
+                value,
+                limit
+            }
+        );
+    }
+    let inside = parse_scenario("version 1\n0\tm.map\t8\t8\t7\t0\t0\t7\t1\n").expect("inside");
+    assert_eq!(inside.queries[0].start, Cell::new(7, 0));
+}
+
+fn query(map: &str) -> ScenarioQuery {
+    ScenarioQuery {
+        bucket: 3,
+        map: map.to_owned(),
+        map_width: 8,
+        map_height: 6,
+        start: Cell::new(1, 2),
+        goal: Cell::new(7, 5),
+        optimal_length: 6.5,
+    }
+}
+
+/// What `write_scenario` writes, `parse_scenario` reads back: map names may hold spaces.
+#[test]
+fn written_scenarios_with_spaces_in_map_names_read_back() {
+    let scenario = Scenario {
+        queries: vec![query("maps/my map.map"), query("a  b"), query("plain.map")],
+    };
+    let written = write_scenario(&scenario).expect("names with spaces can be written");
+    assert!(written.contains("\tmaps/my map.map\t"), "{written}");
+    assert_eq!(parse_scenario(&written), Ok(scenario));
+}
+
+/// What could not be read back is refused with the query and the reason, not written.
+#[test]
+fn write_scenario_refuses_what_would_not_read_back() {
+    let mut outside = query("m.map");
+    outside.goal = Cell::new(8, 0);
+    let mut endless = query("m.map");
+    endless.optimal_length = f64::INFINITY;
+    let cases = [
+        (query(""), ScenarioWriteErrorKind::MapName(String::new())),
+        (
+            query("a\tb"),
+            ScenarioWriteErrorKind::MapName("a\tb".into()),
+        ),
+        (
+            query("a\nb"),
+            ScenarioWriteErrorKind::MapName("a\nb".into()),
+        ),
+        (query(" a"), ScenarioWriteErrorKind::MapName(" a".into())),
+        (query("a "), ScenarioWriteErrorKind::MapName("a ".into())),
+        (
+            endless,
+            ScenarioWriteErrorKind::OptimalLength(f64::INFINITY),
+        ),
+        (
+            outside,
+            ScenarioWriteErrorKind::OutsideMap {
+                field: "goal x",
+                value: 8,
+                limit: 8,
+            },
+        ),
+    ];
+    for (refused, kind) in cases {
+        let scenario = Scenario {
+            queries: vec![query("fine.map"), refused],
+        };
+        assert_eq!(
+            write_scenario(&scenario),
+            Err(ScenarioWriteError { query: 1, kind })
+        );
+    }
+}
+
+/// Space-separated rows, as older files write them, still read; tabs and spaces around fields
+/// do not shift them.
+#[test]
+fn space_separated_and_padded_rows_still_read() {
+    let expected = Scenario {
+        queries: vec![query("m.map"); 3],
+    };
+    let text = "version 1\n3 m.map 8 6 1 2 7 5 6.5\n3  m.map  8 6 1 2 7 5 6.5\n3 \tm.map\t 8\t6\t1\t2\t7\t5\t6.5\n";
+    assert_eq!(parse_scenario(text), Ok(expected));
 }
 
 /// Moving AI maps are octile maps; any other type is refused where it is named.
