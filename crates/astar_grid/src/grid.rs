@@ -30,17 +30,39 @@ pub const MAX_CELLS: u64 = 1 << 31;
 pub struct Grid {
     width: u32,
     height: u32,
-    /// Row length of `cells`, including the border: `width + 2`.
+    /// Row length of `cells`, including the border: `width + 2`; 0 when the grid has no cells.
     stride: usize,
-    /// `(width + 2) * (height + 2)` bytes; 0 is blocked, anything else is the cost multiplier.
+    /// `(width + 2) * (height + 2)` bytes, none when the grid has no cells; 0 is blocked,
+    /// anything else is the cost multiplier.
     cells: Vec<u8>,
+}
+
+/// The row length and the length of the bordered buffer of a `width` x `height` grid, both 0
+/// for a grid without cells, or `None` when it would have more than [`MAX_CELLS`] cells or a
+/// buffer without 32-bit indices.
+fn layout(width: u32, height: u32) -> Option<(usize, usize)> {
+    if width == 0 || height == 0 {
+        return Some((0, 0));
+    }
+    if u64::from(width).checked_mul(u64::from(height))? > MAX_CELLS {
+        return None;
+    }
+    let stride = u64::from(width).checked_add(2)?;
+    let padded = stride.checked_mul(u64::from(height).checked_add(2)?)?;
+    if padded > u64::from(u32::MAX) {
+        return None;
+    }
+    Some((usize::try_from(stride).ok()?, usize::try_from(padded).ok()?))
 }
 
 /// Why a grid could not be built or edited.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GridError {
-    /// The requested size has more than [`MAX_CELLS`] cells.
-    #[error("a {width}x{height} grid is too large (at most {MAX_CELLS} cells)")]
+    /// The requested size has more than [`MAX_CELLS`] cells, or its cells and border would
+    /// not all have 32-bit indices.
+    #[error(
+        "a {width}x{height} grid is too large (at most {MAX_CELLS} cells, with 32-bit indices for them and their border)"
+    )]
     TooLarge {
         /// Requested width.
         width: u32,
@@ -63,8 +85,8 @@ impl Grid {
     /// A `width` x `height` grid of walkable cells of cost 1.
     ///
     /// # Panics
-    /// When the grid would hold more than [`MAX_CELLS`] cells; use [`Grid::try_new`] for sizes
-    /// that come from outside the program.
+    /// When [`Grid::try_new`] refuses the size (more than [`MAX_CELLS`] cells); use
+    /// [`Grid::try_new`] for sizes that come from outside the program.
     #[must_use]
     pub fn new(width: u32, height: u32) -> Self {
         match Self::try_new(width, height) {
@@ -74,18 +96,36 @@ impl Grid {
     }
 
     /// A `width` x `height` grid of walkable cells of cost 1, or an error when it would hold more
-    /// than [`MAX_CELLS`] cells.
+    /// than [`MAX_CELLS`] cells or its bordered buffer would not have 32-bit indices.
+    ///
+    /// A grid with a zero width or height has no cells and holds no memory, whatever its other
+    /// dimension.
+    ///
+    /// ```
+    /// use astar_grid::{Grid, GridError};
+    ///
+    /// assert_eq!(Grid::try_new(0, u32::MAX)?.memory_bytes(), 0);
+    /// assert_eq!(
+    ///     Grid::try_new(u32::MAX, u32::MAX),
+    ///     Err(GridError::TooLarge { width: u32::MAX, height: u32::MAX })
+    /// );
+    /// # Ok::<(), GridError>(())
+    /// ```
     pub fn try_new(width: u32, height: u32) -> Result<Self, GridError> {
-        let padded = (u64::from(width) + 2) * (u64::from(height) + 2);
-        if u64::from(width) * u64::from(height) > MAX_CELLS || padded > u64::from(u32::MAX) {
-            return Err(GridError::TooLarge { width, height });
+        let (stride, padded) =
+            layout(width, height).ok_or(GridError::TooLarge { width, height })?;
+        if padded == 0 {
+            return Ok(Self {
+                width,
+                height,
+                stride,
+                cells: Vec::new(),
+            });
         }
-        let stride = width as usize + 2;
-        let mut cells = vec![1u8; padded as usize];
+        let mut cells = vec![1u8; padded];
         // Blocked border: first and last rows, first and last columns.
         cells[..stride].fill(0);
-        let last_row = padded as usize - stride;
-        cells[last_row..].fill(0);
+        cells[padded - stride..].fill(0);
         for row in cells.chunks_exact_mut(stride) {
             row[0] = 0;
             row[stride - 1] = 0;
@@ -98,6 +138,12 @@ impl Grid {
         })
     }
 
+    /// Length of the bordered buffer of a `width` x `height` grid (0 without cells), or `None`
+    /// when [`Grid::try_new`] refuses the size.
+    pub(crate) fn buffer_len(width: u32, height: u32) -> Option<usize> {
+        layout(width, height).map(|(_, padded)| padded)
+    }
+
     /// A grid whose cell costs come from `cost(cell)`: 0 for blocked, 1..=255 for walkable.
     ///
     /// # Panics
@@ -105,6 +151,9 @@ impl Grid {
     #[must_use]
     pub fn from_fn(width: u32, height: u32, mut cost: impl FnMut(Cell) -> u8) -> Self {
         let mut grid = Self::new(width, height);
+        if grid.is_empty() {
+            return grid;
+        }
         for y in 0..height {
             for x in 0..width {
                 let index = grid.index(Cell::new(x, y));
@@ -206,7 +255,9 @@ impl Grid {
 
     /// Every cell of the grid in row-major order with its raw value (0 blocked, else cost).
     pub fn cells(&self) -> impl Iterator<Item = (Cell, u8)> + '_ {
-        (0..self.height).flat_map(move |y| {
+        // Without cells, no rows either: a 0 x 4,294,967,295 grid has nothing to visit.
+        let rows = if self.is_empty() { 0 } else { self.height };
+        (0..rows).flat_map(move |y| {
             (0..self.width).map(move |x| {
                 let cell = Cell::new(x, y);
                 (cell, self.cells[self.index(cell)])
@@ -250,7 +301,7 @@ impl Grid {
         self.cells.iter().any(|&value| value > 1)
     }
 
-    /// Bytes of cell storage, border included.
+    /// Bytes of cell storage, border included; 0 for a grid without cells.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         self.cells.len()
@@ -273,10 +324,16 @@ impl Grid {
         )
     }
 
-    /// Row length of the padded buffer.
+    /// Row length of the padded buffer (0 for a grid without cells).
     #[inline]
     pub(crate) const fn stride(&self) -> usize {
         self.stride
+    }
+
+    /// Rows of the padded buffer, border included (0 for a grid without cells).
+    #[inline]
+    pub(crate) fn padded_rows(&self) -> usize {
+        self.cells.len().checked_div(self.stride).unwrap_or(0)
     }
 
     /// The padded buffer: 0 blocked (the border always is), else the cost multiplier.
@@ -342,6 +399,9 @@ mod tests {
             Err(GridError::TooLarge { .. })
         ));
         assert!(Grid::try_new(0, 0).is_ok_and(|grid| grid.is_empty()));
+        assert_eq!(layout(u32::MAX, u32::MAX), None);
+        assert_eq!(layout(0, u32::MAX), Some((0, 0)));
+        assert_eq!(layout(3, 1), Some((5, 15)));
     }
 
     #[test]

@@ -43,8 +43,9 @@ pub use connectivity::{
 pub use cost::CostModel;
 pub use flow_field::{FlowField, FlowFieldError, FlowFieldUpdate};
 pub use formats::{
-    Legend, ParseError, ParseErrorKind, Scenario, ScenarioQuery, Terrain, parse_map,
-    parse_map_with, parse_scenario, write_map, write_scenario,
+    Legend, ParseError, ParseErrorKind, Scenario, ScenarioQuery, ScenarioWriteError,
+    ScenarioWriteErrorKind, Terrain, parse_map, parse_map_with, parse_scenario, write_map,
+    write_scenario,
 };
 pub use grid::{Grid, GridError, MAX_CELLS};
 pub use heuristic::{Heuristic, Weighting};

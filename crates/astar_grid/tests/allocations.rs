@@ -2,8 +2,9 @@
 //! it returns, and parsing does not allocate what a file merely claims.
 
 use astar_grid::{
-    Cell, CornerRule, CostModel, Grid, Movement, SearchOptions, SearchResult, SearchStatus,
-    SearchWindow, Searcher, Step, parse_map,
+    Cell, CornerRule, CostModel, Grid, Legend, Movement, ParseError, Scenario, SearchOptions,
+    SearchResult, SearchStatus, SearchWindow, Searcher, Step, parse_map, parse_map_with,
+    parse_scenario,
 };
 
 /// Runs `work` and returns its output with the number of heap allocations (reallocations
@@ -186,4 +187,162 @@ fn a_map_header_alone_does_not_allocate_the_announced_grid() {
         info.bytes_max,
         text.len()
     );
+}
+
+/// Two headers with a zero dimension: one claims 99,999,999 rows of no cells, the other a row
+/// of 99,999,999 cells but no rows. Neither grid has a cell, so neither parse may allocate
+/// more than a few bytes, whether it fails (no rows follow) or succeeds (no rows are due).
+#[test]
+fn a_map_header_with_a_zero_dimension_allocates_nothing() {
+    for text in [
+        "type octile\nheight 99999999\nwidth 0\nmap\n",
+        "type octile\nheight 0\nwidth 99999999\nmap\n",
+    ] {
+        let mut outcome = None;
+        let info = allocation_counter::measure(|| outcome = Some(parse_map(text)));
+        assert!(outcome.is_some(), "the parse ran");
+        assert!(
+            info.bytes_max < 1 << 10,
+            "{} bytes allocated for {text:?}",
+            info.bytes_max
+        );
+    }
+}
+
+/// Bytes a parser may allocate per byte of input, beyond what it returns.
+const BYTES_PER_INPUT_BYTE: u64 = 8;
+
+/// Bytes any parse may allocate whatever its input (error messages, a few small buffers).
+const FIXED_ALLOWANCE: u64 = 1 << 10;
+
+/// Runs `parse` on `text` and checks that its peak of live heap bytes stays within a small
+/// multiple of the input's size plus `returned(output)`, the heap bytes of what it returns.
+fn check_parse_allocations<T>(
+    name: &str,
+    text: &str,
+    parse: impl FnOnce(&str) -> Result<T, ParseError>,
+    returned: impl FnOnce(&T) -> usize,
+) {
+    let mut outcome = None;
+    let info = allocation_counter::measure(|| outcome = Some(parse(text)));
+    let outcome = outcome.expect("the parse ran");
+    let kept = outcome.as_ref().map_or(0, returned) as u64;
+    let allowed = BYTES_PER_INPUT_BYTE * text.len() as u64 + kept + FIXED_ALLOWANCE;
+    let shown: String = text.chars().take(60).collect();
+    assert!(
+        info.bytes_max <= allowed,
+        "{name} allocated {} bytes at its peak for {} input bytes ({shown:?}...), returning {kept}",
+        info.bytes_max,
+        text.len()
+    );
+}
+
+/// Heap bytes a scenario holds: its query table and each query's map name.
+fn scenario_bytes(scenario: &Scenario) -> usize {
+    scenario.queries.capacity() * size_of::<astar_grid::ScenarioQuery>()
+        + scenario
+            .queries
+            .iter()
+            .map(|query| query.map.capacity())
+            .sum::<usize>()
+}
+
+/// Map texts, valid and hostile: zero and huge dimensions, headers claiming rows the file
+/// lacks, long rows and many short ones.
+fn map_texts() -> Vec<String> {
+    let header =
+        |height: u64, width: u64| format!("type octile\nheight {height}\nwidth {width}\nmap\n");
+    let mut texts = Vec::new();
+    for (height, width) in [
+        (0, 0),
+        (0, 99_999_999),
+        (99_999_999, 0),
+        (2_147_483_000, 0),
+        (0, 4_294_967_295),
+        (4_294_967_295, 0),
+        (4_294_967_295, 4_294_967_295),
+        (4_000, 4_000),
+        (65_536, 65_536),
+        (1, 1 << 31),
+    ] {
+        texts.push(header(height, width));
+        texts.push(format!("{}.\n", header(height, width)));
+    }
+    texts.push(format!("{}{}", header(20_000, 0), "\n".repeat(20_000)));
+    texts.push(format!("{}{}", header(20_000, 1), ".\n".repeat(20_000)));
+    texts.push(format!("{}{}\n", header(1, 20_000), ".".repeat(20_000)));
+    texts.push(format!("{}{}", header(40_000, 1), ".\n".repeat(20_000)));
+    texts.push(format!(
+        "{}{}",
+        header(100, 100),
+        format!("{}\n", "@".repeat(100)).repeat(100)
+    ));
+    texts
+}
+
+/// ASCII grids: blank lines only, one long row, many one-cell rows, ragged rows.
+fn ascii_texts() -> Vec<String> {
+    vec![
+        String::new(),
+        "\n".repeat(50_000),
+        " \n".repeat(25_000),
+        ".".repeat(50_000),
+        ".\n".repeat(25_000),
+        format!("{}{}", ".".repeat(25_000), "\n..".repeat(10)),
+        format!("{}x", ".\n".repeat(25_000)),
+    ]
+}
+
+/// Scenario texts: many short rows, rows stating huge maps, many fields on one row.
+fn scenario_texts() -> Vec<String> {
+    vec![
+        "version 1\n".to_owned(),
+        format!("version 1\n{}", "0 m 1 1 0 0 0 0 0\n".repeat(5_000)),
+        format!("version 1\n{}", "0\tm\t1\t1\t0\t0\t0\t0\t0\n".repeat(5_000)),
+        format!(
+            "version 1\n{}",
+            "4294967295\tm\t4294967295\t4294967295\t4294967294\t4294967294\t0\t0\t1e300\n"
+                .repeat(1_000)
+        ),
+        format!("version 1\n{}", "0 ".repeat(20_000)),
+        format!(
+            "version 1\n0\t{}\t1\t1\t0\t0\t0\t0\t0\n",
+            "m".repeat(20_000)
+        ),
+        format!("version 1\n{}", "\n".repeat(50_000)),
+    ]
+}
+
+/// No parse allocates more than a small multiple of its input's size plus what it returns,
+/// whatever the input claims: zero or huge dimensions, rows that are missing, many rows.
+#[test]
+fn no_parse_allocates_more_than_a_multiple_of_its_input_and_its_result() {
+    let terrain = Legend::terrain();
+    for text in map_texts() {
+        check_parse_allocations("parse_map", &text, parse_map, Grid::memory_bytes);
+        check_parse_allocations(
+            "parse_map_with",
+            &text,
+            |text| parse_map_with(text, &terrain),
+            Grid::memory_bytes,
+        );
+        check_parse_allocations(
+            "Grid::from_ascii",
+            &text,
+            Grid::from_ascii,
+            Grid::memory_bytes,
+        );
+    }
+    for text in ascii_texts() {
+        check_parse_allocations(
+            "Grid::from_ascii",
+            &text,
+            Grid::from_ascii,
+            Grid::memory_bytes,
+        );
+        check_parse_allocations("parse_map", &text, parse_map, Grid::memory_bytes);
+    }
+    for text in scenario_texts() {
+        check_parse_allocations("parse_scenario", &text, parse_scenario, scenario_bytes);
+    }
 }

@@ -21,23 +21,18 @@ impl Grid {
     /// # Errors
     /// A [`ParseError`] for an unknown character or rows of different lengths.
     pub fn from_ascii(text: &str) -> Result<Self, ParseError> {
-        let rows: Vec<(usize, usize, &str)> = numbered_lines(text)
-            .map(|(number, line)| {
-                let indent = line
-                    .chars()
-                    .take_while(|character| character.is_whitespace())
-                    .count();
-                (number, indent, line.trim())
-            })
-            .filter(|(_, _, line)| !line.is_empty())
-            .collect();
-        let width = rows.first().map_or(0, |(_, _, line)| line.chars().count());
-        let (Ok(width32), Ok(height32)) = (u32::try_from(width), u32::try_from(rows.len())) else {
+        // Passes over the text for the size, the checks and the cells, so that nothing but the
+        // grid is allocated.
+        let width = ascii_rows(text)
+            .next()
+            .map_or(0, |(_, _, line)| line.chars().count());
+        let height = ascii_rows(text).count();
+        let (Ok(width32), Ok(height32)) = (u32::try_from(width), u32::try_from(height)) else {
             return Err(ParseError::new(1, 1, ParseErrorKind::TooLarge));
         };
-        let mut grid = Self::try_new(width32, height32)
-            .map_err(|_| ParseError::new(1, 1, ParseErrorKind::TooLarge))?;
-        for (y, &(number, indent, line)) in rows.iter().enumerate() {
+        // Every row is checked before the grid is allocated: a long first row followed by
+        // many short ones would otherwise claim far more cells than the text holds.
+        for (number, indent, line) in ascii_rows(text) {
             let found = line.chars().count();
             if found != width {
                 return Err(ParseError::new(
@@ -49,19 +44,23 @@ impl Grid {
                     },
                 ));
             }
-            for (x, (offset, character)) in line.char_indices().enumerate() {
-                let value = match character {
-                    '.' => 1,
-                    '#' | '@' => 0,
-                    '1'..='9' => character as u8 - b'0',
-                    _ => {
-                        return Err(ParseError::new(
-                            number,
-                            indent + column_of(line, offset),
-                            ParseErrorKind::UnknownTerrain(character),
-                        ));
-                    }
-                };
+            if let Some((offset, character)) = line
+                .char_indices()
+                .find(|&(_, character)| ascii_value(character).is_none())
+            {
+                return Err(ParseError::new(
+                    number,
+                    indent + column_of(line, offset),
+                    ParseErrorKind::UnknownTerrain(character),
+                ));
+            }
+        }
+        let mut grid = Self::try_new(width32, height32)
+            .map_err(|_| ParseError::new(1, 1, ParseErrorKind::TooLarge))?;
+        for (y, (_, _, line)) in ascii_rows(text).enumerate() {
+            for (x, character) in line.chars().enumerate() {
+                // In bounds and known: every row was checked above.
+                let value = ascii_value(character).unwrap_or(0);
                 let _ = grid.set_cost(Cell::new(x as u32, y as u32), value);
             }
         }
@@ -90,12 +89,42 @@ impl Grid {
     }
 }
 
+/// The grid value an ASCII character stands for, if any.
+const fn ascii_value(character: char) -> Option<u8> {
+    match character {
+        '.' => Some(1),
+        '#' | '@' => Some(0),
+        '1'..='9' => Some(character as u8 - b'0'),
+        _ => None,
+    }
+}
+
+/// The rows of an ASCII grid: each non-blank line with its number, the characters of white
+/// space before it, and the line without its surrounding white space.
+fn ascii_rows(text: &str) -> impl Iterator<Item = (usize, usize, &str)> {
+    numbered_lines(text)
+        .map(|(number, line)| {
+            let indent = line
+                .chars()
+                .take_while(|character| character.is_whitespace())
+                .count();
+            (number, indent, line.trim())
+        })
+        .filter(|(_, _, line)| !line.is_empty())
+}
+
 pub(crate) fn to_ascii(grid: &Grid) -> String {
     render(grid, |_| None)
 }
 
+/// Draws the rows of `grid`; a grid without cells draws as nothing (blank lines would read back
+/// as no rows either).
 fn render(grid: &Grid, overlay: impl Fn(Cell) -> Option<char>) -> String {
-    let mut text = String::with_capacity(grid.len() + grid.height() as usize);
+    if grid.is_empty() {
+        return String::new();
+    }
+    // At most 2^31 cells and rows: the sum fits a `usize` of 64 bits and saturates below.
+    let mut text = String::with_capacity(grid.len().saturating_add(grid.height() as usize));
     for y in 0..grid.height() {
         for x in 0..grid.width() {
             let cell = Cell::new(x, y);

@@ -49,6 +49,18 @@ pub enum ParseErrorKind {
     UnsupportedVersion(String),
     /// The input is not UTF-8 text.
     NotText,
+    /// A map's `type` line names a type other than `octile`.
+    UnsupportedMapType(String),
+    /// A scenario row's start or goal lies outside the map size the row states.
+    OutsideMap {
+        /// The field: `start x`, `start y`, `goal x` or `goal y`.
+        field: &'static str,
+        /// Its value.
+        value: u32,
+        /// The map width (for x) or height (for y) the row states, which the value must be
+        /// below.
+        limit: u32,
+    },
 }
 
 impl fmt::Display for ParseErrorKind {
@@ -69,8 +81,75 @@ impl fmt::Display for ParseErrorKind {
             Self::ExtraField => f.write_str("more than nine fields"),
             Self::UnsupportedVersion(version) => write!(f, "unsupported version `{version}`"),
             Self::NotText => f.write_str("not UTF-8 text"),
+            Self::UnsupportedMapType(map_type) => {
+                write!(f, "unsupported map type `{map_type}`, expected `octile`")
+            }
+            Self::OutsideMap {
+                field,
+                value,
+                limit,
+            } => write_outside_map(f, field, *value, *limit),
         }
     }
+}
+
+/// A scenario query that [`write_scenario`](crate::write_scenario) refuses, because
+/// [`parse_scenario`](crate::parse_scenario) could not read it back as it is.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("query {query}: {kind}")]
+pub struct ScenarioWriteError {
+    /// Index of the query in the scenario, from 0.
+    pub query: usize,
+    /// What cannot be written.
+    pub kind: ScenarioWriteErrorKind,
+}
+
+/// What of a scenario query cannot be written so that it reads back.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ScenarioWriteErrorKind {
+    /// The map name is empty, holds a tab or a line break, or starts or ends with a space.
+    MapName(String),
+    /// The optimal length is not a finite number.
+    OptimalLength(f64),
+    /// The start or goal lies outside the map size the query states.
+    OutsideMap {
+        /// The field: `start x`, `start y`, `goal x` or `goal y`.
+        field: &'static str,
+        /// Its value.
+        value: u32,
+        /// The map width (for x) or height (for y), which the value must be below.
+        limit: u32,
+    },
+}
+
+impl fmt::Display for ScenarioWriteErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::MapName(name) => write!(
+                f,
+                "map name {name:?} is empty, holds a tab or a line break, or starts or ends with a space"
+            ),
+            Self::OptimalLength(length) => write!(f, "optimal length {length} is not finite"),
+            Self::OutsideMap {
+                field,
+                value,
+                limit,
+            } => write_outside_map(f, field, *value, *limit),
+        }
+    }
+}
+
+/// The message of a start or goal coordinate outside the map size its query states.
+fn write_outside_map(
+    f: &mut fmt::Formatter<'_>,
+    field: &str,
+    value: u32,
+    limit: u32,
+) -> fmt::Result {
+    write!(
+        f,
+        "{field} {value} lies outside the map, whose size on that axis is {limit}"
+    )
 }
 
 impl ParseError {

@@ -31,6 +31,46 @@ pub fn parse_map(text: &str) -> Result<Grid, ParseError> {
 pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
     // A final line ending does not start another (empty) row.
     let mut lines = numbered_lines(text.strip_suffix('\n').unwrap_or(text));
+    let header = read_header(&mut lines)?;
+    check_claimed_size(text, &header)?;
+    let mut grid = Grid::try_new(header.width, header.height)
+        .map_err(|_| ParseError::new(header.last_line, 1, ParseErrorKind::TooLarge))?;
+    let mut rows = 0;
+    for (number, line) in lines {
+        if rows == header.height {
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Err(ParseError::new(number, 1, ParseErrorKind::TrailingContent));
+        }
+        read_row(&mut grid, rows, (number, line), legend)?;
+        rows += 1;
+    }
+    if rows < header.height {
+        return Err(ParseError::new(
+            header.last_line + rows as usize + 1,
+            1,
+            ParseErrorKind::MissingRows {
+                expected: header.height,
+                found: rows as usize,
+            },
+        ));
+    }
+    Ok(grid)
+}
+
+/// What a map's header says.
+struct Header {
+    width: u32,
+    height: u32,
+    /// Number of the header's last line, `map`.
+    last_line: usize,
+}
+
+/// Reads the header lines, up to and including `map`.
+fn read_header<'a>(
+    lines: &mut impl Iterator<Item = (usize, &'a str)>,
+) -> Result<Header, ParseError> {
     let mut last_line = 0;
     let mut next_header = |name: &'static str| {
         let (number, line) = lines.next().ok_or(ParseError::new(
@@ -41,21 +81,13 @@ pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
         last_line = number;
         Ok::<_, ParseError>((number, line))
     };
-
     let (number, line) = next_header("type octile")?;
-    if line.split_whitespace().next() != Some("type") {
-        return Err(ParseError::new(
-            number,
-            1,
-            ParseErrorKind::ExpectedHeader("type octile"),
-        ));
-    }
+    check_map_type(number, line)?;
     let mut height = None;
     let mut width = None;
     loop {
         let (number, line) = next_header("map")?;
-        let trimmed = line.trim();
-        if trimmed == "map" {
+        if line.trim() == "map" {
             break;
         }
         let mut words = words_with_offsets(line);
@@ -63,12 +95,10 @@ pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
             Some("height") => &mut height,
             Some("width") => &mut width,
             _ => {
-                let expected = if height.is_none() {
-                    "height H"
-                } else if width.is_none() {
-                    "width W"
-                } else {
-                    "map"
+                let expected = match (height, width) {
+                    (None, _) => "height H",
+                    (_, None) => "width W",
+                    _ => "map",
                 };
                 return Err(ParseError::new(
                     number,
@@ -86,97 +116,114 @@ pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
             )
         })?);
     }
-    let (Some(height), Some(width)) = (height, width) else {
-        let missing = if height.is_none() {
-            "height H"
-        } else {
-            "width W"
-        };
-        return Err(ParseError::new(
-            last_line,
-            1,
-            ParseErrorKind::ExpectedHeader(missing),
-        ));
-    };
-    // Each row needs at least `width` bytes: a header announcing more than the file holds is
-    // refused before the grid is allocated.
+    let missing = |what| ParseError::new(last_line, 1, ParseErrorKind::ExpectedHeader(what));
+    Ok(Header {
+        height: height.ok_or_else(|| missing("height H"))?,
+        width: width.ok_or_else(|| missing("width W"))?,
+        last_line,
+    })
+}
+
+/// Refuses a header that announces more than the file holds, before the grid is allocated.
+/// The check bounds the grid's bordered buffer, the memory actually taken: each cell of a row
+/// takes at least one byte, and a grid with cells has a buffer of at most
+/// [`BUFFER_BYTES_PER_CELL`] bytes a cell (a grid without cells has none).
+fn check_claimed_size(text: &str, header: &Header) -> Result<(), ParseError> {
     let rows_start = text
         .split_inclusive('\n')
-        .take(last_line)
+        .take(header.last_line)
         .map(str::len)
         .sum::<usize>();
-    let available = text.len().saturating_sub(rows_start);
-    let needed = u64::from(width) * u64::from(height);
-    if (available as u64) < needed {
-        let rows_present = text
-            .get(rows_start..)
-            .map_or(0, |rows| rows.lines().count());
-        return Err(ParseError::new(
-            last_line + rows_present + 1,
-            1,
-            ParseErrorKind::MissingRows {
-                expected: height,
-                found: rows_present.min(height as usize),
-            },
-        ));
+    let available = text.len().saturating_sub(rows_start) as u64;
+    let buffer = Grid::buffer_len(header.width, header.height).ok_or(ParseError::new(
+        header.last_line,
+        1,
+        ParseErrorKind::TooLarge,
+    ))?;
+    if buffer as u64 <= available.saturating_mul(BUFFER_BYTES_PER_CELL) {
+        return Ok(());
     }
-    let mut grid = Grid::try_new(width, height)
-        .map_err(|_| ParseError::new(last_line, 1, ParseErrorKind::TooLarge))?;
+    let rows_present = text
+        .get(rows_start..)
+        .map_or(0, |rows| rows.lines().count());
+    Err(ParseError::new(
+        header.last_line + rows_present + 1,
+        1,
+        ParseErrorKind::MissingRows {
+            expected: header.height,
+            found: rows_present.min(header.height as usize),
+        },
+    ))
+}
 
-    let mut rows = 0;
-    for (number, line) in lines {
-        if rows == height as usize {
-            if line.trim().is_empty() {
-                continue;
-            }
-            return Err(ParseError::new(number, 1, ParseErrorKind::TrailingContent));
-        }
-        let mut cells = 0;
-        for (offset, character) in line.char_indices() {
-            if cells == width as usize {
-                cells += 1;
-                break;
-            }
-            let terrain = legend.get(character).ok_or_else(|| {
-                ParseError::new(
-                    number,
-                    column_of(line, offset),
-                    ParseErrorKind::UnknownTerrain(character),
-                )
-            })?;
-            let cell = Cell::new(cells as u32, rows as u32);
-            // In bounds by construction: cells < width and rows < height.
-            let _ = grid.set_cost(cell, terrain.value());
+/// Reads row `y` of `grid` from the numbered `line`.
+fn read_row(
+    grid: &mut Grid,
+    y: u32,
+    (number, line): (usize, &str),
+    legend: &Legend,
+) -> Result<(), ParseError> {
+    let width = grid.width() as usize;
+    let mut cells = 0;
+    for (offset, character) in line.char_indices() {
+        if cells == width {
             cells += 1;
+            break;
         }
-        if cells != width as usize {
-            let found = if cells > width as usize {
-                line.chars().count()
-            } else {
-                cells
-            };
-            return Err(ParseError::new(
+        let terrain = legend.get(character).ok_or_else(|| {
+            ParseError::new(
                 number,
-                column_of(line, line.len()).min(width as usize + 1),
-                ParseErrorKind::RowLength {
-                    expected: width,
-                    found,
-                },
-            ));
-        }
-        rows += 1;
+                column_of(line, offset),
+                ParseErrorKind::UnknownTerrain(character),
+            )
+        })?;
+        // In bounds by construction: cells < width and y < height.
+        let _ = grid.set_cost(Cell::new(cells as u32, y), terrain.value());
+        cells += 1;
     }
-    if rows < height as usize {
+    if cells == width {
+        return Ok(());
+    }
+    let found = if cells > width {
+        line.chars().count()
+    } else {
+        cells
+    };
+    Err(ParseError::new(
+        number,
+        column_of(line, line.len()).min(width + 1),
+        ParseErrorKind::RowLength {
+            expected: grid.width(),
+            found,
+        },
+    ))
+}
+
+/// Bytes of a grid's bordered buffer for each of its cells, at most: a `w` x `h` grid with cells
+/// keeps `(w + 2) * (h + 2)` bytes, no more than `9 * w * h`.
+const BUFFER_BYTES_PER_CELL: u64 = 9;
+
+/// Checks the first line of a map: `type octile`, the only type of the Moving AI maps.
+fn check_map_type(number: usize, line: &str) -> Result<(), ParseError> {
+    let mut words = words_with_offsets(line);
+    if words.next().map(|(_, word)| word) != Some("type") {
         return Err(ParseError::new(
-            last_line + rows + 1,
+            number,
             1,
-            ParseErrorKind::MissingRows {
-                expected: height,
-                found: rows,
-            },
+            ParseErrorKind::ExpectedHeader("type octile"),
         ));
     }
-    Ok(grid)
+    match words.next() {
+        Some((_, "octile")) => Ok(()),
+        found => {
+            let (offset, map_type) = found.unwrap_or((line.trim_end().len(), ""));
+            Err(ParseError::new(
+                number,
+                column_of(line, offset),
+                ParseErrorKind::UnsupportedMapType(map_type.to_owned()),
+            ))
+        }
+    }
 }
 
 /// Writes a grid as a Moving AI `.map` file, naming each cell by the legend's first character
@@ -193,7 +240,12 @@ pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
 #[must_use]
 pub fn write_map(grid: &Grid, legend: &Legend) -> Option<String> {
     let mut symbols = [None; 256];
-    let mut text = String::with_capacity(grid.len() + grid.height() as usize + 48);
+    // At most 2^31 cells and 2^32 rows: the sum fits a `usize` of 64 bits and saturates below.
+    let mut text = String::with_capacity(
+        grid.len()
+            .saturating_add(grid.height() as usize)
+            .saturating_add(48),
+    );
     let _ = write!(
         text,
         "type octile\nheight {}\nwidth {}\nmap\n",

@@ -7,7 +7,7 @@ mod legend;
 mod map;
 mod scenario;
 
-pub use error::{ParseError, ParseErrorKind};
+pub use error::{ParseError, ParseErrorKind, ScenarioWriteError, ScenarioWriteErrorKind};
 pub use legend::{Legend, Terrain};
 pub use map::{parse_map, parse_map_with, write_map};
 pub use scenario::{Scenario, ScenarioQuery, parse_scenario, write_scenario};

@@ -1,7 +1,7 @@
 //! Moving AI `.scen` files: `version 1`, then one query per row with its optimal length.
 
 use super::error::{column_of, numbered_lines, words_with_offsets};
-use super::{ParseError, ParseErrorKind};
+use super::{ParseError, ParseErrorKind, ScenarioWriteError, ScenarioWriteErrorKind};
 use crate::Cell;
 use core::fmt::Write as _;
 
@@ -43,12 +43,21 @@ const FIELDS: [&str; 9] = [
     "optimal length",
 ];
 
-/// Reads a Moving AI `.scen` file (fields separated by tabs or spaces).
+/// Reads a Moving AI `.scen` file.
+///
+/// Its rows separate their fields by tabs, so that a map name may hold spaces; a row without
+/// a tab is read as fields separated by spaces, as some older files are written. Spaces around
+/// a field are not part of it. A row whose start or goal lies outside the map width and height
+/// it states is an error.
 ///
 /// ```
-/// let text = "version 1\n0\tmaps/arena.map\t49\t49\t1\t11\t1\t12\t1\n";
+/// let text = "version 1\n0\tmaps/my arena.map\t49\t49\t1\t11\t1\t12\t1\n";
 /// let scenario = astar_grid::parse_scenario(text)?;
+/// assert_eq!(scenario.queries[0].map, "maps/my arena.map");
 /// assert_eq!(scenario.queries[0].goal, astar_grid::Cell::new(1, 12));
+///
+/// let outside = astar_grid::parse_scenario("version 1\n0 m.map 8 8 8 1 2 2 1\n").unwrap_err();
+/// assert_eq!((outside.line, outside.column), (2, 13));
 /// # Ok::<(), astar_grid::ParseError>(())
 /// ```
 ///
@@ -83,32 +92,80 @@ pub fn parse_scenario(text: &str) -> Result<Scenario, ParseError> {
     Ok(Scenario { queries })
 }
 
-fn parse_row(number: usize, line: &str) -> Result<ScenarioQuery, ParseError> {
-    // Byte offsets of each field, for error columns.
-    let mut fields = Vec::with_capacity(9);
-    let mut offset = 0;
-    for word in line.split(['\t', ' ']) {
-        if !word.is_empty() {
-            fields.push((offset, word));
+/// The fields of a row with their byte offsets: separated by tabs when the row holds one, else
+/// by spaces; without the spaces around them, and without empty ones.
+fn row_fields(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    let separator = if line.contains('\t') { '\t' } else { ' ' };
+    line.split(separator)
+        .scan(0, |start, piece| {
+            let offset = *start;
+            *start += piece.len() + 1;
+            Some((offset, piece))
+        })
+        .filter_map(|(offset, piece)| {
+            let unindented = piece.trim_start_matches(' ');
+            let field = unindented.trim_end_matches(' ');
+            let offset = offset + piece.len() - unindented.len();
+            (!field.is_empty()).then_some((offset, field))
+        })
+}
+
+/// Index in [`FIELDS`] of the start's x, which the start's y and the goal's x and y follow.
+const FIRST_COORDINATE: usize = 4;
+
+/// The first coordinate of a query outside the map size it states: its index in [`FIELDS`],
+/// its value and the width or height it must be below.
+fn coordinate_outside_map(query: &ScenarioQuery) -> Option<(usize, u32, u32)> {
+    let (width, height) = (query.map_width, query.map_height);
+    [
+        (query.start.x, width),
+        (query.start.y, height),
+        (query.goal.x, width),
+        (query.goal.y, height),
+    ]
+    .into_iter()
+    .zip(FIRST_COORDINATE..)
+    .find(|&((value, limit), _)| value >= limit)
+    .map(|((value, limit), index)| (index, value, limit))
+}
+
+/// The fields of a row, at most nine.
+struct RowFields<'a> {
+    /// Each field with its byte offset in the row; the first `count` are filled.
+    fields: [(usize, &'a str); FIELDS.len()],
+    count: usize,
+}
+
+/// The fields of a row; more than nine is an error.
+fn split_row(number: usize, line: &str) -> Result<RowFields<'_>, ParseError> {
+    let mut fields = [(line.len(), ""); FIELDS.len()];
+    let mut count = 0;
+    for (offset, word) in row_fields(line) {
+        if count == FIELDS.len() {
+            return Err(ParseError::new(
+                number,
+                column_of(line, offset),
+                ParseErrorKind::ExtraField,
+            ));
         }
-        offset += word.len() + 1;
+        fields[count] = (offset, word);
+        count += 1;
     }
-    if fields.len() > FIELDS.len() {
-        let (offset, _) = fields[FIELDS.len()];
-        return Err(ParseError::new(
-            number,
-            column_of(line, offset),
-            ParseErrorKind::ExtraField,
-        ));
-    }
+    Ok(RowFields { fields, count })
+}
+
+fn parse_row(number: usize, line: &str) -> Result<ScenarioQuery, ParseError> {
+    let RowFields { fields, count } = split_row(number, line)?;
     let field = |index: usize| {
-        fields.get(index).copied().ok_or_else(|| {
-            ParseError::new(
+        if index < count {
+            Ok(fields[index])
+        } else {
+            Err(ParseError::new(
                 number,
                 column_of(line, line.len()),
                 ParseErrorKind::MissingField(FIELDS[index]),
-            )
-        })
+            ))
+        }
     };
     let invalid = |offset: usize, text: &str| {
         ParseError::new(
@@ -133,7 +190,7 @@ fn parse_row(number: usize, line: &str) -> Result<ScenarioQuery, ParseError> {
         .ok()
         .filter(|length| length.is_finite())
         .ok_or_else(|| invalid(offset, text))?;
-    Ok(ScenarioQuery {
+    let query = ScenarioQuery {
         bucket,
         map,
         map_width,
@@ -141,21 +198,61 @@ fn parse_row(number: usize, line: &str) -> Result<ScenarioQuery, ParseError> {
         start,
         goal,
         optimal_length,
-    })
+    };
+    if let Some((index, value, limit)) = coordinate_outside_map(&query) {
+        return Err(ParseError::new(
+            number,
+            column_of(line, fields[index].0),
+            ParseErrorKind::OutsideMap {
+                field: FIELDS[index],
+                value,
+                limit,
+            },
+        ));
+    }
+    Ok(query)
+}
+
+/// Whether `parse_scenario` reads `name` back as the map name of a written row.
+fn map_name_reads_back(name: &str) -> bool {
+    !name.is_empty()
+        && !name.contains(['\t', '\n'])
+        && !name.starts_with(' ')
+        && !name.ends_with(' ')
 }
 
 /// Writes a scenario in the Moving AI format, tab-separated, lengths with 8 decimals.
 ///
 /// ```
-/// let text = "version 1\n0\tmaps/arena.map\t49\t49\t1\t11\t1\t12\t1.00000000\n";
+/// let text = "version 1\n0\tmaps/my arena.map\t49\t49\t1\t11\t1\t12\t1.00000000\n";
 /// let scenario = astar_grid::parse_scenario(text)?;
-/// assert_eq!(astar_grid::write_scenario(&scenario), text);
+/// assert_eq!(astar_grid::write_scenario(&scenario).as_deref(), Ok(text));
 /// # Ok::<(), astar_grid::ParseError>(())
 /// ```
-#[must_use]
-pub fn write_scenario(scenario: &Scenario) -> String {
+///
+/// # Errors
+/// A [`ScenarioWriteError`] for the first query that [`parse_scenario`] could not read back:
+/// a map name that is empty, holds a tab or a line break, or starts or ends with a space; an
+/// optimal length that is not finite; a start or goal outside the map size the query states.
+pub fn write_scenario(scenario: &Scenario) -> Result<String, ScenarioWriteError> {
     let mut text = String::from("version 1\n");
-    for query in &scenario.queries {
+    for (index, query) in scenario.queries.iter().enumerate() {
+        let refuse = |kind| ScenarioWriteError { query: index, kind };
+        if !map_name_reads_back(&query.map) {
+            return Err(refuse(ScenarioWriteErrorKind::MapName(query.map.clone())));
+        }
+        if !query.optimal_length.is_finite() {
+            return Err(refuse(ScenarioWriteErrorKind::OptimalLength(
+                query.optimal_length,
+            )));
+        }
+        if let Some((field, value, limit)) = coordinate_outside_map(query) {
+            return Err(refuse(ScenarioWriteErrorKind::OutsideMap {
+                field: FIELDS[field],
+                value,
+                limit,
+            }));
+        }
         let _ = writeln!(
             text,
             "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.8}",
@@ -170,7 +267,7 @@ pub fn write_scenario(scenario: &Scenario) -> String {
             query.optimal_length
         );
     }
-    text
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ impl JumpGrid {
             ));
         }
         let (width, height) = (grid.width(), grid.height());
-        let (padded_width, padded_height) = (width as usize + 2, height as usize + 2);
+        let (padded_width, padded_height) = (grid.stride(), grid.padded_rows());
         // The grid's padded buffer has the same layout: row `y + 1`, column `x + 1`.
         let cells = grid.raw();
         let walkable = |x: usize, y: usize| cells[y * padded_width + x] != 0;

@@ -1,0 +1,235 @@
+//! The Moving AI readers and writers and the sizes a grid accepts: headers and rows that
+//! claim what their file cannot hold, scenario rows outside their own map, map names with
+//! spaces, and grid sizes at the limits of 32-bit arithmetic.
+
+use astar_grid::{
+    Cell, Grid, GridError, JumpGrid, ParseErrorKind, Scenario, ScenarioQuery, ScenarioWriteError,
+    ScenarioWriteErrorKind, SearchError, SearchOptions, Searcher, parse_map, parse_scenario,
+    write_scenario,
+};
+
+/// Grids with a zero width or height have no cells: they keep no memory, whatever their other
+/// dimension, and are refused by nothing but their searches.
+#[test]
+fn grids_without_cells_hold_no_memory() {
+    for (width, height) in [
+        (0, 0),
+        (0, 1),
+        (3, 0),
+        (0, 99_999_999),
+        (99_999_999, 0),
+        (0, u32::MAX),
+        (u32::MAX, 0),
+    ] {
+        let grid = Grid::try_new(width, height).expect("a grid without cells");
+        assert_eq!((grid.width(), grid.height()), (width, height));
+        assert!(grid.is_empty());
+        assert_eq!(grid.memory_bytes(), 0, "{width}x{height}");
+        assert_eq!(grid.walkable_count(), 0);
+        assert_eq!(grid.cells().count(), 0);
+    }
+}
+
+/// A jump grid built from a grid without cells keeps nothing either.
+#[test]
+fn a_jump_grid_without_cells_holds_no_memory() {
+    let grid = Grid::try_new(0, 1_000_000).expect("a grid without cells");
+    let jump_grid = JumpGrid::new(&grid).expect("no terrain costs");
+    assert_eq!(jump_grid.memory_bytes(), 0);
+    assert!(!jump_grid.is_walkable(Cell::new(0, 0)));
+    let mut searcher = Searcher::for_grid(&grid);
+    assert_eq!(searcher.memory_bytes(), 0);
+    let (start, goal) = (Cell::new(0, 0), Cell::new(0, 5));
+    assert_eq!(
+        searcher.find_path(&grid, start, goal, &SearchOptions::default()),
+        Err(SearchError::EmptyGrid)
+    );
+    assert_eq!(
+        searcher.find_path_jps(&jump_grid, start, goal, &astar_grid::JpsOptions::default()),
+        Err(SearchError::EmptyGrid)
+    );
+}
+
+/// A header with a zero dimension claims no cells, so it passes the check against the bytes
+/// of the file; the grid it builds must then hold nothing.
+#[test]
+fn a_map_header_with_a_zero_dimension_builds_an_empty_grid() {
+    let grid = parse_map("type octile\nheight 0\nwidth 99999999\nmap\n").expect("a map of no rows");
+    assert_eq!((grid.width(), grid.height()), (99_999_999, 0));
+    assert_eq!(grid.memory_bytes(), 0);
+    let error = parse_map("type octile\nheight 99999999\nwidth 0\nmap\n").expect_err("no rows");
+    assert_eq!(error.line, 5);
+}
+
+/// Sizes whose bordered buffer does not fit 32-bit indices are refused with a typed error,
+/// however large: the size arithmetic is checked, not left to overflow.
+#[test]
+fn grid_sizes_at_the_limits_of_the_arithmetic_are_refused() {
+    for (width, height) in [
+        (u32::MAX, u32::MAX),
+        (u32::MAX, u32::MAX - 1),
+        (u32::MAX - 1, u32::MAX - 2),
+        (u32::MAX - 2, u32::MAX - 2),
+        (u32::MAX, 1),
+        (1, u32::MAX),
+        (u32::MAX - 2, 1),
+        (1 << 16, 1 << 16),
+        (1 << 31, 1),
+    ] {
+        assert_eq!(
+            Grid::try_new(width, height),
+            Err(GridError::TooLarge { width, height }),
+            "{width}x{height}"
+        );
+    }
+}
+
+/// A scenario row whose start or goal lies outside the width and height the row states is
+/// refused at the offending coordinate.
+#[test]
+fn scenario_rows_outside_their_own_map_are_refused() {
+    let cases = [
+        ("version 1\n0 m.map 8 8 8 1 2 2 1\n", 13, "start x", 8, 8),
+        (
+            "version 1\n0\tm.map\t8\t8\t1\t8\t2\t2\t1\n",
+            15,
+            "start y",
+            8,
+            8,
+        ),
+        (
+            "version 1\n0\tm.map\t8\t8\t1\t1\t9\t2\t1\n",
+            17,
+            "goal x",
+            9,
+            8,
+        ),
+        (
+            "version 1\n0\tm.map\t8\t8\t1\t1\t2\t4000000000\t1\n",
+            19,
+            "goal y",
+            4_000_000_000,
+            8,
+        ),
+        (
+            "version 1\n0\tm.map\t0\t0\t0\t0\t0\t0\t0\n",
+            13,
+            "start x",
+            0,
+            0,
+        ),
+        (
+            "version 1\n0\tm.map\t5\t0\t0\t0\t0\t0\t0\n",
+            15,
+            "start y",
+            0,
+            0,
+        ),
+    ];
+    for (text, column, field, value, limit) in cases {
+        let error = parse_scenario(text).expect_err(text);
+        assert_eq!((error.line, error.column), (2, column), "{text:?}: {error}");
+        assert_eq!(
+            error.kind,
+            ParseErrorKind::OutsideMap {
+                field,
+                value,
+                limit
+            }
+        );
+    }
+    let inside = parse_scenario("version 1\n0\tm.map\t8\t8\t7\t0\t0\t7\t1\n").expect("inside");
+    assert_eq!(inside.queries[0].start, Cell::new(7, 0));
+}
+
+fn query(map: &str) -> ScenarioQuery {
+    ScenarioQuery {
+        bucket: 3,
+        map: map.to_owned(),
+        map_width: 8,
+        map_height: 6,
+        start: Cell::new(1, 2),
+        goal: Cell::new(7, 5),
+        optimal_length: 6.5,
+    }
+}
+
+/// What `write_scenario` writes, `parse_scenario` reads back: map names may hold spaces.
+#[test]
+fn written_scenarios_with_spaces_in_map_names_read_back() {
+    let scenario = Scenario {
+        queries: vec![query("maps/my map.map"), query("a  b"), query("plain.map")],
+    };
+    let written = write_scenario(&scenario).expect("names with spaces can be written");
+    assert!(written.contains("\tmaps/my map.map\t"), "{written}");
+    assert_eq!(parse_scenario(&written), Ok(scenario));
+}
+
+/// What could not be read back is refused with the query and the reason, not written.
+#[test]
+fn write_scenario_refuses_what_would_not_read_back() {
+    let mut outside = query("m.map");
+    outside.goal = Cell::new(8, 0);
+    let mut endless = query("m.map");
+    endless.optimal_length = f64::INFINITY;
+    let cases = [
+        (query(""), ScenarioWriteErrorKind::MapName(String::new())),
+        (
+            query("a\tb"),
+            ScenarioWriteErrorKind::MapName("a\tb".into()),
+        ),
+        (
+            query("a\nb"),
+            ScenarioWriteErrorKind::MapName("a\nb".into()),
+        ),
+        (query(" a"), ScenarioWriteErrorKind::MapName(" a".into())),
+        (query("a "), ScenarioWriteErrorKind::MapName("a ".into())),
+        (
+            endless,
+            ScenarioWriteErrorKind::OptimalLength(f64::INFINITY),
+        ),
+        (
+            outside,
+            ScenarioWriteErrorKind::OutsideMap {
+                field: "goal x",
+                value: 8,
+                limit: 8,
+            },
+        ),
+    ];
+    for (refused, kind) in cases {
+        let scenario = Scenario {
+            queries: vec![query("fine.map"), refused],
+        };
+        assert_eq!(
+            write_scenario(&scenario),
+            Err(ScenarioWriteError { query: 1, kind })
+        );
+    }
+}
+
+/// Space-separated rows, as older files write them, still read; tabs and spaces around fields
+/// do not shift them.
+#[test]
+fn space_separated_and_padded_rows_still_read() {
+    let expected = Scenario {
+        queries: vec![query("m.map"); 3],
+    };
+    let text = "version 1\n3 m.map 8 6 1 2 7 5 6.5\n3  m.map  8 6 1 2 7 5 6.5\n3 \tm.map\t 8\t6\t1\t2\t7\t5\t6.5\n";
+    assert_eq!(parse_scenario(text), Ok(expected));
+}
+
+/// Moving AI maps are octile maps; any other type is refused where it is named.
+#[test]
+fn map_types_other_than_octile_are_refused() {
+    for (text, column) in [
+        ("type tile\nheight 1\nwidth 1\nmap\n.\n", 6),
+        ("type  Octile\nheight 1\nwidth 1\nmap\n.\n", 7),
+        ("type\nheight 1\nwidth 1\nmap\n.\n", 5),
+    ] {
+        let error = parse_map(text).expect_err(text);
+        assert_eq!((error.line, error.column), (1, column), "{text:?}: {error}");
+        assert!(matches!(error.kind, ParseErrorKind::UnsupportedMapType(_)));
+    }
+    assert!(parse_map("type octile\nheight 1\nwidth 1\nmap\n.\n").is_ok());
+}
