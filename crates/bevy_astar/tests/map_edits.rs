@@ -272,6 +272,10 @@ fn game() -> impl Strategy<Value = Game> {
         CostModel::INTEGER_10_14,
         CostModel::Integer {
             straight: 10,
+            diagonal: 5,
+        },
+        CostModel::Integer {
+            straight: 10,
             diagonal: 25,
         },
     ];
@@ -443,7 +447,7 @@ fn check_settled_path(
 #[test]
 fn random_edits_never_leave_an_illegal_path_and_settle_on_optimal_ones() {
     let config = Config {
-        cases: 24,
+        cases: 64,
         failure_persistence: None,
         ..Config::default()
     };
