@@ -6,7 +6,9 @@ use core::time::Duration;
 /// Which map changes make an agent search again.
 ///
 /// Whatever the policy, an agent is re-searched when a change touches a cell of its current path
-/// (blocked, or its terrain cost changed), when the whole map is replaced, when an agent without a
+/// (blocked, or its terrain cost changed) or blocks a corner cell that one of its diagonal steps
+/// may not cut under the request's corner rule (a path is only as legal as its worst step), when
+/// the whole map is replaced, when an agent without a
 /// path ([`PathStatus::NoPath`](crate::PathStatus::NoPath)) sees a cell open, and when an agent
 /// whose start or goal was blocked sees that cell change.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
