@@ -8,7 +8,7 @@ pub mod common;
 use bevy_astar::prelude::*;
 use common::{
     MAX_FRAMES, app_with_grid, assert_legal_and_optimal, block, current_grid, illegal_walk, path,
-    path_check, reference_cost, settle, spawn, stats,
+    path_check, random_grid, reference_cost, settle, spawn, stats,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -260,66 +260,40 @@ struct Game {
 const SIDE: u32 = 10;
 const AGENTS: usize = 12;
 
-fn game() -> impl Strategy<Value = Game> {
-    let movements = [
-        Movement::FOUR,
-        Movement::EIGHT,
-        Movement::eight(CornerRule::One),
-        Movement::eight(CornerRule::Any),
-    ];
-    let costs = [
-        CostModel::Octile,
-        CostModel::INTEGER_10_14,
-        CostModel::Integer {
-            straight: 10,
-            diagonal: 5,
-        },
-        CostModel::Integer {
-            straight: 10,
-            diagonal: 25,
-        },
-    ];
-    let algorithm = prop::sample::select(vec![
-        PathAlgorithm::AStar,
-        PathAlgorithm::JumpPoint,
-        PathAlgorithm::FlowField,
-    ]);
-    (
-        any::<bool>(),
-        prop::sample::select(vec![0usize, 2, 8]),
-        prop::sample::select(vec![0usize, 4, 1024]),
-        prop::sample::select(movements.to_vec()),
-        prop::sample::select(costs.to_vec()),
-        prop::collection::vec(algorithm, AGENTS),
-        prop::collection::vec((0..SIDE, 0..SIDE), AGENTS),
-        (0..SIDE, 0..SIDE),
-        prop::collection::vec(prop::collection::vec(interference(SIDE, AGENTS), 0..3), 40),
-    )
-        .prop_map(
-            |(
-                repair,
-                goal_batch_min,
-                cache_capacity,
-                movement,
-                cost,
-                algorithms,
-                starts,
-                goal,
-                frames,
-            )| {
-                Game {
-                    repair,
-                    goal_batch_min,
-                    cache_capacity,
-                    movement,
-                    cost,
-                    algorithms,
-                    starts,
-                    goal,
-                    frames,
-                }
-            },
-        )
+prop_compose! {
+    fn game()(
+        repair in any::<bool>(),
+        goal_batch_min in prop::sample::select(vec![0usize, 2, 8]),
+        cache_capacity in prop::sample::select(vec![0usize, 4, 1024]),
+        movement in random_grid::movement(),
+        cost in random_grid::any_cost_model(),
+        algorithms in prop::collection::vec(
+            prop::sample::select(vec![
+                PathAlgorithm::AStar,
+                PathAlgorithm::JumpPoint,
+                PathAlgorithm::FlowField,
+            ]),
+            AGENTS,
+        ),
+        starts in prop::collection::vec((0..SIDE, 0..SIDE), AGENTS),
+        goal in (0..SIDE, 0..SIDE),
+        frames in prop::collection::vec(
+            prop::collection::vec(interference(SIDE, AGENTS), 0..3),
+            40,
+        ),
+    ) -> Game {
+        Game {
+            repair,
+            goal_batch_min,
+            cache_capacity,
+            movement,
+            cost,
+            algorithms,
+            starts,
+            goal,
+            frames,
+        }
+    }
 }
 
 /// The game's request for agent `index` from `(x, y)` to `goal`.

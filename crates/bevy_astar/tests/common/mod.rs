@@ -1,9 +1,11 @@
 //! Building blocks shared by the plugin's headless tests: an app with manual time, helpers that
 //! run it until requests settle, and checks of paths against the core's independent reference
-//! Dijkstra and path checker (shared with the core's own tests).
+//! Dijkstra and path checker (shared with the core's own tests, as are its proptest strategies).
 
 #[path = "../../../astar_grid/tests/common/path_check.rs"]
 pub mod path_check;
+#[path = "../../../astar_grid/tests/common/random_grid.rs"]
+pub mod random_grid;
 #[path = "../../../astar_grid/tests/common/reference_search.rs"]
 pub mod reference_search;
 
