@@ -233,3 +233,31 @@ fn map_types_other_than_octile_are_refused() {
     }
     assert!(parse_map("type octile\nheight 1\nwidth 1\nmap\n.\n").is_ok());
 }
+
+/// A header or version value that is not a number is reported where it stands, even when the
+/// same letters also occur earlier on the line (in the key word itself).
+#[test]
+fn header_errors_point_at_the_offending_value() {
+    let cases = [
+        (parse_map("type octile\nheight he\nwidth 2\nmap\n"), (2, 8)),
+        (parse_map("type octile\nheight 2\nwidth dt\nmap\n"), (3, 7)),
+    ];
+    for (parsed, position) in cases {
+        let error = parsed.expect_err("invalid header");
+        assert_eq!((error.line, error.column), position, "{error}");
+    }
+    for (text, position) in [("version v\n", (1, 9)), ("version on\n", (1, 9))] {
+        let error = parse_scenario(text).expect_err("unsupported version");
+        assert_eq!((error.line, error.column), position, "{error}");
+    }
+}
+
+/// Indented ASCII rows (as in source code) report unknown characters at their column in the
+/// text, not in the row with its indentation removed.
+#[test]
+fn ascii_errors_count_columns_in_the_text() {
+    let text = "..\n   .x\n";
+    let error = Grid::from_ascii(text).expect_err("unknown character");
+    assert_eq!(error.kind, ParseErrorKind::UnknownTerrain('x'));
+    assert_eq!((error.line, error.column), (2, 5), "{error}");
+}
