@@ -266,7 +266,11 @@ mod tests {
     /// checks of its paths with the optimal lengths.
     fn arena_results() -> Vec<Results> {
         let maps = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/maps");
-        let (grid, scenario) = load(&maps.join("arena.map"), &maps.join("arena.map.scen")).unwrap();
+        let (grid, scenario) = load(
+            &maps.join("dao/arena.map"),
+            &maps.join("dao/arena.map.scen"),
+        )
+        .unwrap();
         let picks = order::sample_indices(scenario.queries.len(), Some(40));
         roster()
             .into_iter()
