@@ -6,14 +6,30 @@ use crate::scen::{load, run_scenario};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
+/// The maps shipped with the project, relative to the workspace root.
+const SHIPPED_MAPS: &str = "assets/maps";
+
 /// Arguments of `pathbench suite`.
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
-    /// Directory searched recursively for `NAME.map` files with a `NAME.map.scen` beside them.
-    #[arg(default_value = "../shared/movingai")]
-    pub dir: PathBuf,
+    /// Directory searched recursively for `NAME.map` files with a `NAME.map.scen` beside them
+    /// (default: the maps shipped in `assets/maps`).
+    pub dir: Option<PathBuf>,
     #[command(flatten)]
     pub search: SearchArgs,
+}
+
+/// `assets/maps` under the current directory when it is there (run from the repository root),
+/// else the one in the workspace this binary was built from.
+pub fn shipped_maps() -> PathBuf {
+    let here = Path::new(SHIPPED_MAPS);
+    if here.is_dir() {
+        here.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(SHIPPED_MAPS)
+    }
 }
 
 /// The file name of `map`.
@@ -54,7 +70,9 @@ pub fn map_pairs(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
 }
 
 pub fn run(args: &SuiteArgs) -> Result<bool, String> {
-    let pairs = map_pairs(&args.dir)?;
+    let dir = args.dir.clone().unwrap_or_else(shipped_maps);
+    let pairs = map_pairs(&dir)?;
+    println!("{} maps under {}", pairs.len(), dir.display());
     let compare_astar = args.search.algo == crate::algorithm::Algorithm::Jps;
     println!(
         "{:<28} {:>7} {:>6} {:>10} {:>10} {:>12}{}",
@@ -140,4 +158,33 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
     }
     println!("{summary}");
     Ok(mismatches == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Run from the package directory (as `cargo test` does), the default finds the shipped
+    /// maps through the workspace: one or more of each Moving AI family, each with its scenario.
+    #[test]
+    fn the_default_is_every_shipped_map() {
+        assert!(
+            !Path::new(SHIPPED_MAPS).is_dir(),
+            "run from the package directory"
+        );
+        let dir = shipped_maps();
+        let pairs = map_pairs(&dir).expect("maps are shipped");
+        let families: std::collections::BTreeSet<String> = pairs
+            .iter()
+            .filter_map(|(map, _)| {
+                let family = map.parent()?.strip_prefix(&dir).ok()?;
+                Some(family.to_string_lossy().into_owned())
+            })
+            .collect();
+        assert_eq!(
+            families.into_iter().collect::<Vec<_>>(),
+            ["dao", "mazes", "random", "rooms"]
+        );
+        assert!(pairs.iter().all(|(_, scen)| scen.is_file()));
+    }
 }
