@@ -2,7 +2,7 @@
 
 use crate::algorithm::SearchArgs;
 use crate::memory::MemoryPerCell;
-use crate::scen::{load, run_scenario};
+use crate::scen::{load_with_precision, run_scenario, tolerance_line};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -87,13 +87,14 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
     let (mut queries, mut mismatches, mut total_us, mut expansions, mut max_error) =
         (0, 0, 0.0, 0, 0.0f64);
     let mut astar_expansions = 0;
+    let (mut at_file_precision, mut at_relative) = (0, 0);
     let mut times = Vec::new();
     // Memory per cell of the largest map (most cells), and the most A* memory per cell.
     let mut memory: Option<(usize, String, MemoryPerCell)> = None;
     let mut most_astar = (0.0, String::new());
     for (map, scen) in &pairs {
-        let (grid, scenario) = load(map, scen)?;
-        let report = run_scenario(&grid, &scenario, &args.search, |_, _| {})?;
+        let (grid, scenario, precision) = load_with_precision(map, scen)?;
+        let report = run_scenario(&grid, &scenario, precision, &args.search, |_, _| {})?;
         let measured = MemoryPerCell::measure(&grid, &scenario)
             .map_err(|error| format!("{}: {error}", map.display()))?;
         let label = format!("{}, {}x{}", map_name(map), grid.width(), grid.height());
@@ -121,6 +122,8 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
         astar_expansions += report.astar_expansions.unwrap_or(0);
         queries += report.queries;
         mismatches += report.mismatches;
+        at_file_precision += report.checked_at_file_precision;
+        at_relative += report.checked_at_relative;
         total_us += report.total_us;
         expansions += report.expansions;
         max_error = max_error.max(report.max_abs_error);
@@ -136,6 +139,7 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
         crate::scen::median(&times),
         astar_expansions_mean.map_or_else(String::new, |astar| format!(" {astar:>14.0}"))
     );
+    println!("{}", tolerance_line(at_file_precision, at_relative));
     let (_, largest, memory) = memory.unwrap_or_default();
     println!(
         "{}",
@@ -152,6 +156,8 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
         "memory_bytes_per_cell": memory.to_json(),
         "memory_map": largest,
         "most_astar_bytes_per_cell": most_astar.0,
+        "checked_at_file_precision": at_file_precision,
+        "checked_at_relative": at_relative,
     });
     if let Some(astar) = astar_expansions_mean {
         summary["astar_expansions_mean"] = astar.into();
