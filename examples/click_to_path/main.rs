@@ -3,7 +3,7 @@
 //! replayed one expansion at a time from its recorded trace.
 //!
 //! ```text
-//! cargo run --release --example click_to_path              # assets/maps/arena.map
+//! cargo run --release --example click_to_path              # assets/maps/dao/arena.map
 //! cargo run --release --example click_to_path -- FILE.map  # any Moving AI map
 //! ```
 //!

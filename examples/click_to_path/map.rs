@@ -24,9 +24,9 @@ pub(crate) fn plugin(app: &mut App) {
 /// Where a map comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MapSource {
-    /// `assets/maps/arena.map`, 49 x 49, from the Moving AI benchmarks (Dragon Age: Origins).
+    /// `assets/maps/dao/arena.map`, 49 x 49, from the Moving AI benchmarks (Dragon Age: Origins).
     Arena,
-    /// `assets/maps/den312d.map`, 65 x 81, from the same set.
+    /// `assets/maps/dao/den312d.map`, 65 x 81, from the same set.
     Den312d,
     /// An empty field.
     OpenField,
@@ -63,8 +63,8 @@ impl MapSource {
     /// Reads or generates the grid.
     fn build(&self, rng: &mut StdRng) -> Result<Grid, String> {
         match self {
-            Self::Arena => parse(include_str!("../../assets/maps/arena.map")),
-            Self::Den312d => parse(include_str!("../../assets/maps/den312d.map")),
+            Self::Arena => parse(include_str!("../../assets/maps/dao/arena.map")),
+            Self::Den312d => parse(include_str!("../../assets/maps/dao/den312d.map")),
             Self::OpenField => Ok(Grid::new(64, 48)),
             Self::Maze => Ok(maze(63, 47, rng)),
             Self::Caves => Ok(caves(80, 60, rng)),

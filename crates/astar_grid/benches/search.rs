@@ -8,7 +8,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
 fn bundled(name: &str) -> (String, Grid, Scenario) {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/maps/");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/maps/dao/");
     let read = |file: String| {
         std::fs::read_to_string(&file).unwrap_or_else(|error| panic!("{file}: {error}"))
     };

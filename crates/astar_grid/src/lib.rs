@@ -1,5 +1,6 @@
 //! Grid pathfinding without an engine: A* with reusable, O(1)-reset search state, movement and
-//! cost rules that match the Moving AI benchmarks, and readers and writers for their files.
+//! cost rules that match the Moving AI benchmarks, jump point search, flow fields,
+//! connectivity, path repair and smoothing, and readers and writers for the benchmark files.
 //!
 //! ```
 //! use astar_grid::{Cell, Grid, SearchOptions, Searcher};
@@ -22,6 +23,37 @@
 //! ([`CornerRule::Both`]), straight steps cost 1 and diagonals `sqrt(2)` ([`CostModel::Octile`]),
 //! the octile heuristic. Every cell also has a terrain cost multiplier (1 to 255) that scales the
 //! cost of stepping onto it.
+//!
+//! # What it does
+//!
+//! - **A\***: [`Searcher::find_path`] (or [`find_path`] for a one-off search) on a [`Grid`], with
+//!   the movement, cost, heuristic, weighting and limits of [`SearchOptions`]; the result is a
+//!   [`SearchResult`] holding the [`Path`] and [`SearchStats`], and on request
+//!   ([`SearchOptions::with_trace`]) a [`SearchTrace`] of every expansion.
+//! - **Jump point search** ([`jps`]): [`Searcher::find_path_jps`] on a [`JumpGrid`] (built once
+//!   per grid with [`JumpGrid::new`], options in [`JpsOptions`]); on cost-1 cells with eight
+//!   neighbours and no corner cutting, the same optimal lengths as A* with far fewer expansions.
+//! - **Flow fields and goal batches**: a [`FlowField`] is a Dijkstra field towards one or more
+//!   goals, read with [`FlowField::next_step`] and [`FlowField::path_from`] and kept up to date
+//!   with [`FlowField::update`]; [`FlowField::paths_to_goal`] answers many starts sharing a goal
+//!   with one search that stops once all of them are reached.
+//! - **Connectivity and the tower check**: [`Components`] labels the connected regions and keeps
+//!   them up to date under edits ([`Components::update`]); [`Components::check_blocking`] tells,
+//!   from the labels alone, whether blocking some cells would cut points off a goal (a
+//!   [`BlockingCheck`]), and [`Components::would_disconnect`] answers yes or no.
+//! - **Local repair**: [`Searcher::repair_path`] splices a detour around the cells of a path
+//!   that became blocked, with a full search as the fallback ([`RepairOptions`],
+//!   [`RepairedPath`]).
+//! - **Smoothing**: [`smooth_path`] pulls a path's string tight where [`line_of_sight`] holds
+//!   (walls, corner rules and terrain costs respected) and returns [`Waypoint`]s;
+//!   [`smooth_path_cells`] returns the path cells it keeps.
+//! - **Time slicing**: [`Searcher::begin`] starts an [`ActiveSearch`] and
+//!   [`ActiveSearch::advance`] runs it a budget of expansions at a time, returning a [`Step`],
+//!   so a long search can be spread over frames.
+//! - **Formats**: Moving AI maps with [`parse_map`] / [`parse_map_with`] and [`write_map`]
+//!   (characters mapped by a [`Legend`]), scenarios with [`parse_scenario`] and
+//!   [`write_scenario`], and ASCII grids for tests with [`Grid::from_ascii`] and
+//!   [`Grid::to_ascii`]; errors name the line and column ([`ParseError`]).
 
 mod cell;
 mod connectivity;

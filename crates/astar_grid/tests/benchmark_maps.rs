@@ -1,5 +1,6 @@
-//! The Moving AI benchmark maps shipped in `assets/maps/`: every scenario query finds a legal path
-//! of the published optimal length, and the map and scenario files survive a write and re-read.
+//! The Dragon Age: Origins maps shipped in `assets/maps/dao/`: every scenario query finds a
+//! legal path of the published optimal length, and the map and scenario files survive a write
+//! and re-read.
 
 pub mod common;
 
@@ -15,19 +16,19 @@ const LENGTH_TOLERANCE: f64 = 1e-4;
 
 const ARENA_MAP: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../assets/maps/arena.map"
+    "/../../assets/maps/dao/arena.map"
 ));
 const ARENA_SCENARIO: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../assets/maps/arena.map.scen"
+    "/../../assets/maps/dao/arena.map.scen"
 ));
 const DEN312D_MAP: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../assets/maps/den312d.map"
+    "/../../assets/maps/dao/den312d.map"
 ));
 const DEN312D_SCENARIO: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../assets/maps/den312d.map.scen"
+    "/../../assets/maps/dao/den312d.map.scen"
 ));
 
 const BENCHMARKS: [(&str, &str, &str); 2] = [

@@ -101,7 +101,7 @@ fn join_waypoints(waypoints: &[Cell]) -> Vec<Cell> {
 }
 
 fn load(name: &str) -> (Grid, astar_grid::Scenario) {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/maps/");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/maps/dao/");
     let map =
         std::fs::read_to_string(format!("{root}{name}.map")).expect("the map file is readable");
     let scen = std::fs::read_to_string(format!("{root}{name}.map.scen"))

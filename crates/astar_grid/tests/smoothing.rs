@@ -462,7 +462,7 @@ fn with_swamp_patches(grid: &Grid) -> Grid {
 
 #[test]
 fn smoothing_holds_on_benchmark_maps() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/maps");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/maps/dao");
     let mut searcher = Searcher::new();
     let mut total_waypoints = 0;
     let mut total_cells = 0;

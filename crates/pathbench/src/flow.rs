@@ -2,6 +2,7 @@
 
 use crate::algorithm::SearchArgs;
 use crate::scen::ScenReport;
+use crate::tolerance::LengthPrecision;
 use astar_grid::{Cell, FlowField, Grid, Path, Scenario};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -16,10 +17,12 @@ struct Answer {
 
 /// Groups the queries by goal, builds one field per goal (reusing the field's memory), reads
 /// each query's path by following next steps from its start, and checks the lengths as
-/// [`crate::scen::run_scenario`] does. Queries are reported in file order.
+/// [`crate::scen::run_scenario`] does, at the file's `precision`. Queries are reported in file
+/// order.
 pub fn run_scenario(
     grid: &Grid,
     scenario: &Scenario,
+    precision: LengthPrecision,
     args: &SearchArgs,
     mut on_query: impl FnMut(usize, Option<&Path>),
 ) -> Result<ScenReport, String> {
@@ -81,10 +84,7 @@ pub fn run_scenario(
         }
     }
 
-    let mut report = ScenReport {
-        times_us: Vec::with_capacity(scenario.queries.len()),
-        ..ScenReport::default()
-    };
+    let mut report = ScenReport::new(precision, scenario.queries.len());
     for (index, (query, answer)) in scenario.queries.iter().zip(answers).enumerate() {
         let Some(answer) = answer else {
             return Err(format!("query {index}: no answer"));

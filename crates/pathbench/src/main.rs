@@ -11,6 +11,7 @@ mod generated;
 mod memory;
 mod scen;
 mod suite;
+mod tolerance;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -1,6 +1,7 @@
 //! `pathbench scen`: one map, one scenario file, every query checked against its optimal length.
 
 use crate::algorithm::{SearchArgs, jump_search_for, search};
+use crate::tolerance::{LengthPrecision, RELATIVE_TOLERANCE, Tolerance, printed_decimals};
 use astar_grid::{Grid, Scenario, Searcher};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -23,8 +24,14 @@ pub struct ScenArgs {
 /// What one scenario run measured.
 #[derive(Clone, Debug, Default)]
 pub struct ScenReport {
+    /// The decimals the scenario file prints its lengths with.
+    pub precision: LengthPrecision,
     pub queries: usize,
     pub mismatches: usize,
+    /// Lengths checked within half a unit of the file's last printed decimal.
+    pub checked_at_file_precision: usize,
+    /// Lengths checked within relative 1e-4.
+    pub checked_at_relative: usize,
     pub max_abs_error: f64,
     pub total_us: f64,
     pub times_us: Vec<f64>,
@@ -34,8 +41,18 @@ pub struct ScenReport {
 }
 
 impl ScenReport {
+    /// An empty report for `queries` queries of a file printing lengths with `precision`.
+    pub fn new(precision: LengthPrecision, queries: usize) -> Self {
+        Self {
+            precision,
+            times_us: Vec::with_capacity(queries),
+            ..Self::default()
+        }
+    }
+
     /// Adds one query: its time, its expansions, and whether its path matches `optimal_length`
-    /// (relative tolerance 1e-4; a negative length means no path exists).
+    /// (within the file's printed precision or relative 1e-4, whichever is looser; a negative
+    /// length means no path exists).
     pub fn record(
         &mut self,
         time_us: f64,
@@ -51,7 +68,12 @@ impl ScenReport {
             (Some(path), true) => {
                 let error = (path.cost - optimal_length).abs();
                 self.max_abs_error = self.max_abs_error.max(error);
-                if error > 1e-4 * optimal_length.max(1.0) {
+                let (tolerance, applied) = self.precision.tolerance(optimal_length);
+                match applied {
+                    Tolerance::FilePrecision => self.checked_at_file_precision += 1,
+                    Tolerance::Relative => self.checked_at_relative += 1,
+                }
+                if error > tolerance {
                     self.mismatches += 1;
                 }
             }
@@ -76,6 +98,20 @@ impl ScenReport {
         self.astar_expansions
             .map(|expansions| expansions as f64 / self.queries.max(1) as f64)
     }
+
+    /// Adds the tolerance counts to a JSON summary.
+    pub fn add_tolerance_counts(&self, summary: &mut serde_json::Value) {
+        summary["checked_at_file_precision"] = self.checked_at_file_precision.into();
+        summary["checked_at_relative"] = self.checked_at_relative.into();
+    }
+}
+
+/// The line that says which tolerance the lengths were checked at.
+pub fn tolerance_line(at_file_precision: usize, at_relative: usize) -> String {
+    format!(
+        "lengths checked: {at_file_precision} within the file's printed precision \
+         (half a unit in its last decimal), {at_relative} within relative {RELATIVE_TOLERANCE:e}"
+    )
 }
 
 pub fn median(values: &[f64]) -> f64 {
@@ -93,34 +129,53 @@ pub fn median(values: &[f64]) -> f64 {
 }
 
 /// Reads a map and its scenario, naming the file in any error.
+#[cfg(feature = "compare")]
 pub fn load(map: &Path, scen: &Path) -> Result<(Grid, Scenario), String> {
+    load_with_precision(map, scen).map(|(grid, scenario, _)| (grid, scenario))
+}
+
+/// Reads a map and its scenario, with the decimals the scenario prints its lengths with,
+/// naming the file in any error.
+pub fn load_with_precision(
+    map: &Path,
+    scen: &Path,
+) -> Result<(Grid, Scenario, LengthPrecision), String> {
     let read = |path: &Path| {
         std::fs::read_to_string(path).map_err(|error| format!("{}: {error}", path.display()))
     };
     let grid = astar_grid::parse_map(&read(map)?)
         .map_err(|error| format!("{}: {error}", map.display()))?;
-    let scenario = astar_grid::parse_scenario(&read(scen)?)
+    let text = read(scen)?;
+    let scenario = astar_grid::parse_scenario(&text)
         .map_err(|error| format!("{}: {error}", scen.display()))?;
-    Ok((grid, scenario))
+    let decimals = printed_decimals(&text);
+    if decimals.len() != scenario.queries.len() {
+        return Err(format!(
+            "{}: {} queries but {} lengths",
+            scen.display(),
+            scenario.queries.len(),
+            decimals.len()
+        ));
+    }
+    Ok((grid, scenario, LengthPrecision::from_printed(decimals)))
 }
 
-/// Runs every query; `on_query` sees each index, query and found path.
+/// Runs every query and checks its length at the file's `precision`; `on_query` sees each
+/// index and found path.
 pub fn run_scenario(
     grid: &Grid,
     scenario: &Scenario,
+    precision: LengthPrecision,
     args: &SearchArgs,
     mut on_query: impl FnMut(usize, Option<&astar_grid::Path>),
 ) -> Result<ScenReport, String> {
     if args.algo == crate::algorithm::Algorithm::Flow {
-        return crate::flow::run_scenario(grid, scenario, args, on_query);
+        return crate::flow::run_scenario(grid, scenario, precision, args, on_query);
     }
     let options = args.options();
     let jump_search = jump_search_for(grid, args)?;
     let mut searcher = Searcher::for_grid(grid);
-    let mut report = ScenReport {
-        times_us: Vec::with_capacity(scenario.queries.len()),
-        ..ScenReport::default()
-    };
+    let mut report = ScenReport::new(precision, scenario.queries.len());
     for (index, query) in scenario.queries.iter().enumerate() {
         let started = Instant::now();
         let result = match &jump_search {
@@ -157,9 +212,9 @@ pub fn run_scenario(
 }
 
 pub fn run(args: &ScenArgs) -> Result<bool, String> {
-    let (grid, scenario) = load(&args.map, &args.scen)?;
+    let (grid, scenario, precision) = load_with_precision(&args.map, &args.scen)?;
     let mut drawing = None;
-    let report = run_scenario(&grid, &scenario, &args.search, |index, path| {
+    let report = run_scenario(&grid, &scenario, precision, &args.search, |index, path| {
         if Some(index) == args.ascii {
             let cells: std::collections::HashSet<_> = path
                 .map(|path| path.cells.iter().copied().collect())
@@ -195,6 +250,10 @@ pub fn run(args: &ScenArgs) -> Result<bool, String> {
             .astar_expansions_mean()
             .map_or_else(String::new, |astar| format!(" (A*: {astar:.0})"))
     );
+    println!(
+        "{}",
+        tolerance_line(report.checked_at_file_precision, report.checked_at_relative)
+    );
     let mut summary = serde_json::json!({
         "map": args.map.display().to_string(),
         "queries": report.queries,
@@ -203,7 +262,9 @@ pub fn run(args: &ScenArgs) -> Result<bool, String> {
         "mean_us": report.mean_us(),
         "median_us": report.median_us(),
         "expansions_mean": report.expansions_mean(),
+        "file_decimals": precision.decimals(),
     });
+    report.add_tolerance_counts(&mut summary);
     if let Some(astar) = report.astar_expansions_mean() {
         summary["astar_expansions_mean"] = astar.into();
     }

@@ -2,18 +2,34 @@
 
 use crate::algorithm::SearchArgs;
 use crate::memory::MemoryPerCell;
-use crate::scen::{load, run_scenario};
+use crate::scen::{load_with_precision, run_scenario, tolerance_line};
 use clap::Args;
 use std::path::{Path, PathBuf};
+
+/// The maps shipped with the project, relative to the workspace root.
+const SHIPPED_MAPS: &str = "assets/maps";
 
 /// Arguments of `pathbench suite`.
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
-    /// Directory searched recursively for `NAME.map` files with a `NAME.map.scen` beside them.
-    #[arg(default_value = "../shared/movingai")]
-    pub dir: PathBuf,
+    /// Directory searched recursively for `NAME.map` files with a `NAME.map.scen` beside them
+    /// (default: the maps shipped in `assets/maps`).
+    pub dir: Option<PathBuf>,
     #[command(flatten)]
     pub search: SearchArgs,
+}
+
+/// `assets/maps` under the current directory when it is there (run from the repository root),
+/// else the one in the workspace this binary was built from.
+pub fn shipped_maps() -> PathBuf {
+    let here = Path::new(SHIPPED_MAPS);
+    if here.is_dir() {
+        here.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(SHIPPED_MAPS)
+    }
 }
 
 /// The file name of `map`.
@@ -54,7 +70,9 @@ pub fn map_pairs(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
 }
 
 pub fn run(args: &SuiteArgs) -> Result<bool, String> {
-    let pairs = map_pairs(&args.dir)?;
+    let dir = args.dir.clone().unwrap_or_else(shipped_maps);
+    let pairs = map_pairs(&dir)?;
+    println!("{} maps under {}", pairs.len(), dir.display());
     let compare_astar = args.search.algo == crate::algorithm::Algorithm::Jps;
     println!(
         "{:<28} {:>7} {:>6} {:>10} {:>10} {:>12}{}",
@@ -69,13 +87,14 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
     let (mut queries, mut mismatches, mut total_us, mut expansions, mut max_error) =
         (0, 0, 0.0, 0, 0.0f64);
     let mut astar_expansions = 0;
+    let (mut at_file_precision, mut at_relative) = (0, 0);
     let mut times = Vec::new();
     // Memory per cell of the largest map (most cells), and the most A* memory per cell.
     let mut memory: Option<(usize, String, MemoryPerCell)> = None;
     let mut most_astar = (0.0, String::new());
     for (map, scen) in &pairs {
-        let (grid, scenario) = load(map, scen)?;
-        let report = run_scenario(&grid, &scenario, &args.search, |_, _| {})?;
+        let (grid, scenario, precision) = load_with_precision(map, scen)?;
+        let report = run_scenario(&grid, &scenario, precision, &args.search, |_, _| {})?;
         let measured = MemoryPerCell::measure(&grid, &scenario)
             .map_err(|error| format!("{}: {error}", map.display()))?;
         let label = format!("{}, {}x{}", map_name(map), grid.width(), grid.height());
@@ -103,6 +122,8 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
         astar_expansions += report.astar_expansions.unwrap_or(0);
         queries += report.queries;
         mismatches += report.mismatches;
+        at_file_precision += report.checked_at_file_precision;
+        at_relative += report.checked_at_relative;
         total_us += report.total_us;
         expansions += report.expansions;
         max_error = max_error.max(report.max_abs_error);
@@ -118,6 +139,7 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
         crate::scen::median(&times),
         astar_expansions_mean.map_or_else(String::new, |astar| format!(" {astar:>14.0}"))
     );
+    println!("{}", tolerance_line(at_file_precision, at_relative));
     let (_, largest, memory) = memory.unwrap_or_default();
     println!(
         "{}",
@@ -134,10 +156,41 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
         "memory_bytes_per_cell": memory.to_json(),
         "memory_map": largest,
         "most_astar_bytes_per_cell": most_astar.0,
+        "checked_at_file_precision": at_file_precision,
+        "checked_at_relative": at_relative,
     });
     if let Some(astar) = astar_expansions_mean {
         summary["astar_expansions_mean"] = astar.into();
     }
     println!("{summary}");
     Ok(mismatches == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Run from the package directory (as `cargo test` does), the default finds the shipped
+    /// maps through the workspace: one or more of each Moving AI family, each with its scenario.
+    #[test]
+    fn the_default_is_every_shipped_map() {
+        assert!(
+            !Path::new(SHIPPED_MAPS).is_dir(),
+            "run from the package directory"
+        );
+        let dir = shipped_maps();
+        let pairs = map_pairs(&dir).expect("maps are shipped");
+        let families: std::collections::BTreeSet<String> = pairs
+            .iter()
+            .filter_map(|(map, _)| {
+                let family = map.parent()?.strip_prefix(&dir).ok()?;
+                Some(family.to_string_lossy().into_owned())
+            })
+            .collect();
+        assert_eq!(
+            families.into_iter().collect::<Vec<_>>(),
+            ["dao", "mazes", "random", "rooms"]
+        );
+        assert!(pairs.iter().all(|(_, scen)| scen.is_file()));
+    }
 }

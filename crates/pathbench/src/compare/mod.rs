@@ -3,9 +3,9 @@
 //! quality and time ratios per library.
 //!
 //! The peers (`pathfinding`, `grid_pathfinding`, `bevy_northstar`) are dependencies of this
-//! unpublished binary only, behind the default-on `compare` feature: `astar_grid` and the plugin
-//! never depend on them, and `cargo build -p pathbench --no-default-features` leaves them (and
-//! the Bevy build `bevy_northstar` brings) out.
+//! unpublished binary only, behind its `compare` feature (off by default): `astar_grid` and the
+//! plugin never depend on them, and a plain `cargo build -p pathbench` leaves them (and the Bevy
+//! build `bevy_northstar` brings) out.
 //!
 //! Adding a contender is one adapter: a type implementing [`Contender`], listed in [`roster`].
 
@@ -266,7 +266,11 @@ mod tests {
     /// checks of its paths with the optimal lengths.
     fn arena_results() -> Vec<Results> {
         let maps = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/maps");
-        let (grid, scenario) = load(&maps.join("arena.map"), &maps.join("arena.map.scen")).unwrap();
+        let (grid, scenario) = load(
+            &maps.join("dao/arena.map"),
+            &maps.join("dao/arena.map.scen"),
+        )
+        .unwrap();
         let picks = order::sample_indices(scenario.queries.len(), Some(40));
         roster()
             .into_iter()
