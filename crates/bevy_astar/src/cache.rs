@@ -206,7 +206,7 @@ mod tests {
             start: cells[0],
             goal: cells[cells.len() - 1],
             waypoint_cells: cells.clone(),
-            footprint: crate::footprint::PathFootprint::of(&cells, Movement::EIGHT, 8, 8),
+            footprint: crate::invalidate::PathFootprint::of(&cells, Movement::EIGHT, 8, 8),
             cells,
             cost: 1.0,
             trace: None,

@@ -1,16 +1,15 @@
 //! `AStarPlugin`: registers the resources, messages and systems, and orders the system sets.
 
+use crate::apply::{RetiredOutcomes, free_retired_outcomes, poll_searches};
 use crate::cache::PathCache;
-use crate::dispatch::{RequestQueue, dispatch_searches, queue_changed_requests};
+use crate::dispatch::{dispatch_searches, queue_changed_requests};
 use crate::flow_fields::{
     FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
 };
 use crate::follow::follow_paths;
 use crate::in_flight::InFlightSearches;
-use crate::invalidate::{invalidate_paths, invalidate_results};
-use crate::map_change::publish_map_changes;
-use crate::poll::poll_searches;
-use crate::retired::{RetiredOutcomes, free_retired_outcomes};
+use crate::invalidate::{invalidate_paths, invalidate_results, publish_map_changes};
+use crate::queue::RequestQueue;
 use crate::{
     InvalidationPolicy, MapChanged, MapVersion, PathFailed, PathReady, PathfindingSettings,
     PathfindingStats,

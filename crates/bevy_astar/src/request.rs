@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use core::time::Duration;
 use std::sync::Arc;
 
-use crate::footprint::PathFootprint;
+use crate::invalidate::PathFootprint;
 use crate::search_task::SearchOutcome;
 
 /// The search algorithm a request asks for. All of them return optimal paths under the
@@ -167,7 +167,7 @@ pub(crate) struct PathRequestState {
 
 impl PathRequestState {
     /// Records the result shown in the agent's [`Path`] (`None` while a new one is coming);
-    /// returns the previous one, for [`RetiredOutcomes`](crate::retired::RetiredOutcomes).
+    /// returns the previous one, for [`RetiredOutcomes`](crate::apply::RetiredOutcomes).
     #[must_use = "retire the previous outcome"]
     pub(crate) fn set_applied(
         &mut self,

@@ -2,8 +2,8 @@
 //! thread, turned into an outcome that the main thread applies, caches and checks against map
 //! changes.
 
-use crate::footprint::PathFootprint;
-use crate::{InvalidationPolicy, MapChange, PathAlgorithm, PathStatus};
+use crate::invalidate::PathFootprint;
+use crate::{PathAlgorithm, PathStatus};
 use astar_grid::{
     Cell, FlowField, Grid, JpsOptions, JumpGrid, Repair, RepairOptions, SearchError, SearchOptions,
     SearchResult, SearchStats, SearchStatus, SearchTrace, Searcher, SmoothingOptions, Step,
@@ -87,34 +87,6 @@ impl SearchOutcome {
             algorithm,
             options: job.options,
             cacheable: true,
-        }
-    }
-
-    /// Whether `change` may have made this outcome wrong, so that it must be searched again. A
-    /// found path is wrong once a change touches one of its cells or blocks a corner cell of one
-    /// of its diagonal steps ([`MapChange::touches_path`]): a path is only as legal as its
-    /// worst step.
-    pub(crate) fn affected_by(&self, change: &MapChange, policy: InvalidationPolicy) -> bool {
-        if change.is_whole_map() {
-            return true;
-        }
-        match self.status {
-            PathStatus::Found => {
-                self.footprint.may_be_touched_by(change)
-                    && change.touches_path(&self.cells, self.options.movement)
-                    || (policy == InvalidationPolicy::TouchedOrOpened && change.improves_any())
-            }
-            PathStatus::NoPath => change.opens_any(),
-            PathStatus::Invalid(
-                SearchError::StartBlocked(cell) | SearchError::GoalBlocked(cell),
-            ) => change.touches(cell),
-            // Bounds and option errors change only with a new grid (a whole-map change).
-            PathStatus::Invalid(_) => false,
-            // Where a limit stops depends on every cell it looked at.
-            PathStatus::LimitReached(_)
-            | PathStatus::Queued
-            | PathStatus::Searching
-            | PathStatus::WaitingForMap => !change.is_empty(),
         }
     }
 }

@@ -1,18 +1,19 @@
-//! Collecting finished searches: stale results are dropped and their agents queued again,
-//! results for changed requests are dropped, the rest are cached and applied.
+//! The Apply stage's systems: collect finished searches (stale results are dropped and their
+//! agents queued again, results for changed requests are dropped, the rest are cached and
+//! applied), then free what was let go of.
 
-use crate::apply::PathNotifier;
+use super::{PathNotifier, RetiredOutcomes};
 use crate::cache::PathCache;
-use crate::dispatch::{RequestQueue, SearchBookkeeping, set_status};
 use crate::in_flight::SearchMember;
+use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
-use crate::retired::RetiredOutcomes;
 use crate::search_task::SearchOutcome;
 use crate::{
     MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
 };
 use astar_grid::Grid;
 use bevy::prelude::*;
+use bevy::tasks::AsyncComputeTaskPool;
 use bevy::tasks::futures::check_ready;
 use core::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -206,4 +207,21 @@ impl ResultApplier<'_> {
             }
         }
     }
+}
+
+/// Hands the frame's retired outcomes (the agents' and the cache's) to the async compute pool,
+/// which drops them.
+pub(crate) fn free_retired_outcomes(
+    mut retired: ResMut<RetiredOutcomes>,
+    mut cache: ResMut<PathCache>,
+) {
+    let retired = retired.bypass_change_detection();
+    retired.retire_all(cache.bypass_change_detection().take_retired());
+    let outcomes = retired.take();
+    if outcomes.is_empty() {
+        return;
+    }
+    AsyncComputeTaskPool::get()
+        .spawn(async move { drop(outcomes) })
+        .detach();
 }

@@ -19,7 +19,7 @@ pub(crate) struct PathNotifier<'w, 's> {
 
 impl PathNotifier<'_, '_> {
     /// Shows `outcome` in the agent's path and announces it; returns the outcome it replaces,
-    /// for [`RetiredOutcomes`](crate::retired::RetiredOutcomes).
+    /// for [`RetiredOutcomes`](crate::apply::RetiredOutcomes).
     #[must_use = "retire the replaced outcome"]
     pub(crate) fn apply(
         &mut self,

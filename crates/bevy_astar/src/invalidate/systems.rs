@@ -1,15 +1,14 @@
-//! Invalidation: when the map version changes, queue exactly the agents (and drop exactly the
-//! cached results) that the change affects.
+//! The Invalidate stage's systems: publish the frame's edits as a map change, then drop the
+//! cached results and queue the agents that the change affects ([`super::rule`]).
 
+use super::rule::affected_agent;
+use super::{MapChange, MapChanged, MapVersion};
+use crate::apply::RetiredOutcomes;
 use crate::cache::PathCache;
-use crate::dispatch::{RequestQueue, set_status};
 use crate::in_flight::InFlightSearches;
+use crate::queue::{RequestQueue, set_status};
 use crate::request::PathRequestState;
-use crate::retired::RetiredOutcomes;
-use crate::{
-    InvalidationPolicy, MapChange, MapChanged, Path, PathStatus, PathfindingSettings,
-    PathfindingStats,
-};
+use crate::{NavGrid, Path, PathStatus, PathfindingSettings, PathfindingStats};
 use bevy::prelude::*;
 use bevy::utils::Parallel;
 use std::sync::Arc;
@@ -66,33 +65,31 @@ pub(crate) fn invalidate_paths(
     }
 }
 
-/// Whether `change` affects the agent's current path (`None`: it does not), and if so whether
-/// the path is to be repaired: `repair` is on and the change cut a found path, blocking one of
-/// its cells or a corner its diagonal steps may not cut (a path that could get cheaper because
-/// cells opened is searched again).
-fn affected_agent(
-    state: &PathRequestState,
-    change: &MapChange,
-    policy: InvalidationPolicy,
-    repair: bool,
-) -> Option<bool> {
-    if state.queued.is_some() {
-        return None;
+/// Publishes the edits made to the [`NavGrid`] since the last frame as one new [`MapVersion`].
+pub(crate) fn publish_map_changes(
+    nav_grid: Option<ResMut<NavGrid>>,
+    mut version: ResMut<MapVersion>,
+    mut published_grid: Local<Option<u64>>,
+    mut changed: MessageWriter<MapChanged>,
+) {
+    let grid_id = nav_grid.as_ref().map(|grid| grid.id());
+    let change = if grid_id != *published_grid {
+        *published_grid = grid_id;
+        if let Some(mut grid) = nav_grid {
+            grid.bypass_change_detection().take_changes();
+        }
+        MapChange::whole_map()
+    } else if let Some(mut grid) = nav_grid.filter(|grid| grid.has_pending_changes()) {
+        grid.bypass_change_detection().take_changes()
+    } else {
+        return;
+    };
+    if change.is_empty() {
+        return;
     }
-    if policy == InvalidationPolicy::TouchedCells
-        && state
-            .found_footprint
-            .is_some_and(|footprint| !footprint.may_be_touched_by(change))
-    {
-        return None;
-    }
-    let applied = state.applied.as_ref()?;
-    if !applied.affected_by(change, policy) {
-        return None;
-    }
-    Some(
-        repair
-            && applied.status == PathStatus::Found
-            && change.cuts_path(&applied.cells, applied.options.movement),
-    )
+    version.0 += 1;
+    changed.write(MapChanged {
+        version: version.0,
+        change: Arc::new(change),
+    });
 }

@@ -1,4 +1,17 @@
-//! Messages and entity events announcing finished requests.
+//! Apply, the third stage ([`AStarSystems::Apply`](crate::AStarSystems::Apply)): finished
+//! searches are collected oldest first; a result the map changed under is dropped and its agents
+//! queued again, a result for a request changed meanwhile is dropped, and the rest are cached and
+//! written into the agents' [`Path`](crate::Path)s, within the frame's budget, each announced by
+//! a message and an entity event (the types below). Results the agents and the cache let go of
+//! are freed away from the main thread.
+
+mod notify;
+mod retired;
+mod systems;
+
+pub(crate) use notify::PathNotifier;
+pub(crate) use retired::RetiredOutcomes;
+pub(crate) use systems::{free_retired_outcomes, poll_searches};
 
 use crate::PathFailure;
 use bevy::prelude::*;

@@ -1,128 +1,14 @@
-//! Map versions and change sets: what changed on the navigation grid, published once per frame.
+//! The invalidation rule: whether a map change may have made a result wrong, for a path's
+//! cells and the corners of its diagonal steps, for failed requests, and for an agent's current
+//! path (and whether that path is to be repaired).
 
-use crate::NavGrid;
-use astar_grid::{Cell, Movement};
-use bevy::platform::collections::HashMap;
-use bevy::prelude::*;
-use std::sync::Arc;
-
-/// The version of the navigation map: 0 before any [`NavGrid`] exists, then one more for every
-/// frame in which cells changed (and for every new or removed grid).
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct MapVersion(u64);
-
-impl MapVersion {
-    /// The version number.
-    #[must_use]
-    pub const fn get(self) -> u64 {
-        self.0
-    }
-}
-
-/// One cell's change between two map versions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CellChange {
-    /// The cell.
-    pub cell: Cell,
-    /// Its value before: 0 blocked, else the terrain cost.
-    pub before: u8,
-    /// Its value after: 0 blocked, else the terrain cost.
-    pub after: u8,
-}
-
-impl CellChange {
-    /// Whether the cell was walkable and is now blocked.
-    #[must_use]
-    pub const fn became_blocked(&self) -> bool {
-        self.before != 0 && self.after == 0
-    }
-
-    /// Whether the cell was blocked and is now walkable.
-    #[must_use]
-    pub const fn became_walkable(&self) -> bool {
-        self.before == 0 && self.after != 0
-    }
-
-    /// Whether the cell opened or got cheaper to enter: a change that can shorten paths.
-    #[must_use]
-    pub const fn improves(&self) -> bool {
-        self.after != 0 && (self.before == 0 || self.after < self.before)
-    }
-}
-
-/// The cells that changed between two map versions, or a whole-map replacement.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MapChange {
-    cells: HashMap<Cell, CellChange>,
-    bounds: Option<(Cell, Cell)>,
-    whole_map: bool,
-}
+use super::{CellChange, MapChange};
+use crate::request::PathRequestState;
+use crate::search_task::SearchOutcome;
+use crate::{InvalidationPolicy, PathStatus};
+use astar_grid::{Cell, Movement, SearchError};
 
 impl MapChange {
-    /// A change of every cell: the grid was inserted, replaced or removed.
-    #[must_use]
-    pub fn whole_map() -> Self {
-        Self {
-            whole_map: true,
-            ..Self::default()
-        }
-    }
-
-    /// A change of the given cells; entries whose value did not actually change are left out.
-    pub fn from_cells(changes: impl IntoIterator<Item = CellChange>) -> Self {
-        let mut change = Self::default();
-        for cell_change in changes {
-            if cell_change.before == cell_change.after {
-                continue;
-            }
-            let cell = cell_change.cell;
-            change.bounds = Some(match change.bounds {
-                None => (cell, cell),
-                Some((min, max)) => (
-                    Cell::new(min.x.min(cell.x), min.y.min(cell.y)),
-                    Cell::new(max.x.max(cell.x), max.y.max(cell.y)),
-                ),
-            });
-            change.cells.insert(cell, cell_change);
-        }
-        change
-    }
-
-    /// Whether the whole map was replaced (every cell counts as changed).
-    #[must_use]
-    pub const fn is_whole_map(&self) -> bool {
-        self.whole_map
-    }
-
-    /// Whether nothing changed.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        !self.whole_map && self.cells.is_empty()
-    }
-
-    /// Number of changed cells (0 for a whole-map change, which lists none).
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.cells.len()
-    }
-
-    /// The changed cells, in no particular order.
-    pub fn cells(&self) -> impl Iterator<Item = &CellChange> {
-        self.cells.values()
-    }
-
-    /// The change of `cell`, if it changed.
-    #[must_use]
-    pub fn get(&self, cell: Cell) -> Option<&CellChange> {
-        self.cells.get(&cell)
-    }
-
-    /// Whether `cell` changed (always true for a whole-map change).
-    #[must_use]
-    pub fn touches(&self, cell: Cell) -> bool {
-        self.whole_map || self.cells.contains_key(&cell)
-    }
-
     /// Whether any of `cells` changed. Cheap when the cells lie away from the change: the
     /// change's bounding box is checked first.
     #[must_use]
@@ -212,57 +98,67 @@ impl MapChange {
             min.x <= high.x && max.x >= low.x && min.y <= high.y && max.y >= low.y
         })
     }
-
-    /// Whether any cell opened.
-    #[must_use]
-    pub fn opens_any(&self) -> bool {
-        self.whole_map || self.cells.values().any(CellChange::became_walkable)
-    }
-
-    /// Whether any cell opened or got cheaper.
-    #[must_use]
-    pub fn improves_any(&self) -> bool {
-        self.whole_map || self.cells.values().any(CellChange::improves)
-    }
 }
 
-/// Sent once per frame in which the map changed, with the new version and every cell changed
-/// since the previous version.
-#[derive(Message, Clone, Debug)]
-pub struct MapChanged {
-    /// The new map version.
-    pub version: u64,
-    /// What changed since the previous version.
-    pub change: Arc<MapChange>,
-}
-
-/// Publishes the edits made to the [`NavGrid`] since the last frame as one new [`MapVersion`].
-pub(crate) fn publish_map_changes(
-    nav_grid: Option<ResMut<NavGrid>>,
-    mut version: ResMut<MapVersion>,
-    mut published_grid: Local<Option<u64>>,
-    mut changed: MessageWriter<MapChanged>,
-) {
-    let grid_id = nav_grid.as_ref().map(|grid| grid.id());
-    let change = if grid_id != *published_grid {
-        *published_grid = grid_id;
-        if let Some(mut grid) = nav_grid {
-            grid.bypass_change_detection().take_changes();
+impl SearchOutcome {
+    /// Whether `change` may have made this outcome wrong, so that it must be searched again. A
+    /// found path is wrong once a change touches one of its cells or blocks a corner cell of one
+    /// of its diagonal steps ([`MapChange::touches_path`]): a path is only as legal as its
+    /// worst step.
+    pub(crate) fn affected_by(&self, change: &MapChange, policy: InvalidationPolicy) -> bool {
+        if change.is_whole_map() {
+            return true;
         }
-        MapChange::whole_map()
-    } else if let Some(mut grid) = nav_grid.filter(|grid| grid.has_pending_changes()) {
-        grid.bypass_change_detection().take_changes()
-    } else {
-        return;
-    };
-    if change.is_empty() {
-        return;
+        match self.status {
+            PathStatus::Found => {
+                self.footprint.may_be_touched_by(change)
+                    && change.touches_path(&self.cells, self.options.movement)
+                    || (policy == InvalidationPolicy::TouchedOrOpened && change.improves_any())
+            }
+            PathStatus::NoPath => change.opens_any(),
+            PathStatus::Invalid(
+                SearchError::StartBlocked(cell) | SearchError::GoalBlocked(cell),
+            ) => change.touches(cell),
+            // Bounds and option errors change only with a new grid (a whole-map change).
+            PathStatus::Invalid(_) => false,
+            // Where a limit stops depends on every cell it looked at.
+            PathStatus::LimitReached(_)
+            | PathStatus::Queued
+            | PathStatus::Searching
+            | PathStatus::WaitingForMap => !change.is_empty(),
+        }
     }
-    version.0 += 1;
-    changed.write(MapChanged {
-        version: version.0,
-        change: Arc::new(change),
-    });
+}
+
+/// Whether `change` affects the agent's current path (`None`: it does not), and if so whether
+/// the path is to be repaired: `repair` is on and the change cut a found path, blocking one of
+/// its cells or a corner its diagonal steps may not cut (a path that could get cheaper because
+/// cells opened is searched again).
+pub(crate) fn affected_agent(
+    state: &PathRequestState,
+    change: &MapChange,
+    policy: InvalidationPolicy,
+    repair: bool,
+) -> Option<bool> {
+    if state.queued.is_some() {
+        return None;
+    }
+    if policy == InvalidationPolicy::TouchedCells
+        && state
+            .found_footprint
+            .is_some_and(|footprint| !footprint.may_be_touched_by(change))
+    {
+        return None;
+    }
+    let applied = state.applied.as_ref()?;
+    if !applied.affected_by(change, policy) {
+        return None;
+    }
+    Some(
+        repair
+            && applied.status == PathStatus::Found
+            && change.cuts_path(&applied.cells, applied.options.movement),
+    )
 }
 
 /// The corner cells of the diagonal steps of the path `cells` under `movement`

@@ -1,8 +1,8 @@
 //! A path's footprint: its bounding box and the coarse chunks of the grid it crosses, so that
 //! most map changes are ruled out for a path without reading its cells.
 
+use super::rule::step_corner_cells;
 use crate::MapChange;
-use crate::map_change::step_corner_cells;
 use astar_grid::{Cell, Movement};
 
 /// Chunks per side: the grid is split into at most 16 x 16 chunks, one bit each.

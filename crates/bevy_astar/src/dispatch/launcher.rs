@@ -1,0 +1,184 @@
+//! Starting background searches within the frame's caps: one search for one request, or one
+//! Dijkstra from the goal for a batch of requests, and the bookkeeping of who waits for them.
+
+use super::goal_batch::BatchMember;
+use crate::apply::RetiredOutcomes;
+use crate::debug::DebugPath;
+use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
+use crate::queue::set_status;
+use crate::request::PathRequestState;
+use crate::search_task::{Engine, SearchJob, SearchOutcome, run_goal_batch, run_search};
+use crate::{
+    NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
+};
+use astar_grid::Grid;
+use bevy::prelude::*;
+use bevy::tasks::AsyncComputeTaskPool;
+use core::sync::atomic::AtomicBool;
+use core::time::Duration;
+use std::sync::Arc;
+
+/// The agents' components the dispatcher changes.
+pub(super) type AgentQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static mut PathRequest,
+        &'static mut Path,
+        &'static mut PathRequestState,
+        Has<DebugPath>,
+        Option<&'static Transform>,
+    ),
+>;
+
+/// How an A* or jump point request is searched: jump point search where the grid allows it.
+pub(super) fn search_engine(algorithm: PathAlgorithm, nav: &mut NavGrid) -> Engine {
+    match algorithm {
+        PathAlgorithm::JumpPoint => nav.jump_grid().map_or(Engine::AStar, Engine::JumpPoint),
+        _ => Engine::AStar,
+    }
+}
+
+/// Starts background searches within the frame's caps and records which queue entries were
+/// served.
+pub(super) struct Launcher<'a> {
+    pub(super) settings: &'a PathfindingSettings,
+    /// Where the outcomes agents let go of are kept, to be freed off the main thread.
+    pub(super) retired: &'a mut RetiredOutcomes,
+    pub(super) now: Duration,
+    pub(super) map_version: u64,
+    /// Searches started this frame.
+    pub(super) started: u32,
+    /// Queue entries to remove once the queue has been read.
+    pub(super) served: Vec<(u64, Entity)>,
+}
+
+impl Launcher<'_> {
+    /// Whether the per-frame and in-flight caps allow another search.
+    pub(super) fn may_start(&self, in_flight: &InFlightSearches) -> bool {
+        self.started < self.settings.max_searches_per_frame
+            && in_flight.len() < self.settings.max_in_flight as usize
+    }
+
+    /// Spawns `work` on a snapshot of the grid, answering `members`.
+    fn start(
+        &mut self,
+        in_flight: &mut InFlightSearches,
+        nav: &NavGrid,
+        members: Vec<SearchMember>,
+        work: impl FnOnce(&Grid, &AtomicBool) -> Option<Vec<SearchOutcome>> + Send + 'static,
+    ) {
+        let snapshot = nav.snapshot();
+        let grid = Arc::clone(&snapshot);
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let cancel_flag = Arc::clone(&cancelled);
+        let task = AsyncComputeTaskPool::get().spawn(async move {
+            // The woken worker may have taken the core of the system that spawned it (a
+            // thread that slept is favoured on waking): on a machine with few cores, giving
+            // it back once lets the frame's systems finish before the search gets going.
+            std::thread::yield_now();
+            work(&grid, &cancel_flag)
+        });
+        in_flight.insert(InFlightSearch::new(
+            task,
+            cancelled,
+            snapshot,
+            self.map_version,
+            members,
+        ));
+        self.started += 1;
+    }
+
+    /// Starts one search answering `member` alone.
+    pub(super) fn start_search(
+        &mut self,
+        in_flight: &mut InFlightSearches,
+        nav: &NavGrid,
+        stats: &mut PathfindingStats,
+        member: SearchMember,
+        job: SearchJob,
+        engine: Engine,
+    ) {
+        stats.searches_started += 1;
+        stats.cache_misses += 1;
+        self.start(in_flight, nav, vec![member], move |grid, cancelled| {
+            run_search(grid, &job, &engine, cancelled).map(|outcome| vec![outcome])
+        });
+    }
+
+    /// Marks an agent as waiting for a running search; `searched` when the search was started
+    /// for it (which counts for its minimum interval between searches).
+    pub(super) fn mark_searching(
+        &mut self,
+        entity: Entity,
+        sequence: u64,
+        path: &mut Mut<Path>,
+        agent: &mut PathRequestState,
+        searched: bool,
+    ) {
+        if searched {
+            agent.last_search = Some(self.now);
+            self.retired.retire(agent.cut_path.take());
+        }
+        agent.queued = None;
+        self.retired.retire(agent.set_applied(None));
+        self.served.push((sequence, entity));
+        set_status(path, PathStatus::Searching);
+    }
+
+    /// Starts one gathered group of requests for a goal: as one batch when it is large enough,
+    /// otherwise one search per request; whatever the caps do not allow stays queued.
+    pub(super) fn start_group(
+        &mut self,
+        group: Vec<BatchMember>,
+        in_flight: &mut InFlightSearches,
+        nav: &mut NavGrid,
+        stats: &mut PathfindingStats,
+        agents: &mut AgentQuery,
+    ) {
+        if group.len() >= self.settings.goal_batch_min.max(2) && self.may_start(in_flight) {
+            stats.searches_started += 1;
+            stats.goal_batches += 1;
+            stats.batched_requests += group.len() as u64;
+            stats.cache_misses += group.len() as u64;
+            let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
+            let members = group
+                .into_iter()
+                .map(|member| self.searching(member.waiting, agents))
+                .collect();
+            self.start(in_flight, nav, members, move |grid, cancelled| {
+                run_goal_batch(grid, &jobs, cancelled)
+            });
+            return;
+        }
+        for member in group {
+            if !self.may_start(in_flight) {
+                for subscriber in &member.waiting.subscribers {
+                    if let Ok((_, mut path, ..)) = agents.get_mut(subscriber.entity) {
+                        set_status(&mut path, PathStatus::Queued);
+                    }
+                }
+                continue;
+            }
+            let engine = search_engine(member.algorithm, nav);
+            let waiting = self.searching(member.waiting, agents);
+            self.start_search(in_flight, nav, stats, waiting, member.job, engine);
+        }
+    }
+
+    /// Marks every agent of `member` as searching; returns it.
+    fn searching(&mut self, member: SearchMember, agents: &mut AgentQuery) -> SearchMember {
+        for subscriber in &member.subscribers {
+            if let Ok((_, mut path, mut agent, ..)) = agents.get_mut(subscriber.entity) {
+                self.mark_searching(
+                    subscriber.entity,
+                    subscriber.sequence,
+                    &mut path,
+                    &mut agent,
+                    true,
+                );
+            }
+        }
+        member
+    }
+}

@@ -1,0 +1,10 @@
+//! Dispatch, the second stage ([`AStarSystems::Dispatch`](crate::AStarSystems::Dispatch)):
+//! agents whose request changed join the queue, and the queue is served oldest first, from the
+//! result cache, by joining an identical running search, by a batch of requests for one goal, or
+//! by a new background search, within the frame's caps.
+
+mod goal_batch;
+mod launcher;
+mod systems;
+
+pub(crate) use systems::{dispatch_searches, queue_changed_requests};

@@ -1,0 +1,171 @@
+//! Invalidation, the first stage ([`AStarSystems::Invalidate`](crate::AStarSystems::Invalidate)):
+//! the frame's edits of the [`NavGrid`](crate::NavGrid) become one new [`MapVersion`] and a
+//! [`MapChanged`] message, and exactly the results and agents the change affects are dropped or
+//! queued again.
+//!
+//! The rule ([`rule`]): a found path is affected by a change that touches one of its cells or
+//! blocks a corner cell that one of its diagonal steps may not cut under the request's corner
+//! rule (a path is only as legal as its worst step); a path that could get cheaper because cells
+//! opened is affected only under [`InvalidationPolicy::TouchedOrOpened`](crate::InvalidationPolicy);
+//! a failed request is affected when the cells it failed on change. The same rule serves the
+//! agents' paths, the result cache, the results of searches that ran while the map changed, and
+//! the choice of paths to repair.
+//!
+//! Three filters, cheapest first, keep the rule from reading most paths:
+//! 1. the bounding box of the changed cells against the path's ([`MapChange::may_touch_rect`]);
+//! 2. the path's footprint ([`footprint`]): a bit per coarse chunk of the grid the path or the
+//!    corners of its diagonals cross;
+//! 3. the cell scan ([`MapChange::touches_path`]): the path's cells and its diagonals' corners
+//!    against the changed cells.
+
+mod footprint;
+pub(crate) mod rule;
+mod systems;
+
+pub(crate) use footprint::PathFootprint;
+pub(crate) use systems::{invalidate_paths, invalidate_results, publish_map_changes};
+
+use astar_grid::Cell;
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use std::sync::Arc;
+
+/// The version of the navigation map: 0 before any [`NavGrid`](crate::NavGrid) exists, then one more for every
+/// frame in which cells changed (and for every new or removed grid).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MapVersion(u64);
+
+impl MapVersion {
+    /// The version number.
+    #[must_use]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+}
+
+/// One cell's change between two map versions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CellChange {
+    /// The cell.
+    pub cell: Cell,
+    /// Its value before: 0 blocked, else the terrain cost.
+    pub before: u8,
+    /// Its value after: 0 blocked, else the terrain cost.
+    pub after: u8,
+}
+
+impl CellChange {
+    /// Whether the cell was walkable and is now blocked.
+    #[must_use]
+    pub const fn became_blocked(&self) -> bool {
+        self.before != 0 && self.after == 0
+    }
+
+    /// Whether the cell was blocked and is now walkable.
+    #[must_use]
+    pub const fn became_walkable(&self) -> bool {
+        self.before == 0 && self.after != 0
+    }
+
+    /// Whether the cell opened or got cheaper to enter: a change that can shorten paths.
+    #[must_use]
+    pub const fn improves(&self) -> bool {
+        self.after != 0 && (self.before == 0 || self.after < self.before)
+    }
+}
+
+/// The cells that changed between two map versions, or a whole-map replacement.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MapChange {
+    cells: HashMap<Cell, CellChange>,
+    bounds: Option<(Cell, Cell)>,
+    whole_map: bool,
+}
+
+impl MapChange {
+    /// A change of every cell: the grid was inserted, replaced or removed.
+    #[must_use]
+    pub fn whole_map() -> Self {
+        Self {
+            whole_map: true,
+            ..Self::default()
+        }
+    }
+
+    /// A change of the given cells; entries whose value did not actually change are left out.
+    pub fn from_cells(changes: impl IntoIterator<Item = CellChange>) -> Self {
+        let mut change = Self::default();
+        for cell_change in changes {
+            if cell_change.before == cell_change.after {
+                continue;
+            }
+            let cell = cell_change.cell;
+            change.bounds = Some(match change.bounds {
+                None => (cell, cell),
+                Some((min, max)) => (
+                    Cell::new(min.x.min(cell.x), min.y.min(cell.y)),
+                    Cell::new(max.x.max(cell.x), max.y.max(cell.y)),
+                ),
+            });
+            change.cells.insert(cell, cell_change);
+        }
+        change
+    }
+
+    /// Whether the whole map was replaced (every cell counts as changed).
+    #[must_use]
+    pub const fn is_whole_map(&self) -> bool {
+        self.whole_map
+    }
+
+    /// Whether nothing changed.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        !self.whole_map && self.cells.is_empty()
+    }
+
+    /// Number of changed cells (0 for a whole-map change, which lists none).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The changed cells, in no particular order.
+    pub fn cells(&self) -> impl Iterator<Item = &CellChange> {
+        self.cells.values()
+    }
+
+    /// The change of `cell`, if it changed.
+    #[must_use]
+    pub fn get(&self, cell: Cell) -> Option<&CellChange> {
+        self.cells.get(&cell)
+    }
+
+    /// Whether `cell` changed (always true for a whole-map change).
+    #[must_use]
+    pub fn touches(&self, cell: Cell) -> bool {
+        self.whole_map || self.cells.contains_key(&cell)
+    }
+
+    /// Whether any cell opened.
+    #[must_use]
+    pub fn opens_any(&self) -> bool {
+        self.whole_map || self.cells.values().any(CellChange::became_walkable)
+    }
+
+    /// Whether any cell opened or got cheaper.
+    #[must_use]
+    pub fn improves_any(&self) -> bool {
+        self.whole_map || self.cells.values().any(CellChange::improves)
+    }
+}
+
+/// Sent once per frame in which the map changed, with the new version and every cell changed
+/// since the previous version.
+#[derive(Message, Clone, Debug)]
+pub struct MapChanged {
+    /// The new map version.
+    pub version: u64,
+    /// What changed since the previous version.
+    pub change: Arc<MapChange>,
+}
