@@ -104,6 +104,11 @@ pub(crate) struct PathCache {
 }
 
 impl PathCache {
+    /// Whether an outcome for `key` is cached (without marking it as used).
+    pub(crate) fn contains(&self, key: &RequestKey) -> bool {
+        self.entries.contains_key(key)
+    }
+
     /// The cached outcome for `key`, marking it as recently used.
     pub(crate) fn get(&mut self, key: &RequestKey) -> Option<Arc<SearchOutcome>> {
         let entry = self.entries.get_mut(key)?;

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::vec;
 
 /// An agent waiting for a running search.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Subscriber {
     pub entity: Entity,
     /// Its place in the queue, kept if the search must be redone.
@@ -92,6 +93,11 @@ impl InFlightSearches {
     /// Number of searches running.
     pub(crate) fn len(&self) -> usize {
         self.searches.len()
+    }
+
+    /// Whether a running search answers `key`.
+    pub(crate) fn is_running(&self, key: &RequestKey) -> bool {
+        self.by_key.contains_key(key)
     }
 
     /// Adds `subscriber` to the running search answering `key`; false when there is none.

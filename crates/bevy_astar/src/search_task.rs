@@ -108,7 +108,7 @@ pub(crate) enum Engine {
 }
 
 /// What a background search is asked: the endpoints, the options and the smoothing.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct SearchJob {
     pub start: Cell,
     pub goal: Cell,

@@ -5,6 +5,7 @@
 
 mod goal_batch;
 mod launcher;
+mod route;
 mod systems;
 
 pub(crate) use systems::{dispatch_searches, queue_changed_requests};

@@ -4,16 +4,18 @@
 
 use super::goal_batch::GoalBatches;
 use super::launcher::{AgentQuery, Launcher, search_engine};
+use super::route::{EngineChoice, QueuedRequest, Route, RouteContext, route};
 use crate::apply::PathNotifier;
-use crate::cache::RequestKey;
+use crate::cache::{PathCache, RequestKey};
 use crate::debug::PathDebugSettings;
 use crate::flow_fields::{FieldKey, FieldLookup, FlowFields};
-use crate::in_flight::{SearchMember, Subscriber};
+use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
 use crate::search_task::{Engine, SearchJob, SearchOutcome};
 use crate::{
     MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
+    PathfindingStats,
 };
 use astar_grid::Cell;
 use bevy::ecs::system::SystemParam;
@@ -48,16 +50,15 @@ pub(crate) struct DispatchContext<'w> {
     fields: ResMut<'w, FlowFields>,
 }
 
-/// Serves queued requests oldest first: from the cache, by joining an identical running search,
-/// or by starting a search while the per-frame and in-flight caps allow. Requests for one goal
-/// that could each be answered by an optimal search are gathered while the queue is read and,
-/// when there are at least [`PathfindingSettings::goal_batch_min`] of them, answered by one
-/// search grown from the goal (counted as one search against the caps).
+/// Serves queued requests oldest first, each where [`route`] sends it: from the cache, by
+/// joining an identical running search, by a batch of requests for one goal (started once the
+/// whole queue is read, counted as one search against the caps), or by a new search while the
+/// per-frame and in-flight caps allow.
 pub(crate) fn dispatch_searches(
     context: DispatchContext,
     mut bookkeeping: SearchBookkeeping,
     mut agents: AgentQuery,
-    mut notifier: PathNotifier,
+    notifier: PathNotifier,
 ) {
     let DispatchContext {
         settings,
@@ -76,141 +77,47 @@ pub(crate) fn dispatch_searches(
     } = &mut bookkeeping;
     let Some(nav) = nav.as_mut().map(DetectChangesMut::bypass_change_detection) else {
         // Only derived data (the jump point grid) is built through this borrow.
-        for (_, entity) in queue.iter() {
-            if let Ok((_, mut path, ..)) = agents.get_mut(entity) {
-                set_status(&mut path, PathStatus::WaitingForMap);
-            }
-        }
+        wait_for_map(queue, &mut agents);
         stats.started_last_frame = 0;
         stats.queue_length = queue.len();
         return;
     };
-    let now = time.elapsed();
-    let trace_all = debug.is_some_and(|debug| debug.trace_all_agents);
-    let mut launcher = Launcher {
-        settings: &settings,
-        retired,
-        now,
-        map_version: version.get(),
-        started: 0,
-        served: Vec::new(),
+    let mut dispatcher = Dispatcher {
+        launcher: Launcher {
+            settings: &settings,
+            retired,
+            now: time.elapsed(),
+            map_version: version.get(),
+            started: 0,
+            served: Vec::new(),
+        },
+        nav,
+        cache,
+        in_flight,
+        stats,
+        fields: &mut fields,
+        notifier,
+        batches: GoalBatches::default(),
+        trace_all: debug.is_some_and(|debug| debug.trace_all_agents),
     };
-    let batching = settings.goal_batch_min > 0;
-    let mut batches = GoalBatches::default();
     let mut lookups_after_caps = 0;
     for (sequence, entity) in queue.iter() {
-        let Ok((mut request, mut path, mut agent, debug_path, transform)) = agents.get_mut(entity)
-        else {
-            launcher.served.push((sequence, entity)); // despawned, or its request removed
-            continue;
-        };
-        if agent.queued != Some(sequence) {
-            launcher.served.push((sequence, entity));
-            continue;
-        }
-        if request.start_at_agent
-            && let Some(cell) = transform.and_then(|transform| agent_cell(nav, transform))
-            && cell != request.start
-        {
-            // Not a change of the request: its answer is still wanted.
-            request.bypass_change_detection().start = cell;
-        }
-        let request: &PathRequest = &request;
-        if !launcher.may_start(in_flight) {
+        if !dispatcher.launcher.may_start(dispatcher.in_flight) {
             if lookups_after_caps == LOOKUPS_AFTER_CAPS {
                 break;
             }
             lookups_after_caps += 1;
         }
-        let mut options = request.options;
-        options.trace |= debug_path || trace_all;
-        let key = RequestKey::new(request, &options);
-        if settings.cache_capacity > 0
-            && let Some(outcome) = cache.get(&key)
-        {
-            stats.cache_hits += 1;
-            agent.queued = None;
-            launcher.served.push((sequence, entity));
-            let replaced = notifier.apply(entity, &mut path, &mut agent, outcome, nav);
-            launcher.retired.retire(replaced);
-            continue;
-        }
-        if in_flight.join(&key, Subscriber { entity, sequence }) {
-            stats.shared_searches += 1;
-            launcher.mark_searching(entity, sequence, &mut path, &mut agent, false);
-            continue;
-        }
-        let too_soon = agent
-            .last_search
-            .is_some_and(|last| now.saturating_sub(last) < settings.min_search_interval);
-        if too_soon {
-            set_status(&mut path, PathStatus::Queued);
-            continue;
-        }
-        let job = SearchJob {
-            start: request.start,
-            goal: request.goal,
-            options,
-            smoothing: request.smoothing,
-        };
-        let repair = agent
-            .cut_path
-            .as_deref()
-            .filter(|_| request.algorithm != PathAlgorithm::FlowField && !options.trace)
-            .and_then(|old| old.repairable_for(&job));
-        if batching && repair.is_none() && GoalBatches::accepts(request, &options) {
-            // Started (or left queued) once the whole queue has been read.
-            if !batches.add(key, job, request.algorithm, Subscriber { entity, sequence }) {
-                stats.shared_searches += 1;
-            }
-            continue;
-        }
-        if !launcher.may_start(in_flight) {
-            set_status(&mut path, PathStatus::Queued);
-            continue;
-        }
-        let engine = match request.algorithm {
-            _ if let Some(cells) = repair => {
-                stats.paths_repaired += 1;
-                Engine::Repair(cells)
-            }
-            PathAlgorithm::AStar | PathAlgorithm::JumpPoint => {
-                search_engine(request.algorithm, nav)
-            }
-            PathAlgorithm::FlowField => {
-                if let Err(error) = nav.grid().check_endpoints(job.start, job.goal) {
-                    // No field can answer it: it fails now, as a search would.
-                    let mut outcome = SearchOutcome::without_path(
-                        &job,
-                        PathStatus::Invalid(error),
-                        PathAlgorithm::FlowField,
-                    );
-                    outcome.map_version = version.get();
-                    let outcome = Arc::new(outcome);
-                    cache.offer(key, &outcome, settings.cache_capacity);
-                    agent.queued = None;
-                    launcher.served.push((sequence, entity));
-                    let replaced = notifier.apply(entity, &mut path, &mut agent, outcome, nav);
-                    launcher.retired.retire(replaced);
-                    continue;
-                }
-                let field_key = FieldKey::new(job.goal, options.movement, options.cost);
-                match fields.request(field_key, nav, stats) {
-                    FieldLookup::Ready(field) => Engine::FlowField(field),
-                    FieldLookup::Pending => {
-                        set_status(&mut path, PathStatus::Searching);
-                        continue;
-                    }
-                }
-            }
-        };
-        let member = SearchMember {
-            key,
-            subscribers: vec![Subscriber { entity, sequence }],
-        };
-        launcher.start_search(in_flight, nav, stats, member, job, engine);
-        launcher.mark_searching(entity, sequence, &mut path, &mut agent, true);
+        dispatcher.serve(Subscriber { entity, sequence }, &mut agents);
     }
+    let Dispatcher {
+        mut launcher,
+        nav,
+        in_flight,
+        stats,
+        batches,
+        ..
+    } = dispatcher;
     for group in batches.into_groups() {
         launcher.start_group(group, in_flight, nav, stats, &mut agents);
     }
@@ -220,6 +127,170 @@ pub(crate) fn dispatch_searches(
     stats.started_last_frame = launcher.started;
     stats.queue_length = queue.len();
     stats.in_flight = in_flight.len();
+}
+
+/// Marks every queued agent as waiting for a [`NavGrid`].
+fn wait_for_map(queue: &RequestQueue, agents: &mut AgentQuery) {
+    for (_, entity) in queue.iter() {
+        if let Ok((_, mut path, ..)) = agents.get_mut(entity) {
+            set_status(&mut path, PathStatus::WaitingForMap);
+        }
+    }
+}
+
+/// One frame's dispatch: everything serving a queued request changes.
+struct Dispatcher<'a, 'w, 's> {
+    launcher: Launcher<'a>,
+    nav: &'a mut NavGrid,
+    cache: &'a mut PathCache,
+    in_flight: &'a mut InFlightSearches,
+    stats: &'a mut PathfindingStats,
+    fields: &'a mut FlowFields,
+    notifier: PathNotifier<'w, 's>,
+    batches: GoalBatches,
+    /// Whether the debug overlay traces every agent.
+    trace_all: bool,
+}
+
+impl Dispatcher<'_, '_, '_> {
+    /// Serves the queue entry `waiting`: drops it when stale (the agent was despawned or queued
+    /// again), else routes the request and carries the route out.
+    fn serve(&mut self, waiting: Subscriber, agents: &mut AgentQuery) {
+        let Subscriber { entity, sequence } = waiting;
+        let Ok((mut request, mut path, mut agent, debug_path, transform)) = agents.get_mut(entity)
+        else {
+            self.launcher.served.push((sequence, entity)); // despawned, or its request removed
+            return;
+        };
+        if agent.queued != Some(sequence) {
+            self.launcher.served.push((sequence, entity));
+            return;
+        }
+        if request.start_at_agent
+            && let Some(cell) = transform.and_then(|transform| agent_cell(self.nav, transform))
+            && cell != request.start
+        {
+            // Not a change of the request: its answer is still wanted.
+            request.bypass_change_detection().start = cell;
+        }
+        let request: &PathRequest = &request;
+        let mut options = request.options;
+        options.trace |= debug_path || self.trace_all;
+        let key = RequestKey::new(request, &options);
+        let queued = QueuedRequest {
+            request,
+            options,
+            last_search: agent.last_search,
+            cut_path: agent.cut_path.as_deref(),
+            cached: self.cache.contains(&key),
+            running: self.in_flight.is_running(&key),
+        };
+        let context = RouteContext {
+            settings: self.launcher.settings,
+            grid: self.nav.grid(),
+            now: self.launcher.now,
+            may_start: self.launcher.may_start(self.in_flight),
+        };
+        let route = route(&context, &queued);
+        let mut target = Target {
+            waiting,
+            key,
+            algorithm: request.algorithm,
+            path: &mut path,
+            agent: &mut agent,
+        };
+        self.carry_out(route, &mut target);
+    }
+
+    /// Carries out `route` for the agent of `target`.
+    fn carry_out(&mut self, route: Route, target: &mut Target) {
+        let Subscriber { entity, sequence } = target.waiting;
+        match route {
+            Route::FromCache => {
+                if let Some(outcome) = self.cache.get(&target.key) {
+                    self.stats.cache_hits += 1;
+                    self.answer_now(target, outcome);
+                }
+            }
+            Route::JoinRunning if self.in_flight.join(&target.key, target.waiting) => {
+                self.stats.shared_searches += 1;
+                let (path, agent) = (&mut *target.path, &mut *target.agent);
+                self.launcher
+                    .mark_searching(entity, sequence, path, agent, false);
+            }
+            Route::JoinRunning | Route::Wait => set_status(target.path, PathStatus::Queued),
+            Route::JoinBatch(job) => {
+                if !self
+                    .batches
+                    .add(target.key, job, target.algorithm, target.waiting)
+                {
+                    self.stats.shared_searches += 1;
+                }
+            }
+            Route::FailNow(job, error) => {
+                let mut outcome =
+                    SearchOutcome::without_path(&job, PathStatus::Invalid(error), target.algorithm);
+                outcome.map_version = self.launcher.map_version;
+                let outcome = Arc::new(outcome);
+                let capacity = self.launcher.settings.cache_capacity;
+                self.cache.offer(target.key, &outcome, capacity);
+                self.answer_now(target, outcome);
+            }
+            Route::Start(job, choice) => self.start(target, job, choice),
+        }
+    }
+
+    /// Applies `outcome` to the agent now and takes it out of the queue.
+    fn answer_now(&mut self, target: &mut Target, outcome: Arc<SearchOutcome>) {
+        let Subscriber { entity, sequence } = target.waiting;
+        target.agent.queued = None;
+        self.launcher.served.push((sequence, entity));
+        let replaced = self
+            .notifier
+            .apply(entity, target.path, target.agent, outcome, self.nav);
+        self.launcher.retired.retire(replaced);
+    }
+
+    /// Starts a search of `job` with the engine `choice` stands for; a flow-field request whose
+    /// field is still being built stays queued.
+    fn start(&mut self, target: &mut Target, job: SearchJob, choice: EngineChoice) {
+        let engine = match choice {
+            EngineChoice::Repair(cells) => {
+                self.stats.paths_repaired += 1;
+                Engine::Repair(cells)
+            }
+            EngineChoice::AStar => Engine::AStar,
+            EngineChoice::JumpPoint => search_engine(PathAlgorithm::JumpPoint, self.nav),
+            EngineChoice::FlowField => {
+                let field_key = FieldKey::new(job.goal, job.options.movement, job.options.cost);
+                match self.fields.request(field_key, self.nav, self.stats) {
+                    FieldLookup::Ready(field) => Engine::FlowField(field),
+                    FieldLookup::Pending => {
+                        set_status(target.path, PathStatus::Searching);
+                        return;
+                    }
+                }
+            }
+        };
+        let Subscriber { entity, sequence } = target.waiting;
+        let member = SearchMember {
+            key: target.key,
+            subscribers: vec![target.waiting],
+        };
+        self.launcher
+            .start_search(self.in_flight, self.nav, self.stats, member, job, engine);
+        self.launcher
+            .mark_searching(entity, sequence, target.path, target.agent, true);
+    }
+}
+
+/// The agent a route is carried out for.
+struct Target<'a, 'p> {
+    waiting: Subscriber,
+    key: RequestKey,
+    algorithm: PathAlgorithm,
+    path: &'a mut Mut<'p, Path>,
+    agent: &'a mut Mut<'p, PathRequestState>,
 }
 
 /// The walkable cell an agent's [`Transform`] stands on, if any.

@@ -1,0 +1,297 @@
+//! The dispatcher's decision for one queued request, as a pure function of the request and
+//! what the plugin knows this frame: served from the cache, joins a running search, waits,
+//! joins a goal batch, fails now, or starts a search with a chosen engine.
+
+use super::goal_batch::GoalBatches;
+use crate::search_task::{SearchJob, SearchOutcome};
+use crate::{PathAlgorithm, PathRequest, PathfindingSettings};
+use astar_grid::{Cell, Grid, SearchError, SearchOptions};
+use core::time::Duration;
+
+/// Where one queued request goes this frame.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Route {
+    /// The result cache holds its answer: apply it now.
+    FromCache,
+    /// An identical search is running: wait for its answer.
+    JoinRunning,
+    /// Not this frame (its minimum interval has not passed, or the caps are reached): it keeps
+    /// its place in the queue.
+    Wait,
+    /// It joins this frame's gathering of requests for its goal, started once the queue is read
+    /// ([`PathfindingSettings::goal_batch_min`]).
+    JoinBatch(SearchJob),
+    /// It cannot be searched: it fails now with this error, as its search would.
+    FailNow(SearchJob, SearchError),
+    /// Start a background search of `job` with this engine.
+    Start(SearchJob, EngineChoice),
+}
+
+/// Which engine answers a request that starts a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum EngineChoice {
+    /// A* (also when jump point search was asked for but the grid cannot take it).
+    AStar,
+    /// Jump point search, where the grid and the options allow it, else A*.
+    JumpPoint,
+    /// A path read off the goal's shared flow field, once the field is ready.
+    FlowField,
+    /// Local repair of these cells of the agent's cut path, from its start to its goal.
+    Repair(Vec<Cell>),
+}
+
+/// What the plugin knows this frame, beside the request.
+pub(crate) struct RouteContext<'a> {
+    /// The settings in force.
+    pub settings: &'a PathfindingSettings,
+    /// The grid as it is now.
+    pub grid: &'a Grid,
+    /// [`Time::elapsed`](bevy::time::Time::elapsed) this frame.
+    pub now: Duration,
+    /// Whether the per-frame and in-flight caps allow another search.
+    pub may_start: bool,
+}
+
+/// One queued request, with what is known of it.
+pub(crate) struct QueuedRequest<'a> {
+    /// The request, with its start already moved to the agent where it asks for that.
+    pub request: &'a PathRequest,
+    /// The options searched: the request's, with tracing forced on by the debug overlay.
+    pub options: SearchOptions,
+    /// When the agent's last search started.
+    pub last_search: Option<Duration>,
+    /// The agent's path that a map change cut, if any, for local repair.
+    pub cut_path: Option<&'a SearchOutcome>,
+    /// Whether the result cache holds the answer.
+    pub cached: bool,
+    /// Whether an identical search is running.
+    pub running: bool,
+}
+
+/// Decides where `queued` goes, in this order: the cache, a running search, the agent's
+/// minimum interval, local repair of its cut path, a goal batch, the caps, and then the engine
+/// its algorithm asks for (a flow-field request with a bad start or goal fails now, since no
+/// field can answer it).
+pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
+    let settings = context.settings;
+    let request = queued.request;
+    if queued.cached && settings.cache_capacity > 0 {
+        return Route::FromCache;
+    }
+    if queued.running {
+        return Route::JoinRunning;
+    }
+    let too_soon = queued
+        .last_search
+        .is_some_and(|last| context.now.saturating_sub(last) < settings.min_search_interval);
+    if too_soon {
+        return Route::Wait;
+    }
+    let job = SearchJob {
+        start: request.start,
+        goal: request.goal,
+        options: queued.options,
+        smoothing: request.smoothing,
+    };
+    let repair = queued
+        .cut_path
+        .filter(|_| request.algorithm != PathAlgorithm::FlowField && !queued.options.trace)
+        .and_then(|old| old.repairable_for(&job));
+    if settings.goal_batch_min > 0
+        && repair.is_none()
+        && GoalBatches::accepts(request, &queued.options)
+    {
+        return Route::JoinBatch(job);
+    }
+    if !context.may_start {
+        return Route::Wait;
+    }
+    let engine = match (repair, request.algorithm) {
+        (Some(cells), _) => EngineChoice::Repair(cells),
+        (None, PathAlgorithm::FlowField) => {
+            if let Err(error) = context.grid.check_endpoints(job.start, job.goal) {
+                return Route::FailNow(job, error);
+            }
+            EngineChoice::FlowField
+        }
+        (None, PathAlgorithm::JumpPoint) => EngineChoice::JumpPoint,
+        (None, _) => EngineChoice::AStar,
+    };
+    Route::Start(job, engine)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PathStatus;
+    use crate::search_task::SearchOutcome;
+
+    const GOAL: Cell = Cell::new(7, 3);
+
+    fn context<'a>(settings: &'a PathfindingSettings, grid: &'a Grid) -> RouteContext<'a> {
+        RouteContext {
+            settings,
+            grid,
+            now: Duration::from_secs(10),
+            may_start: true,
+        }
+    }
+
+    fn queued(request: &PathRequest) -> QueuedRequest<'_> {
+        QueuedRequest {
+            request,
+            options: request.options,
+            last_search: None,
+            cut_path: None,
+            cached: false,
+            running: false,
+        }
+    }
+
+    fn job(request: &PathRequest) -> SearchJob {
+        SearchJob {
+            start: request.start,
+            goal: request.goal,
+            options: request.options,
+            smoothing: request.smoothing,
+        }
+    }
+
+    /// A found path along row 3 from (0, 3) to the goal.
+    fn cut_path(request: &PathRequest) -> SearchOutcome {
+        let mut outcome =
+            SearchOutcome::without_path(&job(request), PathStatus::Found, PathAlgorithm::AStar);
+        outcome.cells = (0..=7).map(|x| Cell::new(x, 3)).collect();
+        outcome
+    }
+
+    #[test]
+    fn the_cache_comes_first_then_a_running_search_then_the_interval() {
+        let grid = Grid::new(8, 8);
+        let settings = PathfindingSettings {
+            min_search_interval: Duration::from_secs(1),
+            ..PathfindingSettings::default()
+        };
+        let request = PathRequest::new(Cell::new(0, 3), GOAL);
+        let context = context(&settings, &grid);
+        let mut waiting = queued(&request);
+        waiting.cached = true;
+        waiting.running = true;
+        waiting.last_search = Some(Duration::from_millis(9_500));
+        assert_eq!(route(&context, &waiting), Route::FromCache);
+        waiting.cached = false;
+        assert_eq!(route(&context, &waiting), Route::JoinRunning);
+        waiting.running = false;
+        assert_eq!(route(&context, &waiting), Route::Wait);
+        waiting.last_search = Some(Duration::from_secs(9));
+        assert!(matches!(route(&context, &waiting), Route::JoinBatch(_)));
+        // With the cache off, a cached entry does not count.
+        let uncached = PathfindingSettings {
+            cache_capacity: 0,
+            ..settings.clone()
+        };
+        waiting.cached = true;
+        let context = RouteContext {
+            settings: &uncached,
+            ..context
+        };
+        assert!(matches!(route(&context, &waiting), Route::JoinBatch(_)));
+    }
+
+    #[test]
+    fn optimal_searches_join_a_batch_and_the_rest_start_within_the_caps() {
+        let grid = Grid::new(8, 8);
+        let settings = PathfindingSettings::default();
+        let plain = PathRequest::new(Cell::new(0, 3), GOAL);
+        let weighted = plain.with_options(plain.options.with_weight(2.0));
+        let jump = plain.with_algorithm(PathAlgorithm::JumpPoint);
+        let context = context(&settings, &grid);
+        assert_eq!(
+            route(&context, &queued(&plain)),
+            Route::JoinBatch(job(&plain))
+        );
+        assert_eq!(
+            route(&context, &queued(&jump)),
+            Route::JoinBatch(job(&jump))
+        );
+        assert_eq!(
+            route(&context, &queued(&weighted)),
+            Route::Start(job(&weighted), EngineChoice::AStar)
+        );
+        let capped = RouteContext {
+            may_start: false,
+            ..context
+        };
+        assert_eq!(route(&capped, &queued(&weighted)), Route::Wait);
+        // A batch is decided once the queue is read, so the caps do not hold it back here.
+        assert!(matches!(
+            route(&capped, &queued(&plain)),
+            Route::JoinBatch(_)
+        ));
+        let no_batches = PathfindingSettings {
+            goal_batch_min: 0,
+            ..settings.clone()
+        };
+        let unbatched = RouteContext {
+            settings: &no_batches,
+            ..context
+        };
+        assert_eq!(
+            route(&unbatched, &queued(&jump)),
+            Route::Start(job(&jump), EngineChoice::JumpPoint)
+        );
+    }
+
+    #[test]
+    fn a_cut_path_is_repaired_unless_traced_or_read_off_a_flow_field() {
+        let grid = Grid::new(8, 8);
+        let settings = PathfindingSettings::default();
+        let context = context(&settings, &grid);
+        let request = PathRequest::new(Cell::new(2, 3), GOAL);
+        let old = cut_path(&request);
+        let mut waiting = queued(&request);
+        waiting.cut_path = Some(&old);
+        let kept: Vec<Cell> = (2..=7).map(|x| Cell::new(x, 3)).collect();
+        assert_eq!(
+            route(&context, &waiting),
+            Route::Start(job(&request), EngineChoice::Repair(kept))
+        );
+        waiting.options = request.options.with_trace(true);
+        assert!(matches!(
+            route(&context, &waiting),
+            Route::Start(_, EngineChoice::AStar)
+        ));
+        let field = request.with_algorithm(PathAlgorithm::FlowField);
+        let mut waiting = queued(&field);
+        waiting.cut_path = Some(&old);
+        assert_eq!(
+            route(&context, &waiting),
+            Route::Start(job(&field), EngineChoice::FlowField)
+        );
+        // A start that is not on the old path cannot keep any of it.
+        let elsewhere = PathRequest::new(Cell::new(2, 4), GOAL);
+        let mut waiting = queued(&elsewhere);
+        waiting.cut_path = Some(&old);
+        assert!(matches!(route(&context, &waiting), Route::JoinBatch(_)));
+    }
+
+    #[test]
+    fn a_flow_field_request_with_a_bad_endpoint_fails_at_once() {
+        let mut grid = Grid::new(8, 8);
+        grid.set_cost(GOAL, 0).expect("inside the grid");
+        let settings = PathfindingSettings::default();
+        let context = context(&settings, &grid);
+        let blocked =
+            PathRequest::new(Cell::new(0, 3), GOAL).with_algorithm(PathAlgorithm::FlowField);
+        assert_eq!(
+            route(&context, &queued(&blocked)),
+            Route::FailNow(job(&blocked), SearchError::GoalBlocked(GOAL))
+        );
+        let outside = PathRequest::new(Cell::new(0, 3), Cell::new(8, 0))
+            .with_algorithm(PathAlgorithm::FlowField);
+        assert!(matches!(
+            route(&context, &queued(&outside)),
+            Route::FailNow(_, SearchError::GoalOutOfBounds(_))
+        ));
+    }
+}
