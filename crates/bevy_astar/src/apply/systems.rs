@@ -4,7 +4,7 @@
 
 use super::{PathNotifier, RetiredOutcomes};
 use crate::cache::PathCache;
-use crate::in_flight::SearchMember;
+use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
 use crate::search_task::SearchOutcome;
@@ -28,7 +28,7 @@ pub(crate) fn poll_searches(
     settings: Res<PathfindingSettings>,
     nav: Option<Res<NavGrid>>,
     mut bookkeeping: SearchBookkeeping,
-    mut agents: Query<(&PathRequest, &mut Path, &mut PathRequestState)>,
+    mut agents: AppliedAgents,
     mut notifier: PathNotifier,
 ) {
     let SearchBookkeeping {
@@ -38,6 +38,53 @@ pub(crate) fn poll_searches(
         stats,
         retired,
     } = &mut bookkeeping;
+    collect_finished(in_flight, stats, &agents);
+    let mut applier = ResultApplier {
+        settings: &settings,
+        nav: nav.as_deref(),
+        pending_changes: None,
+        retired,
+        budget: settings.max_paths_applied_per_frame.max(1) as usize,
+    };
+    for id in in_flight.with_results() {
+        if applier.budget == 0 {
+            break;
+        }
+        let Some(mut search) = in_flight.take(id) else {
+            continue;
+        };
+        let mut ledger = Ledger {
+            queue,
+            cache,
+            stats,
+        };
+        applier.apply_search(
+            id,
+            &mut search,
+            in_flight,
+            &mut agents,
+            &mut notifier,
+            &mut ledger,
+        );
+        if search.next_member < search.members.len() {
+            in_flight.restore(id, search);
+        }
+    }
+    if settings.cache_capacity == 0 {
+        cache.clear();
+    }
+    stats.in_flight = in_flight.len();
+    stats.queue_length = queue.len();
+}
+
+/// Polls every running search that has not finished yet, without blocking: a search no agent
+/// wants any more (all despawned, or their requests changed) is cancelled, and a finished one
+/// keeps its outcomes until they are applied.
+fn collect_finished(
+    in_flight: &mut InFlightSearches,
+    stats: &mut PathfindingStats,
+    agents: &AppliedAgents,
+) {
     let mut cancelled = Vec::new();
     for (id, search) in in_flight.iter_mut() {
         if search.results.is_some() {
@@ -67,55 +114,25 @@ pub(crate) fn poll_searches(
         in_flight.remove(id);
         stats.searches_cancelled += 1;
     }
-    let mut applier = ResultApplier {
-        settings: &settings,
-        nav: nav.as_deref(),
-        pending_changes: None,
-        retired,
-        budget: settings.max_paths_applied_per_frame.max(1) as usize,
-    };
-    for id in in_flight.with_results() {
-        if applier.budget == 0 {
-            break;
-        }
-        let Some(mut search) = in_flight.take(id) else {
-            continue;
-        };
-        while applier.budget > 0 {
-            let Some(outcome) = search.results.as_mut().and_then(Iterator::next) else {
-                break;
-            };
-            let Some(member) = search.members.get(search.next_member) else {
-                break;
-            };
-            search.next_member += 1;
-            in_flight.forget(&member.key, id);
-            let target = AppliedSearch {
-                snapshot: &search.snapshot,
-                map_version: search.map_version,
-                changes: &search.changes,
-            };
-            applier.apply(
-                &target,
-                member,
-                outcome,
-                &mut agents,
-                &mut notifier,
-                queue,
-                cache,
-                stats,
-            );
-        }
-        if search.next_member < search.members.len() {
-            in_flight.restore(id, search);
-        }
-    }
-    if settings.cache_capacity == 0 {
-        cache.clear();
-    }
-    stats.in_flight = in_flight.len();
-    stats.queue_length = queue.len();
 }
+
+/// The shared bookkeeping that applying results changes.
+struct Ledger<'a> {
+    queue: &'a mut RequestQueue,
+    cache: &'a mut PathCache,
+    stats: &'a mut PathfindingStats,
+}
+
+/// The agents' components that applying results reads and writes.
+type AppliedAgents<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static PathRequest,
+        &'static mut Path,
+        &'static mut PathRequestState,
+    ),
+>;
 
 /// The search a result came from, as the staleness check needs it.
 struct AppliedSearch<'a> {
@@ -137,23 +154,51 @@ struct ResultApplier<'a> {
 }
 
 impl ResultApplier<'_> {
+    /// Applies the finished outcomes of the search `id` in member order while the budget
+    /// lasts; the members not reached wait in `search` for the next frame.
+    fn apply_search(
+        &mut self,
+        id: u64,
+        search: &mut InFlightSearch,
+        in_flight: &mut InFlightSearches,
+        agents: &mut AppliedAgents,
+        notifier: &mut PathNotifier,
+        ledger: &mut Ledger,
+    ) {
+        while self.budget > 0 {
+            let Some(outcome) = search.results.as_mut().and_then(Iterator::next) else {
+                break;
+            };
+            let Some(member) = search.members.get(search.next_member) else {
+                break;
+            };
+            search.next_member += 1;
+            in_flight.forget(&member.key, id);
+            let target = AppliedSearch {
+                snapshot: &search.snapshot,
+                map_version: search.map_version,
+                changes: &search.changes,
+            };
+            self.apply(&target, member, outcome, agents, notifier, ledger);
+        }
+    }
+
     /// Applies `outcome` to the agents of `member` that still want it, or queues them again
     /// when the map changed under it; caches it when allowed.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the system's parameters, passed through"
-    )]
     fn apply(
         &mut self,
         search: &AppliedSearch,
         member: &SearchMember,
         mut outcome: SearchOutcome,
-        agents: &mut Query<(&PathRequest, &mut Path, &mut PathRequestState)>,
+        agents: &mut AppliedAgents,
         notifier: &mut PathNotifier,
-        queue: &mut RequestQueue,
-        cache: &mut PathCache,
-        stats: &mut PathfindingStats,
+        ledger: &mut Ledger,
     ) {
+        let Ledger {
+            queue,
+            cache,
+            stats,
+        } = ledger;
         let policy = self.settings.invalidation;
         let stale = match self.nav {
             None => true,
