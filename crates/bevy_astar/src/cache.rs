@@ -1,7 +1,7 @@
 //! The result cache: finished searches keyed by (start, goal, options), kept while no map change
 //! affects them, so identical requests share one search.
 
-use crate::search_task::SearchOutcome;
+use crate::engine::SearchOutcome;
 use crate::{InvalidationPolicy, MapChange, PathAlgorithm, PathRequest};
 use astar_grid::{Cell, CostModel, Heuristic, Movement, SearchOptions, SearchWindow, Weighting};
 use bevy::platform::collections::HashMap;

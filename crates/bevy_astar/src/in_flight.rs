@@ -2,7 +2,7 @@
 //! for one goal, and lists the agents waiting for each answer.
 
 use crate::cache::RequestKey;
-use crate::search_task::SearchOutcome;
+use crate::engine::SearchOutcome;
 use crate::{MapChange, PathRequest};
 use astar_grid::Grid;
 use bevy::platform::collections::HashMap;

@@ -39,7 +39,7 @@ pub mod debug;
 mod dispatch;
 #[cfg(feature = "egui")]
 pub mod egui_panel;
-mod flow_fields;
+mod engine;
 mod follow;
 mod in_flight;
 mod invalidate;
@@ -48,7 +48,6 @@ mod path;
 mod plugin;
 mod queue;
 mod request;
-mod search_task;
 mod settings;
 mod stats;
 #[cfg(feature = "tilemap")]

@@ -3,7 +3,7 @@
 use crate::apply::{RetiredOutcomes, free_retired_outcomes, poll_searches};
 use crate::cache::PathCache;
 use crate::dispatch::{dispatch_searches, queue_changed_requests};
-use crate::flow_fields::{
+use crate::engine::flow_field::{
     FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
 };
 use crate::follow::follow_paths;

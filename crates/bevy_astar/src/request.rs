@@ -6,8 +6,8 @@ use bevy::prelude::*;
 use core::time::Duration;
 use std::sync::Arc;
 
+use crate::engine::SearchOutcome;
 use crate::invalidate::PathFootprint;
-use crate::search_task::SearchOutcome;
 
 /// The search algorithm a request asks for. All of them return optimal paths under the
 /// request's movement rule and cost model (A* unless its options weight the heuristic or limit

@@ -1,8 +1,8 @@
 //! Writing a finished outcome into an agent's `Path`, with its message and entity event.
 
 use crate::debug::PathTrace;
+use crate::engine::SearchOutcome;
 use crate::request::PathRequestState;
-use crate::search_task::SearchOutcome;
 use crate::{NavGrid, Path, PathFailed, PathFound, PathNotFound, PathReady};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;

@@ -2,7 +2,7 @@
 //! of paths in one frame, and freeing their memory (allocated by the search threads) on the
 //! main thread would stall it.
 
-use crate::search_task::SearchOutcome;
+use crate::engine::SearchOutcome;
 use bevy::prelude::*;
 use std::sync::Arc;
 

@@ -4,10 +4,10 @@
 
 use super::{PathNotifier, RetiredOutcomes};
 use crate::cache::PathCache;
+use crate::engine::SearchOutcome;
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
-use crate::search_task::SearchOutcome;
 use crate::{
     MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
 };

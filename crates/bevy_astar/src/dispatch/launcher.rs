@@ -1,13 +1,14 @@
 //! Starting background searches within the frame's caps: one search for one request, or one
 //! Dijkstra from the goal for a batch of requests, and the bookkeeping of who waits for them.
 
-use super::goal_batch::BatchMember;
 use crate::apply::RetiredOutcomes;
 use crate::debug::DebugPath;
+use crate::engine::goal_batch::BatchMember;
+use crate::engine::goal_batch::run_goal_batch;
+use crate::engine::{Engine, SearchJob, SearchOutcome, jump_point, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::queue::set_status;
 use crate::request::PathRequestState;
-use crate::search_task::{Engine, SearchJob, SearchOutcome, run_goal_batch, run_search};
 use crate::{
     NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
 };
@@ -30,14 +31,6 @@ pub(super) type AgentQuery<'w, 's> = Query<
         Option<&'static Transform>,
     ),
 >;
-
-/// How an A* or jump point request is searched: jump point search where the grid allows it.
-pub(super) fn search_engine(algorithm: PathAlgorithm, nav: &mut NavGrid) -> Engine {
-    match algorithm {
-        PathAlgorithm::JumpPoint => nav.jump_grid().map_or(Engine::AStar, Engine::JumpPoint),
-        _ => Engine::AStar,
-    }
-}
 
 /// Starts background searches within the frame's caps and records which queue entries were
 /// served.
@@ -160,7 +153,10 @@ impl Launcher<'_> {
                 }
                 continue;
             }
-            let engine = search_engine(member.algorithm, nav);
+            let engine = match member.algorithm {
+                PathAlgorithm::JumpPoint => jump_point::engine_for(nav),
+                _ => Engine::AStar,
+            };
             let waiting = self.searching(member.waiting, agents);
             self.start_search(in_flight, nav, stats, waiting, member.job, engine);
         }

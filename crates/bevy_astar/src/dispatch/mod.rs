@@ -3,7 +3,6 @@
 //! result cache, by joining an identical running search, by a batch of requests for one goal, or
 //! by a new background search, within the frame's caps.
 
-mod goal_batch;
 mod launcher;
 mod route;
 mod systems;

@@ -2,8 +2,8 @@
 //! what the plugin knows this frame: served from the cache, joins a running search, waits,
 //! joins a goal batch, fails now, or starts a search with a chosen engine.
 
-use super::goal_batch::GoalBatches;
-use crate::search_task::{SearchJob, SearchOutcome};
+use crate::engine::goal_batch::GoalBatches;
+use crate::engine::{SearchJob, SearchOutcome};
 use crate::{PathAlgorithm, PathRequest, PathfindingSettings};
 use astar_grid::{Cell, Grid, SearchError, SearchOptions};
 use core::time::Duration;
@@ -124,7 +124,7 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
 mod tests {
     use super::*;
     use crate::PathStatus;
-    use crate::search_task::SearchOutcome;
+    use crate::engine::SearchOutcome;
 
     const GOAL: Cell = Cell::new(7, 3);
 

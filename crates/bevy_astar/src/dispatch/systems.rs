@@ -2,17 +2,17 @@
 //! oldest first: the cache lookup, sharing of identical searches, batching of requests for one
 //! goal, the per-frame and in-flight caps, and starting background searches.
 
-use super::goal_batch::GoalBatches;
-use super::launcher::{AgentQuery, Launcher, search_engine};
+use super::launcher::{AgentQuery, Launcher};
 use super::route::{EngineChoice, QueuedRequest, Route, RouteContext, route};
 use crate::apply::PathNotifier;
 use crate::cache::{PathCache, RequestKey};
 use crate::debug::PathDebugSettings;
-use crate::flow_fields::{FieldKey, FieldLookup, FlowFields};
+use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields};
+use crate::engine::goal_batch::GoalBatches;
+use crate::engine::{Engine, SearchJob, SearchOutcome, jump_point};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
-use crate::search_task::{Engine, SearchJob, SearchOutcome};
 use crate::{
     MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats,
@@ -260,7 +260,7 @@ impl Dispatcher<'_, '_, '_> {
                 Engine::Repair(cells)
             }
             EngineChoice::AStar => Engine::AStar,
-            EngineChoice::JumpPoint => search_engine(PathAlgorithm::JumpPoint, self.nav),
+            EngineChoice::JumpPoint => jump_point::engine_for(self.nav),
             EngineChoice::FlowField => {
                 let field_key = FieldKey::new(job.goal, job.options.movement, job.options.cost);
                 match self.fields.request(field_key, self.nav, self.stats) {

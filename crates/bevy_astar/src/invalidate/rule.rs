@@ -3,8 +3,8 @@
 //! path (and whether that path is to be repaired).
 
 use super::{CellChange, MapChange};
+use crate::engine::SearchOutcome;
 use crate::request::PathRequestState;
-use crate::search_task::SearchOutcome;
 use crate::{InvalidationPolicy, PathStatus};
 use astar_grid::{Cell, Movement, SearchError};
 

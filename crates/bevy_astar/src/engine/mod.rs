@@ -1,17 +1,34 @@
-//! The work done in the background: one search on a grid snapshot, with a searcher reused per
-//! thread, turned into an outcome that the main thread applies, caches and checks against map
-//! changes.
+//! The search engines and the work they do in the background: one search (or one batch) on a
+//! grid snapshot, with a searcher reused per thread, turned into an outcome that the main thread
+//! applies, caches and checks against map changes.
+//!
+//! One module per engine, each saying when it can honour a request and what it falls back to,
+//! how it runs in the background, and what trace it records:
+//! - [`astar`]: every request; sliced, cancellable; records the trace asked for;
+//! - [`jump_point`]: uniform grids and optimal octile options, else A*;
+//! - [`flow_field`]: shared fields per goal, kept up to date under map edits;
+//! - [`goal_batch`]: many optimal requests for one goal, one Dijkstra from the goal;
+//! - [`repair`]: a cut path spliced around the cut, else A*.
+//!
+//! Adding an engine means a module here, a variant of [`Engine`] (with the data it runs on),
+//! an arm in [`run_search`], and a route to it in dispatch (an `EngineChoice` that the
+//! dispatcher's `route` picks for the request).
+
+pub(crate) mod astar;
+pub(crate) mod flow_field;
+pub(crate) mod goal_batch;
+pub(crate) mod jump_point;
+pub(crate) mod repair;
 
 use crate::invalidate::PathFootprint;
 use crate::{PathAlgorithm, PathStatus};
 use astar_grid::{
-    Cell, FlowField, Grid, JpsOptions, JumpGrid, Repair, RepairOptions, SearchError, SearchOptions,
-    SearchResult, SearchStats, SearchStatus, SearchTrace, Searcher, SmoothingOptions, Step,
-    smooth_path_cells,
+    Cell, FlowField, Grid, JumpGrid, SearchError, SearchOptions, SearchResult, SearchStatus,
+    SearchTrace, Searcher, SmoothingOptions, smooth_path_cells,
 };
 use bevy::platform::time::Instant;
 use core::cell::RefCell;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::AtomicBool;
 use core::time::Duration;
 use std::sync::Arc;
 
@@ -55,18 +72,6 @@ pub(crate) struct SearchOutcome {
 }
 
 impl SearchOutcome {
-    /// The part of this found path that `job` can keep and repair: from the job's start (a
-    /// cell of the path; agents that moved along it start further on) to the same goal, under
-    /// the same options. `None` when the job asks for something else.
-    pub(crate) fn repairable_for(&self, job: &SearchJob) -> Option<Vec<Cell>> {
-        if self.status != PathStatus::Found || self.goal != job.goal || self.options != job.options
-        {
-            return None;
-        }
-        let from = self.cells.iter().position(|&cell| cell == job.start)?;
-        Some(self.cells[from..].to_vec())
-    }
-
     /// An outcome with `status` and no path yet.
     pub(crate) fn without_path(
         job: &SearchJob,
@@ -90,9 +95,6 @@ impl SearchOutcome {
         }
     }
 }
-
-/// Expansions between two checks of whether anyone still wants an A* search.
-pub(crate) const SEARCH_SLICE: u32 = 2048;
 
 /// How a request is answered in the background, with the data it needs beyond the grid.
 pub(crate) enum Engine {
@@ -120,8 +122,8 @@ pub(crate) struct SearchJob {
 /// cells that [`smooth_path_cells`] keeps under the search's movement rule (straight segments
 /// that never enter terrain costlier than the stretch of path they replace).
 ///
-/// A* runs in slices of [`SEARCH_SLICE`] expansions and gives up, returning `None`, when
-/// `cancelled` is set between two slices: a search nobody waits for stops holding a thread.
+/// A* runs in slices of [`astar::SEARCH_SLICE`] expansions and gives up, returning `None`,
+/// when `cancelled` is set between two slices: a search nobody waits for stops holding a thread.
 pub(crate) fn run_search(
     grid: &Grid,
     job: &SearchJob,
@@ -129,109 +131,41 @@ pub(crate) fn run_search(
     cancelled: &AtomicBool,
 ) -> Option<SearchOutcome> {
     let began = Instant::now();
-    let SearchJob {
-        start,
-        goal,
-        options,
-        ..
-    } = *job;
-    let astar =
-        || SEARCHER.with_borrow_mut(|searcher| sliced_astar(searcher, grid, job, cancelled));
-    let (result, algorithm, cacheable) = match engine {
-        Engine::AStar => (astar()?, PathAlgorithm::AStar, true),
-        Engine::JumpPoint(jump_grid) => match JpsOptions::try_from(&options.with_trace(false)) {
-            Ok(jps) => (
-                SEARCHER.with_borrow_mut(|searcher| {
-                    searcher.find_path_jps(jump_grid, start, goal, &jps)
-                }),
-                PathAlgorithm::JumpPoint,
-                true,
-            ),
-            Err(_) => (astar()?, PathAlgorithm::AStar, true),
-        },
-        Engine::Repair(cells) => {
-            let (result, cacheable) = SEARCHER
-                .with_borrow_mut(|searcher| repaired_path(searcher, grid, cells, job, cancelled))?;
-            (result, PathAlgorithm::AStar, cacheable)
-        }
-        Engine::FlowField(field) => (
-            flow_field_path(grid, field, start, goal),
-            PathAlgorithm::FlowField,
-            true,
-        ),
-    };
-    let mut outcome = outcome_of(job, grid, result, algorithm);
-    outcome.cacheable = cacheable;
+    let answer = SEARCHER.with_borrow_mut(|searcher| match engine {
+        Engine::AStar => astar::run(searcher, grid, job, cancelled).map(EngineAnswer::astar),
+        Engine::JumpPoint(jump_grid) => jump_point::run(searcher, grid, jump_grid, job, cancelled),
+        Engine::Repair(cells) => repair::run(searcher, grid, cells, job, cancelled),
+        Engine::FlowField(field) => Some(flow_field::run(grid, field, job)),
+    })?;
+    let mut outcome = outcome_of(job, grid, answer.result, answer.algorithm);
+    outcome.cacheable = answer.cacheable;
     outcome.duration = began.elapsed();
     Some(outcome)
 }
 
-/// Answers `jobs`, which share their goal, movement rule and cost model, with one Dijkstra from
-/// the goal ([`FlowField::paths_to_goal_while`]); one outcome per job, in order. A job whose
-/// start or goal is invalid gets the error its own search would give. `None` when `cancelled`
-/// was set before it began or while it ran (checked every few thousand cells).
-pub(crate) fn run_goal_batch(
-    grid: &Grid,
-    jobs: &[SearchJob],
-    cancelled: &AtomicBool,
-) -> Option<Vec<SearchOutcome>> {
-    if cancelled.load(Ordering::Relaxed) {
-        return None;
-    }
-    let began = Instant::now();
-    let first = jobs.first()?;
-    let checked: Vec<Result<(), SearchError>> = jobs
-        .iter()
-        .map(|job| grid.check_endpoints(job.start, job.goal))
-        .collect();
-    let starts: Vec<Cell> = jobs
-        .iter()
-        .zip(&checked)
-        .filter(|(_, check)| check.is_ok())
-        .map(|(job, _)| job.start)
-        .collect();
-    let options = first.options;
-    let mut paths = if starts.is_empty() {
-        Ok(Vec::new())
-    } else {
-        let proceed = || !cancelled.load(Ordering::Relaxed);
-        match FlowField::paths_to_goal_while(
-            grid,
-            &starts,
-            first.goal,
-            options.movement,
-            options.cost,
-            proceed,
-        ) {
-            Ok(Some(paths)) => Ok(paths),
-            // Nobody wants the answers any more.
-            Ok(None) => return None,
-            // The goal passed `check_endpoints`, so the only error left is an invalid cost
-            // model, which every job's own search would refuse in the same way.
-            Err(_) => Err(SearchError::InvalidCostModel),
+/// What an engine's run produced, before smoothing and bookkeeping.
+pub(crate) struct EngineAnswer {
+    /// The search's result, or why it could not search.
+    pub result: Result<SearchResult, SearchError>,
+    /// The engine that actually ran (an engine that fell back names the fallback).
+    pub algorithm: PathAlgorithm,
+    /// Whether identical requests may reuse the outcome.
+    pub cacheable: bool,
+}
+
+impl EngineAnswer {
+    /// A* answered, cacheably.
+    pub(crate) const fn astar(result: Result<SearchResult, SearchError>) -> Self {
+        Self {
+            result,
+            algorithm: PathAlgorithm::AStar,
+            cacheable: true,
         }
     }
-    .map(Vec::into_iter);
-    let mut outcomes: Vec<SearchOutcome> = jobs
-        .iter()
-        .zip(checked)
-        .map(|(job, check)| {
-            let result = match &mut paths {
-                Ok(paths) => check.map(|()| field_result(paths.next().flatten())),
-                Err(error) => Err(*error),
-            };
-            outcome_of(job, grid, result, PathAlgorithm::FlowField)
-        })
-        .collect();
-    let duration = began.elapsed();
-    for outcome in &mut outcomes {
-        outcome.duration = duration;
-    }
-    Some(outcomes)
 }
 
 /// The outcome of a search's `result`, with the waypoints smoothed when the job asks for it.
-fn outcome_of(
+pub(crate) fn outcome_of(
     job: &SearchJob,
     grid: &Grid,
     result: Result<SearchResult, SearchError>,
@@ -264,85 +198,6 @@ fn outcome_of(
             outcome
         }
         Err(error) => SearchOutcome::without_path(job, PathStatus::Invalid(error), algorithm),
-    }
-}
-
-/// Repairs `cells` on `grid` (see [`Engine::Repair`]); the flag says whether the result is as
-/// cheap as a full search's. `None` when it was cancelled during a full-search fallback.
-fn repaired_path(
-    searcher: &mut Searcher,
-    grid: &Grid,
-    cells: &[Cell],
-    job: &SearchJob,
-    cancelled: &AtomicBool,
-) -> Option<(Result<SearchResult, SearchError>, bool)> {
-    let options = RepairOptions::new(job.options.with_trace(false));
-    match searcher.repair_path(grid, cells, &options) {
-        Ok(repaired) => {
-            let status = match repaired.repair {
-                Repair::NoPath => SearchStatus::NoPath,
-                Repair::LimitReached(limit) => SearchStatus::LimitReached(limit),
-                Repair::Untouched | Repair::Spliced { .. } | Repair::FullSearch => {
-                    SearchStatus::Found
-                }
-            };
-            let result = SearchResult {
-                status,
-                path: repaired.path,
-                stats: repaired.stats,
-                trace: None,
-            };
-            Some((Ok(result), repaired.optimal || !job.options.is_optimal()))
-        }
-        // The old path does not fit the grid any more (its start or goal became blocked,
-        // say): a full search gives the request's answer, or its error.
-        Err(_) => sliced_astar(searcher, grid, job, cancelled).map(|result| (result, true)),
-    }
-}
-
-/// A* in slices, checking `cancelled` between them; `None` when it was cancelled.
-fn sliced_astar(
-    searcher: &mut Searcher,
-    grid: &Grid,
-    job: &SearchJob,
-    cancelled: &AtomicBool,
-) -> Option<Result<SearchResult, SearchError>> {
-    let mut search = match searcher.begin(grid, job.start, job.goal, &job.options) {
-        Ok(search) => search,
-        Err(error) => return Some(Err(error)),
-    };
-    loop {
-        match search.advance(SEARCH_SLICE) {
-            Step::Done(result) => return Some(Ok(result)),
-            Step::Pending(_) if cancelled.load(Ordering::Relaxed) => return None,
-            Step::Pending(active) => search = active,
-        }
-    }
-}
-
-/// The path from `start` read off `field` (whose goal is `goal`), as a search result.
-fn flow_field_path(
-    grid: &Grid,
-    field: &FlowField,
-    start: Cell,
-    goal: Cell,
-) -> Result<SearchResult, SearchError> {
-    grid.check_endpoints(start, goal)?;
-    Ok(field_result(field.path_from(start)))
-}
-
-/// A path read off a flow field (or none), as a search result.
-fn field_result(path: Option<astar_grid::Path>) -> SearchResult {
-    let status = if path.is_some() {
-        SearchStatus::Found
-    } else {
-        SearchStatus::NoPath
-    };
-    SearchResult {
-        status,
-        path,
-        stats: SearchStats::default(),
-        trace: None,
     }
 }
 

@@ -1,13 +1,19 @@
-//! Shared flow fields for [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField)
-//! requests: one per goal, movement rule and cost model, built and updated in the background,
-//! and kept while a request needs them, within
-//! [`PathfindingSettings::max_flow_fields`].
+//! The flow field engine, for [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField)
+//! requests: shared fields, one per goal, movement rule and cost model, built and updated in
+//! the background, and kept while a request needs them, within
+//! [`PathfindingSettings::max_flow_fields`]; a request's path is read off its field. It honours
+//! every request whose start and goal are valid (a bad one fails at dispatch, as no field could
+//! answer it); the heuristic, weight, window and limits do not apply, and it records no trace.
 
+use super::{EngineAnswer, SearchJob};
 use crate::{
     MapChange, MapChanged, NavGrid, PathAlgorithm, PathRequest, PathfindingSettings,
     PathfindingStats,
 };
-use astar_grid::{Cell, CostModel, FlowField, FlowFieldError, Grid, Movement};
+use astar_grid::{
+    Cell, CostModel, FlowField, FlowFieldError, Grid, Movement, SearchResult, SearchStats,
+    SearchStatus,
+};
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
@@ -264,4 +270,31 @@ pub(crate) fn poll_flow_fields(
         }
     }
     stats.flow_fields = fields.slots.len();
+}
+
+/// Reads `job`'s path off `field`, built for its goal on `grid`.
+pub(super) fn run(grid: &Grid, field: &FlowField, job: &SearchJob) -> EngineAnswer {
+    let result = grid
+        .check_endpoints(job.start, job.goal)
+        .map(|()| field_result(field.path_from(job.start)));
+    EngineAnswer {
+        result,
+        algorithm: PathAlgorithm::FlowField,
+        cacheable: true,
+    }
+}
+
+/// A path read off a flow field (or none), as a search result.
+pub(super) fn field_result(path: Option<astar_grid::Path>) -> SearchResult {
+    let status = if path.is_some() {
+        SearchStatus::Found
+    } else {
+        SearchStatus::NoPath
+    };
+    SearchResult {
+        status,
+        path,
+        stats: SearchStats::default(),
+        trace: None,
+    }
 }

@@ -1,0 +1,152 @@
+//! The goal batch engine: requests for one goal gathered during a frame's dispatch, so that a
+//! crowd heading for the same place is answered by one Dijkstra grown from the goal
+//! ([`FlowField::paths_to_goal_while`]) instead of one search per agent. It honours only
+//! requests whose own search would be optimal and unlimited ([`GoalBatches::accepts`]); smaller
+//! groups than [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings) fall back to
+//! their own engines. It records no trace (traced requests never join a batch), and stops when
+//! nobody waits for its answers any more.
+
+use super::flow_field::{FieldKey, field_result};
+use super::{SearchJob, SearchOutcome, outcome_of};
+use crate::cache::RequestKey;
+use crate::in_flight::{SearchMember, Subscriber};
+use crate::{PathAlgorithm, PathRequest};
+use astar_grid::{Cell, FlowField, Grid, SearchError, SearchOptions};
+use bevy::platform::collections::HashMap;
+use bevy::platform::time::Instant;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+/// A request waiting in a batch: its key and the agents asking for it, what to search, and the
+/// algorithm it asked for (should it be searched alone).
+pub(crate) struct BatchMember {
+    pub waiting: SearchMember,
+    pub job: SearchJob,
+    pub algorithm: PathAlgorithm,
+}
+
+/// This frame's batchable requests, grouped by goal, movement rule and cost model, in the
+/// order their first request was queued.
+#[derive(Default)]
+pub(crate) struct GoalBatches {
+    groups: Vec<Vec<BatchMember>>,
+    group_of: HashMap<FieldKey, usize>,
+    member_of: HashMap<RequestKey, (usize, usize)>,
+}
+
+impl GoalBatches {
+    /// Whether a request may be answered by a search from its goal: the answer must be the one
+    /// its own search would give, an optimal path or none, so A* and jump point requests with
+    /// optimal options, no expansion limit or partial path, and no trace.
+    pub(crate) fn accepts(request: &PathRequest, options: &SearchOptions) -> bool {
+        matches!(
+            request.algorithm,
+            PathAlgorithm::AStar | PathAlgorithm::JumpPoint
+        ) && options.is_optimal()
+            && options.max_expansions.is_none()
+            && !options.partial_path
+            && !options.trace
+    }
+
+    /// Adds `subscriber`'s request; returns false when an identical request was already added
+    /// this frame (the agent then shares its answer).
+    pub(crate) fn add(
+        &mut self,
+        key: RequestKey,
+        job: SearchJob,
+        algorithm: PathAlgorithm,
+        subscriber: Subscriber,
+    ) -> bool {
+        if let Some(&(group, member)) = self.member_of.get(&key) {
+            self.groups[group][member]
+                .waiting
+                .subscribers
+                .push(subscriber);
+            return false;
+        }
+        let field = FieldKey::new(job.goal, job.options.movement, job.options.cost);
+        let group = *self.group_of.entry(field).or_insert_with(|| {
+            self.groups.push(Vec::new());
+            self.groups.len() - 1
+        });
+        self.member_of
+            .insert(key, (group, self.groups[group].len()));
+        self.groups[group].push(BatchMember {
+            waiting: SearchMember {
+                key,
+                subscribers: vec![subscriber],
+            },
+            job,
+            algorithm,
+        });
+        true
+    }
+
+    /// The groups, oldest first.
+    pub(crate) fn into_groups(self) -> Vec<Vec<BatchMember>> {
+        self.groups
+    }
+}
+
+/// Answers `jobs`, which share their goal, movement rule and cost model, with one Dijkstra from
+/// the goal ([`FlowField::paths_to_goal_while`]); one outcome per job, in order. A job whose
+/// start or goal is invalid gets the error its own search would give. `None` when `cancelled`
+/// was set before it began or while it ran (checked every few thousand cells).
+pub(crate) fn run_goal_batch(
+    grid: &Grid,
+    jobs: &[SearchJob],
+    cancelled: &AtomicBool,
+) -> Option<Vec<SearchOutcome>> {
+    if cancelled.load(Ordering::Relaxed) {
+        return None;
+    }
+    let began = Instant::now();
+    let first = jobs.first()?;
+    let checked: Vec<Result<(), SearchError>> = jobs
+        .iter()
+        .map(|job| grid.check_endpoints(job.start, job.goal))
+        .collect();
+    let starts: Vec<Cell> = jobs
+        .iter()
+        .zip(&checked)
+        .filter(|(_, check)| check.is_ok())
+        .map(|(job, _)| job.start)
+        .collect();
+    let options = first.options;
+    let mut paths = if starts.is_empty() {
+        Ok(Vec::new())
+    } else {
+        let proceed = || !cancelled.load(Ordering::Relaxed);
+        match FlowField::paths_to_goal_while(
+            grid,
+            &starts,
+            first.goal,
+            options.movement,
+            options.cost,
+            proceed,
+        ) {
+            Ok(Some(paths)) => Ok(paths),
+            // Nobody wants the answers any more.
+            Ok(None) => return None,
+            // The goal passed `check_endpoints`, so the only error left is an invalid cost
+            // model, which every job's own search would refuse in the same way.
+            Err(_) => Err(SearchError::InvalidCostModel),
+        }
+    }
+    .map(Vec::into_iter);
+    let mut outcomes: Vec<SearchOutcome> = jobs
+        .iter()
+        .zip(checked)
+        .map(|(job, check)| {
+            let result = match &mut paths {
+                Ok(paths) => check.map(|()| field_result(paths.next().flatten())),
+                Err(error) => Err(*error),
+            };
+            outcome_of(job, grid, result, PathAlgorithm::FlowField)
+        })
+        .collect();
+    let duration = began.elapsed();
+    for outcome in &mut outcomes {
+        outcome.duration = duration;
+    }
+    Some(outcomes)
+}

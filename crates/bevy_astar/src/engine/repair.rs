@@ -1,0 +1,63 @@
+//! The local repair engine: when a map change cut an agent's path and the request still asks
+//! for the same goal under the same options from a cell of that path, the kept part is repaired
+//! by splicing detours around the cut ([`Searcher::repair_path`]) instead of searching the whole
+//! path again. It records no trace (traced requests are searched in full), and falls back to A*
+//! when the old path no longer fits the grid. A spliced path may be dearer than the cheapest, so
+//! its outcome is cached only when the repair says it is optimal.
+
+use super::{EngineAnswer, SearchJob, SearchOutcome, astar};
+use crate::{PathAlgorithm, PathStatus};
+use astar_grid::{Cell, Grid, Repair, RepairOptions, SearchResult, SearchStatus, Searcher};
+use core::sync::atomic::AtomicBool;
+
+impl SearchOutcome {
+    /// The part of this found path that `job` can keep and repair: from the job's start (a
+    /// cell of the path; agents that moved along it start further on) to the same goal, under
+    /// the same options. `None` when the job asks for something else.
+    pub(crate) fn repairable_for(&self, job: &SearchJob) -> Option<Vec<Cell>> {
+        if self.status != PathStatus::Found || self.goal != job.goal || self.options != job.options
+        {
+            return None;
+        }
+        let from = self.cells.iter().position(|&cell| cell == job.start)?;
+        Some(self.cells[from..].to_vec())
+    }
+}
+
+/// Repairs `cells` on `grid` (see [`Engine::Repair`](super::Engine::Repair)); the answer is
+/// cacheable only when it is as cheap as a full search's. `None` when it was cancelled during a
+/// full-search fallback.
+pub(super) fn run(
+    searcher: &mut Searcher,
+    grid: &Grid,
+    cells: &[Cell],
+    job: &SearchJob,
+    cancelled: &AtomicBool,
+) -> Option<EngineAnswer> {
+    let options = RepairOptions::new(job.options.with_trace(false));
+    match searcher.repair_path(grid, cells, &options) {
+        Ok(repaired) => {
+            let status = match repaired.repair {
+                Repair::NoPath => SearchStatus::NoPath,
+                Repair::LimitReached(limit) => SearchStatus::LimitReached(limit),
+                Repair::Untouched | Repair::Spliced { .. } | Repair::FullSearch => {
+                    SearchStatus::Found
+                }
+            };
+            let result = SearchResult {
+                status,
+                path: repaired.path,
+                stats: repaired.stats,
+                trace: None,
+            };
+            Some(EngineAnswer {
+                result: Ok(result),
+                algorithm: PathAlgorithm::AStar,
+                cacheable: repaired.optimal || !job.options.is_optimal(),
+            })
+        }
+        // The old path does not fit the grid any more (its start or goal became blocked,
+        // say): a full search gives the request's answer, or its error.
+        Err(_) => astar::run(searcher, grid, job, cancelled).map(EngineAnswer::astar),
+    }
+}
