@@ -2,11 +2,11 @@
 //! its placement in the world, and edits that record what changed.
 
 use crate::{CellChange, MapChange};
-use astar_grid::{Cell, Grid, GridError, JumpGrid};
+use astar_grid::{Cell, Grid, GridError};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 /// Source of grid identities, so that a replaced or cloned grid is recognised as a new map.
 static NEXT_GRID_ID: AtomicU64 = AtomicU64::new(1);
@@ -47,20 +47,6 @@ pub struct NavGrid {
     /// The value each cell edited since the last published version had before its first edit.
     pending: HashMap<Cell, u8>,
     id: u64,
-    /// The grid packed for jump point search, built on first use and kept in step with edits.
-    jump_points: JumpPoints,
-}
-
-/// The state of [`NavGrid`]'s jump point grid.
-#[derive(Clone, Debug, Default)]
-enum JumpPoints {
-    /// Not built yet (or dropped by a terrain edit): built when a search first needs it.
-    #[default]
-    Unbuilt,
-    /// Built and matching the grid.
-    Ready(Arc<JumpGrid>),
-    /// The grid has terrain costs; tried again after the next edit.
-    Unsupported,
 }
 
 impl Clone for NavGrid {
@@ -72,7 +58,6 @@ impl Clone for NavGrid {
             origin: self.origin,
             pending: HashMap::default(),
             id: next_grid_id(),
-            jump_points: self.jump_points.clone(),
         }
     }
 }
@@ -88,7 +73,6 @@ impl NavGrid {
             origin: Vec2::ZERO,
             pending: HashMap::default(),
             id: next_grid_id(),
-            jump_points: JumpPoints::Unbuilt,
         }
     }
 
@@ -185,14 +169,6 @@ impl NavGrid {
         }
         Arc::make_mut(&mut self.grid).set_cost(cell, cost)?;
         self.pending.entry(cell).or_insert(before);
-        self.jump_points = match core::mem::take(&mut self.jump_points) {
-            JumpPoints::Ready(mut jump_grid) if cost <= 1 => {
-                Arc::make_mut(&mut jump_grid).set_blocked(cell, cost == 0)?;
-                JumpPoints::Ready(jump_grid)
-            }
-            // A terrain cost: the grid is not uniform any more, or may have become so.
-            _ => JumpPoints::Unbuilt,
-        };
         Ok(true)
     }
 
@@ -240,23 +216,6 @@ impl NavGrid {
         self.grid = Arc::new(grid);
         self.pending.clear();
         self.id = next_grid_id();
-        self.jump_points = JumpPoints::Unbuilt;
-    }
-
-    /// The grid packed for jump point search, matching [`NavGrid::snapshot`] taken at the same
-    /// time; `None` when the grid has terrain costs. Built on the first call (O(cells)) and kept
-    /// in step with later edits (O(1) each); a terrain edit drops it until the next call.
-    pub(crate) fn jump_grid(&mut self) -> Option<Arc<JumpGrid>> {
-        if matches!(self.jump_points, JumpPoints::Unbuilt) {
-            self.jump_points = match JumpGrid::new(&self.grid) {
-                Ok(jump_grid) => JumpPoints::Ready(Arc::new(jump_grid)),
-                Err(_) => JumpPoints::Unsupported,
-            };
-        }
-        match &self.jump_points {
-            JumpPoints::Ready(jump_grid) => Some(Arc::clone(jump_grid)),
-            JumpPoints::Unbuilt | JumpPoints::Unsupported => None,
-        }
     }
 
     /// Whether cells were edited since the last published map version.
@@ -290,5 +249,16 @@ impl NavGrid {
     /// Whether `snapshot` is still the current grid (no edit since it was taken).
     pub(crate) fn is_current(&self, snapshot: &Arc<Grid>) -> bool {
         Arc::ptr_eq(&self.grid, snapshot)
+    }
+
+    /// A handle to the grid as it is now that does not keep it alive, so that holding it costs
+    /// no copy when the grid is edited; [`NavGrid::is_still`] tells whether it is still current.
+    pub(crate) fn handle(&self) -> Weak<Grid> {
+        Arc::downgrade(&self.grid)
+    }
+
+    /// Whether the grid is still the one `handle` was taken of (no edit since).
+    pub(crate) fn is_still(&self, handle: &Weak<Grid>) -> bool {
+        core::ptr::eq(Arc::as_ptr(&self.grid), handle.as_ptr())
     }
 }

@@ -6,6 +6,7 @@ use crate::dispatch::{dispatch_searches, queue_changed_requests};
 use crate::engine::flow_field::{
     FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
 };
+use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
 use crate::follow::follow_paths;
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{invalidate_paths, invalidate_results, publish_map_changes};
@@ -173,6 +174,7 @@ impl Plugin for AStarPlugin {
             .init_resource::<InFlightSearches>()
             .init_resource::<PathCache>()
             .init_resource::<FlowFields>()
+            .init_resource::<JumpPoints>()
             .init_resource::<RetiredOutcomes>()
             .add_message::<MapChanged>()
             .add_message::<PathReady>()
@@ -192,7 +194,12 @@ impl Plugin for AStarPlugin {
                 (
                     (
                         publish_map_changes,
-                        (invalidate_results, invalidate_paths, invalidate_flow_fields),
+                        (
+                            invalidate_results,
+                            invalidate_paths,
+                            invalidate_flow_fields,
+                            record_jump_point_changes,
+                        ),
                     )
                         .chain()
                         .in_set(AStarSystems::Invalidate),

@@ -632,6 +632,24 @@ fn jump_point_requests_get_optimal_paths_and_follow_map_edits() {
         assert_valid_path(&current_grid(&app), &found, start, goal);
         assert_eq!(found.algorithm, PathAlgorithm::AStar);
     }
+
+    // The terrain cost taken back: jump point search answers again.
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .set_cost(Cell::new(20, 3), 1)
+        .expect("inside the grid");
+    for &agent in &agents {
+        app.world_mut()
+            .get_mut::<PathRequest>(agent)
+            .expect("agent alive")
+            .set_changed();
+    }
+    settle(&mut app, &agents);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&current_grid(&app), &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::JumpPoint);
+    }
 }
 
 #[test]

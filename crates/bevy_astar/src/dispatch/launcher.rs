@@ -5,7 +5,8 @@ use crate::apply::RetiredOutcomes;
 use crate::debug::DebugPath;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::run_goal_batch;
-use crate::engine::{Engine, SearchJob, SearchOutcome, jump_point, run_search};
+use crate::engine::jump_point::JumpPoints;
+use crate::engine::{Engine, SearchJob, SearchOutcome, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::queue::set_status;
 use crate::request::PathRequestState;
@@ -125,7 +126,8 @@ impl Launcher<'_> {
         &mut self,
         group: Vec<BatchMember>,
         in_flight: &mut InFlightSearches,
-        nav: &mut NavGrid,
+        nav: &NavGrid,
+        jump_points: &mut JumpPoints,
         stats: &mut PathfindingStats,
         agents: &mut AgentQuery,
     ) {
@@ -154,7 +156,7 @@ impl Launcher<'_> {
                 continue;
             }
             let engine = match member.algorithm {
-                PathAlgorithm::JumpPoint => jump_point::engine_for(nav),
+                PathAlgorithm::JumpPoint => jump_points.engine_for(nav),
                 _ => Engine::AStar,
             };
             let waiting = self.searching(member.waiting, agents);

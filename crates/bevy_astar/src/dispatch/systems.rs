@@ -9,7 +9,8 @@ use crate::cache::{PathCache, RequestKey};
 use crate::debug::PathDebugSettings;
 use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields};
 use crate::engine::goal_batch::GoalBatches;
-use crate::engine::{Engine, SearchJob, SearchOutcome, jump_point};
+use crate::engine::jump_point::JumpPoints;
+use crate::engine::{Engine, SearchJob, SearchOutcome};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
@@ -44,10 +45,11 @@ pub(crate) fn queue_changed_requests(
 pub(crate) struct DispatchContext<'w> {
     settings: Res<'w, PathfindingSettings>,
     time: Res<'w, Time>,
-    nav: Option<ResMut<'w, NavGrid>>,
+    nav: Option<Res<'w, NavGrid>>,
     version: Res<'w, MapVersion>,
     debug: Option<Res<'w, PathDebugSettings>>,
     fields: ResMut<'w, FlowFields>,
+    jump_points: ResMut<'w, JumpPoints>,
 }
 
 /// Serves queued requests oldest first, each where [`route`] sends it: from the cache, by
@@ -63,10 +65,11 @@ pub(crate) fn dispatch_searches(
     let DispatchContext {
         settings,
         time,
-        mut nav,
+        nav,
         version,
         debug,
         mut fields,
+        mut jump_points,
     } = context;
     let SearchBookkeeping {
         queue,
@@ -75,8 +78,7 @@ pub(crate) fn dispatch_searches(
         stats,
         retired,
     } = &mut bookkeeping;
-    let Some(nav) = nav.as_mut().map(DetectChangesMut::bypass_change_detection) else {
-        // Only derived data (the jump point grid) is built through this borrow.
+    let Some(nav) = nav.as_deref() else {
         wait_for_map(queue, &mut agents);
         stats.started_last_frame = 0;
         stats.queue_length = queue.len();
@@ -96,6 +98,7 @@ pub(crate) fn dispatch_searches(
         in_flight,
         stats,
         fields: &mut fields,
+        jump_points: &mut jump_points,
         notifier,
         batches: GoalBatches::default(),
         trace_all: debug.is_some_and(|debug| debug.trace_all_agents),
@@ -116,10 +119,11 @@ pub(crate) fn dispatch_searches(
         in_flight,
         stats,
         batches,
+        jump_points,
         ..
     } = dispatcher;
     for group in batches.into_groups() {
-        launcher.start_group(group, in_flight, nav, stats, &mut agents);
+        launcher.start_group(group, in_flight, nav, jump_points, stats, &mut agents);
     }
     for entry in launcher.served {
         queue.remove(entry);
@@ -141,11 +145,12 @@ fn wait_for_map(queue: &RequestQueue, agents: &mut AgentQuery) {
 /// One frame's dispatch: everything serving a queued request changes.
 struct Dispatcher<'a, 'w, 's> {
     launcher: Launcher<'a>,
-    nav: &'a mut NavGrid,
+    nav: &'a NavGrid,
     cache: &'a mut PathCache,
     in_flight: &'a mut InFlightSearches,
     stats: &'a mut PathfindingStats,
     fields: &'a mut FlowFields,
+    jump_points: &'a mut JumpPoints,
     notifier: PathNotifier<'w, 's>,
     batches: GoalBatches,
     /// Whether the debug overlay traces every agent.
@@ -260,7 +265,7 @@ impl Dispatcher<'_, '_, '_> {
                 Engine::Repair(cells)
             }
             EngineChoice::AStar => Engine::AStar,
-            EngineChoice::JumpPoint => jump_point::engine_for(self.nav),
+            EngineChoice::JumpPoint => self.jump_points.engine_for(self.nav),
             EngineChoice::FlowField => {
                 let field_key = FieldKey::new(job.goal, job.options.movement, job.options.cost);
                 match self.fields.request(field_key, self.nav, self.stats) {
