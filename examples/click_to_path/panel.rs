@@ -391,7 +391,7 @@ fn overlay_section(ui: &mut egui::Ui, controls: &mut Controls) {
         .show(ui, |ui| {
             let (config, colors) = controls.gizmos.config::<AStarGizmos>();
             let mut enabled = config.enabled;
-            let mut grid = colors.grid_color.is_some();
+            let mut grid = colors.draw_grid;
             let legend = [
                 (colors.closed_color, "closed set (expanded)"),
                 (colors.open_color, "open set (frontier)"),
@@ -416,10 +416,10 @@ fn overlay_section(ui: &mut egui::Ui, controls: &mut Controls) {
                 controls.stats_window.open = stats;
             }
             let (config, colors) = controls.gizmos.config::<AStarGizmos>();
-            if config.enabled != enabled || colors.grid_color.is_some() != grid {
+            if config.enabled != enabled || colors.draw_grid != grid {
                 let (config, colors) = controls.gizmos.config_mut::<AStarGizmos>();
                 config.enabled = enabled;
-                colors.grid_color = grid.then_some(Color::srgba(1.0, 1.0, 1.0, 0.08));
+                colors.draw_grid = grid;
             }
         });
 }

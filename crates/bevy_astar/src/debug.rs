@@ -1,7 +1,7 @@
 //! Debug overlays: search traces of marked agents drawn with gizmos (closed set, open set, path),
 //! plus optional grid lines and blocked cells.
 
-use crate::{AStarSystems, NavGrid, Path};
+use crate::{NavGrid, Path};
 use astar_grid::{Cell, SearchTrace};
 use bevy::color::palettes::css;
 use bevy::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
@@ -9,7 +9,10 @@ use bevy::prelude::*;
 
 /// Draws the searches of agents marked with [`DebugPath`] (or of every agent, see
 /// [`AStarDebugPlugin::trace_all_agents`]): the closed set in blue, the open set in green and the
-/// path in gold, with the [`AStarGizmos`] gizmo group.
+/// path in gold, with the [`AStarGizmos`] gizmo group, in [`PostUpdate`] after transform
+/// propagation. Recording the traces (and dropping those nobody asks for) is the pathfinding
+/// systems' work, in the schedule [`AStarPlugin::in_schedule`](crate::AStarPlugin::in_schedule)
+/// chose.
 ///
 /// Turn it off or recolour it at run time through [`GizmoConfigStore`]:
 ///
@@ -48,33 +51,37 @@ impl Plugin for AStarDebugPlugin {
             trace_all_agents: self.trace_all_agents,
         })
         .init_gizmo_group::<AStarGizmos>()
+        .register_type::<PathDebugSettings>()
+        .register_type::<DebugPath>()
+        .register_type::<PathTrace>()
+        .register_type::<AStarGizmos>()
         .add_systems(
-            Update,
-            (
-                drop_unwanted_traces,
-                (draw_grid, draw_traces)
-                    .chain()
-                    .run_if(resource_exists::<NavGrid>.and_then(gizmos_enabled)),
-            )
+            PostUpdate,
+            (draw_grid, draw_traces)
                 .chain()
-                .after(AStarSystems::Apply),
+                .after(TransformSystems::Propagate)
+                .run_if(resource_exists::<NavGrid>.and_then(gizmos_enabled)),
         );
     }
 }
 
 /// Which agents record their search; changeable at run time.
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Resource, Debug, Default, PartialEq)]
 pub struct PathDebugSettings {
     /// Record every agent's search, not only those marked with [`DebugPath`].
     pub trace_all_agents: bool,
 }
 
 /// Marks an agent whose searches are recorded into a [`PathTrace`] and drawn.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq)]
 pub struct DebugPath;
 
 /// The recorded search behind an agent's current path, for drawing and replays.
-#[derive(Component, Clone, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq, Reflect)]
+#[reflect(opaque)]
+#[reflect(Component, Clone, Debug, PartialEq)]
 pub struct PathTrace {
     /// The search, as recorded by the core.
     pub trace: SearchTrace,
@@ -104,10 +111,14 @@ pub struct AStarGizmos {
     pub open_color: Color,
     /// The path's waypoints.
     pub path_color: Color,
-    /// Grid lines, or `None` for none.
-    pub grid_color: Option<Color>,
-    /// A cross on every blocked cell, or `None` for none.
-    pub blocked_color: Option<Color>,
+    /// Whether grid lines are drawn.
+    pub draw_grid: bool,
+    /// The grid lines' colour.
+    pub grid_color: Color,
+    /// Whether a cross is drawn on every blocked cell.
+    pub draw_blocked: bool,
+    /// The crosses' colour.
+    pub blocked_color: Color,
 }
 
 impl Default for AStarGizmos {
@@ -116,8 +127,10 @@ impl Default for AStarGizmos {
             closed_color: Color::srgb(0.25, 0.45, 1.0),
             open_color: Color::srgb(0.2, 0.85, 0.3),
             path_color: css::GOLD.into(),
-            grid_color: None,
-            blocked_color: None,
+            draw_grid: false,
+            grid_color: Color::srgba(1.0, 1.0, 1.0, 0.12),
+            draw_blocked: false,
+            blocked_color: Color::srgba(1.0, 0.3, 0.3, 0.6),
         }
     }
 }
@@ -128,7 +141,7 @@ fn gizmos_enabled(store: Option<Res<GizmoConfigStore>>) -> bool {
 
 /// Removes the traces of agents no longer traced (unmarked, with tracing of all agents off), so
 /// that their memory goes and an old search is never drawn again.
-fn drop_unwanted_traces(
+pub(crate) fn drop_unwanted_traces(
     mut commands: Commands,
     settings: Option<Res<PathDebugSettings>>,
     traced: Query<Entity, (With<PathTrace>, Without<DebugPath>)>,
@@ -144,11 +157,13 @@ fn drop_unwanted_traces(
 fn draw_grid(nav: Res<NavGrid>, mut gizmos: Gizmos<AStarGizmos>) {
     let size = nav.cell_size();
     let cells = UVec2::new(nav.width(), nav.height());
-    if let Some(color) = gizmos.config_ext.grid_color {
+    if gizmos.config_ext.draw_grid {
         let center = nav.origin() + cells.as_vec2() * size / 2.0;
+        let color = gizmos.config_ext.grid_color;
         gizmos.grid_2d(center, cells, size, color);
     }
-    if let Some(color) = gizmos.config_ext.blocked_color {
+    if gizmos.config_ext.draw_blocked {
+        let color = gizmos.config_ext.blocked_color;
         let half = size.x.abs().min(size.y.abs()) * 0.35;
         for (cell, value) in nav.grid().cells() {
             if value == 0 {

@@ -396,14 +396,12 @@ pub fn debug_ui(
     gizmos: Option<Mut<GizmoConfigStore>>,
     debug: Option<Mut<PathDebugSettings>>,
 ) {
-    const GRID: Color = Color::srgba(1.0, 1.0, 1.0, 0.12);
-    const BLOCKED: Color = Color::srgba(1.0, 0.3, 0.3, 0.6);
     let current = gizmos.as_ref().and_then(|store| {
         store.get_config::<AStarGizmos>().map(|(config, colors)| {
             (
                 config.enabled,
-                colors.grid_color.is_some(),
-                colors.blocked_color.is_some(),
+                colors.draw_grid,
+                colors.draw_blocked,
                 config.line.width,
             )
         })
@@ -423,8 +421,8 @@ pub fn debug_ui(
             {
                 config.enabled = enabled;
                 config.line.width = width;
-                colors.grid_color = grid.then(|| colors.grid_color.unwrap_or(GRID));
-                colors.blocked_color = blocked.then(|| colors.blocked_color.unwrap_or(BLOCKED));
+                colors.draw_grid = grid;
+                colors.draw_blocked = blocked;
             }
         }
         _ => {

@@ -19,7 +19,8 @@ use bevy::prelude::*;
 /// );
 /// # let _ = agent;
 /// ```
-#[derive(Component, Clone, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Component, Debug, PartialEq)]
 #[require(Transform)]
 pub struct PathFollower {
     /// World units per second.

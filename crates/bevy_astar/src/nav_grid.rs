@@ -39,7 +39,9 @@ fn next_grid_id() -> u64 {
 /// assert_eq!(nav.cell_center(Cell::new(0, 0)), Vec2::new(16.0, 16.0));
 /// # Ok::<(), astar_grid::GridError>(())
 /// ```
-#[derive(Resource, Debug)]
+#[derive(Resource, Debug, Reflect)]
+#[reflect(opaque)]
+#[reflect(Resource, Clone, Debug)]
 pub struct NavGrid {
     grid: Arc<Grid>,
     cell_size: Vec2,

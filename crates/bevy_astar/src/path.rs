@@ -6,7 +6,9 @@ use bevy::prelude::*;
 use core::time::Duration;
 
 /// Where an agent's request stands.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(opaque)]
+#[reflect(Clone, Debug, Default, PartialEq)]
 pub enum PathStatus {
     /// Waiting to be dispatched (throttling, or a map change made it search again).
     #[default]
@@ -46,7 +48,9 @@ impl PathStatus {
 }
 
 /// Why a request ended without a path to its goal.
-#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error, Reflect)]
+#[reflect(opaque)]
+#[reflect(Clone, Debug, PartialEq)]
 pub enum PathFailure {
     /// The goal cannot be reached from the start.
     #[error("the goal cannot be reached")]
@@ -64,7 +68,9 @@ pub enum PathFailure {
 ///
 /// While a new result is on its way (status queued or searching) the previous path stays, so a
 /// [`PathFollower`](crate::PathFollower) keeps moving; a failed request clears it.
-#[derive(Component, Clone, Debug, Default, PartialEq)]
+#[derive(Component, Clone, Debug, Default, PartialEq, Reflect)]
+#[reflect(opaque)]
+#[reflect(Component, Clone, Debug, Default, PartialEq)]
 pub struct Path {
     /// Where the request stands.
     pub status: PathStatus,

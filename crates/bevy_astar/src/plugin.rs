@@ -2,6 +2,7 @@
 
 use crate::apply::{RetiredOutcomes, free_retired_outcomes, poll_searches};
 use crate::cache::PathCache;
+use crate::debug::drop_unwanted_traces;
 use crate::dispatch::{dispatch_searches, queue_changed_requests};
 use crate::engine::flow_field::{
     FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
@@ -12,7 +13,8 @@ use crate::in_flight::InFlightSearches;
 use crate::invalidate::{invalidate_paths, invalidate_results, publish_map_changes};
 use crate::queue::RequestQueue;
 use crate::{
-    InvalidationPolicy, MapChanged, MapVersion, PathFailed, PathReady, PathfindingSettings,
+    InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path, PathAlgorithm, PathFailed,
+    PathFailure, PathFollower, PathReady, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats,
 };
 use bevy::ecs::intern::Interned;
@@ -164,10 +166,41 @@ impl AStarPlugin {
     }
 }
 
+/// The schedule the pathfinding systems run in, for the other plugins of the family.
+#[derive(Resource)]
+struct PathfindingSchedule(
+    #[cfg_attr(
+        not(feature = "tilemap"),
+        expect(dead_code, reason = "read by the tilemap plugin only")
+    )]
+    Interned<dyn ScheduleLabel>,
+);
+
+/// The schedule [`AStarPlugin`] runs its systems in ([`Update`] without the plugin), for the
+/// plugins of the family that add systems beside them.
+#[cfg(feature = "tilemap")]
+pub(crate) fn pathfinding_schedule(app: &App) -> Interned<dyn ScheduleLabel> {
+    app.world()
+        .get_resource::<PathfindingSchedule>()
+        .map_or_else(|| Update.intern(), |schedule| schedule.0)
+}
+
 impl Plugin for AStarPlugin {
     fn build(&self, app: &mut App) {
         let schedule = self.schedule;
-        app.insert_resource(self.settings.clone())
+        app.insert_resource(PathfindingSchedule(schedule))
+            .register_type::<PathRequest>()
+            .register_type::<Path>()
+            .register_type::<PathFollower>()
+            .register_type::<PathStatus>()
+            .register_type::<PathFailure>()
+            .register_type::<PathAlgorithm>()
+            .register_type::<PathfindingSettings>()
+            .register_type::<PathfindingStats>()
+            .register_type::<InvalidationPolicy>()
+            .register_type::<MapVersion>()
+            .register_type::<NavGrid>()
+            .insert_resource(self.settings.clone())
             .init_resource::<MapVersion>()
             .init_resource::<PathfindingStats>()
             .init_resource::<RequestQueue>()
@@ -211,7 +244,7 @@ impl Plugin for AStarPlugin {
                     )
                         .chain()
                         .in_set(AStarSystems::Dispatch),
-                    (poll_searches, free_retired_outcomes)
+                    (poll_searches, free_retired_outcomes, drop_unwanted_traces)
                         .chain()
                         .in_set(AStarSystems::Apply),
                     follow_paths.in_set(AStarSystems::Follow),

@@ -15,7 +15,8 @@ use crate::invalidate::PathFootprint;
 ///
 /// Matching on this enum needs a wildcard arm, so that adding an algorithm is not a breaking
 /// change.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Debug, Default, PartialEq, Hash)]
 #[non_exhaustive]
 pub enum PathAlgorithm {
     /// A* as configured by the request's [`SearchOptions`] (heuristic, weight, limits, window).
@@ -53,7 +54,9 @@ pub enum PathAlgorithm {
 ///     .with_smoothing(true);
 /// assert_eq!(request.goal, Cell::new(9, 4));
 /// ```
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(opaque)]
+#[reflect(Component, Clone, Debug, PartialEq)]
 #[require(Path, PathRequestState)]
 pub struct PathRequest {
     /// Where the path starts.

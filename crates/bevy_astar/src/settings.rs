@@ -11,7 +11,8 @@ use core::time::Duration;
 /// the whole map is replaced, when an agent without a
 /// path ([`PathStatus::NoPath`](crate::PathStatus::NoPath)) sees a cell open, and when an agent
 /// whose start or goal was blocked sees that cell change.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Debug, Default, PartialEq, Hash)]
 pub enum InvalidationPolicy {
     /// Keep a path until a change touches its cells. Paths may stay longer than needed after
     /// cells open elsewhere, but no agent searches again for a change it cannot feel.
@@ -35,7 +36,8 @@ pub enum InvalidationPolicy {
 /// }
 /// # bevy::ecs::system::assert_is_system(slow_down);
 /// ```
-#[derive(Resource, Clone, Debug, PartialEq)]
+#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Resource, Debug, Default, PartialEq)]
 pub struct PathfindingSettings {
     /// Most searches started in one frame; 0 pauses dispatching. Cache hits and requests that
     /// join a search already running do not count.

@@ -7,7 +7,8 @@ use core::time::Duration;
 ///
 /// Counters only grow; `in_flight`, `queue_length` and `started_last_frame` describe the current
 /// frame.
-#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Resource, Debug, Default, PartialEq)]
 pub struct PathfindingStats {
     /// Searches handed to the task pool.
     pub searches_started: u64,

@@ -44,11 +44,13 @@ pub fn tile_pos_to_world(nav: &NavGrid, tile: TilePos) -> Vec2 {
 }
 
 /// Marks the tilemap the [`NavGrid`] is built from (one per app).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq)]
 pub struct NavTilemap;
 
 /// The navigation value of a tile: 0 blocked, else its terrain cost multiplier.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Component, Debug, PartialEq, Hash)]
 pub struct TileCost(pub u8);
 
 impl TileCost {
@@ -98,7 +100,8 @@ impl TilemapNavRules {
 
 /// Builds the [`NavGrid`] from the tilemap marked [`NavTilemap`] and keeps it in sync: changed
 /// tiles become grid edits (and a new map version) before [`AStarSystems::Invalidate`]; a
-/// resized, moved or re-gridded tilemap becomes a new grid.
+/// resized, moved or re-gridded tilemap becomes a new grid. Its systems run in the schedule of
+/// [`AStarPlugin`](crate::AStarPlugin) (see its `in_schedule`), so add it after that plugin.
 ///
 /// ```
 /// use bevy_astar::prelude::*;
@@ -149,12 +152,21 @@ impl TilemapNavPlugin {
 
 impl Plugin for TilemapNavPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(self.rules.clone()).add_systems(
-            Update,
-            (rebuild_from_tilemap, sync_changed_tiles)
-                .chain()
-                .before(AStarSystems::Invalidate),
-        );
+        if !app.is_plugin_added::<crate::AStarPlugin>() {
+            warn!("add TilemapNavPlugin after AStarPlugin, so that it runs in the same schedule");
+        }
+        // The pathfinding systems' schedule (`AStarPlugin::in_schedule`), before they read the
+        // grid.
+        let schedule = crate::plugin::pathfinding_schedule(app);
+        app.insert_resource(self.rules.clone())
+            .register_type::<NavTilemap>()
+            .register_type::<TileCost>()
+            .add_systems(
+                schedule,
+                (rebuild_from_tilemap, sync_changed_tiles)
+                    .chain()
+                    .before(AStarSystems::Invalidate),
+            );
     }
 }
 

@@ -57,8 +57,8 @@ fn only_marked_agents_record_the_cores_trace() {
     {
         let mut store = app.world_mut().resource_mut::<GizmoConfigStore>();
         let (_, colors) = store.config_mut::<AStarGizmos>();
-        colors.grid_color = Some(Color::WHITE);
-        colors.blocked_color = Some(Color::BLACK);
+        colors.draw_grid = true;
+        colors.draw_blocked = true;
     }
     let request = PathRequest::new(Cell::new(0, 4), Cell::new(11, 4));
     let marked = app.world_mut().spawn((request, DebugPath)).id();

@@ -32,7 +32,8 @@ use std::sync::Arc;
 
 /// The version of the navigation map: 0 before any [`NavGrid`](crate::NavGrid) exists, then one more for every
 /// frame in which cells changed (and for every new or removed grid).
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Reflect)]
+#[reflect(Resource, Debug, Default, PartialEq, Hash)]
 pub struct MapVersion(u64);
 
 impl MapVersion {
