@@ -606,7 +606,8 @@ impl Plan {
 }
 
 /// [`Plan::diagonals`] for `movement`: which diagonal moves it allows for each combination of
-/// walkable straight neighbours (the diagonal's own cell being walkable).
+/// walkable straight neighbours (the diagonal's own cell being walkable), as
+/// [`Movement::allows_step`] decides them.
 fn diagonal_table(movement: Movement) -> [u8; 16] {
     let straight_index = |dx: i32, dy: i32| {
         DIRECTIONS
