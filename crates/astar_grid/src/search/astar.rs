@@ -636,6 +636,17 @@ pub(crate) fn validate(
     options: &SearchOptions,
 ) -> Result<(), SearchError> {
     validate_endpoints(grid, start, goal)?;
+    validate_options(options)?;
+    if let Some(window) = options.window
+        && !window.contains(start)
+    {
+        return Err(SearchError::StartOutsideWindow(start));
+    }
+    Ok(())
+}
+
+/// Refuses an invalid weight or cost model, whatever the query.
+pub(crate) fn validate_options(options: &SearchOptions) -> Result<(), SearchError> {
     if !options.weighting.is_valid() {
         return Err(SearchError::InvalidWeight(match options.weighting {
             Weighting::Static(weight) => weight,
@@ -644,11 +655,6 @@ pub(crate) fn validate(
     }
     if !options.cost.is_valid() {
         return Err(SearchError::InvalidCostModel);
-    }
-    if let Some(window) = options.window
-        && !window.contains(start)
-    {
-        return Err(SearchError::StartOutsideWindow(start));
     }
     Ok(())
 }
