@@ -133,7 +133,7 @@ fn run_jump_point_search(
     }
     let jps = &mut *jps;
     jps.outcome = match endpoints.pair() {
-        Some((start, goal)) if settings.algorithm == Algorithm::Jps => Some(search(
+        Some((start, goal)) if settings.algorithm == Algorithm::JumpPoint => Some(search(
             &mut jps.searcher,
             nav.grid(),
             start,
@@ -183,9 +183,13 @@ mod tests {
         let grid = open_grid_with_wall();
         let (start, goal) = (Cell::new(0, 0), Cell::new(11, 0));
         let mut searcher = Searcher::new();
-        let JpsOutcome::Searched(run) =
-            search(&mut searcher, &grid, start, goal, &settings(Algorithm::Jps))
-        else {
+        let JpsOutcome::Searched(run) = search(
+            &mut searcher,
+            &grid,
+            start,
+            goal,
+            &settings(Algorithm::JumpPoint),
+        ) else {
             panic!("jump point search refused a plain map");
         };
         let astar = Searcher::new()
@@ -209,9 +213,9 @@ mod tests {
     #[test]
     fn settings_jump_point_search_cannot_honour_are_refused() {
         let grid = open_grid_with_wall();
-        let mut four = settings(Algorithm::Jps);
+        let mut four = settings(Algorithm::JumpPoint);
         four.neighborhood = Neighborhood::Four;
-        let mut window = settings(Algorithm::Jps);
+        let mut window = settings(Algorithm::JumpPoint);
         window.window = Some(UVec2::new(5, 5));
         for refused in [four, window] {
             let outcome = search(
@@ -233,7 +237,7 @@ mod tests {
             &rough,
             Cell::new(0, 0),
             Cell::new(11, 0),
-            &settings(Algorithm::Jps),
+            &settings(Algorithm::JumpPoint),
         );
         assert!(matches!(outcome, JpsOutcome::Refused(_)), "{outcome:?}");
     }
@@ -247,7 +251,7 @@ mod tests {
             &grid,
             Cell::new(0, 0),
             Cell::new(11, 0),
-            &settings(Algorithm::Jps),
+            &settings(Algorithm::JumpPoint),
         );
         let JpsOutcome::Searched(run) = outcome else {
             panic!("refused: {outcome:?}");

@@ -7,7 +7,9 @@ use crate::jump_points::JumpPointSearch;
 use crate::map::{LoadedMap, MapAction, MapSource, ObstacleSettings};
 use crate::replay::{Replay, ReplayCommand};
 use crate::search::{SearchAgent, TraceLookup};
-use crate::settings::{Algorithm, CostChoice, INTEGER_STRAIGHT_COST, SearchSettings};
+use crate::settings::{
+    ALGORITHM_MENU, Algorithm, CostChoice, INTEGER_STRAIGHT_COST, SearchSettings,
+};
 use crate::status::{self, StatusLine, Tone};
 use bevy::ecs::system::SystemParam;
 use bevy::gizmos::config::GizmoConfigStore;
@@ -188,12 +190,17 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
         .default_open(true)
         .show(ui, |ui| {
             ui.horizontal(|ui| {
-                for algorithm in Algorithm::ALL {
-                    ui.radio_value(&mut settings.algorithm, algorithm, algorithm.label());
+                for (algorithm, weighted, label) in ALGORITHM_MENU {
+                    let selected =
+                        settings.algorithm == algorithm && settings.is_weighted() == weighted;
+                    if ui.radio(selected, label).clicked() {
+                        settings.algorithm = algorithm;
+                        settings.weighted = weighted;
+                    }
                 }
             });
             ui.add_enabled(
-                settings.algorithm == Algorithm::WeightedAStar,
+                settings.is_weighted(),
                 egui::Slider::new(&mut settings.weight, 1.0..=5.0).text("weight"),
             );
             ui.horizontal(|ui| {
@@ -218,15 +225,12 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
                         }
                     });
             });
-            let jps = settings.algorithm == Algorithm::Jps;
-            let heuristic_chosen = matches!(
-                settings.algorithm,
-                Algorithm::AStar | Algorithm::WeightedAStar
-            );
+            let jps = settings.algorithm == Algorithm::JumpPoint;
+            let heuristic_chosen = settings.algorithm == Algorithm::AStar;
             ui.add_enabled_ui(heuristic_chosen, |ui| {
                 let shown = match settings.algorithm {
                     Algorithm::Dijkstra => "zero (Dijkstra)".to_owned(),
-                    Algorithm::Jps => "octile (JPS)".to_owned(),
+                    Algorithm::JumpPoint => "octile (JPS)".to_owned(),
                     _ => heuristic_label(settings.heuristic, settings.neighborhood),
                 };
                 egui::ComboBox::from_label("heuristic")
@@ -454,7 +458,7 @@ fn help_section(ui: &mut egui::Ui) {
 fn status_bar(ui: &mut egui::Ui, shown: &Shown, controls: &Controls) {
     let (path, trace) = *shown.agent;
     let model = controls.settings.cost_model();
-    let jps = controls.settings.algorithm == Algorithm::Jps;
+    let jps = controls.settings.algorithm == Algorithm::JumpPoint;
     let line = if jps {
         status::jps_result_line(&shown.endpoints, shown.jps.outcome.as_ref(), model)
     } else {

@@ -70,6 +70,7 @@ impl SettingChange {
         match self {
             Self::Algorithm(algorithm, weight) => {
                 settings.algorithm = algorithm;
+                settings.weighted = weight.is_some();
                 if let Some(weight) = weight {
                     settings.weight = weight;
                 }
@@ -124,9 +125,9 @@ fn parse(text: &str) -> Option<ScriptCommand> {
         ["clear"] => C::Clear,
         ["algorithm", "astar"] => C::Settings(S::Algorithm(Algorithm::AStar, None)),
         ["algorithm", "dijkstra"] => C::Settings(S::Algorithm(Algorithm::Dijkstra, None)),
-        ["algorithm", "jps"] => C::Settings(S::Algorithm(Algorithm::Jps, None)),
+        ["algorithm", "jps"] => C::Settings(S::Algorithm(Algorithm::JumpPoint, None)),
         ["algorithm", "weighted", weight] => C::Settings(S::Algorithm(
-            Algorithm::WeightedAStar,
+            Algorithm::AStar,
             Some(number(weight)?.max(1.0)),
         )),
         ["movement", "4"] => C::Settings(S::Movement(Neighborhood::Four)),
@@ -219,7 +220,7 @@ mod tests {
         assert_eq!(
             parse("algorithm jps"),
             Some(ScriptCommand::Settings(SettingChange::Algorithm(
-                Algorithm::Jps,
+                Algorithm::JumpPoint,
                 None
             )))
         );
@@ -239,7 +240,8 @@ mod tests {
                 other => panic!("{text}: {other:?}"),
             }
         }
-        assert_eq!(settings.algorithm, Algorithm::WeightedAStar);
+        assert_eq!(settings.algorithm, Algorithm::AStar);
+        assert!(settings.is_weighted());
         assert_eq!(settings.weight, 2.5);
         assert_eq!(settings.neighborhood, Neighborhood::Four);
         assert_eq!(settings.heuristic, Some(Heuristic::Euclidean));

@@ -53,7 +53,7 @@ fn sync_request(
     let (entity, request) = agent.into_inner();
     let wanted = endpoints
         .pair()
-        .filter(|_| settings.algorithm != Algorithm::Jps);
+        .filter(|_| settings.algorithm != Algorithm::JumpPoint);
     match (wanted, request) {
         (Some((start, goal)), Some(mut request)) => {
             let wanted = settings.request(start, goal);

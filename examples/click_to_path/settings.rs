@@ -1,37 +1,21 @@
 //! The search settings chosen in the panel, and the `PathRequest` they make.
 
+pub use bevy_astar::astar_grid::Algorithm;
 use bevy_astar::astar_grid::SearchWindow;
 use bevy_astar::prelude::*;
 
-/// Which search the panel asks for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Algorithm {
-    /// A* with the chosen heuristic: optimal with an admissible one.
-    #[default]
-    AStar,
-    /// Dijkstra's algorithm: A* with the zero heuristic, expanding in rings around the start.
-    Dijkstra,
-    /// Weighted A*: `f = g + w * h`, fewer expansions for paths at most `w` times the optimum.
-    WeightedAStar,
-    /// Jump point search: A*'s paths (eight neighbours, no corner cutting, uniform terrain)
-    /// from far fewer expansions, by jumping along straight and diagonal runs.
-    Jps,
-}
-
-impl Algorithm {
-    /// Every algorithm, in menu order.
-    pub const ALL: [Self; 4] = [Self::AStar, Self::Dijkstra, Self::WeightedAStar, Self::Jps];
-
-    /// The name shown in the panel.
-    pub const fn label(self) -> &'static str {
-        match self {
-            Self::AStar => "A*",
-            Self::Dijkstra => "Dijkstra",
-            Self::WeightedAStar => "Weighted A*",
-            Self::Jps => "JPS",
-        }
-    }
-}
+/// The panel's algorithm menu, in order: the core's algorithm, whether the heuristic weight
+/// applies, and the label shown. Weighted A* (`f = g + w * h`, fewer expansions for paths at
+/// most `w` times the optimum) is A* with a weight; Dijkstra's algorithm is A* with the zero
+/// heuristic, expanding in rings around the start; jump point search finds A*'s paths (eight
+/// neighbours, no corner cutting, uniform terrain) from far fewer expansions. The panel offers
+/// no flow field.
+pub const ALGORITHM_MENU: [(Algorithm, bool, &str); 4] = [
+    (Algorithm::AStar, false, "A*"),
+    (Algorithm::Dijkstra, false, "Dijkstra"),
+    (Algorithm::AStar, true, "Weighted A*"),
+    (Algorithm::JumpPoint, false, "JPS"),
+];
 
 /// How steps are priced.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,8 +33,11 @@ pub const INTEGER_STRAIGHT_COST: u32 = 10;
 /// Every search option the panel offers.
 #[derive(Resource, Clone, Debug, PartialEq)]
 pub struct SearchSettings {
-    /// A*, Dijkstra, weighted A* or jump point search.
+    /// A*, Dijkstra or jump point search.
     pub algorithm: Algorithm,
+    /// Whether A* applies [`SearchSettings::weight`] (weighted A*); see
+    /// [`SearchSettings::is_weighted`].
+    pub weighted: bool,
     /// The heuristic weight of weighted A*, at least 1.
     pub weight: f64,
     /// Four or eight neighbours.
@@ -78,6 +65,7 @@ impl Default for SearchSettings {
     fn default() -> Self {
         Self {
             algorithm: Algorithm::AStar,
+            weighted: false,
             weight: 2.0,
             neighborhood: Neighborhood::Eight,
             corners: CornerRule::Both,
@@ -104,12 +92,17 @@ impl SearchSettings {
         }
     }
 
+    /// Whether the search is weighted A*: A* with the weight applied.
+    pub fn is_weighted(&self) -> bool {
+        self.algorithm == Algorithm::AStar && self.weighted
+    }
+
     /// The heuristic the search will use.
     pub fn effective_heuristic(&self) -> Heuristic {
         match self.algorithm {
             Algorithm::Dijkstra => Heuristic::Zero,
-            Algorithm::Jps => Heuristic::Octile,
-            Algorithm::AStar | Algorithm::WeightedAStar => self
+            Algorithm::JumpPoint => Heuristic::Octile,
+            Algorithm::AStar | Algorithm::FlowField => self
                 .heuristic
                 .unwrap_or(Heuristic::default_for(self.neighborhood)),
         }
@@ -126,7 +119,7 @@ impl SearchSettings {
             .with_cost(self.cost_model())
             .with_heuristic(self.effective_heuristic())
             .with_partial_path(self.partial_path);
-        if self.algorithm == Algorithm::WeightedAStar {
+        if self.is_weighted() {
             options = options.with_weight(self.weight.max(1.0));
         }
         if let Some(size) = self.window {
@@ -169,7 +162,7 @@ mod tests {
             ..SearchSettings::default()
         };
         assert!(settings.options(Cell::new(0, 0)).weighting.is_unit());
-        settings.algorithm = Algorithm::WeightedAStar;
+        settings.weighted = true;
         assert_eq!(
             settings.options(Cell::new(0, 0)).weighting,
             Weighting::Static(3.0)
@@ -179,7 +172,7 @@ mod tests {
     #[test]
     fn jump_point_search_always_uses_the_octile_heuristic() {
         let settings = SearchSettings {
-            algorithm: Algorithm::Jps,
+            algorithm: Algorithm::JumpPoint,
             heuristic: Some(Heuristic::Euclidean),
             ..SearchSettings::default()
         };

@@ -37,6 +37,11 @@
 //!   goals, read with [`FlowField::next_step`] and [`FlowField::path_from`] and kept up to date
 //!   with [`FlowField::update`]; [`FlowField::paths_to_goal`] answers many starts sharing a goal
 //!   with one search that stops once all of them are reached.
+//! - **One switch between them**: an [`Algorithm`] (A\*, Dijkstra, jump points or a flow field)
+//!   chosen at run time, named `astar`, `dijkstra`, `jps` or `flow` on a command line, runs
+//!   queries through an [`Engine`], which checks that the algorithm can honour the options and
+//!   the grid ([`Algorithm::check_options`], [`Engine::new`]) and keeps the jump grid or flow
+//!   field it needs between queries.
 //! - **Connectivity and the tower check**: [`Components`] labels the connected regions and keeps
 //!   them up to date under edits ([`Components::update`]); [`Components::check_blocking`] tells,
 //!   from the labels alone, whether blocking some cells would cut points off a goal (a
@@ -55,9 +60,11 @@
 //!   [`write_scenario`], and ASCII grids for tests with [`Grid::from_ascii`] and
 //!   [`Grid::to_ascii`]; errors name the line and column ([`ParseError`]).
 
+mod algorithm;
 mod cell;
 mod connectivity;
 mod cost;
+mod engine;
 mod flow_field;
 pub mod formats;
 mod grid;
@@ -68,11 +75,13 @@ mod repair;
 mod search;
 mod smoothing;
 
+pub use algorithm::{Algorithm, ParseAlgorithmError};
 pub use cell::Cell;
 pub use connectivity::{
     BlockingCheck, ComponentId, Components, ConnectivityError, ConnectivityUpdate,
 };
 pub use cost::CostModel;
+pub use engine::Engine;
 pub use flow_field::{FlowField, FlowFieldError, FlowFieldUpdate};
 pub use formats::{
     Legend, ParseError, ParseErrorKind, Scenario, ScenarioQuery, ScenarioWriteError,

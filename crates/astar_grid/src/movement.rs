@@ -1,6 +1,11 @@
 //! Movement rules: which neighbours a cell has (4 or 8) and when a diagonal may cut a corner.
+//!
+//! [`Movement::allows_step`] is the one statement of which single steps are legal. Everything
+//! else that decides step legality derives from it: [`Movement::allows_step_on`] applies it to a
+//! [`Grid`], and the searches, flow fields and connectivity labels build their precomputed tables
+//! from it when they start.
 
-use crate::Cell;
+use crate::{Cell, Grid};
 
 /// How many neighbours a cell has.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -59,6 +64,21 @@ impl Movement {
 
     /// Whether a step by `(dx, dy)` (each -1, 0 or 1, not both 0) is allowed when the target is
     /// walkable and the two corner cells' walkability is `corner_a` and `corner_b`.
+    ///
+    /// This is the rule every part of the crate follows; [`Movement::allows_step_on`] applies it
+    /// to the cells of a grid.
+    ///
+    /// ```
+    /// use astar_grid::{CornerRule, Movement};
+    ///
+    /// // A straight step is always allowed; a diagonal past one blocked corner only when
+    /// // corners may be cut.
+    /// assert!(Movement::FOUR.allows_step(1, 0, false, false));
+    /// assert!(!Movement::FOUR.allows_step(1, 1, true, true));
+    /// assert!(!Movement::EIGHT.allows_step(1, 1, true, false));
+    /// assert!(Movement::eight(CornerRule::One).allows_step(1, 1, true, false));
+    /// assert!(Movement::eight(CornerRule::Any).allows_step(-1, 1, false, false));
+    /// ```
     #[must_use]
     pub const fn allows_step(self, dx: i32, dy: i32, corner_a: bool, corner_b: bool) -> bool {
         if dx == 0 || dy == 0 {
@@ -72,6 +92,46 @@ impl Movement {
                 CornerRule::Any => true,
             },
         }
+    }
+
+    /// Whether the single step from `from` to `to` is legal on `grid` as it is now: the two
+    /// cells are neighbours under this movement (one step apart, straight or diagonal, and not
+    /// the same cell), both are walkable, and the corner cells of a diagonal step satisfy the
+    /// corner rule ([`Movement::allows_step`]). Cells outside the grid count as blocked.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CornerRule, Grid, Movement};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     ".#
+    ///      ..",
+    /// )?;
+    /// let (from, to) = (Cell::new(0, 0), Cell::new(1, 1));
+    /// assert!(!Movement::EIGHT.allows_step_on(&grid, from, to)); // (1, 0) is a wall
+    /// assert!(Movement::eight(CornerRule::One).allows_step_on(&grid, from, to));
+    /// assert!(Movement::FOUR.allows_step_on(&grid, from, Cell::new(0, 1)));
+    /// assert!(!Movement::FOUR.allows_step_on(&grid, from, Cell::new(1, 0))); // onto the wall
+    /// assert!(!Movement::EIGHT.allows_step_on(&grid, from, from)); // not a step
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn allows_step_on(self, grid: &Grid, from: Cell, to: Cell) -> bool {
+        let (Some(dx), Some(dy)) = (unit_offset(from.x, to.x), unit_offset(from.y, to.y)) else {
+            return false;
+        };
+        if (dx, dy) == (0, 0) || !grid.is_walkable(from) || !grid.is_walkable(to) {
+            return false;
+        }
+        let corner_a = grid.is_walkable(Cell::new(to.x, from.y));
+        let corner_b = grid.is_walkable(Cell::new(from.x, to.y));
+        self.allows_step(dx, dy, corner_a, corner_b)
+    }
+
+    /// Whether the walkability of a diagonal step's corner cells changes the verdict of
+    /// [`Movement::allows_step`]: true under [`CornerRule::Both`] and [`CornerRule::One`] with
+    /// eight neighbours, false when diagonals are never allowed or always are.
+    const fn corners_decide(self) -> bool {
+        self.allows_step(1, 1, true, true) != self.allows_step(1, 1, false, false)
     }
 
     /// The two corner cells whose walkability decides, beside `to` itself, whether the
@@ -95,15 +155,25 @@ impl Movement {
     #[must_use]
     pub const fn step_corners(self, from: Cell, to: Cell) -> Option<[Cell; 2]> {
         let diagonal = from.x != to.x && from.y != to.y;
-        let corners_matter = match self.neighborhood {
-            Neighborhood::Four => false,
-            Neighborhood::Eight => !matches!(self.corners, CornerRule::Any),
-        };
-        if diagonal && corners_matter {
+        if diagonal && self.corners_decide() {
             Some([Cell::new(to.x, from.y), Cell::new(from.x, to.y)])
         } else {
             None
         }
+    }
+}
+
+/// `-1`, `0` or `1`: the step from coordinate `from` to `to`, or `None` when they lie further
+/// apart.
+const fn unit_offset(from: u32, to: u32) -> Option<i32> {
+    if to == from {
+        Some(0)
+    } else if from < u32::MAX && to == from + 1 {
+        Some(1)
+    } else if to < u32::MAX && from == to + 1 {
+        Some(-1)
+    } else {
+        None
     }
 }
 
@@ -119,3 +189,81 @@ pub(crate) const DIRECTIONS: [(i32, i32); 8] = [
     (-1, -1),
     (1, -1),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MOVEMENTS: [Movement; 4] = [
+        Movement::FOUR,
+        Movement::EIGHT,
+        Movement::eight(CornerRule::One),
+        Movement::eight(CornerRule::Any),
+    ];
+
+    /// Every 3x3 pattern of walls around a walkable centre, each movement, each direction:
+    /// the grid-level check agrees with the rule it applies, written out independently here.
+    #[test]
+    fn steps_on_a_grid_follow_the_rule() {
+        for pattern in 0u32..1 << 9 {
+            let grid = Grid::from_fn(3, 3, |cell| {
+                let bit = cell.y * 3 + cell.x;
+                u8::from(bit == 4 || pattern >> bit & 1 != 0)
+            });
+            let centre = Cell::new(1, 1);
+            for movement in MOVEMENTS {
+                for (dx, dy) in DIRECTIONS {
+                    let to = Cell::new(1u32.wrapping_add_signed(dx), 1u32.wrapping_add_signed(dy));
+                    let a = grid.is_walkable(Cell::new(to.x, 1));
+                    let b = grid.is_walkable(Cell::new(1, to.y));
+                    let expected = grid.is_walkable(to)
+                        && match (movement.neighborhood, movement.corners) {
+                            _ if dx == 0 || dy == 0 => true,
+                            (Neighborhood::Four, _) => false,
+                            (Neighborhood::Eight, CornerRule::Both) => a && b,
+                            (Neighborhood::Eight, CornerRule::One) => a || b,
+                            (Neighborhood::Eight, CornerRule::Any) => true,
+                        };
+                    assert_eq!(
+                        movement.allows_step_on(&grid, centre, to),
+                        expected,
+                        "{movement:?} {pattern:09b} ({dx}, {dy})"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn only_neighbours_between_walkable_cells_are_steps() {
+        let grid = Grid::new(4, 4);
+        let from = Cell::new(1, 1);
+        for movement in MOVEMENTS {
+            assert!(!movement.allows_step_on(&grid, from, from));
+            assert!(!movement.allows_step_on(&grid, from, Cell::new(3, 1)));
+            assert!(!movement.allows_step_on(&grid, from, Cell::new(1, 3)));
+            assert!(!movement.allows_step_on(&grid, Cell::new(0, 0), Cell::new(u32::MAX, 0)));
+            assert!(!movement.allows_step_on(&grid, Cell::new(3, 3), Cell::new(4, 3)));
+        }
+        let mut walled = grid.clone();
+        walled.fill_rect(from, from, 0);
+        assert!(!Movement::EIGHT.allows_step_on(&walled, from, Cell::new(2, 1)));
+        assert!(Movement::EIGHT.allows_step_on(&grid, from, Cell::new(2, 1)));
+    }
+
+    #[test]
+    fn corners_matter_exactly_where_they_change_the_verdict() {
+        let (from, to) = (Cell::new(0, 0), Cell::new(1, 1));
+        let corners = Some([Cell::new(1, 0), Cell::new(0, 1)]);
+        assert_eq!(Movement::FOUR.step_corners(from, to), None);
+        assert_eq!(Movement::EIGHT.step_corners(from, to), corners);
+        assert_eq!(
+            Movement::eight(CornerRule::One).step_corners(from, to),
+            corners
+        );
+        assert_eq!(
+            Movement::eight(CornerRule::Any).step_corners(from, to),
+            None
+        );
+    }
+}

@@ -358,27 +358,6 @@ fn validate(grid: &Grid, path: &[Cell], options: &RepairOptions) -> Result<(), R
     Ok(())
 }
 
-/// Whether the step from `from` to its neighbour `to` is allowed on the grid as it is now.
-fn step_allowed(grid: &Grid, from: Cell, to: Cell, movement: Movement) -> bool {
-    let dx = if to.x > from.x {
-        1
-    } else if to.x < from.x {
-        -1
-    } else {
-        0
-    };
-    let dy = if to.y > from.y {
-        1
-    } else if to.y < from.y {
-        -1
-    } else {
-        0
-    };
-    let corner_a = grid.is_walkable(Cell::new(to.x, from.y));
-    let corner_b = grid.is_walkable(Cell::new(from.x, to.y));
-    grid.is_walkable(to) && movement.allows_step(dx, dy, corner_a, corner_b)
-}
-
 /// The broken stretches of a path whose ends are walkable, in path order, merged where they
 /// overlap or share a cell, so that every entry and exit is intact and no two stretches share a
 /// cell.
@@ -394,7 +373,7 @@ fn broken_stretches(grid: &Grid, path: &[Cell], movement: Movement) -> Vec<Stret
             // The ends are walkable, so a blocked cell has an intact neighbour on each side
             // unless those are blocked too, which then extend the stretch.
             add(index - 1, index + 1);
-        } else if grid.is_walkable(from) && !step_allowed(grid, from, to, movement) {
+        } else if grid.is_walkable(from) && !movement.allows_step_on(grid, from, to) {
             add(index - 1, index);
         }
     }

@@ -1,25 +1,34 @@
-//! The search options a command line can choose, and running one query with them.
+//! The search options a command line can choose: the core's algorithm switch and its options.
 
-use astar_grid::{
-    Cell, CornerRule, Grid, Heuristic, JpsOptions, JumpGrid, Movement, Neighborhood, SearchOptions,
-    SearchResult, Searcher,
-};
+use astar_grid::{Algorithm, CornerRule, Heuristic, Movement, Neighborhood, SearchOptions};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
-/// Which search to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Algorithm {
-    /// A* with the chosen heuristic and weight.
-    Astar,
-    /// Dijkstra's algorithm (A* with the zero heuristic).
-    Dijkstra,
-    /// Jump point search (eight neighbours without corner cutting, uniform costs only); also
-    /// runs A* on the same queries, untimed, to compare expansions.
-    Jps,
-    /// Flow fields: one multi-source Dijkstra per distinct goal, each query's path read by
-    /// following next steps; a query's time includes its share of its field's build, and its
-    /// "expanded" count its share of the cells the build settled.
-    Flow,
+/// What `--help` says of each algorithm, by the core's name for it.
+const fn algorithm_help(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::AStar => "A* with the chosen heuristic and weight",
+        Algorithm::Dijkstra => "Dijkstra's algorithm (A* with the zero heuristic)",
+        Algorithm::JumpPoint => {
+            "Jump point search (eight neighbours without corner cutting, uniform costs only); \
+             also runs A* on the same queries, untimed, to compare expansions"
+        }
+        Algorithm::FlowField => {
+            "Flow fields: one multi-source Dijkstra per distinct goal, each query's path read by \
+             following next steps; a query's time includes its share of its field's build, and \
+             its \"expanded\" count its share of the cells the build settled"
+        }
+    }
+}
+
+/// Reads `--algo`: the core's algorithm names (`astar`, `dijkstra`, `jps`, `flow`), listed with
+/// their help in `--help`.
+fn algorithm_parser() -> impl TypedValueParser<Value = Algorithm> {
+    PossibleValuesParser::new(
+        Algorithm::ALL
+            .map(|algorithm| PossibleValue::new(algorithm.name()).help(algorithm_help(algorithm))),
+    )
+    .try_map(|name| name.parse::<Algorithm>())
 }
 
 /// Neighbourhood names on the command line.
@@ -54,7 +63,7 @@ pub struct SearchArgs {
     #[arg(long, value_enum, default_value_t = Corners::Both)]
     pub corners: Corners,
     /// Search algorithm.
-    #[arg(long, value_enum, default_value_t = Algorithm::Astar)]
+    #[arg(long, value_parser = algorithm_parser(), default_value_t = Algorithm::AStar)]
     pub algo: Algorithm,
     /// Heuristic (default: octile for 8 neighbours, manhattan for 4).
     #[arg(long)]
@@ -85,34 +94,6 @@ impl SearchArgs {
         if let Some(heuristic) = self.heuristic {
             options = options.with_heuristic(heuristic);
         }
-        if self.algo == Algorithm::Dijkstra {
-            options = options.dijkstra();
-        }
-        options
+        self.algo.options_for(options)
     }
-}
-
-/// The bit-packed grid and options for jump point search when `args` chooses it, built
-/// outside any timing; an error when the map or the options rule jump point search out.
-pub fn jump_search_for(
-    grid: &Grid,
-    args: &SearchArgs,
-) -> Result<Option<(JumpGrid, JpsOptions)>, String> {
-    if args.algo != Algorithm::Jps {
-        return Ok(None);
-    }
-    let options = JpsOptions::try_from(&args.options()).map_err(|error| error.to_string())?;
-    let jump_grid = JumpGrid::new(grid).map_err(|error| error.to_string())?;
-    Ok(Some((jump_grid, options)))
-}
-
-/// Runs one query.
-pub fn search(
-    searcher: &mut Searcher,
-    grid: &Grid,
-    start: Cell,
-    goal: Cell,
-    options: &SearchOptions,
-) -> Result<SearchResult, astar_grid::SearchError> {
-    searcher.find_path(grid, start, goal, options)
 }

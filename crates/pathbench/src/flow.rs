@@ -3,7 +3,7 @@
 use crate::algorithm::SearchArgs;
 use crate::scen::ScenReport;
 use crate::tolerance::LengthPrecision;
-use astar_grid::{Cell, FlowField, Grid, Path, Scenario};
+use astar_grid::{Algorithm, Cell, FlowField, Grid, Path, Scenario};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -30,6 +30,9 @@ pub fn run_scenario(
         return Err("--heuristic and --weight do not apply to --algo flow".to_owned());
     }
     let options = args.options();
+    Algorithm::FlowField
+        .check_options(&options)
+        .map_err(|error| error.to_string())?;
     let mut by_goal: HashMap<Cell, Vec<usize>> = HashMap::new();
     let mut goals = Vec::new();
     for (index, query) in scenario.queries.iter().enumerate() {

@@ -2,6 +2,7 @@
 //! connected queries (from near one corner to near the opposite one), run through A* and jump
 //! point search, for comparison with published figures for other implementations on such maps.
 
+use crate::random::SeededRandom;
 use astar_grid::{
     Cell, Components, Grid, JpsOptions, JumpGrid, Movement, SearchOptions, SearchStatus, Searcher,
 };
@@ -38,54 +39,32 @@ pub struct GeneratedArgs {
     pub seed: u64,
 }
 
-/// Marsaglia's xorshift64*: small, fast and deterministic for a given seed.
-struct XorShift(u64);
-
-impl XorShift {
-    /// A generator for `seed` (any value; zero is moved off the fixed point).
-    fn new(seed: u64) -> Self {
-        Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in `0..bound` (`bound` at least 1).
-    fn below(&mut self, bound: u32) -> u32 {
-        (((self.next_u64() >> 32) * u64::from(bound)) >> 32) as u32
-    }
-}
-
 /// The mean of `values` (0 for none).
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
 /// A `size` x `size` grid with each cell blocked with probability `density`.
-fn random_grid(size: u32, density: f64, random: &mut XorShift) -> Grid {
+fn random_grid(size: u32, density: f64, random: &mut SeededRandom) -> Grid {
     Grid::from_fn(size, size, |_| u8::from(random.unit() >= density))
 }
 
 /// A walkable cell in the `corner` x `corner` square at the top left (`far` false) or bottom
 /// right (`far` true) of a `size` x `size` grid.
-fn corner_cell(size: u32, corner: u32, far: bool, random: &mut XorShift) -> Cell {
+fn corner_cell(size: u32, corner: u32, far: bool, random: &mut SeededRandom) -> Cell {
     let offset = if far { size - corner } else { 0 };
-    Cell::new(offset + random.below(corner), offset + random.below(corner))
+    let mut draw = || offset + random.below(u64::from(corner)) as u32;
+    Cell::new(draw(), draw())
 }
 
 /// `count` queries on `grid`, each from near the top-left corner to near the bottom-right one
 /// (within a fifth of the side), between walkable cells connected under the benchmark's
 /// movement; `None` when some query finds no such pair in [`ENDPOINT_ATTEMPTS`] draws.
-fn corner_queries(grid: &Grid, count: usize, random: &mut XorShift) -> Option<Vec<(Cell, Cell)>> {
+fn corner_queries(
+    grid: &Grid,
+    count: usize,
+    random: &mut SeededRandom,
+) -> Option<Vec<(Cell, Cell)>> {
     let size = grid.width();
     let corner = (size / 5).max(1);
     let components = Components::new(grid, Movement::EIGHT);
@@ -113,7 +92,7 @@ fn map_with_queries(
     size: u32,
     density: f64,
     count: usize,
-    random: &mut XorShift,
+    random: &mut SeededRandom,
 ) -> Result<(Grid, Vec<(Cell, Cell)>), String> {
     for _ in 0..MAP_ATTEMPTS {
         let grid = random_grid(size, density, random);
@@ -163,7 +142,7 @@ pub fn run(args: &GeneratedArgs) -> Result<bool, String> {
     if args.maps == 0 || args.queries == 0 {
         return Err("--maps and --queries must be at least 1".to_owned());
     }
-    let mut random = XorShift::new(args.seed);
+    let mut random = SeededRandom::new(args.seed);
     let astar_options = SearchOptions::default();
     let jps_options = JpsOptions::default().with_full_path(true);
     println!(
@@ -281,14 +260,14 @@ mod tests {
 
     #[test]
     fn the_same_seed_gives_the_same_maps_and_queries() {
-        let draw = |seed| map_with_queries(30, 0.3, 5, &mut XorShift::new(seed)).unwrap();
+        let draw = |seed| map_with_queries(30, 0.3, 5, &mut SeededRandom::new(seed)).unwrap();
         assert_eq!(draw(7), draw(7));
         assert_ne!(draw(7).0, draw(8).0);
     }
 
     #[test]
     fn density_is_close_to_the_requested_fraction() {
-        let mut random = XorShift::new(3);
+        let mut random = SeededRandom::new(3);
         let grid = random_grid(200, 0.3, &mut random);
         let blocked = grid.len() - grid.walkable_count();
         let fraction = blocked as f64 / grid.len() as f64;
@@ -297,7 +276,7 @@ mod tests {
 
     #[test]
     fn queries_join_connected_cells_near_opposite_corners() {
-        let (grid, queries) = map_with_queries(50, 0.3, 20, &mut XorShift::new(11)).unwrap();
+        let (grid, queries) = map_with_queries(50, 0.3, 20, &mut SeededRandom::new(11)).unwrap();
         let components = Components::new(&grid, Movement::EIGHT);
         for (start, goal) in queries {
             assert!(start.x < 10 && start.y < 10, "{start:?}");
@@ -314,8 +293,8 @@ mod tests {
     #[test]
     fn maps_too_blocked_to_cross_are_an_error_not_a_hang() {
         let grid = Grid::from_fn(10, 10, |_| 0);
-        assert!(corner_queries(&grid, 1, &mut XorShift::new(1)).is_none());
-        assert!(map_with_queries(10, 0.95, 1, &mut XorShift::new(1)).is_err());
+        assert!(corner_queries(&grid, 1, &mut SeededRandom::new(1)).is_none());
+        assert!(map_with_queries(10, 0.95, 1, &mut SeededRandom::new(1)).is_err());
     }
 
     #[test]

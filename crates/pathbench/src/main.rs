@@ -9,6 +9,7 @@ mod compare;
 mod flow;
 mod generated;
 mod memory;
+mod random;
 mod scen;
 mod suite;
 mod tolerance;

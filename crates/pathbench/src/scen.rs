@@ -1,8 +1,8 @@
 //! `pathbench scen`: one map, one scenario file, every query checked against its optimal length.
 
-use crate::algorithm::{SearchArgs, jump_search_for, search};
+use crate::algorithm::SearchArgs;
 use crate::tolerance::{LengthPrecision, RELATIVE_TOLERANCE, Tolerance, printed_decimals};
-use astar_grid::{Grid, Scenario, Searcher};
+use astar_grid::{Algorithm, Engine, Grid, Scenario};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -169,21 +169,16 @@ pub fn run_scenario(
     args: &SearchArgs,
     mut on_query: impl FnMut(usize, Option<&astar_grid::Path>),
 ) -> Result<ScenReport, String> {
-    if args.algo == crate::algorithm::Algorithm::Flow {
+    if args.algo == Algorithm::FlowField {
         return crate::flow::run_scenario(grid, scenario, precision, args, on_query);
     }
-    let options = args.options();
-    let jump_search = jump_search_for(grid, args)?;
-    let mut searcher = Searcher::for_grid(grid);
+    // Made outside the timing: the jump grid of jump point search is built here.
+    let mut engine =
+        Engine::new(grid, args.algo, &args.options()).map_err(|error| error.to_string())?;
     let mut report = ScenReport::new(precision, scenario.queries.len());
     for (index, query) in scenario.queries.iter().enumerate() {
         let started = Instant::now();
-        let result = match &jump_search {
-            Some((jump_grid, jps)) => {
-                searcher.find_path_jps(jump_grid, query.start, query.goal, jps)
-            }
-            None => search(&mut searcher, grid, query.start, query.goal, &options),
-        };
+        let result = engine.find_path(query.start, query.goal);
         let elapsed = started.elapsed().as_secs_f64() * 1e6;
         let (found, expanded) = match &result {
             Ok(result) => (result.found(), result.stats.expanded),
@@ -197,11 +192,13 @@ pub fn run_scenario(
         report.record(elapsed, u64::from(expanded), found, query.optimal_length);
         on_query(index, found);
     }
-    if jump_search.is_some() {
+    if args.algo == Algorithm::JumpPoint {
         // Untimed, after the timed loop so that it does not disturb the caches.
+        let options = *engine.options();
         let mut expansions = 0;
         for query in &scenario.queries {
-            let result = searcher
+            let result = engine
+                .searcher_mut()
                 .find_path(grid, query.start, query.goal, &options)
                 .map_err(|error| format!("A* {} -> {}: {error}", query.start, query.goal))?;
             expansions += u64::from(result.stats.expanded);

@@ -73,7 +73,7 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
     let dir = args.dir.clone().unwrap_or_else(shipped_maps);
     let pairs = map_pairs(&dir)?;
     println!("{} maps under {}", pairs.len(), dir.display());
-    let compare_astar = args.search.algo == crate::algorithm::Algorithm::Jps;
+    let compare_astar = args.search.algo == astar_grid::Algorithm::JumpPoint;
     println!(
         "{:<28} {:>7} {:>6} {:>10} {:>10} {:>12}{}",
         "map",

@@ -1,13 +1,16 @@
-//! A [`Movement`] resolved to offsets in a grid's padded buffer: which single steps are legal.
+//! A [`Movement`] resolved to offsets in a grid's padded buffer: which single steps are legal,
+//! tabulated from [`Movement::allows_step`].
 
+use crate::Movement;
 use crate::movement::DIRECTIONS;
-use crate::{CornerRule, Movement, Neighborhood};
 
 /// The steps a movement allows, as offsets in a padded buffer of a given stride.
 ///
 /// Directions are numbered as in [`DIRECTIONS`]: 0 to 3 straight, 4 to 7 diagonal. A step and
 /// its reverse test the same two corner cells, so a step is legal exactly when its reverse is:
-/// the cells and legal steps form an undirected graph.
+/// the cells and legal steps form an undirected graph. The verdicts are those of
+/// [`Movement::allows_step`], computed once per direction and corner pattern when the rule is
+/// made.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct StepRule {
     /// 4 or 8.
@@ -17,7 +20,9 @@ pub(crate) struct StepRule {
     /// Offsets of the two corner cells a diagonal step passes.
     corner_a: [isize; 8],
     corner_b: [isize; 8],
-    corners: CornerRule,
+    /// Per direction, bit `a | b << 1` set when [`Movement::allows_step`] allows the step with
+    /// corner walkability `a` and `b`.
+    verdicts: [u8; 8],
 }
 
 impl StepRule {
@@ -27,21 +32,27 @@ impl StepRule {
         let mut delta = [0; 8];
         let mut corner_a = [0; 8];
         let mut corner_b = [0; 8];
+        let mut verdicts = [0; 8];
         for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
+            for pattern in 0..4 {
+                let (a, b) = (pattern & 1 != 0, pattern & 2 != 0);
+                if movement.allows_step(dx, dy, a, b) {
+                    verdicts[direction] |= 1 << pattern;
+                }
+            }
             let (dx, dy) = (dx as isize, dy as isize);
             delta[direction] = dy * stride + dx;
             corner_a[direction] = dx;
             corner_b[direction] = dy * stride;
         }
+        // Directions 4 to 7 are the diagonals: looked at only when the rule allows some of them.
+        let diagonals = verdicts[4..].iter().any(|&verdict| verdict != 0);
         Self {
-            directions: match movement.neighborhood {
-                Neighborhood::Four => 4,
-                Neighborhood::Eight => 8,
-            },
+            directions: if diagonals { 8 } else { 4 },
             delta,
             corner_a,
             corner_b,
-            corners: movement.corners,
+            verdicts,
         }
     }
 
@@ -61,14 +72,9 @@ impl StepRule {
             return None;
         }
         if direction >= 4 {
-            let a = open(index.wrapping_add_signed(self.corner_a[direction]));
-            let b = open(index.wrapping_add_signed(self.corner_b[direction]));
-            let allowed = match self.corners {
-                CornerRule::Both => a && b,
-                CornerRule::One => a || b,
-                CornerRule::Any => true,
-            };
-            if !allowed {
+            let a = usize::from(open(index.wrapping_add_signed(self.corner_a[direction])));
+            let b = usize::from(open(index.wrapping_add_signed(self.corner_b[direction])));
+            if self.verdicts[direction] >> (a | b << 1) & 1 == 0 {
                 return None;
             }
         }
@@ -99,6 +105,7 @@ impl StepRule {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Cell, CornerRule, Grid};
 
     #[test]
     fn opposite_directions_cancel() {
@@ -136,5 +143,41 @@ mod tests {
                 .is_none()
         );
         assert!(StepRule::new(Movement::FOUR, stride).directions == 4);
+    }
+
+    /// Every 3x3 pattern of walls around a walkable centre, every movement: the padded-buffer
+    /// rule allows exactly the steps [`Movement::allows_step_on`] allows on the grid.
+    #[test]
+    fn tabulated_steps_match_the_movement_rule() {
+        let movements = [
+            Movement::FOUR,
+            Movement::EIGHT,
+            Movement::eight(CornerRule::One),
+            Movement::eight(CornerRule::Any),
+        ];
+        for pattern in 0u32..1 << 9 {
+            let grid = Grid::from_fn(3, 3, |cell| {
+                let bit = cell.y * 3 + cell.x;
+                u8::from(bit == 4 || pattern >> bit & 1 != 0)
+            });
+            let raw = grid.raw();
+            let centre = Cell::new(1, 1);
+            let centre_index = grid.index(centre);
+            for movement in movements {
+                let rule = StepRule::new(movement, grid.stride());
+                for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
+                    let to = Cell::new(1u32.wrapping_add_signed(dx), 1u32.wrapping_add_signed(dy));
+                    let tabulated = direction < rule.directions
+                        && rule
+                            .step(centre_index, direction, |i| raw[i] != 0)
+                            .is_some();
+                    assert_eq!(
+                        tabulated,
+                        movement.allows_step_on(&grid, centre, to),
+                        "{movement:?} {pattern:09b} ({dx}, {dy})"
+                    );
+                }
+            }
+        }
     }
 }

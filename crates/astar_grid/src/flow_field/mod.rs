@@ -241,7 +241,11 @@ impl FlowField {
     pub const PROCEED_INTERVAL: usize = 4096;
 
     /// A field with no goals yet, sized for `grid`.
-    fn empty(grid: &Grid, movement: Movement, cost: CostModel) -> Result<Self, FlowFieldError> {
+    pub(crate) fn empty(
+        grid: &Grid,
+        movement: Movement,
+        cost: CostModel,
+    ) -> Result<Self, FlowFieldError> {
         if !cost.is_valid() {
             return Err(FlowFieldError::InvalidCostModel);
         }

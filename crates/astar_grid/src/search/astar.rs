@@ -606,7 +606,8 @@ impl Plan {
 }
 
 /// [`Plan::diagonals`] for `movement`: which diagonal moves it allows for each combination of
-/// walkable straight neighbours (the diagonal's own cell being walkable).
+/// walkable straight neighbours (the diagonal's own cell being walkable), as
+/// [`Movement::allows_step`] decides them.
 fn diagonal_table(movement: Movement) -> [u8; 16] {
     let straight_index = |dx: i32, dy: i32| {
         DIRECTIONS
@@ -635,6 +636,17 @@ pub(crate) fn validate(
     options: &SearchOptions,
 ) -> Result<(), SearchError> {
     validate_endpoints(grid, start, goal)?;
+    validate_options(options)?;
+    if let Some(window) = options.window
+        && !window.contains(start)
+    {
+        return Err(SearchError::StartOutsideWindow(start));
+    }
+    Ok(())
+}
+
+/// Refuses an invalid weight or cost model, whatever the query.
+pub(crate) fn validate_options(options: &SearchOptions) -> Result<(), SearchError> {
     if !options.weighting.is_valid() {
         return Err(SearchError::InvalidWeight(match options.weighting {
             Weighting::Static(weight) => weight,
@@ -643,11 +655,6 @@ pub(crate) fn validate(
     }
     if !options.cost.is_valid() {
         return Err(SearchError::InvalidCostModel);
-    }
-    if let Some(window) = options.window
-        && !window.contains(start)
-    {
-        return Err(SearchError::StartOutsideWindow(start));
     }
     Ok(())
 }

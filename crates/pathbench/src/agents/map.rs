@@ -2,6 +2,7 @@
 //! edge, the goal on the right, walls with gaps across the field, scattered rocks), the cells
 //! the agents start from, and the cells the towers go on.
 
+use crate::random::SeededRandom;
 use astar_grid::{Cell, Components, Grid, Movement, SearchOptions, Searcher};
 
 /// Smallest side the layout fits in.
@@ -218,40 +219,6 @@ pub struct TowerPlan {
     pub cells: Vec<Cell>,
     /// How many lie on the routes of every library (the others lie on this project's only).
     pub shared: usize,
-}
-
-/// The SplitMix64 generator: small, fast and reproducible for a seed.
-pub struct SeededRandom(u64);
-
-impl SeededRandom {
-    /// A generator started from `seed`.
-    pub const fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..bound` (0 when `bound` is 0).
-    pub fn below(&mut self, bound: u64) -> u64 {
-        if bound == 0 {
-            0
-        } else {
-            self.next_u64() % bound
-        }
-    }
-
-    /// A number in `low..=high` (`low` when `high` is below it).
-    pub fn between(&mut self, low: u32, high: u32) -> u32 {
-        let span = u64::from(high.saturating_sub(low)) + 1;
-        low + self.below(span) as u32
-    }
 }
 
 #[cfg(test)]

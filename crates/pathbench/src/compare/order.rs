@@ -1,5 +1,7 @@
 //! Which queries of a scenario run, and in what order: an even sample and a seeded shuffle.
 
+use crate::random::SeededRandom;
+
 /// Indices of the queries to run out of `total`: all of them, or `wanted` spread evenly from the
 /// first to the last.
 pub fn sample_indices(total: usize, wanted: Option<usize>) -> Vec<usize> {
@@ -11,23 +13,10 @@ pub fn sample_indices(total: usize, wanted: Option<usize>) -> Vec<usize> {
 
 /// Shuffles `items` in place (Fisher-Yates), reproducibly for a given `seed`.
 pub fn shuffle<T>(items: &mut [T], seed: u64) {
-    let mut random = SplitMix64(seed);
+    let mut random = SeededRandom::new(seed);
     for last in (1..items.len()).rev() {
-        let pick = (random.next() % (last as u64 + 1)) as usize;
+        let pick = random.below(last as u64 + 1) as usize;
         items.swap(last, pick);
-    }
-}
-
-/// The SplitMix64 generator: small, fast and good enough to order benchmark queries.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 }
 
