@@ -4,6 +4,7 @@
 //!
 //! `cargo run --release --example minimal`
 
+use bevy::prelude::*;
 use bevy_astar::prelude::*;
 
 const CELL: f32 = 32.0;

@@ -65,7 +65,7 @@ fn main() {
             AStarDebugPlugin::default(),
             EguiPlugin::default(),
             // The plugin's own statistics window, opened from the Overlay section.
-            AStarEguiPanelPlugin::default().closed(),
+            AStarEguiPanelPlugin::default().with_open(false),
             ScriptedInputPlugin,
         ))
         .configure_sets(

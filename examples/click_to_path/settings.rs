@@ -1,5 +1,6 @@
 //! The search settings chosen in the panel, and the `PathRequest` they make.
 
+use bevy::prelude::*;
 pub use bevy_astar::astar_grid::Algorithm;
 use bevy_astar::astar_grid::SearchWindow;
 use bevy_astar::prelude::*;
@@ -142,6 +143,7 @@ impl SearchSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bevy_astar::astar_grid::Weighting;
 
     #[test]
     fn dijkstra_ignores_the_chosen_heuristic() {

@@ -3,6 +3,7 @@
 
 use crate::endpoints::Endpoints;
 use crate::jump_points::JpsOutcome;
+use bevy::prelude::*;
 use bevy_astar::astar_grid::{SearchStatus, SearchTrace, TracedCell};
 use bevy_astar::prelude::*;
 use core::time::Duration;

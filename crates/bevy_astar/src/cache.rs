@@ -216,7 +216,7 @@ mod tests {
             cost: 1.0,
             trace: None,
             duration: Duration::ZERO,
-            map_version: 0,
+            map_version: crate::MapVersion::default(),
             algorithm: PathAlgorithm::AStar,
             options: SearchOptions::default(),
             cacheable: true,

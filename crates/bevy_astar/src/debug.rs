@@ -8,7 +8,7 @@ use bevy::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
 use bevy::prelude::*;
 
 /// Draws the searches of agents marked with [`DebugPath`] (or of every agent, see
-/// [`AStarDebugPlugin::trace_all_agents`]): the closed set in blue, the open set in green and the
+/// [`AStarDebugPlugin::with_trace_all_agents`]): the closed set in blue, the open set in green and the
 /// path in gold, with the [`AStarGizmos`] gizmo group, in [`PostUpdate`] after transform
 /// propagation. Recording the traces (and dropping those nobody asks for) is the pathfinding
 /// systems' work, in the schedule [`AStarPlugin::in_schedule`](crate::AStarPlugin::in_schedule)
@@ -17,6 +17,7 @@ use bevy::prelude::*;
 /// Turn it off or recolour it at run time through [`GizmoConfigStore`]:
 ///
 /// ```
+/// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
 /// use bevy::gizmos::config::GizmoConfigStore;
 ///
@@ -39,7 +40,7 @@ pub struct AStarDebugPlugin {
 impl AStarDebugPlugin {
     /// Records and draws the search of every agent, not only those marked with [`DebugPath`].
     #[must_use]
-    pub const fn trace_all_agents(mut self, all: bool) -> Self {
+    pub const fn with_trace_all_agents(mut self, all: bool) -> Self {
         self.trace_all_agents = all;
         self
     }

@@ -14,6 +14,7 @@ use core::time::Duration;
 /// and for the [`AStarDebugPlugin`](crate::debug::AStarDebugPlugin) overlays.
 ///
 /// ```no_run
+/// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
 /// use bevy_astar::egui_panel::AStarEguiPanelPlugin;
 ///
@@ -61,10 +62,11 @@ impl AStarEguiPanelPlugin {
         self
     }
 
-    /// Starts with the window closed (open it through [`AStarEguiPanel::open`]).
+    /// Starts with the window open or closed (open by default; it can be opened later through
+    /// [`AStarEguiPanel::open`]).
     #[must_use]
-    pub fn closed(mut self) -> Self {
-        self.panel.open = false;
+    pub fn with_open(mut self, open: bool) -> Self {
+        self.panel.open = open;
         self
     }
 }

@@ -10,6 +10,7 @@ use bevy::prelude::*;
 /// is the centre of the start cell, where the agent already is.
 ///
 /// ```
+/// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
 ///
 /// let agent = (

@@ -1,6 +1,7 @@
 //! The searches running in the background: each answers one request, or a batch of requests
 //! for one goal, and lists the agents waiting for each answer.
 
+use crate::MapVersion;
 use crate::cache::RequestKey;
 use crate::engine::SearchOutcome;
 use crate::{MapChange, PathRequest};
@@ -45,7 +46,7 @@ pub(crate) struct InFlightSearch {
     /// The grid it searches; kept so that edits copy the grid instead of changing it.
     pub snapshot: Arc<Grid>,
     /// The map version of the snapshot.
-    pub map_version: u64,
+    pub map_version: MapVersion,
     /// Map changes published since it started.
     pub changes: Vec<Arc<MapChange>>,
     /// The requests it answers: one, or several for one goal.
@@ -64,7 +65,7 @@ impl InFlightSearch {
         task: Task<Option<Vec<SearchOutcome>>>,
         cancelled: Arc<AtomicBool>,
         snapshot: Arc<Grid>,
-        map_version: u64,
+        map_version: MapVersion,
         members: Vec<SearchMember>,
     ) -> Self {
         Self {

@@ -3,6 +3,7 @@
 //! changes, and never searched twice when once will do.
 //!
 //! ```
+//! use bevy::prelude::*;
 //! use bevy_astar::prelude::*;
 //!
 //! let mut app = App::new();
@@ -24,8 +25,8 @@
 //!   agents whose paths the change affects search again.
 //! - [`PathfindingSettings`] throttles the work (searches per frame, searches in flight, minimum
 //!   interval per agent) and sizes the result cache; identical requests share one search.
-//! - [`PathReady`] / [`PathFailed`] messages and [`PathFound`] / [`PathNotFound`] entity events
-//!   announce results; [`PathfindingStats`] counts the work.
+//! - [`PathFound`] / [`PathNotFound`], each both a message and an entity event, announce
+//!   results; [`PathfindingStats`] counts the work.
 //! - [`debug::AStarDebugPlugin`] draws searches with gizmos; with the `tilemap` feature,
 //!   `tilemap::TilemapNavPlugin` keeps the grid in sync with a `bevy_ecs_tilemap` map.
 //! - With the `egui` feature, `egui_panel::AStarEguiPanelPlugin` adds a window with the
@@ -53,7 +54,7 @@ mod stats;
 #[cfg(feature = "tilemap")]
 pub mod tilemap;
 
-pub use apply::{PathFailed, PathFound, PathNotFound, PathReady};
+pub use apply::{PathFound, PathNotFound};
 pub use astar_grid;
 pub use follow::PathFollower;
 pub use invalidate::{CellChange, MapChange, MapChanged, MapVersion};
@@ -64,18 +65,23 @@ pub use request::{PathAlgorithm, PathRequest, WorldPositionError};
 pub use settings::{InvalidationPolicy, PathfindingSettings};
 pub use stats::PathfindingStats;
 
-/// Everything needed to add pathfinding to an app, with Bevy's prelude and the core's grid
-/// types.
+/// The common types: the plugins, the components an agent carries, the settings, the
+/// outcome events and the core's grid types. Bevy's own prelude is not included; import it
+/// beside this one.
+///
+/// The agent's component is named [`Path`], like Bevy's components are named after what they
+/// hold (`Transform`, `Sprite`), although `std::path::Path` and the core's
+/// [`astar_grid::Path`] share the name: neither is in this prelude or Bevy's, so the name only
+/// needs qualifying in a module that imports one of them too.
 pub mod prelude {
     pub use crate::debug::{AStarDebugPlugin, AStarGizmos, DebugPath, PathTrace};
     pub use crate::{
-        AStarPlugin, AStarSystems, CellChange, InvalidationPolicy, MapChange, MapChanged,
-        MapVersion, NavGrid, Path, PathAlgorithm, PathFailed, PathFailure, PathFollower, PathFound,
-        PathNotFound, PathReady, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
+        AStarPlugin, AStarSystems, InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path,
+        PathAlgorithm, PathFailure, PathFollower, PathFound, PathNotFound, PathRequest, PathStatus,
+        PathfindingSettings, PathfindingStats,
     };
     pub use astar_grid::{
         Cell, CornerRule, CostModel, Grid, Heuristic, Limit, Movement, Neighborhood, SearchError,
-        SearchOptions, Weighting,
+        SearchOptions,
     };
-    pub use bevy::prelude::*;
 }

@@ -30,6 +30,7 @@ fn next_grid_id() -> u64 {
 /// Inserting a new `NavGrid` (or a clone of one) counts as a new map: every agent searches again.
 ///
 /// ```
+/// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
 ///
 /// let mut nav = NavGrid::new(Grid::new(8, 8)).with_cell_size(Vec2::splat(32.0));

@@ -1,5 +1,6 @@
 //! The `Path` component: the result of an agent's request and its status.
 
+use crate::MapVersion;
 use crate::PathAlgorithm;
 use astar_grid::{Cell, Limit, SearchError};
 use bevy::prelude::*;
@@ -84,7 +85,7 @@ pub struct Path {
     pub cost: f64,
     /// The [`MapVersion`](crate::MapVersion) of the grid the path was computed on. The path also
     /// holds for later versions until a change affects it, when the agent is queued again.
-    pub map_version: u64,
+    pub map_version: MapVersion,
     /// Incremented every time a new result is written, so readers can tell a new path from an
     /// old one.
     pub revision: u64,

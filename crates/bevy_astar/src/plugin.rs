@@ -13,8 +13,8 @@ use crate::in_flight::InFlightSearches;
 use crate::invalidate::{invalidate_paths, invalidate_results, publish_map_changes};
 use crate::queue::RequestQueue;
 use crate::{
-    InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path, PathAlgorithm, PathFailed,
-    PathFailure, PathFollower, PathReady, PathRequest, PathStatus, PathfindingSettings,
+    InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path, PathAlgorithm, PathFailure,
+    PathFollower, PathFound, PathNotFound, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats,
 };
 use bevy::ecs::intern::Interned;
@@ -36,8 +36,8 @@ use core::time::Duration;
 ///    interval; lets go of the flow fields no request needs any more.
 /// 3. [`Apply`](Self::Apply): polls running searches; drops results the map changed under
 ///    (queuing their agents again) and results for requests changed meanwhile; caches and
-///    applies the rest to [`Path`](crate::Path), sending [`PathReady`] / [`PathFailed`] and
-///    triggering [`PathFound`](crate::PathFound) / [`PathNotFound`](crate::PathNotFound).
+///    applies the rest to [`Path`](crate::Path), each announced by [`PathFound`] or
+///    [`PathNotFound`], both a message and an entity event triggered on the agent.
 /// 4. [`Follow`](Self::Follow): moves [`PathFollower`](crate::PathFollower)s along their paths.
 ///
 /// Edit the grid and change requests before [`AStarSystems::Invalidate`] to have them handled in
@@ -66,6 +66,7 @@ pub enum AStarSystems {
 /// initial [`PathfindingSettings`], a resource that can also be changed at run time.
 ///
 /// ```
+/// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
 /// use std::time::Duration;
 ///
@@ -95,6 +96,25 @@ impl Default for AStarPlugin {
 }
 
 impl AStarPlugin {
+    /// Starts from `settings` (the `with_*` builders below change one field each).
+    ///
+    /// ```
+    /// use bevy_astar::prelude::*;
+    /// use std::time::Duration;
+    ///
+    /// let settings = PathfindingSettings {
+    ///     min_search_interval: Duration::from_millis(250),
+    ///     ..PathfindingSettings::default()
+    /// };
+    /// let plugin = AStarPlugin::default().with_settings(settings).with_goal_batch_min(16);
+    /// # let _ = plugin;
+    /// ```
+    #[must_use]
+    pub fn with_settings(mut self, settings: PathfindingSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
     /// Sets [`PathfindingSettings::max_searches_per_frame`].
     #[must_use]
     pub const fn with_max_searches_per_frame(mut self, max: u32) -> Self {
@@ -210,8 +230,10 @@ impl Plugin for AStarPlugin {
             .init_resource::<JumpPoints>()
             .init_resource::<RetiredOutcomes>()
             .add_message::<MapChanged>()
-            .add_message::<PathReady>()
-            .add_message::<PathFailed>()
+            .add_message::<PathFound>()
+            .add_message::<PathNotFound>()
+            .register_type::<PathFound>()
+            .register_type::<PathNotFound>()
             .configure_sets(
                 schedule,
                 (

@@ -47,6 +47,7 @@ pub enum PathAlgorithm {
 /// [`Mut::set_if_neq`] or compare before writing to avoid needless searches.
 ///
 /// ```
+/// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
 ///
 /// let request = PathRequest::new(Cell::new(0, 0), Cell::new(9, 4))

@@ -27,6 +27,7 @@ pub enum InvalidationPolicy {
 /// resource.
 ///
 /// ```
+/// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
 /// use std::time::Duration;
 ///

@@ -104,6 +104,7 @@ impl TilemapNavRules {
 /// [`AStarPlugin`](crate::AStarPlugin) (see its `in_schedule`), so add it after that plugin.
 ///
 /// ```
+/// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
 /// use bevy_astar::tilemap::TilemapNavPlugin;
 ///

@@ -5,6 +5,7 @@ use bevy::asset::AssetPlugin;
 use bevy::gizmos::GizmoPlugin;
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::mesh::MeshPlugin;
+use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
 use std::time::Duration;
@@ -92,7 +93,10 @@ fn only_marked_agents_record_the_cores_trace() {
 
 #[test]
 fn tracing_every_agent_is_a_setting() {
-    let mut app = debug_app(AStarDebugPlugin::default().trace_all_agents(true), maze());
+    let mut app = debug_app(
+        AStarDebugPlugin::default().with_trace_all_agents(true),
+        maze(),
+    );
     let agents: Vec<Entity> = (0..3)
         .map(|y| {
             app.world_mut()

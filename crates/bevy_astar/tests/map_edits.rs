@@ -5,6 +5,7 @@
 
 pub mod common;
 
+use bevy::prelude::*;
 use bevy_astar::prelude::*;
 use common::{
     MAX_FRAMES, app_with_grid, assert_legal_and_optimal, block, current_grid, illegal_walk, path,

@@ -3,6 +3,7 @@
 
 pub mod common;
 
+use bevy::prelude::*;
 use bevy_astar::prelude::*;
 use common::{
     FRAME, MAX_FRAMES, Seen, app_with, app_with_grid, assert_found_by, assert_valid_path, block,
@@ -38,10 +39,7 @@ fn a_request_gets_a_path_with_messages_and_events() {
         .map(|&cell| nav.cell_center(cell))
         .collect();
     assert_eq!(found.waypoints, centers);
-    assert_eq!(
-        found.map_version,
-        app.world().resource::<MapVersion>().get()
-    );
+    assert_eq!(found.map_version, *app.world().resource::<MapVersion>());
     assert_eq!(stats(&app).searches_started, 1);
 
     let seen = app.world().resource::<Seen>();

@@ -5,6 +5,7 @@
 pub mod common;
 
 use bevy::ecs::reflect::{ReflectComponent, ReflectResource};
+use bevy::prelude::*;
 use bevy::reflect::TypeRegistry;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;

@@ -2,6 +2,7 @@
 //! placement. Runs with `cargo test -p bevy_astar --features tilemap`.
 #![cfg(feature = "tilemap")]
 
+use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
 use bevy_astar::tilemap::{NavTilemap, TileCost, TilemapNavPlugin, cell_to_tile_pos};

@@ -16,26 +16,11 @@ pub(crate) use systems::{free_retired_outcomes, poll_searches};
 use crate::PathFailure;
 use bevy::prelude::*;
 
-/// Sent when an agent's [`Path`](crate::Path) gets a path to its goal, for systems that react to
-/// many agents at once.
-#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PathReady {
-    /// The agent.
-    pub entity: Entity,
-}
-
-/// Sent when an agent's request ends without a path to its goal.
-#[derive(Message, Clone, Copy, Debug, PartialEq)]
-pub struct PathFailed {
-    /// The agent.
-    pub entity: Entity,
-    /// Why.
-    pub reason: PathFailure,
-}
-
-/// Triggered on an agent when its [`Path`](crate::Path) gets a path to its goal, for observers.
+/// An agent's [`Path`](crate::Path) got a path to its goal: both a message, for systems that
+/// react to many agents at once, and an entity event triggered on the agent, for observers.
 ///
 /// ```
+/// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
 ///
 /// fn on_found(found: On<PathFound>, paths: Query<&Path>) {
@@ -43,16 +28,23 @@ pub struct PathFailed {
 ///         info!("{} steps", path.cells.len());
 ///     }
 /// }
-/// App::new().add_observer(on_found);
+///
+/// fn count_found(mut found: MessageReader<PathFound>) {
+///     info!("{} agents got a path", found.read().count());
+/// }
+/// App::new().add_observer(on_found).add_systems(Update, count_found);
 /// ```
-#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
+#[reflect(Debug, PartialEq, Clone)]
 pub struct PathFound {
     /// The agent.
     pub entity: Entity,
 }
 
-/// Triggered on an agent when its request ends without a path to its goal.
-#[derive(EntityEvent, Clone, Copy, Debug, PartialEq)]
+/// An agent's request ended without a path to its goal: both a message and an entity event
+/// triggered on the agent, as [`PathFound`] is.
+#[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Debug, PartialEq, Clone)]
 pub struct PathNotFound {
     /// The agent.
     pub entity: Entity,

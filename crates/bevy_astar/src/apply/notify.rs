@@ -3,7 +3,7 @@
 use crate::debug::PathTrace;
 use crate::engine::SearchOutcome;
 use crate::request::PathRequestState;
-use crate::{NavGrid, Path, PathFailed, PathFound, PathNotFound, PathReady};
+use crate::{NavGrid, Path, PathFound, PathNotFound};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use std::sync::Arc;
@@ -13,8 +13,8 @@ use std::sync::Arc;
 #[derive(SystemParam)]
 pub(crate) struct PathNotifier<'w, 's> {
     commands: Commands<'w, 's>,
-    ready: MessageWriter<'w, PathReady>,
-    failed: MessageWriter<'w, PathFailed>,
+    found: MessageWriter<'w, PathFound>,
+    not_found: MessageWriter<'w, PathNotFound>,
 }
 
 impl PathNotifier<'_, '_> {
@@ -50,12 +50,14 @@ impl PathNotifier<'_, '_> {
         }
         match outcome.status.failure() {
             None => {
-                self.ready.write(PathReady { entity });
-                self.commands.trigger(PathFound { entity });
+                let found = PathFound { entity };
+                self.found.write(found);
+                self.commands.trigger(found);
             }
             Some(reason) => {
-                self.failed.write(PathFailed { entity, reason });
-                self.commands.trigger(PathNotFound { entity, reason });
+                let not_found = PathNotFound { entity, reason };
+                self.not_found.write(not_found);
+                self.commands.trigger(not_found);
             }
         }
         state.set_applied(Some(outcome))

@@ -3,6 +3,7 @@
 //! applied), then free what was let go of.
 
 use super::{PathNotifier, RetiredOutcomes};
+use crate::MapVersion;
 use crate::cache::PathCache;
 use crate::engine::SearchOutcome;
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
@@ -137,7 +138,7 @@ type AppliedAgents<'w, 's> = Query<
 /// The search a result came from, as the staleness check needs it.
 struct AppliedSearch<'a> {
     snapshot: &'a Arc<Grid>,
-    map_version: u64,
+    map_version: MapVersion,
     changes: &'a [Arc<MapChange>],
 }
 

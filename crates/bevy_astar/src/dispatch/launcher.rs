@@ -1,6 +1,7 @@
 //! Starting background searches within the frame's caps: one search for one request, or one
 //! Dijkstra from the goal for a batch of requests, and the bookkeeping of who waits for them.
 
+use crate::MapVersion;
 use crate::apply::RetiredOutcomes;
 use crate::debug::DebugPath;
 use crate::engine::goal_batch::BatchMember;
@@ -40,7 +41,7 @@ pub(super) struct Launcher<'a> {
     /// Where the outcomes agents let go of are kept, to be freed off the main thread.
     pub(super) retired: &'a mut RetiredOutcomes,
     pub(super) now: Duration,
-    pub(super) map_version: u64,
+    pub(super) map_version: MapVersion,
     /// Searches started this frame.
     pub(super) started: u32,
     /// Queue entries to remove once the queue has been read.

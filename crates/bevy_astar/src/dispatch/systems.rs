@@ -89,7 +89,7 @@ pub(crate) fn dispatch_searches(
             settings: &settings,
             retired,
             now: time.elapsed(),
-            map_version: version.get(),
+            map_version: *version,
             started: 0,
             served: Vec::new(),
         },

@@ -21,7 +21,7 @@ pub(crate) mod jump_point;
 pub(crate) mod repair;
 
 use crate::invalidate::PathFootprint;
-use crate::{PathAlgorithm, PathStatus};
+use crate::{MapVersion, PathAlgorithm, PathStatus};
 use astar_grid::{
     Cell, FlowField, Grid, JumpGrid, SearchError, SearchOptions, SearchResult, SearchStatus,
     SearchTrace, Searcher, SmoothingOptions, smooth_path_cells,
@@ -61,7 +61,7 @@ pub(crate) struct SearchOutcome {
     /// How long the search took.
     pub duration: Duration,
     /// The map version of the grid snapshot it ran on (set when the result comes back).
-    pub map_version: u64,
+    pub map_version: MapVersion,
     /// The algorithm that ran.
     pub algorithm: PathAlgorithm,
     /// The options it ran with.
@@ -88,7 +88,7 @@ impl SearchOutcome {
             cost: 0.0,
             trace: None,
             duration: Duration::ZERO,
-            map_version: 0,
+            map_version: MapVersion::default(),
             algorithm,
             options: job.options,
             cacheable: true,

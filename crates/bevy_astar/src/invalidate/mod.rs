@@ -166,7 +166,7 @@ impl MapChange {
 #[derive(Message, Clone, Debug)]
 pub struct MapChanged {
     /// The new map version.
-    pub version: u64,
+    pub version: MapVersion,
     /// What changed since the previous version.
     pub change: Arc<MapChange>,
 }

@@ -36,7 +36,9 @@ impl MapChange {
     /// step cost as it was, so it does not count.
     ///
     /// ```
+    /// use bevy::prelude::*;
     /// use bevy_astar::prelude::*;
+    /// use bevy_astar::{CellChange, MapChange};
     ///
     /// let diagonal = [Cell::new(0, 0), Cell::new(1, 1), Cell::new(2, 2)];
     /// let wall = CellChange { cell: Cell::new(1, 0), before: 1, after: 0 };

@@ -89,7 +89,7 @@ pub(crate) fn publish_map_changes(
     }
     version.0 += 1;
     changed.write(MapChanged {
-        version: version.0,
+        version: *version,
         change: Arc::new(change),
     });
 }

@@ -9,6 +9,7 @@ pub mod random_grid;
 #[path = "../../../astar_grid/tests/common/reference_search.rs"]
 pub mod reference_search;
 
+use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
 use reference_search::ReferenceGraph;
@@ -22,9 +23,9 @@ pub const MAX_FRAMES: usize = 2_000;
 /// Every message and event the plugin sent, in order.
 #[derive(Resource, Default)]
 pub struct Seen {
-    /// [`PathReady`] messages.
+    /// [`PathFound`] messages.
     pub ready: Vec<Entity>,
-    /// [`PathFailed`] messages.
+    /// [`PathNotFound`] messages.
     pub failed: Vec<(Entity, PathFailure)>,
     /// [`PathFound`] events.
     pub found_events: Vec<Entity>,
@@ -33,8 +34,8 @@ pub struct Seen {
 }
 
 fn collect_messages(
-    mut ready: MessageReader<PathReady>,
-    mut failed: MessageReader<PathFailed>,
+    mut ready: MessageReader<PathFound>,
+    mut failed: MessageReader<PathNotFound>,
     mut seen: ResMut<Seen>,
 ) {
     seen.ready

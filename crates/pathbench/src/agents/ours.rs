@@ -13,6 +13,7 @@ use super::record::{
     FrameStamps, Placement, Repath, RepathWatch, RunRecord, SpanSeries, Watched, stamp,
 };
 use super::{Scenario, cell_at, cell_center};
+use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
 use std::time::{Duration, Instant};
