@@ -3,6 +3,9 @@
 //! nearly valid map, scenario and ASCII texts with a few edits, headers that claim hostile
 //! sizes, and search requests built field by field.
 
+#[path = "common/random_grid.rs"]
+pub mod random_grid;
+
 #[path = "../fuzz/bodies/parse_map.rs"]
 pub mod parse_map_body;
 #[path = "../fuzz/bodies/parse_scenario.rs"]
@@ -465,20 +468,7 @@ fn search_options(width: u32, height: u32) -> impl Strategy<Value = SearchOption
         any::<bool>(),
         any::<bool>(),
     )
-        .prop_map(
-            |(movement, cost, heuristic, weighting, max_expansions, window, partial, trace)| {
-                let mut options = SearchOptions::default()
-                    .with_movement(movement)
-                    .with_cost(cost)
-                    .with_partial_path(partial)
-                    .with_trace(trace);
-                options.heuristic = heuristic;
-                options.weighting = weighting;
-                options.max_expansions = max_expansions;
-                options.window = window;
-                options
-            },
-        );
+        .prop_map(random_grid::options_from);
     let jump_point = (jps_cost_model(), limit()).prop_map(|(cost, max_expansions)| {
         let mut options = SearchOptions::default().with_cost(cost);
         options.max_expansions = max_expansions;

@@ -8,6 +8,7 @@ use astar_grid::{
     SearchStatus, SearchWindow, Searcher, Step, Weighting,
 };
 use common::path_check::{check_inside_window, check_path};
+use common::random_grid::options_from;
 use proptest::prelude::*;
 
 /// A search request with anything in it: possibly empty grids, cells outside the grid, weights
@@ -103,15 +104,16 @@ fn wild_request() -> impl Strategy<Value = WildRequest> {
                 window,
                 (max_expansions, partial, trace),
             )| {
-                let mut options = SearchOptions::default()
-                    .with_movement(movement)
-                    .with_cost(cost)
-                    .with_partial_path(partial)
-                    .with_trace(trace);
-                options.heuristic = heuristic;
-                options.weighting = weighting;
-                options.max_expansions = max_expansions;
-                options.window = window;
+                let options = options_from((
+                    movement,
+                    cost,
+                    heuristic,
+                    weighting,
+                    max_expansions,
+                    window,
+                    partial,
+                    trace,
+                ));
                 WildRequest {
                     grid,
                     start,

@@ -165,18 +165,33 @@ pub fn search_options(start: Cell) -> impl Strategy<Value = SearchOptions> {
         any::<bool>(),
         any::<bool>(),
     )
-        .prop_map(
-            |(movement, cost, heuristic, weighting, max_expansions, window, partial, trace)| {
-                let mut options = SearchOptions::default()
-                    .with_movement(movement)
-                    .with_cost(cost)
-                    .with_partial_path(partial)
-                    .with_trace(trace);
-                options.heuristic = heuristic;
-                options.weighting = weighting;
-                options.max_expansions = max_expansions;
-                options.window = window;
-                options
-            },
-        )
+        .prop_map(options_from)
+}
+
+/// The parts of [`SearchOptions`] the strategies draw: movement, cost model, heuristic,
+/// weighting, expansion limit, window, partial paths and trace.
+pub type OptionParts = (
+    Movement,
+    CostModel,
+    Option<Heuristic>,
+    Weighting,
+    Option<u32>,
+    Option<SearchWindow>,
+    bool,
+    bool,
+);
+
+/// The search options made of `parts`.
+pub fn options_from(parts: OptionParts) -> SearchOptions {
+    let (movement, cost, heuristic, weighting, max_expansions, window, partial, trace) = parts;
+    let mut options = SearchOptions::default()
+        .with_movement(movement)
+        .with_cost(cost)
+        .with_partial_path(partial)
+        .with_trace(trace);
+    options.heuristic = heuristic;
+    options.weighting = weighting;
+    options.max_expansions = max_expansions;
+    options.window = window;
+    options
 }
