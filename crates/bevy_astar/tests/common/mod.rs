@@ -196,3 +196,15 @@ pub fn path_depends_on(cells: &[Cell], cell: Cell, movement: Movement) -> bool {
                 .is_some_and(|corners| corners.contains(&cell))
         })
 }
+
+/// A small map with walls and one long detour, shared by several tests.
+pub fn walled_grid() -> Grid {
+    Grid::from_ascii(
+        "..........
+         .######...
+         ......#...
+         .####.#.##
+         ..........",
+    )
+    .expect("valid map")
+}

@@ -1,0 +1,348 @@
+//! Headless tests of the search engines through the plugin: jump points, shared flow fields
+//! (and how long they live), goal batches and local repair.
+
+pub mod common;
+
+use bevy::prelude::*;
+use bevy_astar::prelude::*;
+use common::{
+    Seen, app_with_grid, assert_found_by, assert_legal_and_optimal, assert_valid_path, block,
+    current_grid, illegal_walk, path, path_depends_on, settle, spawn, stats, walled_grid,
+};
+use proptest::prelude::*;
+use proptest::test_runner::{RngAlgorithm, TestRng};
+
+/// Blocks `cell` through the plugin's grid resource.
+#[test]
+fn jump_point_requests_get_optimal_paths_and_follow_map_edits() {
+    let grid = Grid::new(40, 30);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let goal = Cell::new(39, 15);
+    let starts = [Cell::new(0, 0), Cell::new(0, 15), Cell::new(0, 29)];
+    let request = |start| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::JumpPoint);
+    let agents: Vec<Entity> = starts.map(|start| spawn(&mut app, request(start))).into();
+    settle(&mut app, &agents);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&current_grid(&app), &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::JumpPoint);
+    }
+
+    // A wall across the middle with one gap: the jump point grid follows the edit.
+    for y in 0..30 {
+        if y != 3 {
+            block(&mut app, Cell::new(20, y));
+        }
+    }
+    settle(&mut app, &agents);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&current_grid(&app), &found, start, goal);
+        assert!(found.cells.contains(&Cell::new(20, 3)));
+        assert_eq!(found.algorithm, PathAlgorithm::JumpPoint);
+    }
+
+    // Terrain costs: jump point search cannot honour them, so A* answers, optimally.
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .set_cost(Cell::new(20, 3), 5)
+        .expect("inside the grid");
+    settle(&mut app, &agents);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&current_grid(&app), &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::AStar);
+    }
+
+    // The terrain cost taken back: jump point search answers again.
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .set_cost(Cell::new(20, 3), 1)
+        .expect("inside the grid");
+    for &agent in &agents {
+        app.world_mut()
+            .get_mut::<PathRequest>(agent)
+            .expect("agent alive")
+            .set_changed();
+    }
+    settle(&mut app, &agents);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_valid_path(&current_grid(&app), &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::JumpPoint);
+    }
+}
+
+#[test]
+fn flow_field_requests_to_one_goal_share_one_field() {
+    let grid = walled_grid();
+    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    let goal = Cell::new(9, 0);
+    let starts: Vec<Cell> = grid
+        .cells()
+        .filter(|&(cell, value)| value != 0 && cell != goal && cell.x < 5)
+        .map(|(cell, _)| cell)
+        .collect();
+    let agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| {
+            let request = PathRequest::new(start, goal).with_algorithm(PathAlgorithm::FlowField);
+            spawn(&mut app, request)
+        })
+        .collect();
+    settle(&mut app, &agents);
+    assert_found_by(
+        &app,
+        &grid,
+        &agents,
+        &starts,
+        goal,
+        PathAlgorithm::FlowField,
+    );
+    assert_eq!(stats(&app).flow_fields_built, 1);
+    assert_eq!(stats(&app).flow_fields, 1);
+
+    // Blocking a cell some paths use: the field is updated, not rebuilt, and only the agents
+    // whose paths crossed the cell get new ones, still optimal.
+    let crossed = Cell::new(5, 3);
+    let cut: Vec<Entity> = agents
+        .iter()
+        .copied()
+        .filter(|&agent| path_depends_on(&path(&app, agent).cells, crossed, Movement::EIGHT))
+        .collect();
+    assert!(!cut.is_empty() && cut.len() < agents.len());
+    let revisions: Vec<u64> = agents
+        .iter()
+        .map(|&agent| path(&app, agent).revision)
+        .collect();
+    block(&mut app, crossed);
+    settle(&mut app, &agents);
+    let grid = current_grid(&app);
+    for ((&agent, &start), revision) in agents.iter().zip(&starts).zip(revisions) {
+        let found = path(&app, agent);
+        assert_valid_path(&grid, &found, start, goal);
+        assert_eq!(found.revision > revision, cut.contains(&agent));
+    }
+    assert_eq!(stats(&app).flow_fields_built, 1);
+    assert_eq!(stats(&app).flow_fields_updated, 1);
+}
+
+#[test]
+fn a_crowd_heading_for_one_goal_is_answered_by_one_search() {
+    let grid = walled_grid();
+    let goal = Cell::new(9, 0);
+    let starts: Vec<Cell> = grid
+        .cells()
+        .filter(|&(cell, value)| value != 0 && cell != goal && cell.x < 5)
+        .map(|(cell, _)| cell)
+        .collect();
+    let (blocked, outside) = (Cell::new(1, 1), Cell::new(40, 0));
+    let run = |plugin: AStarPlugin| {
+        let mut app = app_with_grid(plugin, grid.clone());
+        let agents: Vec<Entity> = starts
+            .iter()
+            .chain([&blocked, &outside, &starts[0]])
+            .map(|&start| spawn(&mut app, PathRequest::new(start, goal)))
+            .collect();
+        settle(&mut app, &agents);
+        (app, agents)
+    };
+
+    let (app, agents) = run(AStarPlugin::default());
+    let distinct = starts.len() + 2;
+    assert!(distinct >= PathfindingSettings::default().goal_batch_min);
+    let batched = stats(&app);
+    assert_eq!(batched.searches_started, 1);
+    assert_eq!(batched.goal_batches, 1);
+    assert_eq!(batched.batched_requests, distinct as u64);
+    // The last agent repeats the first one's request and shares its answer.
+    assert_eq!(batched.shared_searches, 1);
+    assert_found_by(
+        &app,
+        &grid,
+        &agents,
+        &starts,
+        goal,
+        PathAlgorithm::FlowField,
+    );
+    assert_eq!(
+        path(&app, agents[distinct]).cells,
+        path(&app, agents[0]).cells
+    );
+    // Bad requests in the batch fail as their own searches would.
+    assert_eq!(
+        path(&app, agents[starts.len()]).status,
+        PathStatus::Invalid(SearchError::StartBlocked(blocked))
+    );
+    assert_eq!(
+        path(&app, agents[starts.len() + 1]).status,
+        PathStatus::Invalid(SearchError::StartOutOfBounds(outside))
+    );
+
+    // Without batching, each different request is its own A* search, at the same costs.
+    let (app, agents) = run(AStarPlugin::default().with_goal_batch_min(0));
+    let searched = stats(&app);
+    assert_eq!(searched.searches_started, distinct as u64);
+    assert_eq!(searched.goal_batches, 0);
+    assert_found_by(&app, &grid, &agents, &starts, goal, PathAlgorithm::AStar);
+}
+
+#[test]
+fn flow_field_requests_fail_like_searches() {
+    let grid = walled_grid();
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let flow = |start, goal| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::FlowField);
+    let blocked_goal = spawn(&mut app, flow(Cell::new(0, 0), Cell::new(1, 1)));
+    let outside = spawn(&mut app, flow(Cell::new(40, 0), Cell::new(0, 0)));
+    // The goal (7, 3) is walled in once the five open cells around it are blocked.
+    for cell in [(7, 2), (8, 2), (6, 4), (7, 4), (8, 4)] {
+        block(&mut app, Cell::from(cell));
+    }
+    let unreachable = spawn(&mut app, flow(Cell::new(0, 0), Cell::new(7, 3)));
+    settle(&mut app, &[blocked_goal, outside, unreachable]);
+    assert_eq!(
+        path(&app, blocked_goal).status,
+        PathStatus::Invalid(SearchError::GoalBlocked(Cell::new(1, 1)))
+    );
+    assert_eq!(
+        path(&app, outside).status,
+        PathStatus::Invalid(SearchError::StartOutOfBounds(Cell::new(40, 0)))
+    );
+    assert_eq!(path(&app, unreachable).status, PathStatus::NoPath);
+    assert!(path(&app, unreachable).cells.is_empty());
+    let seen = app.world().resource::<Seen>();
+    assert_eq!(seen.failed.len(), 3);
+}
+
+#[test]
+fn cut_paths_are_repaired_locally_when_asked_and_never_cached() {
+    let grid = Grid::new(40, 20);
+    let mut app = app_with_grid(AStarPlugin::default().with_path_repair(true), grid);
+    let goal = Cell::new(39, 10);
+    let starts: Vec<Cell> = (0..20).map(|y| Cell::new(0, y)).collect();
+    let agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| spawn(&mut app, PathRequest::new(start, goal)))
+        .collect();
+    settle(&mut app, &agents);
+    let searched = stats(&app).searches_started;
+
+    // A short wall in front of the goal cuts the paths that pass through it.
+    let wall: Vec<Cell> = (8..=12).map(|y| Cell::new(35, y)).collect();
+    let cut: Vec<Entity> = agents
+        .iter()
+        .copied()
+        .filter(|&agent| {
+            let cells = path(&app, agent).cells;
+            wall.iter()
+                .any(|&cell| path_depends_on(&cells, cell, Movement::EIGHT))
+        })
+        .collect();
+    assert!(!cut.is_empty());
+    for &cell in &wall {
+        block(&mut app, cell);
+    }
+    settle(&mut app, &agents);
+    let grid = current_grid(&app);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let repaired = path(&app, agent);
+        assert_eq!(repaired.status, PathStatus::Found);
+        assert_eq!(repaired.cells.first(), Some(&start));
+        assert_eq!(repaired.cells.last(), Some(&goal));
+        assert!(repaired.cells.iter().all(|&cell| grid.is_walkable(cell)));
+        assert_eq!(illegal_walk(&grid, &repaired.cells, Movement::EIGHT), None);
+    }
+    assert_eq!(stats(&app).paths_repaired, cut.len() as u64);
+    assert_eq!(stats(&app).searches_started, searched + cut.len() as u64);
+
+    // A repaired path may be dearer than the best one, so a new identical request searches.
+    let first_cut = path(&app, cut[0]);
+    let start = first_cut.cells[0];
+    let fresh = spawn(&mut app, PathRequest::new(start, goal));
+    settle(&mut app, &[fresh]);
+    assert_valid_path(&grid, &path(&app, fresh), start, goal);
+    assert_eq!(
+        stats(&app).searches_started,
+        searched + cut.len() as u64 + 1
+    );
+}
+
+/// Agents that each ask for a flow field to a random goal and live `lifetime` frames, spawned
+/// `per_frame` at a time for `frames` frames on a static map; then all of them are despawned.
+fn churn_flow_field_requests(app: &mut App, frames: usize, per_frame: usize, lifetime: usize) {
+    let mut rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let grid = current_grid(app);
+    let walkable: Vec<Cell> = grid
+        .cells()
+        .filter(|&(_, value)| value != 0)
+        .map(|(cell, _)| cell)
+        .collect();
+    let mut alive: Vec<(usize, Entity)> = Vec::new();
+    for frame in 0..frames {
+        for _ in 0..per_frame {
+            let start = walkable[rng.random_range(0..walkable.len())];
+            let goal = walkable[rng.random_range(0..walkable.len())];
+            let request = PathRequest::new(start, goal).with_algorithm(PathAlgorithm::FlowField);
+            alive.push((frame, spawn(app, request)));
+        }
+        alive.retain(|&(born, agent)| {
+            let keep = frame - born < lifetime;
+            if !keep {
+                app.world_mut().despawn(agent);
+            }
+            keep
+        });
+        app.update();
+    }
+    for (_, agent) in alive {
+        app.world_mut().despawn(agent);
+    }
+}
+
+#[test]
+fn flow_fields_are_let_go_of_once_no_request_needs_them() {
+    let grid = Grid::from_fn(48, 40, |cell| u8::from(cell.x % 8 != 4 || cell.y % 10 == 0));
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    churn_flow_field_requests(&mut app, 300, 10, 20);
+    let during = stats(&app);
+    assert!(during.flow_fields_built > 100, "{during:?}");
+    for _ in 0..30 {
+        app.update();
+    }
+    let after = stats(&app);
+    assert_eq!(after.flow_fields, 0, "{after:?}");
+    assert_eq!(after.flow_fields_dropped, after.flow_fields_built);
+}
+
+#[test]
+fn flow_fields_needed_by_live_agents_stay_within_the_capacity() {
+    let grid = Grid::new(24, 24);
+    let capacity = 4;
+    let mut app = app_with_grid(AStarPlugin::default().with_max_flow_fields(capacity), grid);
+    let requests: Vec<PathRequest> = (0..12)
+        .map(|i| {
+            PathRequest::new(Cell::new(0, i), Cell::new(23, 2 * i))
+                .with_algorithm(PathAlgorithm::FlowField)
+        })
+        .collect();
+    let agents: Vec<Entity> = requests
+        .iter()
+        .map(|&request| spawn(&mut app, request))
+        .collect();
+    settle(&mut app, &agents);
+    app.update();
+    assert!(stats(&app).flow_fields <= capacity, "{:?}", stats(&app));
+    let grid = current_grid(&app);
+    for (&agent, request) in agents.iter().zip(&requests) {
+        assert_legal_and_optimal(&grid, &path(&app, agent), request);
+    }
+    // After a map change the agents it cut read fields kept or built again, still optimal.
+    block(&mut app, Cell::new(12, 12));
+    settle(&mut app, &agents);
+    let grid = current_grid(&app);
+    for (&agent, request) in agents.iter().zip(&requests) {
+        assert_legal_and_optimal(&grid, &path(&app, agent), request);
+    }
+    app.update();
+    assert!(stats(&app).flow_fields <= capacity, "{:?}", stats(&app));
+}
