@@ -1,8 +1,12 @@
-//! Debug overlays: search traces of marked agents drawn with gizmos (closed set, open set, path),
-//! plus optional grid lines and blocked cells.
+//! Debug overlays (feature `debug`, on by default): search traces of marked agents drawn with
+//! gizmos (closed set, open set, path), plus optional grid lines and blocked cells. Recording
+//! the traces is the pathfinding systems' work ([`DebugPath`], [`PathTrace`] and
+//! [`PathDebugSettings`], re-exported here from the crate root).
+
+pub use crate::trace::{DebugPath, PathDebugSettings, PathTrace};
 
 use crate::{NavGrid, Path};
-use astar_grid::{Cell, SearchTrace};
+use astar_grid::Cell;
 use bevy::color::palettes::css;
 use bevy::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
 use bevy::prelude::*;
@@ -52,9 +56,6 @@ impl Plugin for AStarDebugPlugin {
             trace_all_agents: self.trace_all_agents,
         })
         .init_gizmo_group::<AStarGizmos>()
-        .register_type::<PathDebugSettings>()
-        .register_type::<DebugPath>()
-        .register_type::<PathTrace>()
         .register_type::<AStarGizmos>()
         .add_systems(
             PostUpdate,
@@ -63,42 +64,6 @@ impl Plugin for AStarDebugPlugin {
                 .after(TransformSystems::Propagate)
                 .run_if(resource_exists::<NavGrid>.and_then(gizmos_enabled)),
         );
-    }
-}
-
-/// Which agents record their search; changeable at run time.
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
-#[reflect(Resource, Debug, Default, PartialEq)]
-pub struct PathDebugSettings {
-    /// Record every agent's search, not only those marked with [`DebugPath`].
-    pub trace_all_agents: bool,
-}
-
-/// Marks an agent whose searches are recorded into a [`PathTrace`] and drawn.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
-#[reflect(Component, Debug, Default, PartialEq)]
-pub struct DebugPath;
-
-/// The recorded search behind an agent's current path, for drawing and replays.
-#[derive(Component, Clone, Debug, PartialEq, Reflect)]
-#[reflect(opaque)]
-#[reflect(Component, Clone, Debug, PartialEq)]
-pub struct PathTrace {
-    /// The search, as recorded by the core.
-    pub trace: SearchTrace,
-    /// Draw the search as it stood after this many expansions instead of at its end (for
-    /// step-by-step replays).
-    pub replay_step: Option<u32>,
-}
-
-impl PathTrace {
-    /// A trace shown at its end.
-    #[must_use]
-    pub const fn new(trace: SearchTrace) -> Self {
-        Self {
-            trace,
-            replay_step: None,
-        }
     }
 }
 
@@ -138,21 +103,6 @@ impl Default for AStarGizmos {
 
 fn gizmos_enabled(store: Option<Res<GizmoConfigStore>>) -> bool {
     store.is_some_and(|store| store.config::<AStarGizmos>().0.enabled)
-}
-
-/// Removes the traces of agents no longer traced (unmarked, with tracing of all agents off), so
-/// that their memory goes and an old search is never drawn again.
-pub(crate) fn drop_unwanted_traces(
-    mut commands: Commands,
-    settings: Option<Res<PathDebugSettings>>,
-    traced: Query<Entity, (With<PathTrace>, Without<DebugPath>)>,
-) {
-    if settings.is_some_and(|settings| settings.trace_all_agents) {
-        return;
-    }
-    for entity in &traced {
-        commands.entity(entity).remove::<PathTrace>();
-    }
 }
 
 fn draw_grid(nav: Res<NavGrid>, mut gizmos: Gizmos<AStarGizmos>) {

@@ -1,7 +1,8 @@
 //! An egui window with the pathfinding statistics, the run-time settings and the debug overlay
 //! toggles, added to any app with one plugin (feature `egui`).
 
-use crate::debug::{AStarGizmos, PathDebugSettings};
+use crate::debug::AStarGizmos;
+use crate::trace::PathDebugSettings;
 use crate::{InvalidationPolicy, Path, PathStatus, PathfindingSettings, PathfindingStats};
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::platform::time::Instant;

@@ -27,7 +27,8 @@
 //!   interval per agent) and sizes the result cache; identical requests share one search.
 //! - [`PathFound`] / [`PathNotFound`], each both a message and an entity event, announce
 //!   results; [`PathfindingStats`] counts the work.
-//! - [`debug::AStarDebugPlugin`] draws searches with gizmos; with the `tilemap` feature,
+//! - `debug::AStarDebugPlugin` (feature `debug`, on by default) draws searches with gizmos;
+//!   agents marked [`DebugPath`] record them into a [`PathTrace`]; with the `tilemap` feature,
 //!   `tilemap::TilemapNavPlugin` keeps the grid in sync with a `bevy_ecs_tilemap` map.
 //! - With the `egui` feature, `egui_panel::AStarEguiPanelPlugin` adds a window with the
 //!   statistics, the settings and the debug toggles.
@@ -36,6 +37,7 @@
 
 mod apply;
 mod cache;
+#[cfg(feature = "debug")]
 pub mod debug;
 mod dispatch;
 #[cfg(feature = "egui")]
@@ -53,6 +55,7 @@ mod settings;
 mod stats;
 #[cfg(feature = "tilemap")]
 pub mod tilemap;
+mod trace;
 
 pub use apply::{PathFound, PathNotFound};
 pub use astar_grid;
@@ -64,6 +67,7 @@ pub use plugin::{AStarPlugin, AStarSystems};
 pub use request::{PathAlgorithm, PathRequest, WorldPositionError};
 pub use settings::{InvalidationPolicy, PathfindingSettings};
 pub use stats::PathfindingStats;
+pub use trace::{DebugPath, PathDebugSettings, PathTrace};
 
 /// The common types: the plugins, the components an agent carries, the settings, the
 /// outcome events and the core's grid types. Bevy's own prelude is not included; import it
@@ -74,11 +78,12 @@ pub use stats::PathfindingStats;
 /// [`astar_grid::Path`] share the name: neither is in this prelude or Bevy's, so the name only
 /// needs qualifying in a module that imports one of them too.
 pub mod prelude {
-    pub use crate::debug::{AStarDebugPlugin, AStarGizmos, DebugPath, PathTrace};
+    #[cfg(feature = "debug")]
+    pub use crate::debug::{AStarDebugPlugin, AStarGizmos};
     pub use crate::{
-        AStarPlugin, AStarSystems, InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path,
-        PathAlgorithm, PathFailure, PathFollower, PathFound, PathNotFound, PathRequest, PathStatus,
-        PathfindingSettings, PathfindingStats,
+        AStarPlugin, AStarSystems, DebugPath, InvalidationPolicy, MapChanged, MapVersion, NavGrid,
+        Path, PathAlgorithm, PathFailure, PathFollower, PathFound, PathNotFound, PathRequest,
+        PathStatus, PathTrace, PathfindingSettings, PathfindingStats,
     };
     pub use astar_grid::{
         Cell, CornerRule, CostModel, Grid, Heuristic, Limit, Movement, Neighborhood, SearchError,

@@ -2,7 +2,6 @@
 
 use crate::apply::{RetiredOutcomes, free_retired_outcomes, poll_searches};
 use crate::cache::PathCache;
-use crate::debug::drop_unwanted_traces;
 use crate::dispatch::{dispatch_searches, queue_changed_requests};
 use crate::engine::flow_field::{
     FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
@@ -12,6 +11,7 @@ use crate::follow::follow_paths;
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{invalidate_paths, invalidate_results, publish_map_changes};
 use crate::queue::RequestQueue;
+use crate::trace::{DebugPath, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
     InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path, PathAlgorithm, PathFailure,
     PathFollower, PathFound, PathNotFound, PathRequest, PathStatus, PathfindingSettings,
@@ -220,6 +220,10 @@ impl Plugin for AStarPlugin {
             .register_type::<InvalidationPolicy>()
             .register_type::<MapVersion>()
             .register_type::<NavGrid>()
+            .register_type::<DebugPath>()
+            .register_type::<PathTrace>()
+            .register_type::<PathDebugSettings>()
+            .init_resource::<PathDebugSettings>()
             .insert_resource(self.settings.clone())
             .init_resource::<MapVersion>()
             .init_resource::<PathfindingStats>()

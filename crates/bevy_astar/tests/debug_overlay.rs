@@ -1,5 +1,6 @@
 //! Headless tests of the debug overlay: only marked agents record a trace, the trace is the
 //! core's, and the drawing systems run without a renderer.
+#![cfg(feature = "debug")]
 
 use bevy::asset::AssetPlugin;
 use bevy::gizmos::GizmoPlugin;

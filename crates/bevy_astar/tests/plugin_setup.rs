@@ -63,11 +63,7 @@ fn registered<T: 'static>(registry: &TypeRegistry, data: TypeId) -> bool {
 #[test]
 fn public_components_and_resources_are_registered_for_reflection() {
     let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AStarPlugin::default(),
-        AStarDebugPlugin::default(),
-    ));
+    app.add_plugins((MinimalPlugins, AStarPlugin::default()));
     let registry = app.world().resource::<AppTypeRegistry>().read();
     let component = TypeId::of::<ReflectComponent>();
     let resource = TypeId::of::<ReflectResource>();
@@ -97,7 +93,7 @@ fn public_components_and_resources_are_registered_for_reflection() {
         ("NavGrid", registered::<NavGrid>(&registry, resource)),
         (
             "PathDebugSettings",
-            registered::<bevy_astar::debug::PathDebugSettings>(&registry, resource),
+            registered::<bevy_astar::PathDebugSettings>(&registry, resource),
         ),
     ];
     for (name, ok) in components.into_iter().chain(resources) {

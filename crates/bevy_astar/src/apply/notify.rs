@@ -1,8 +1,8 @@
 //! Writing a finished outcome into an agent's `Path`, with its message and entity event.
 
-use crate::debug::PathTrace;
 use crate::engine::SearchOutcome;
 use crate::request::PathRequestState;
+use crate::trace::PathTrace;
 use crate::{NavGrid, Path, PathFound, PathNotFound};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;

@@ -3,7 +3,6 @@
 
 use crate::MapVersion;
 use crate::apply::RetiredOutcomes;
-use crate::debug::DebugPath;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::run_goal_batch;
 use crate::engine::jump_point::JumpPoints;
@@ -11,6 +10,7 @@ use crate::engine::{Engine, SearchJob, SearchOutcome, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::queue::set_status;
 use crate::request::PathRequestState;
+use crate::trace::DebugPath;
 use crate::{
     NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
 };

@@ -6,7 +6,6 @@ use super::launcher::{AgentQuery, Launcher};
 use super::route::{EngineChoice, QueuedRequest, Route, RouteContext, route};
 use crate::apply::PathNotifier;
 use crate::cache::{PathCache, RequestKey};
-use crate::debug::PathDebugSettings;
 use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields};
 use crate::engine::goal_batch::GoalBatches;
 use crate::engine::jump_point::JumpPoints;
@@ -14,6 +13,7 @@ use crate::engine::{Engine, SearchJob, SearchOutcome};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
+use crate::trace::PathDebugSettings;
 use crate::{
     MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats,
