@@ -96,9 +96,13 @@ impl InFlightSearches {
         self.searches.len()
     }
 
-    /// Whether a running search answers `key`.
+    /// Whether a running search answers `key`, so that [`InFlightSearches::join`] succeeds.
     pub(crate) fn is_running(&self, key: &RequestKey) -> bool {
-        self.by_key.contains_key(key)
+        self.by_key.get(key).is_some_and(|&(id, member)| {
+            self.searches
+                .get(&id)
+                .is_some_and(|search| member < search.members.len())
+        })
     }
 
     /// Adds `subscriber` to the running search answering `key`; false when there is none.

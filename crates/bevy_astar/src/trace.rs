@@ -2,6 +2,7 @@
 //! [`PathDebugSettings`]), the recorded [`PathTrace`], and dropping the traces nobody asks for.
 //! The pathfinding systems record them; the debug overlay draws them.
 
+use crate::PathRequest;
 use astar_grid::SearchTrace;
 use bevy::prelude::*;
 
@@ -42,17 +43,24 @@ impl PathTrace {
     }
 }
 
-/// Removes the traces of agents no longer traced (unmarked, with tracing of all agents off), so
-/// that their memory goes and an old search is never drawn again.
+/// Agents holding a trace without being marked with [`DebugPath`], with their request.
+type UnmarkedTraces<'w, 's> =
+    Query<'w, 's, (Entity, Option<&'static PathRequest>), (With<PathTrace>, Without<DebugPath>)>;
+
+/// Removes the traces of agents no longer traced (unmarked, with tracing of all agents off, and
+/// whose request does not ask for a trace itself), so that their memory goes and an old search
+/// is never drawn again.
 pub(crate) fn drop_unwanted_traces(
     mut commands: Commands,
     settings: Option<Res<PathDebugSettings>>,
-    traced: Query<Entity, (With<PathTrace>, Without<DebugPath>)>,
+    traced: UnmarkedTraces,
 ) {
     if settings.is_some_and(|settings| settings.trace_all_agents) {
         return;
     }
-    for entity in &traced {
-        commands.entity(entity).remove::<PathTrace>();
+    for (entity, request) in &traced {
+        if !request.is_some_and(|request| request.options.trace) {
+            commands.entity(entity).remove::<PathTrace>();
+        }
     }
 }

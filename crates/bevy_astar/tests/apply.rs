@@ -234,3 +234,21 @@ fn a_large_batch_is_applied_over_several_frames_within_the_budget() {
         assert_valid_path(&grid, &path(&app, agent), start, goal);
     }
 }
+
+#[test]
+fn a_request_that_asks_for_a_trace_keeps_it() {
+    let mut app = app_with_grid(AStarPlugin::default(), walled_grid());
+    let request = PathRequest::new(Cell::new(0, 4), Cell::new(9, 0));
+    let traced = spawn(
+        &mut app,
+        request.with_options(request.options.with_trace(true)),
+    );
+    let plain = spawn(&mut app, request);
+    settle(&mut app, &[traced, plain]);
+    for _ in 0..3 {
+        app.update();
+    }
+    let trace = app.world().get::<PathTrace>(traced).expect("trace kept");
+    assert!(!trace.trace.expansions.is_empty());
+    assert!(app.world().get::<PathTrace>(plain).is_none());
+}

@@ -346,3 +346,28 @@ fn flow_fields_needed_by_live_agents_stay_within_the_capacity() {
     app.update();
     assert!(stats(&app).flow_fields <= capacity, "{:?}", stats(&app));
 }
+
+#[test]
+fn flow_fields_are_let_go_of_in_a_schedule_that_runs_less_often_than_frames() {
+    let mut app = common::app_with(AStarPlugin::default().in_schedule(FixedUpdate));
+    // One fixed step every few frames: despawns may fall between two runs of the plugin.
+    app.insert_resource(Time::<Fixed>::from_duration(common::FRAME * 5))
+        .insert_resource(NavGrid::new(Grid::new(16, 16)));
+    let agents: Vec<Entity> = (0..6)
+        .map(|y| {
+            let request = PathRequest::new(Cell::new(0, y), Cell::new(15, 2 * y))
+                .with_algorithm(PathAlgorithm::FlowField);
+            spawn(&mut app, request)
+        })
+        .collect();
+    settle(&mut app, &agents);
+    assert_eq!(stats(&app).flow_fields, 6);
+    for agent in agents {
+        app.world_mut().despawn(agent);
+        app.update();
+    }
+    for _ in 0..600 {
+        app.update();
+    }
+    assert_eq!(stats(&app).flow_fields, 0, "{:?}", stats(&app));
+}

@@ -105,13 +105,14 @@ pub(crate) fn dispatch_searches(
     };
     let mut lookups_after_caps = 0;
     for (sequence, entity) in queue.iter() {
-        if !dispatcher.launcher.may_start(dispatcher.in_flight) {
-            if lookups_after_caps == LOOKUPS_AFTER_CAPS {
-                break;
-            }
+        let capped = !dispatcher.launcher.may_start(dispatcher.in_flight);
+        if capped && lookups_after_caps == LOOKUPS_AFTER_CAPS {
+            break;
+        }
+        // Stale entries are dropped without counting as a lookup.
+        if dispatcher.serve(Subscriber { entity, sequence }, &mut agents) && capped {
             lookups_after_caps += 1;
         }
-        dispatcher.serve(Subscriber { entity, sequence }, &mut agents);
     }
     let Dispatcher {
         mut launcher,
@@ -159,17 +160,18 @@ struct Dispatcher<'a, 'w, 's> {
 
 impl Dispatcher<'_, '_, '_> {
     /// Serves the queue entry `waiting`: drops it when stale (the agent was despawned or queued
-    /// again), else routes the request and carries the route out.
-    fn serve(&mut self, waiting: Subscriber, agents: &mut AgentQuery) {
+    /// again), else routes the request and carries the route out; returns whether the entry
+    /// was a live request.
+    fn serve(&mut self, waiting: Subscriber, agents: &mut AgentQuery) -> bool {
         let Subscriber { entity, sequence } = waiting;
         let Ok((mut request, mut path, mut agent, debug_path, transform)) = agents.get_mut(entity)
         else {
             self.launcher.served.push((sequence, entity)); // despawned, or its request removed
-            return;
+            return false;
         };
         if agent.queued != Some(sequence) {
             self.launcher.served.push((sequence, entity));
-            return;
+            return false;
         }
         if request.start_at_agent
             && let Some(cell) = transform.and_then(|transform| agent_cell(self.nav, transform))
@@ -205,6 +207,7 @@ impl Dispatcher<'_, '_, '_> {
             agent: &mut agent,
         };
         self.carry_out(route, &mut target);
+        true
     }
 
     /// Carries out `route` for the agent of `target`.

@@ -44,12 +44,16 @@ impl FieldKey {
 struct ReadyField {
     field: Arc<FlowField>,
     snapshot: Arc<Grid>,
+    /// The [`NavGrid::id`] of the grid the snapshot was taken of: a field of another grid is
+    /// never updated, only built anew.
+    grid_id: u64,
 }
 
 /// A build or update running in the background, on `snapshot`.
 struct FieldBuild {
     task: Task<Result<FlowField, FlowFieldError>>,
     snapshot: Arc<Grid>,
+    grid_id: u64,
     incremental: bool,
 }
 
@@ -74,12 +78,21 @@ pub(crate) enum FieldLookup {
     Pending,
 }
 
+/// Map changes kept for one field's next incremental update; past this many it is built anew.
+const MOST_CHANGES_KEPT: usize = 64;
+
+/// Runs of [`release_flow_fields`] without a sweep after which it sweeps anyway, so that agents
+/// whose removal it did not see (a schedule that runs less often than frames) are noticed.
+const RUNS_BETWEEN_SWEEPS: u32 = 60;
+
 /// The flow fields in use.
 #[derive(Resource, Default)]
 pub(crate) struct FlowFields {
     slots: HashMap<FieldKey, FieldSlot>,
     /// Counts the sweeps of [`release_flow_fields`]: the clock of least recent use.
     frame: u64,
+    /// Runs of [`release_flow_fields`] since its last sweep.
+    runs_since_sweep: u32,
 }
 
 impl FlowFields {
@@ -107,16 +120,25 @@ impl FlowFields {
     }
 
     /// Records a published map change, so that the next build updates each field instead of
-    /// building it anew.
+    /// building it anew. A field that a whole-map change, or more than
+    /// [`MOST_CHANGES_KEPT`] changes, went past is let go of instead (and a build running for it
+    /// dropped): the next request builds it anew, and a field nobody asks for meanwhile keeps
+    /// no growing list.
     pub(crate) fn invalidate(&mut self, change: &Arc<MapChange>) {
         for slot in self.slots.values_mut() {
-            slot.changes.push(Arc::clone(change));
+            if change.is_whole_map() || slot.changes.len() >= MOST_CHANGES_KEPT {
+                slot.ready = None;
+                slot.building = None;
+                slot.changes.clear();
+            } else {
+                slot.changes.push(Arc::clone(change));
+            }
         }
     }
 
     /// Drops the fields (finished or building) that no request in `needed` answers to, then
-    /// the least recently used beyond `capacity`, sparing those asked for since the last
-    /// sweep; returns how many were dropped.
+    /// the least recently used beyond `capacity`, sparing those building and those asked for
+    /// since the last sweep; returns how many were dropped.
     pub(crate) fn release(&mut self, needed: &HashSet<FieldKey>, capacity: usize) -> usize {
         let before = self.slots.len();
         self.slots.retain(|key, _| needed.contains(key));
@@ -124,7 +146,7 @@ impl FlowFields {
             let mut by_use: Vec<(u64, FieldKey)> = self
                 .slots
                 .iter()
-                .filter(|(_, slot)| slot.last_used < self.frame)
+                .filter(|(_, slot)| slot.last_used < self.frame && slot.building.is_none())
                 .map(|(key, slot)| (slot.last_used, *key))
                 .collect();
             by_use.sort_unstable_by_key(|&(last_used, _)| last_used);
@@ -159,22 +181,26 @@ fn start_build(
 ) -> FieldBuild {
     let snapshot = nav.snapshot();
     let grid = Arc::clone(&snapshot);
-    let update = slot.ready.as_ref().and_then(|ready| {
-        let mut changes: Vec<&MapChange> = slot.changes.iter().map(Arc::as_ref).collect();
-        let pending = nav.pending_changes();
-        changes.push(&pending);
-        if changes.iter().any(|change| change.is_whole_map()) {
-            return None;
-        }
-        let cells: HashSet<Cell> = changes
-            .iter()
-            .flat_map(|change| change.cells().map(|change| change.cell))
-            .collect();
-        Some((
-            Arc::clone(&ready.field),
-            cells.into_iter().collect::<Vec<_>>(),
-        ))
-    });
+    let update = slot
+        .ready
+        .as_ref()
+        .filter(|ready| ready.grid_id == nav.id())
+        .and_then(|ready| {
+            let mut changes: Vec<&MapChange> = slot.changes.iter().map(Arc::as_ref).collect();
+            let pending = nav.pending_changes();
+            changes.push(&pending);
+            if changes.iter().any(|change| change.is_whole_map()) {
+                return None;
+            }
+            let cells: HashSet<Cell> = changes
+                .iter()
+                .flat_map(|change| change.cells().map(|change| change.cell))
+                .collect();
+            Some((
+                Arc::clone(&ready.field),
+                cells.into_iter().collect::<Vec<_>>(),
+            ))
+        });
     let incremental = update.is_some();
     if incremental {
         stats.flow_fields_updated += 1;
@@ -193,6 +219,7 @@ fn start_build(
     FieldBuild {
         task,
         snapshot,
+        grid_id: nav.id(),
         incremental,
     }
 }
@@ -209,7 +236,8 @@ pub(crate) fn invalidate_flow_fields(
 
 /// Lets go of the flow fields no agent's request needs any more, and of the least recently
 /// used beyond [`PathfindingSettings::max_flow_fields`]. It reads the requests only in frames
-/// in which one changed or went away, or the fields outnumber the setting.
+/// in which one changed or went away, or the fields outnumber the setting, and every
+/// [`RUNS_BETWEEN_SWEEPS`] runs.
 pub(crate) fn release_flow_fields(
     settings: Res<PathfindingSettings>,
     mut fields: ResMut<FlowFields>,
@@ -220,9 +248,12 @@ pub(crate) fn release_flow_fields(
 ) {
     let departed = removed.read().count() > 0;
     let over_capacity = fields.len() > settings.max_flow_fields;
-    if fields.len() == 0 || !(departed || over_capacity || !changed.is_empty()) {
+    fields.runs_since_sweep += 1;
+    let due = fields.runs_since_sweep >= RUNS_BETWEEN_SWEEPS;
+    if fields.len() == 0 || !(departed || over_capacity || due || !changed.is_empty()) {
         return;
     }
+    fields.runs_since_sweep = 0;
     let mut needed = HashSet::new();
     let mut last = None;
     for key in requests.iter().filter_map(field_of) {
@@ -249,6 +280,7 @@ pub(crate) fn poll_flow_fields(
             continue;
         };
         let snapshot = Arc::clone(&build.snapshot);
+        let grid_id = build.grid_id;
         let incremental = build.incremental;
         slot.building = None;
         match result {
@@ -256,6 +288,7 @@ pub(crate) fn poll_flow_fields(
                 slot.ready = Some(ReadyField {
                     field: Arc::new(field),
                     snapshot,
+                    grid_id,
                 });
             }
             Err(error) => {
@@ -296,5 +329,88 @@ pub(super) fn field_result(path: Option<astar_grid::Path>) -> SearchResult {
         path,
         stats: SearchStats::default(),
         trace: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CellChange;
+    use bevy::tasks::TaskPool;
+
+    fn key(x: u32) -> FieldKey {
+        FieldKey::new(Cell::new(x, 0), Movement::EIGHT, CostModel::Octile)
+    }
+
+    /// A slot holding a finished field for `key` on `grid`, last asked for in `last_used`.
+    fn ready_slot(grid: &Arc<Grid>, key: FieldKey, last_used: u64) -> FieldSlot {
+        let field = FlowField::build(grid, &[key.goal], key.movement, key.cost).expect("goal");
+        FieldSlot {
+            ready: Some(ReadyField {
+                field: Arc::new(field),
+                snapshot: Arc::clone(grid),
+                grid_id: 1,
+            }),
+            last_used,
+            ..FieldSlot::default()
+        }
+    }
+
+    fn edit(x: u32) -> Arc<MapChange> {
+        Arc::new(MapChange::from_cells([CellChange {
+            cell: Cell::new(x, 3),
+            before: 1,
+            after: 0,
+        }]))
+    }
+
+    #[test]
+    fn a_field_nobody_asks_for_keeps_no_growing_list_of_changes() {
+        let grid = Arc::new(Grid::new(8, 8));
+        let mut fields = FlowFields::default();
+        fields.slots.insert(key(0), ready_slot(&grid, key(0), 0));
+        for step in 0..MOST_CHANGES_KEPT {
+            fields.invalidate(&edit(step as u32 % 8));
+        }
+        let slot = &fields.slots[&key(0)];
+        assert!(slot.ready.is_some());
+        assert_eq!(slot.changes.len(), MOST_CHANGES_KEPT);
+        fields.invalidate(&edit(1));
+        let slot = &fields.slots[&key(0)];
+        assert!(slot.ready.is_none() && slot.changes.is_empty());
+        // A whole-map change lets go of the field at once.
+        fields.slots.insert(key(1), ready_slot(&grid, key(1), 0));
+        fields.invalidate(&Arc::new(MapChange::whole_map()));
+        assert!(fields.slots[&key(1)].ready.is_none());
+    }
+
+    #[test]
+    fn fields_being_built_are_never_evicted_for_capacity() {
+        let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
+        let grid = Arc::new(Grid::new(8, 8));
+        let mut fields = FlowFields {
+            frame: 5,
+            ..FlowFields::default()
+        };
+        // The least recently used slot is the one still being built.
+        let building = FieldSlot {
+            building: Some(FieldBuild {
+                task: pool.spawn(core::future::pending()),
+                snapshot: Arc::clone(&grid),
+                grid_id: 1,
+                incremental: false,
+            }),
+            last_used: 0,
+            ..FieldSlot::default()
+        };
+        fields.slots.insert(key(0), building);
+        fields.slots.insert(key(1), ready_slot(&grid, key(1), 1));
+        fields.slots.insert(key(2), ready_slot(&grid, key(2), 2));
+        let needed: HashSet<FieldKey> = [key(0), key(1), key(2)].into_iter().collect();
+        assert_eq!(fields.release(&needed, 2), 1);
+        assert!(fields.slots.contains_key(&key(0)));
+        assert!(!fields.slots.contains_key(&key(1)));
+        // Fields no request needs go whatever the capacity.
+        assert_eq!(fields.release(&HashSet::new(), 10), 2);
     }
 }

@@ -17,8 +17,8 @@ use std::sync::{Arc, Weak};
 /// new grid. A grid with terrain costs has none: its requests run A*.
 #[derive(Resource, Default)]
 pub(crate) struct JumpPoints {
-    /// The jump grid, and a handle to the grid it matches.
-    packed: Option<(Arc<JumpGrid>, Weak<Grid>)>,
+    /// The jump grid, a handle to the grid it matches, and that grid's [`NavGrid::id`].
+    packed: Option<(Arc<JumpGrid>, Weak<Grid>, u64)>,
     /// Map changes published since the jump grid last matched the grid.
     changes: Vec<Arc<MapChange>>,
     /// A handle to a grid found to have terrain costs: no jump grid until it changes.
@@ -41,9 +41,12 @@ impl JumpPoints {
 
     /// A jump grid matching `nav`'s grid now, or `None` when it has terrain costs.
     fn jump_grid(&mut self, nav: &NavGrid) -> Option<Arc<JumpGrid>> {
-        if let Some((jump_grid, handle)) = &self.packed
+        if let Some((jump_grid, handle, id)) = &self.packed
             && nav.is_still(handle)
+            && *id == nav.id()
         {
+            // Changes published since were edits made before it was packed.
+            self.changes.clear();
             return Some(Arc::clone(jump_grid));
         }
         if self
@@ -53,14 +56,16 @@ impl JumpPoints {
         {
             return None;
         }
+        // A jump grid of another grid (a new or replaced NavGrid) is never updated, only built.
         let updated = self
             .packed
             .take()
-            .and_then(|(jump_grid, _)| self.brought_up_to_date(jump_grid, nav));
+            .filter(|&(_, _, id)| id == nav.id())
+            .and_then(|(jump_grid, _, _)| self.brought_up_to_date(jump_grid, nav));
         self.changes.clear();
         match updated.or_else(|| JumpGrid::new(nav.grid()).ok().map(Arc::new)) {
             Some(jump_grid) => {
-                self.packed = Some((Arc::clone(&jump_grid), nav.handle()));
+                self.packed = Some((Arc::clone(&jump_grid), nav.handle(), nav.id()));
                 self.unsupported = None;
                 Some(jump_grid)
             }
@@ -187,5 +192,40 @@ mod tests {
             packed(&mut jump_points, &nav),
             JumpGrid::new(nav.grid()).ok()
         );
+    }
+
+    #[test]
+    fn a_grid_replaced_before_its_change_is_published_is_packed_anew() {
+        let mut nav = NavGrid::new(Grid::new(12, 6));
+        let mut jump_points = JumpPoints::default();
+        assert!(packed(&mut jump_points, &nav).is_some());
+        // Replaced in the same frame, after Invalidate: no change recorded yet.
+        let mut walled = Grid::new(12, 6);
+        walled
+            .set_cost(Cell::new(6, 2), 0)
+            .expect("inside the grid");
+        nav.replace_grid(walled);
+        let fresh = JumpGrid::new(nav.grid()).ok();
+        assert_eq!(packed(&mut jump_points, &nav), fresh);
+        // Its whole-map change, published next frame, leaves the right grid in place.
+        jump_points.record(&Arc::new(MapChange::whole_map()));
+        assert_eq!(packed(&mut jump_points, &nav), fresh);
+        assert!(jump_points.changes.is_empty());
+    }
+
+    #[test]
+    fn changes_already_packed_are_not_kept() {
+        let mut nav = NavGrid::new(Grid::new(12, 6));
+        let mut jump_points = JumpPoints::default();
+        nav.block(Cell::new(3, 3)).expect("inside the grid");
+        assert!(packed(&mut jump_points, &nav).is_some());
+        for _ in 0..5 {
+            publish(&mut nav, &mut jump_points);
+            assert_eq!(
+                packed(&mut jump_points, &nav),
+                JumpGrid::new(nav.grid()).ok()
+            );
+            assert!(jump_points.changes.is_empty());
+        }
     }
 }
