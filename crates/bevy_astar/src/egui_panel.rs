@@ -79,13 +79,17 @@ impl Plugin for AStarEguiPanelPlugin {
         }
         app.insert_resource(self.panel.clone())
             .init_resource::<FrameTimeSummary>()
+            .register_type::<AStarEguiPanel>()
+            .register_type::<FrameTimeSummary>()
             .add_systems(Last, measure_frame_time)
             .add_systems(EguiPrimaryContextPass, draw_panel);
     }
 }
 
 /// The state of the window added by [`AStarEguiPanelPlugin`].
-#[derive(Resource, Clone, Debug, PartialEq)]
+#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
+#[reflect(opaque)]
+#[reflect(Resource, Clone, Debug, PartialEq)]
 pub struct AStarEguiPanel {
     /// Whether the window is shown; its close button sets this to `false`.
     pub open: bool,
@@ -98,7 +102,8 @@ pub struct AStarEguiPanel {
 
 /// Frame times measured by [`AStarEguiPanelPlugin`] over the last half second, on the wall clock
 /// (also when [`Time<Real>`] is driven manually, as in Bevy's scripted CI runs).
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Resource, Debug, Default, PartialEq)]
 pub struct FrameTimeSummary {
     /// Mean time between two frames.
     pub mean: Duration,

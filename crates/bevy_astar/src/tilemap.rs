@@ -75,7 +75,9 @@ pub enum TilemapNavError {
 pub type TileCostRule = Arc<dyn Fn(TilePos, Option<TileTextureIndex>) -> u8 + Send + Sync>;
 
 /// How tiles without a [`TileCost`] count; a resource set by [`TilemapNavPlugin`].
-#[derive(Resource, Clone)]
+#[derive(Resource, Clone, Reflect)]
+#[reflect(opaque)]
+#[reflect(Resource, Clone)]
 pub struct TilemapNavRules {
     /// The rule for tiles without a [`TileCost`], or `None` to make them walkable with cost 1.
     pub rule: Option<TileCostRule>,
@@ -162,6 +164,7 @@ impl Plugin for TilemapNavPlugin {
         app.insert_resource(self.rules.clone())
             .register_type::<NavTilemap>()
             .register_type::<TileCost>()
+            .register_type::<TilemapNavRules>()
             .add_systems(
                 schedule,
                 (rebuild_from_tilemap, sync_changed_tiles)

@@ -101,3 +101,24 @@ fn the_grid_follows_the_tilemap() {
             .is_walkable(Cell::new(4, 0))
     );
 }
+
+#[test]
+fn the_tilemap_types_are_registered_for_reflection() {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AStarPlugin::default(),
+        TilemapNavPlugin::default(),
+    ));
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    for (name, id) in [
+        ("NavTilemap", core::any::TypeId::of::<NavTilemap>()),
+        ("TileCost", core::any::TypeId::of::<TileCost>()),
+        (
+            "TilemapNavRules",
+            core::any::TypeId::of::<bevy_astar::tilemap::TilemapNavRules>(),
+        ),
+    ] {
+        assert!(registry.get(id).is_some(), "{name} is not registered");
+    }
+}
