@@ -7,7 +7,7 @@ use astar_grid::{
     Cell, CornerRule, CostModel, Grid, Heuristic, Movement, SearchError, SearchOptions,
     SearchStatus, SearchWindow, Searcher, Step, Weighting,
 };
-use common::path_check::{check_inside_window, check_path};
+use common::path_check::{check_inside_window, check_path, same_error};
 use common::random_grid::options_from;
 use proptest::prelude::*;
 
@@ -172,16 +172,6 @@ fn fitting_errors(request: &WildRequest) -> Vec<SearchError> {
         }
     }
     errors
-}
-
-/// Same variant and payload, with NaN weights equal to themselves.
-fn same_error(a: &SearchError, b: &SearchError) -> bool {
-    match (a, b) {
-        (SearchError::InvalidWeight(x), SearchError::InvalidWeight(y)) => {
-            x.to_bits() == y.to_bits()
-        }
-        _ => a == b,
-    }
 }
 
 proptest! {

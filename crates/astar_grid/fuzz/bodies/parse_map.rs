@@ -4,7 +4,7 @@
 //! and no grid read holds more than a small multiple of the text's bytes.
 
 use crate::text_checks::{character_at, check_error_position, text_of};
-use astar_grid::{Grid, Legend, ParseErrorKind, parse_map, parse_map_with, write_map};
+use astar_grid::{Grid, Legend, ParseError, ParseErrorKind, parse_map, parse_map_with, write_map};
 
 /// Bytes of grid a byte of map text may make: a row of `w` cells takes at least `w` bytes and a
 /// grid's bordered buffer is at most 9 bytes a cell.
@@ -19,12 +19,7 @@ pub fn run(data: &[u8]) {
 pub fn run_text(text: &str) {
     for legend in [Legend::moving_ai(), Legend::terrain()] {
         match parse_map_with(text, &legend) {
-            Err(error) => {
-                check_error_position(text, &error);
-                if let ParseErrorKind::UnknownTerrain(character) = error.kind {
-                    assert_eq!(character_at(text, &error), Some(character), "{error}");
-                }
-            }
+            Err(error) => check_parse_error(text, &error),
             Ok(grid) => {
                 check_grid_size(text, &grid);
                 let written = write_map(&grid, &legend).expect("every value read has a character");
@@ -34,12 +29,7 @@ pub fn run_text(text: &str) {
     }
     assert_eq!(parse_map(text), parse_map_with(text, &Legend::moving_ai()));
     match Grid::from_ascii(text) {
-        Err(error) => {
-            check_error_position(text, &error);
-            if let ParseErrorKind::UnknownTerrain(character) = error.kind {
-                assert_eq!(character_at(text, &error), Some(character), "{error}");
-            }
-        }
+        Err(error) => check_parse_error(text, &error),
         Ok(grid) => {
             check_grid_size(text, &grid);
             assert_eq!(Grid::from_ascii(&grid.to_ascii()).as_ref(), Ok(&grid));
@@ -57,4 +47,12 @@ fn check_grid_size(text: &str, grid: &Grid) {
         grid.memory_bytes(),
         text.len()
     );
+}
+
+/// A reader's error points inside `text`, and an unknown terrain error at that character.
+fn check_parse_error(text: &str, error: &ParseError) {
+    check_error_position(text, error);
+    if let ParseErrorKind::UnknownTerrain(character) = error.kind {
+        assert_eq!(character_at(text, error), Some(character), "{error}");
+    }
 }

@@ -12,7 +12,7 @@ use astar_grid::{
     Movement, SearchError, SearchOptions, SearchResult, SearchStatus, SearchWindow, Searcher, Step,
     Weighting,
 };
-use path_check::{check_inside_window, check_path, costs_match};
+use path_check::{check_inside_window, check_path, costs_match, same_error};
 
 /// One request, with everything each search function needs.
 #[derive(Clone, Debug)]
@@ -237,16 +237,6 @@ fn endpoint_errors(grid: &Grid, start: Cell, goal: Cell) -> Vec<SearchError> {
         errors.push(SearchError::GoalBlocked(goal));
     }
     errors
-}
-
-/// Same variant and payload, with NaN weights equal to themselves.
-fn same_error(a: &SearchError, b: &SearchError) -> bool {
-    match (a, b) {
-        (SearchError::InvalidWeight(x), SearchError::InvalidWeight(y)) => {
-            x.to_bits() == y.to_bits()
-        }
-        _ => a == b,
-    }
 }
 
 /// Checks that `error` is one of `fitting`, or a refusal of a cost model whose diagonal is

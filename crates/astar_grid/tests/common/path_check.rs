@@ -1,6 +1,8 @@
 //! Checks that a returned path is a legal walk on the grid and that its cost adds up.
 
-use astar_grid::{Cell, CornerRule, CostModel, Grid, Movement, Neighborhood, Path, SearchWindow};
+use astar_grid::{
+    Cell, CornerRule, CostModel, Grid, Movement, Neighborhood, Path, SearchError, SearchWindow,
+};
 
 /// Relative tolerance for comparing path costs that were summed in different orders.
 pub const COST_TOLERANCE: f64 = 1e-9;
@@ -128,4 +130,15 @@ pub fn direction_changes(path: &Path) -> usize {
         .windows(2)
         .filter(|pair| pair[0] != pair[1])
         .count()
+}
+
+/// Whether two search errors are the same variant with the same payload, NaN weights equal to
+/// themselves.
+pub fn same_error(a: &SearchError, b: &SearchError) -> bool {
+    match (a, b) {
+        (SearchError::InvalidWeight(x), SearchError::InvalidWeight(y)) => {
+            x.to_bits() == y.to_bits()
+        }
+        _ => a == b,
+    }
 }
