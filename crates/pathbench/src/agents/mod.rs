@@ -9,12 +9,19 @@
 //! main-thread time between a timestamp taken by a system ordered before the library's systems
 //! and one ordered after them.
 //!
+//! Each library is a [`Contender`]: it builds its app, places towers, moves and restarts its
+//! agents the way its model needs, and reads its own counters; [`drive`] runs the same warm-up
+//! and measured frames for every contender. Adding a library means one file with one
+//! `Contender` and a line in [`roster`].
+//!
 //! - [`map`]: the map, the agents' first cells and the tower cells.
-//! - [`ours`]: the run with `bevy_astar`'s `AStarPlugin`.
-//! - [`northstar`]: the run with `bevy_northstar`'s `NorthstarPlugin`.
+//! - [`drive`]: the warm-up and the measured frames, the same for every contender.
+//! - [`ours`]: `bevy_astar`'s `AStarPlugin`.
+//! - [`northstar`]: `bevy_northstar`'s `NorthstarPlugin`.
 //! - [`record`]: what a run records (frame spans, placements, counters).
 //! - [`report`]: the table and the JSON line.
 
+mod drive;
 mod map;
 mod northstar;
 mod ours;
@@ -22,8 +29,11 @@ mod record;
 mod report;
 
 use astar_grid::Cell;
+use bevy::app::App;
+use bevy::ecs::world::World;
 use bevy::math::Vec2;
 use clap::{Args, ValueEnum};
+use record::{Counters, FrameStamps, Placement, RepathWatch, Watched};
 use std::time::{Duration, Instant};
 
 /// Frames per simulated second.
@@ -92,7 +102,7 @@ pub enum NorthstarSearch {
     Astar,
 }
 
-/// Everything both runs share: the map, the agents, the towers and the clock.
+/// Everything every run shares: the map, the agents, the towers and the clock.
 pub struct Scenario {
     /// The map.
     pub map: map::TowerMap,
@@ -108,22 +118,15 @@ pub struct Scenario {
     pub frames: u64,
     /// Whether frames are paced to 60 per second of wall-clock time.
     pub paced: bool,
-    /// The search `bevy_northstar` runs.
-    pub northstar_search: NorthstarSearch,
-    /// Whether `bevy_astar` repairs cut paths locally.
-    pub repair_cut_paths: bool,
-    /// `bevy_astar`'s `goal_batch_min`, when not the plugin's default.
-    pub goal_batch_min: Option<usize>,
-    /// `bevy_astar`'s `max_paths_applied_per_frame`, when not the plugin's default.
-    pub max_paths_applied_per_frame: Option<u32>,
 }
 
 impl Scenario {
-    /// Builds the scenario the arguments describe.
+    /// Builds the scenario the arguments describe, with towers on the routes of every contender
+    /// of `roster` (whichever of them run, so that the towers do not depend on `--peer`).
     ///
     /// # Errors
     /// When an argument is out of range or the map cannot be generated.
-    pub fn new(args: &AgentsArgs) -> Result<Self, String> {
+    pub fn new(args: &AgentsArgs, roster: &[Box<dyn Contender>]) -> Result<Self, String> {
         if args.agents == 0 || args.agents > 1_000_000 {
             return Err(format!(
                 "--agents must be between 1 and 1000000, not {}",
@@ -147,8 +150,15 @@ impl Scenario {
         let frames = u64::from(args.seconds) * u64::from(FRAME_RATE);
         let placements = usize::try_from(frames.div_ceil(PLACEMENT_INTERVAL) - 1)
             .map_err(|_| "too many tower placements".to_owned())?;
-        let mut northstar_routes = northstar::NorthstarRoutes::new(&map, args.northstar_mode);
-        let plan = map.plan_towers(placements, args.seed, &mut [&mut northstar_routes])?;
+        let mut routes: Vec<Box<dyn map::Routes>> = roster
+            .iter()
+            .filter_map(|contender| contender.routes(&map))
+            .collect();
+        let mut peers: Vec<&mut dyn map::Routes> = routes
+            .iter_mut()
+            .map(|routes| &mut **routes as &mut dyn map::Routes)
+            .collect();
+        let plan = map.plan_towers(placements, args.seed, &mut peers)?;
         Ok(Self {
             map,
             first_cells,
@@ -157,10 +167,6 @@ impl Scenario {
             speed: args.speed,
             frames,
             paced: !args.unpaced,
-            northstar_search: args.northstar_mode,
-            repair_cut_paths: args.repair_cut_paths,
-            goal_batch_min: args.goal_batch_min,
-            max_paths_applied_per_frame: args.max_paths_applied_per_frame,
         })
     }
 
@@ -212,20 +218,111 @@ pub fn cell_at(position: Vec2, size: u32) -> Option<Cell> {
     inside.then(|| Cell::new(position.x as u32, position.y as u32))
 }
 
+/// One library under the scenario. [`drive`] calls it in the same order for every library:
+/// [`Contender::build_app`] once; then each warm-up frame `app.update()`,
+/// [`Contender::after_update`], [`Contender::settled`], [`Contender::restart_finished`]; then
+/// each measured frame [`Contender::place_tower`] when a tower is due, `app.update()`,
+/// [`Contender::plugin_spans`], [`Contender::searches_for_changes`],
+/// [`Contender::update_watch`], [`Contender::waiting`], [`Contender::after_update`] (timed as
+/// game code) and [`Contender::restart_finished`]. [`Contender::counters`] is read after the
+/// warm-up and at the end.
+pub trait Contender {
+    /// Its name in the table and the JSON line.
+    fn library(&self) -> &'static str;
+    /// How it searches, in a few words.
+    fn search(&self) -> String;
+    /// The system sets whose time [`Contender::plugin_spans`] splits, if the library has any.
+    fn plugin_sets(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The game code its model needs each frame (run by [`Contender::after_update`]), if any.
+    fn game_code(&self) -> Option<&'static str> {
+        None
+    }
+    /// Its own routes on `map`, so that towers go where its agents walk too (`None` for this
+    /// project's plugin, whose routes the tower plan searches itself).
+    fn routes(&self, map: &map::TowerMap) -> Option<Box<dyn map::Routes>> {
+        let _ = map;
+        None
+    }
+    /// The headless app: `MinimalPlugins`, the library's plugin and map, the agents at their
+    /// first cells, and [`record::stamp`] systems around the library's systems.
+    fn build_app(&self, scenario: &Scenario) -> App;
+    /// The library's main-thread time this frame, and its split by [`Contender::plugin_sets`],
+    /// from the frame's timestamps.
+    ///
+    /// # Errors
+    /// When a timestamp system did not run.
+    fn plugin_spans(&self, stamps: &FrameStamps) -> Result<(Duration, Vec<Duration>), String>;
+    /// The game code the library needs after each frame (moving agents it does not move).
+    fn after_update(&self, world: &mut World, scenario: &Scenario) {
+        let _ = (world, scenario);
+    }
+    /// Whether every agent has its first path and no search is pending.
+    fn settled(&self, world: &mut World) -> bool;
+    /// Restarts the agents that reached the goal or whose search failed; returns (arrivals,
+    /// failures).
+    fn restart_finished(&self, world: &mut World, scenario: &Scenario) -> (u64, u64);
+    /// Blocks `tower`, restarts the agents standing on it and does whatever the library needs
+    /// for the agents whose path ahead crosses it; returns the placement and the cut agents.
+    ///
+    /// # Errors
+    /// When the tower cannot be placed.
+    fn place_tower(
+        &self,
+        world: &mut World,
+        scenario: &Scenario,
+        tower: Cell,
+    ) -> Result<(Placement, Vec<Watched>), String>;
+    /// A running count of the searches the library itself started because of map changes, for
+    /// libraries that find the paths an edit cuts (`None` where the game code does).
+    fn searches_for_changes(&self, world: &World) -> Option<u64> {
+        let _ = world;
+        None
+    }
+    /// After frame `frame`: tells `watch` how every watched agent stands.
+    ///
+    /// # Errors
+    /// When the library's map is missing.
+    fn update_watch(
+        &self,
+        world: &mut World,
+        frame: u64,
+        watch: &mut RepathWatch,
+        placements: &mut [Placement],
+    ) -> Result<(), String>;
+    /// Agents waiting for a new path.
+    fn waiting(&self, world: &mut World) -> usize;
+    /// The library's running counters.
+    fn counters(&self, world: &World) -> Counters;
+}
+
+/// Every contender, this project's plugin first.
+fn roster(args: &AgentsArgs) -> Vec<Box<dyn Contender>> {
+    vec![
+        Box::new(ours::Ours::new(args)),
+        Box::new(northstar::Northstar::new(args.northstar_mode)),
+    ]
+}
+
 /// Runs `pathbench agents`; `Ok(true)` unless a hard error stopped it.
 pub fn run(args: &AgentsArgs) -> Result<bool, String> {
-    let scenario = Scenario::new(args)?;
+    let roster = roster(args);
+    let scenario = Scenario::new(args, &roster)?;
     eprintln!(
-        "agents: {} agents on a {size}x{size} map, {} towers over {} frames; warming up bevy_astar",
+        "agents: {} agents on a {size}x{size} map, {} towers over {} frames",
         scenario.first_cells.len(),
         scenario.towers.len(),
         scenario.frames,
         size = args.size,
     );
-    let mut runs = vec![ours::run(&scenario)?];
-    if args.peer == Peer::Northstar {
-        eprintln!("agents: warming up bevy_northstar");
-        runs.push(northstar::run(&scenario)?);
+    let mut runs = Vec::new();
+    for (index, contender) in roster.iter().enumerate() {
+        if index > 0 && args.peer == Peer::None {
+            break;
+        }
+        eprintln!("agents: warming up {}", contender.library());
+        runs.push(drive::run(&**contender, &scenario)?);
     }
     report::print(args, &scenario, &runs);
     Ok(true)
@@ -237,8 +334,8 @@ mod tests {
     use astar_grid::Grid;
     use bevy_astar::NavGrid;
 
-    fn small_scenario(peer: Peer) -> Scenario {
-        Scenario::new(&AgentsArgs {
+    fn small_args(peer: Peer) -> AgentsArgs {
+        AgentsArgs {
             agents: 40,
             seconds: 2,
             size: 64,
@@ -250,21 +347,37 @@ mod tests {
             max_paths_applied_per_frame: None,
             speed: 6.0,
             unpaced: false,
-        })
-        .unwrap()
+        }
+    }
+
+    fn small_scenario(peer: Peer) -> Scenario {
+        let args = small_args(peer);
+        Scenario::new(&args, &roster(&args)).unwrap()
     }
 
     #[test]
-    fn both_runs_record_every_frame_and_every_placement() {
-        let scenario = small_scenario(Peer::Northstar);
+    fn every_contender_records_every_frame_and_every_placement() {
+        let args = small_args(Peer::Northstar);
+        let roster = roster(&args);
+        let scenario = Scenario::new(&args, &roster).unwrap();
         assert_eq!(scenario.towers.len(), 3);
         assert_eq!(scenario.first_cells.len(), 40);
-        for record in [
-            ours::run(&scenario).unwrap(),
-            northstar::run(&scenario).unwrap(),
-        ] {
+        assert_eq!(roster.len(), 2);
+        for contender in &roster {
+            let record = drive::run(&**contender, &scenario).unwrap();
             assert_eq!(record.plugin.frames.len(), 120, "{}", record.library);
-            assert_eq!(record.game.frames.len(), 120, "{}", record.library);
+            let game_frames = if contender.game_code().is_some() {
+                120
+            } else {
+                0
+            };
+            assert_eq!(record.game.frames.len(), game_frames, "{}", record.library);
+            assert_eq!(
+                record.plugin_sets.len(),
+                contender.plugin_sets().len(),
+                "{}",
+                record.library
+            );
             let towers: Vec<Cell> = record.placements.iter().map(|p| p.tower).collect();
             assert_eq!(towers, scenario.towers, "{}", record.library);
             for series in &record.plugin_sets {
@@ -296,11 +409,12 @@ mod tests {
             speed,
             unpaced: true,
         };
-        assert!(Scenario::new(&args(0, 1, 64, 1.0)).is_err());
-        assert!(Scenario::new(&args(1, 0, 64, 1.0)).is_err());
-        assert!(Scenario::new(&args(1, 1, 63, 1.0)).is_err());
-        assert!(Scenario::new(&args(1, 1, 64, f32::NAN)).is_err());
-        assert!(Scenario::new(&args(1, 1, 64, 1.0)).is_ok());
+        let scenario = |args: AgentsArgs| Scenario::new(&args, &roster(&args));
+        assert!(scenario(args(0, 1, 64, 1.0)).is_err());
+        assert!(scenario(args(1, 0, 64, 1.0)).is_err());
+        assert!(scenario(args(1, 1, 63, 1.0)).is_err());
+        assert!(scenario(args(1, 1, 64, f32::NAN)).is_err());
+        assert!(scenario(args(1, 1, 64, 1.0)).is_ok());
         assert_eq!(
             small_scenario(Peer::None).placement_at(30),
             Some((0, small_scenario(Peer::None).towers[0]))

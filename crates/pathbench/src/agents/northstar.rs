@@ -1,4 +1,4 @@
-//! The scenario with `bevy_northstar` 0.7's `NorthstarPlugin`: its own grid (an `OrdinalGrid`
+//! `bevy_northstar` 0.7's `NorthstarPlugin` as a contender: its own grid (an `OrdinalGrid`
 //! with the `NoCornerCutting` filter, as in `pathbench compare`), agents with `AgentPos` and
 //! `Pathfind`, towers blocked with `Grid::set_nav` and `Grid::build`.
 //!
@@ -13,10 +13,8 @@
 //!   `AgentPos` and removing `NextPos` is game code (timed per frame as game code).
 
 use super::map::{Routes, TowerMap};
-use super::record::{
-    FrameStamps, Placement, Repath, RepathWatch, RunRecord, SpanSeries, Watched, stamp,
-};
-use super::{NorthstarSearch, Scenario, cell_center};
+use super::record::{Counters, FrameStamps, Placement, Repath, RepathWatch, Watched, stamp};
+use super::{Contender, NorthstarSearch, Scenario, cell_center};
 use crate::compare::northstar::build_grid;
 use astar_grid::Cell;
 use bevy::prelude::*;
@@ -26,7 +24,7 @@ use bevy_northstar::prelude::{
     AgentPos, Nav, NextPos, NorthstarPlugin, OrdinalGrid, OrdinalNeighborhood, Pathfind,
     PathfindArgs, PathfindMode, PathfindingFailed, PathingSet,
 };
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// An agent of the benchmark: its number and how many walks it started.
 #[derive(Component)]
@@ -60,8 +58,8 @@ fn cell_of(position: UVec3) -> Cell {
 }
 
 /// The request the agents send: to the goal, with the chosen search.
-fn request(scenario: &Scenario) -> Pathfind {
-    Pathfind::new(position(scenario.map.goal)).mode(mode(scenario.northstar_search))
+fn request(scenario: &Scenario, search: NorthstarSearch) -> Pathfind {
+    Pathfind::new(position(scenario.map.goal)).mode(mode(search))
 }
 
 /// The crate's routes on the map, for placing towers where its agents walk.
@@ -107,7 +105,7 @@ const fn mode(search: NorthstarSearch) -> PathfindMode {
 }
 
 /// The headless app: the plugin, the grid entity, the agents and the timestamp systems.
-fn build_app(scenario: &Scenario) -> App {
+fn build_app(scenario: &Scenario, search: NorthstarSearch) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -127,7 +125,7 @@ fn build_app(scenario: &Scenario) -> App {
         ),
     );
     app.world_mut().spawn(build_grid(&scenario.map.grid));
-    let pathfind = request(scenario);
+    let pathfind = request(scenario, search);
     app.world_mut()
         .spawn_batch(
             scenario
@@ -151,7 +149,7 @@ fn build_app(scenario: &Scenario) -> App {
 }
 
 /// Starts a new walk at a spawn: moved there, path dropped, `Pathfind` inserted again.
-fn restart(world: &mut World, scenario: &Scenario, entity: Entity) {
+fn restart(world: &mut World, scenario: &Scenario, search: NorthstarSearch, entity: Entity) {
     let Ok(mut agent) = world.get_entity_mut(entity) else {
         return;
     };
@@ -165,7 +163,7 @@ fn restart(world: &mut World, scenario: &Scenario, entity: Entity) {
         .insert((
             AgentPos(position(spawn)),
             Transform::from_translation(cell_center(spawn).extend(0.0)),
-            request(scenario),
+            request(scenario, search),
         ));
 }
 
@@ -193,7 +191,7 @@ fn move_agents(world: &mut World, scenario: &Scenario) {
 }
 
 /// Restarts agents that reached the goal or whose search failed; returns (arrivals, failures).
-fn restart_finished(world: &mut World, scenario: &Scenario) -> (u64, u64) {
+fn restart_finished(world: &mut World, scenario: &Scenario, search: NorthstarSearch) -> (u64, u64) {
     let goal = position(scenario.map.goal);
     let mut agents = world.query::<(Entity, &AgentPos, Has<NextPos>, Has<PathfindingFailed>)>();
     let mut arrivals = Vec::new();
@@ -207,7 +205,7 @@ fn restart_finished(world: &mut World, scenario: &Scenario) -> (u64, u64) {
     }
     let counts = (arrivals.len() as u64, failures.len() as u64);
     for entity in arrivals.into_iter().chain(failures) {
-        restart(world, scenario, entity);
+        restart(world, scenario, search, entity);
     }
     counts
 }
@@ -239,6 +237,7 @@ fn waiting(world: &mut World) -> usize {
 fn place_tower(
     world: &mut World,
     scenario: &Scenario,
+    search: NorthstarSearch,
     tower: Cell,
 ) -> Result<(Placement, Vec<Watched>), String> {
     let tower_position = position(tower);
@@ -274,7 +273,7 @@ fn place_tower(
             });
         }
     }
-    let pathfind = request(scenario);
+    let pathfind = request(scenario, search);
     for agent in &cut {
         world
             .entity_mut(agent.entity)
@@ -284,7 +283,7 @@ fn place_tower(
     let reaction_time = reaction_started.elapsed();
     let crushed_count = crushed.len();
     for entity in crushed {
-        restart(world, scenario, entity);
+        restart(world, scenario, search, entity);
     }
     let placement = Placement {
         tower,
@@ -332,79 +331,91 @@ fn repath_status(world: &World, grid: &OrdinalGrid, agent: &Watched) -> Repath {
     }
 }
 
-/// Runs the scenario with `NorthstarPlugin`.
-///
-/// # Errors
-/// When the warm-up does not settle, the grid is missing or a timestamp system did not run.
-pub fn run(scenario: &Scenario) -> Result<RunRecord, String> {
-    let mut app = build_app(scenario);
-    let mode = match scenario.northstar_search {
-        NorthstarSearch::Refined => "HPA* refined (its default), 16x16 chunks",
-        NorthstarSearch::Astar => "A* over the whole grid",
-    };
-    let mut record = RunRecord {
-        library: "bevy_northstar",
-        search: format!(
-            "{mode}; synchronous in its systems, at most 128 agents a frame, no result cache"
-        ),
-        plugin: SpanSeries::new("plugin"),
-        game: SpanSeries::new("move to NextPos"),
-        ..RunRecord::default()
-    };
-    loop {
-        let started = Instant::now();
-        app.update();
-        record.warmup_frames += 1;
-        let world = app.world_mut();
-        move_agents(world, scenario);
-        let ready = settled(world);
-        restart_finished(world, scenario);
-        scenario.pace(started);
-        if ready {
-            break;
-        }
-        if record.warmup_frames >= super::WARMUP_LIMIT {
-            return Err(format!(
-                "bevy_northstar: agents still without a path after {} warm-up frames",
-                record.warmup_frames
-            ));
-        }
+/// `NorthstarPlugin` under the scenario, with the search `--northstar-mode` chose.
+pub struct Northstar {
+    search: NorthstarSearch,
+}
+
+impl Northstar {
+    /// The contender running `search`.
+    pub const fn new(search: NorthstarSearch) -> Self {
+        Self { search }
     }
-    let searches_before = app.world().resource::<SearchCount>().0;
-    let mut watch = RepathWatch::default();
-    let measured = Instant::now();
-    for frame in 1..=scenario.frames {
-        let started = Instant::now();
-        if let Some((index, tower)) = scenario.placement_at(frame) {
-            let (placed, cut) = place_tower(app.world_mut(), scenario, tower)?;
-            record.placements.push(placed);
-            watch.watch(index, frame, cut);
-        }
-        app.world_mut().resource_mut::<FrameStamps>().clear();
-        app.update();
-        record
-            .plugin
-            .frames
-            .push(app.world().resource::<FrameStamps>().between(0, 5)?);
-        let world = app.world_mut();
+}
+
+impl Contender for Northstar {
+    fn library(&self) -> &'static str {
+        "bevy_northstar"
+    }
+
+    fn search(&self) -> String {
+        let mode = match self.search {
+            NorthstarSearch::Refined => "HPA* refined (its default), 16x16 chunks",
+            NorthstarSearch::Astar => "A* over the whole grid",
+        };
+        format!("{mode}; synchronous in its systems, at most 128 agents a frame, no result cache")
+    }
+
+    fn game_code(&self) -> Option<&'static str> {
+        Some("move to NextPos")
+    }
+
+    fn routes(&self, map: &TowerMap) -> Option<Box<dyn Routes>> {
+        Some(Box::new(NorthstarRoutes::new(map, self.search)))
+    }
+
+    fn build_app(&self, scenario: &Scenario) -> App {
+        build_app(scenario, self.search)
+    }
+
+    fn plugin_spans(&self, stamps: &FrameStamps) -> Result<(Duration, Vec<Duration>), String> {
+        Ok((stamps.between(0, 5)?, Vec::new()))
+    }
+
+    fn after_update(&self, world: &mut World, scenario: &Scenario) {
+        move_agents(world, scenario);
+    }
+
+    fn settled(&self, world: &mut World) -> bool {
+        settled(world)
+    }
+
+    fn restart_finished(&self, world: &mut World, scenario: &Scenario) -> (u64, u64) {
+        restart_finished(world, scenario, self.search)
+    }
+
+    fn place_tower(
+        &self,
+        world: &mut World,
+        scenario: &Scenario,
+        tower: Cell,
+    ) -> Result<(Placement, Vec<Watched>), String> {
+        place_tower(world, scenario, self.search, tower)
+    }
+
+    fn update_watch(
+        &self,
+        world: &mut World,
+        frame: u64,
+        watch: &mut RepathWatch,
+        placements: &mut [Placement],
+    ) -> Result<(), String> {
         let mut grids = world.query::<&OrdinalGrid>();
         let grid = grids
             .single(world)
             .map_err(|error| format!("bevy_northstar grid: {error}"))?;
-        watch.update(frame, &mut record.placements, |agent| {
-            repath_status(world, grid, agent)
-        });
-        record.waiting.push(waiting(world));
-        let moved = Instant::now();
-        move_agents(world, scenario);
-        record.game.frames.push(moved.elapsed());
-        let (arrivals, failures) = restart_finished(world, scenario);
-        record.arrivals += arrivals;
-        record.failures += failures;
-        scenario.pace(started);
+        watch.update(frame, placements, |agent| repath_status(world, grid, agent));
+        Ok(())
     }
-    record.wall_time = measured.elapsed();
-    record.unfinished_placements = watch.unfinished();
-    record.searches = app.world().resource::<SearchCount>().0 - searches_before;
-    Ok(record)
+
+    fn waiting(&self, world: &mut World) -> usize {
+        waiting(world)
+    }
+
+    fn counters(&self, world: &World) -> Counters {
+        Counters {
+            searches: world.resource::<SearchCount>().0,
+            ..Counters::default()
+        }
+    }
 }

@@ -1,18 +1,14 @@
-//! The scenario with this project's plugin: `AStarPlugin` with its default settings, agents with
-//! a `PathRequest` and a `PathFollower`, towers blocked through `NavGrid::block`.
+//! This project's plugin as a contender: `AStarPlugin` with its default settings (or those the
+//! arguments change), agents with a `PathRequest` and a `PathFollower`, towers blocked through
+//! `NavGrid::block`.
 //!
-//! The plugin finds the agents a map change affects and searches them again in the background.
-//! One game system runs between the plugin's `Invalidate` and `Dispatch` sets and moves the
-//! request start of every agent queued again to the cell it stands on, so that its new path
-//! leads on from there (the plugin's `PathRequest::start_at_agent` does the same at dispatch;
-//! the game system is kept so that the recorded runs stay comparable); its time is reported as
-//! game code, apart from the plugin's. Agents walk their old path while they wait for the new
-//! one.
+//! The plugin finds the agents a map change affects and searches them again in the background;
+//! their requests set `PathRequest::start_at_agent`, so that a new path leads on from the cell
+//! the agent has got to. Agents walk their old path while they wait for the new one. The plugin
+//! moves them itself: there is no game code to time.
 
-use super::record::{
-    FrameStamps, Placement, Repath, RepathWatch, RunRecord, SpanSeries, Watched, stamp,
-};
-use super::{Scenario, cell_at, cell_center};
+use super::record::{Counters, FrameStamps, Placement, Repath, RepathWatch, Watched, stamp};
+use super::{AgentsArgs, Contender, Scenario, cell_at, cell_center};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
@@ -25,39 +21,33 @@ struct Walker {
     life: u32,
 }
 
-/// Moves the request start of every agent the plugin queued again to the cell it stands on:
-/// it looks at agents whose `Path` changed, and also at queued agents whose request start has
-/// been blocked since (an agent already queued is not
-/// queued again, so its `Path` does not change when a tower lands on its old start).
-fn search_from_current_cell(
-    nav: Res<NavGrid>,
-    mut agents: Query<(&mut PathRequest, Ref<Path>, &Transform)>,
-) {
-    for (mut request, path, transform) in &mut agents {
-        let start_blocked = !nav.is_walkable(request.start);
-        let queued_again = path.status == PathStatus::Queued && path.is_changed();
-        if !(queued_again || (path.status == PathStatus::Queued && start_blocked)) {
-            continue;
-        }
-        if let Some(cell) = nav.world_to_cell(transform.translation.truncate())
-            && nav.is_walkable(cell)
-            && request.start != cell
-        {
-            request.start = cell;
+/// `AStarPlugin` under the scenario, with the settings the arguments change.
+pub struct Ours {
+    settings: PathfindingSettings,
+}
+
+impl Ours {
+    /// The contender with the settings of `args` (`--repair-cut-paths`, `--goal-batch-min`,
+    /// `--max-paths-applied-per-frame`) and the plugin's defaults for the rest.
+    pub fn new(args: &AgentsArgs) -> Self {
+        let defaults = PathfindingSettings::default();
+        Self {
+            settings: PathfindingSettings {
+                repair_cut_paths: args.repair_cut_paths,
+                goal_batch_min: args.goal_batch_min.unwrap_or(defaults.goal_batch_min),
+                max_paths_applied_per_frame: args
+                    .max_paths_applied_per_frame
+                    .unwrap_or(defaults.max_paths_applied_per_frame),
+                ..defaults
+            },
         }
     }
 }
 
-/// The headless app: the plugin, the grid, the game system and the timestamp systems.
-fn build_app(scenario: &Scenario) -> App {
+/// The headless app: the plugin, the grid, the agents and the timestamp systems.
+fn build_app(settings: &PathfindingSettings, scenario: &Scenario) -> App {
     let mut app = App::new();
-    let mut plugin = AStarPlugin::default().with_path_repair(scenario.repair_cut_paths);
-    if let Some(min) = scenario.goal_batch_min {
-        plugin = plugin.with_goal_batch_min(min);
-    }
-    if let Some(max) = scenario.max_paths_applied_per_frame {
-        plugin = plugin.with_max_paths_applied_per_frame(max);
-    }
+    let plugin = AStarPlugin::default().with_settings(settings.clone());
 
     app.add_plugins((MinimalPlugins, plugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(
@@ -69,18 +59,16 @@ fn build_app(scenario: &Scenario) -> App {
             Update,
             (
                 stamp::<0>.before(AStarSystems::Invalidate),
-                stamp::<1>.after(AStarSystems::Invalidate),
-                search_from_current_cell
-                    .after(stamp::<1>)
-                    .before(stamp::<2>),
-                stamp::<2>.before(AStarSystems::Dispatch),
-                stamp::<3>
+                stamp::<1>
+                    .after(AStarSystems::Invalidate)
+                    .before(AStarSystems::Dispatch),
+                stamp::<2>
                     .after(AStarSystems::Dispatch)
                     .before(AStarSystems::Apply),
-                stamp::<4>
+                stamp::<3>
                     .after(AStarSystems::Apply)
                     .before(AStarSystems::Follow),
-                stamp::<5>.after(AStarSystems::Follow),
+                stamp::<4>.after(AStarSystems::Follow),
             ),
         );
     let goal = scenario.map.goal;
@@ -93,7 +81,7 @@ fn build_app(scenario: &Scenario) -> App {
                 .enumerate()
                 .map(move |(index, &cell)| {
                     (
-                        PathRequest::new(cell, goal),
+                        PathRequest::new(cell, goal).with_start_at_agent(true),
                         PathFollower::new(speed),
                         Transform::from_translation(cell_center(cell).extend(0.0)),
                         Walker { index, life: 0 },
@@ -123,10 +111,9 @@ fn restart(
 }
 
 /// Restarts agents that reached the goal or whose search failed; returns (arrivals, failures).
-fn restart_finished(app: &mut App, scenario: &Scenario) -> (u64, u64) {
+fn restart_finished(world: &mut World, scenario: &Scenario) -> (u64, u64) {
     let size = scenario.map.size();
     let goal = scenario.map.goal;
-    let world = app.world_mut();
     let mut agents = world.query::<(
         &mut Walker,
         &Path,
@@ -150,8 +137,7 @@ fn restart_finished(app: &mut App, scenario: &Scenario) -> (u64, u64) {
 }
 
 /// Agents whose new path is still to come (queued or being searched).
-fn waiting(app: &mut App) -> usize {
-    let world = app.world_mut();
+fn waiting(world: &mut World) -> usize {
     let mut paths = world.query::<&Path>();
     paths
         .iter(world)
@@ -160,8 +146,7 @@ fn waiting(app: &mut App) -> usize {
 }
 
 /// Whether every agent has its first path and nothing is queued or running.
-fn settled(app: &mut App) -> bool {
-    let world = app.world_mut();
+fn settled(world: &mut World) -> bool {
     let stats = world.resource::<PathfindingStats>();
     if stats.queue_length > 0 || stats.in_flight > 0 {
         return false;
@@ -176,12 +161,11 @@ fn settled(app: &mut App) -> bool {
 /// # Errors
 /// When the tower cell is outside the grid or already blocked.
 fn place_tower(
-    app: &mut App,
+    world: &mut World,
     scenario: &Scenario,
     tower: Cell,
 ) -> Result<(Placement, Vec<Watched>), String> {
     let size = scenario.map.size();
-    let world = app.world_mut();
     let edit_started = Instant::now();
     let blocked = world.resource_mut::<NavGrid>().block(tower);
     let edit_time = edit_started.elapsed();
@@ -255,115 +239,90 @@ fn repath_status(world: &World, grid: &Grid, agent: &Watched) -> Repath {
     }
 }
 
-/// Runs the scenario with `AStarPlugin`.
-///
-/// # Errors
-/// When the warm-up does not settle or a timestamp system did not run.
-pub fn run(scenario: &Scenario) -> Result<RunRecord, String> {
-    let mut app = build_app(scenario);
-    let mut record = RunRecord {
-        library: "bevy_astar",
-        search: format!(
+impl Contender for Ours {
+    fn library(&self) -> &'static str {
+        "bevy_astar"
+    }
+
+    fn search(&self) -> String {
+        let settings = &self.settings;
+        format!(
             "A* (8 neighbours, no corner cutting, octile), background tasks, result cache, {}, \
              at most {} paths applied a frame{}",
-            match scenario
-                .goal_batch_min
-                .unwrap_or(PathfindingSettings::default().goal_batch_min)
-            {
+            match settings.goal_batch_min {
                 0 => "no goal batches".to_owned(),
                 min => format!("goal batches of {min}+"),
             },
-            scenario
-                .max_paths_applied_per_frame
-                .unwrap_or(PathfindingSettings::default().max_paths_applied_per_frame),
-            if scenario.repair_cut_paths {
+            settings.max_paths_applied_per_frame,
+            if settings.repair_cut_paths {
                 "; cut paths repaired locally"
             } else {
                 ""
             }
-        ),
-        plugin: SpanSeries::new("plugin"),
-        plugin_sets: ["Invalidate", "Dispatch", "Apply", "Follow"]
-            .map(SpanSeries::new)
-            .to_vec(),
-        game: SpanSeries::new("search_from_current_cell"),
-        ..RunRecord::default()
-    };
-    loop {
-        let started = Instant::now();
-        app.update();
-        record.warmup_frames += 1;
-        let ready = settled(&mut app);
-        restart_finished(&mut app, scenario);
-        scenario.pace(started);
-        if ready {
-            break;
-        }
-        if record.warmup_frames >= super::WARMUP_LIMIT {
-            return Err(format!(
-                "bevy_astar: agents still without a path after {} warm-up frames",
-                record.warmup_frames
-            ));
-        }
+        )
     }
-    let before = app.world().resource::<PathfindingStats>().clone();
-    let mut watch = RepathWatch::default();
-    let measured = Instant::now();
-    for frame in 1..=scenario.frames {
-        let started = Instant::now();
-        let placement = scenario.placement_at(frame);
-        let invalidated_before = app.world().resource::<PathfindingStats>().paths_invalidated;
-        if let Some((index, tower)) = placement {
-            let (placed, cut) = place_tower(&mut app, scenario, tower)?;
-            debug_assert_eq!(record.placements.len(), index);
-            record.placements.push(placed);
-            watch.watch(index, frame, cut);
-        }
-        app.world_mut().resource_mut::<FrameStamps>().clear();
-        app.update();
-        let stamps = app.world().resource::<FrameStamps>();
-        let sets = [
-            stamps.between(0, 1)?,
-            stamps.between(2, 3)?,
-            stamps.between(3, 4)?,
-            stamps.between(4, 5)?,
-        ];
-        let game = stamps.between(1, 2)?;
-        record.plugin.frames.push(sets.iter().sum());
-        for (series, time) in record.plugin_sets.iter_mut().zip(sets) {
-            series.frames.push(time);
-        }
-        record.game.frames.push(game);
-        let world = app.world();
-        let stats = world.resource::<PathfindingStats>();
-        if placement.is_some()
-            && let Some(last) = record.placements.last_mut()
-        {
-            last.searched =
-                usize::try_from(stats.paths_invalidated - invalidated_before).unwrap_or(usize::MAX);
-        }
+
+    fn plugin_sets(&self) -> &'static [&'static str] {
+        &["Invalidate", "Dispatch", "Apply", "Follow"]
+    }
+
+    fn build_app(&self, scenario: &Scenario) -> App {
+        build_app(&self.settings, scenario)
+    }
+
+    fn plugin_spans(&self, stamps: &FrameStamps) -> Result<(Duration, Vec<Duration>), String> {
+        let sets = (0..4)
+            .map(|set| stamps.between(set, set + 1))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((sets.iter().sum(), sets))
+    }
+
+    fn settled(&self, world: &mut World) -> bool {
+        settled(world)
+    }
+
+    fn restart_finished(&self, world: &mut World, scenario: &Scenario) -> (u64, u64) {
+        restart_finished(world, scenario)
+    }
+
+    fn place_tower(
+        &self,
+        world: &mut World,
+        scenario: &Scenario,
+        tower: Cell,
+    ) -> Result<(Placement, Vec<Watched>), String> {
+        place_tower(world, scenario, tower)
+    }
+
+    fn searches_for_changes(&self, world: &World) -> Option<u64> {
+        Some(world.resource::<PathfindingStats>().paths_invalidated)
+    }
+
+    fn update_watch(
+        &self,
+        world: &mut World,
+        frame: u64,
+        watch: &mut RepathWatch,
+        placements: &mut [Placement],
+    ) -> Result<(), String> {
         let grid = world.resource::<NavGrid>().snapshot();
-        watch.update(frame, &mut record.placements, |agent| {
+        watch.update(frame, placements, |agent| {
             repath_status(world, &grid, agent)
         });
-        record.waiting.push(waiting(&mut app));
-        let (arrivals, failures) = restart_finished(&mut app, scenario);
-        record.arrivals += arrivals;
-        record.failures += failures;
-        scenario.pace(started);
+        Ok(())
     }
-    record.wall_time = measured.elapsed();
-    record.unfinished_placements = watch.unfinished();
-    let after = app.world().resource::<PathfindingStats>();
-    record.searches = after.searches_started - before.searches_started;
-    record.repairs = Some(after.paths_repaired - before.paths_repaired);
-    let hits = after.cache_hits - before.cache_hits;
-    let misses = after.cache_misses - before.cache_misses;
-    record.cache = Some((hits, hits + misses));
-    let finished = after.searches_finished - before.searches_finished;
-    if let Ok(finished @ 1..) = u32::try_from(finished) {
-        record.background_search_time =
-            Some((after.total_search_time - before.total_search_time) / finished);
+
+    fn waiting(&self, world: &mut World) -> usize {
+        waiting(world)
     }
-    Ok(record)
+
+    fn counters(&self, world: &World) -> Counters {
+        let stats = world.resource::<PathfindingStats>();
+        Counters {
+            searches: stats.searches_started,
+            repairs: Some(stats.paths_repaired),
+            cache: Some((stats.cache_hits, stats.cache_hits + stats.cache_misses)),
+            background: Some((stats.searches_finished, stats.total_search_time)),
+        }
+    }
 }

@@ -206,6 +206,44 @@ pub struct RunRecord {
     pub wall_time: Duration,
 }
 
+/// A library's running counters, read after the warm-up and at the end of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Searches run so far (local repairs included).
+    pub searches: u64,
+    /// Of those, cut paths repaired with a local detour (`None` where the library has none).
+    pub repairs: Option<u64>,
+    /// Requests answered from a result cache and requests looked up in it (`None` without a
+    /// cache).
+    pub cache: Option<(u64, u64)>,
+    /// Searches finished on the library's search threads and their total time (`None` when
+    /// searches run inside the measured systems).
+    pub background: Option<(u64, Duration)>,
+}
+
+impl Counters {
+    /// Writes into `record` what happened between `before` and `self`.
+    pub fn write_since(&self, before: &Self, record: &mut RunRecord) {
+        record.searches = self.searches - before.searches;
+        record.repairs = self
+            .repairs
+            .zip(before.repairs)
+            .map(|(after, before)| after - before);
+        record.cache =
+            self.cache
+                .zip(before.cache)
+                .map(|((hits, lookups), (hits_before, lookups_before))| {
+                    (hits - hits_before, lookups - lookups_before)
+                });
+        record.background_search_time = self.background.zip(before.background).and_then(
+            |((finished, time), (finished_before, time_before))| {
+                let finished = u32::try_from(finished - finished_before).ok()?;
+                (finished > 0).then(|| (time - time_before) / finished)
+            },
+        );
+    }
+}
+
 /// Median, 99th percentile and maximum of some durations, in milliseconds (nearest rank).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Spread {
@@ -262,6 +300,41 @@ mod tests {
             edit_time: Duration::ZERO,
             reaction_time: Duration::ZERO,
         }
+    }
+
+    #[test]
+    fn counters_give_the_differences_of_the_measured_frames() {
+        let before = Counters {
+            searches: 10,
+            repairs: Some(2),
+            cache: Some((5, 9)),
+            background: Some((8, Duration::from_millis(40))),
+        };
+        let after = Counters {
+            searches: 25,
+            repairs: Some(3),
+            cache: Some((9, 20)),
+            background: Some((13, Duration::from_millis(90))),
+        };
+        let mut record = RunRecord::default();
+        after.write_since(&before, &mut record);
+        assert_eq!(record.searches, 15);
+        assert_eq!(record.repairs, Some(1));
+        assert_eq!(record.cache, Some((4, 11)));
+        assert_eq!(
+            record.background_search_time,
+            Some(Duration::from_millis(10))
+        );
+        let plain = Counters {
+            searches: 4,
+            ..Counters::default()
+        };
+        plain.write_since(&Counters::default(), &mut record);
+        assert_eq!(record.searches, 4);
+        assert_eq!(
+            (record.repairs, record.cache, record.background_search_time),
+            (None, None, None)
+        );
     }
 
     #[test]

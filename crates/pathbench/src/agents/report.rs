@@ -90,7 +90,7 @@ impl Figures {
             "plugin_ms_per_frame": spread(self.plugin),
             "plugin_sets_ms_per_frame": sets,
             "game_code": record.game.name,
-            "game_code_ms_per_frame": spread(self.game),
+            "game_code_ms_per_frame": (!record.game.frames.is_empty()).then(|| spread(self.game)),
             "repath_frames": {
                 "median": self.repath_frames.median,
                 "max": self.repath_frames.max,
@@ -135,6 +135,15 @@ fn frames(figures: &Figures, value: f64) -> String {
         "-".to_owned()
     } else {
         format!("{value}")
+    }
+}
+
+/// A game-code time, or "none" when the library needs no game code.
+fn game_code(run: &RunRecord, value: f64) -> String {
+    if run.game.frames.is_empty() {
+        "none".to_owned()
+    } else {
+        milliseconds(value)
     }
 }
 
@@ -219,10 +228,10 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
             |time| milliseconds(time.as_secs_f64() * 1e3),
         )
     });
-    each("game code per frame, ms: median", &|f, _| {
-        milliseconds(f.game.median)
+    each("game code per frame, ms: median", &|f, run| {
+        game_code(run, f.game.median)
     });
-    each("  p99", &|f, _| milliseconds(f.game.p99));
+    each("  p99", &|f, run| game_code(run, f.game.p99));
     each("map edit per placement, ms: median", &|f, _| {
         milliseconds(f.edit.median)
     });
@@ -271,9 +280,9 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
             "towers_on_both_routes": scenario.shared_towers,
             "speed": scenario.speed,
             "paced": scenario.paced,
-            "repair_cut_paths": scenario.repair_cut_paths,
-            "goal_batch_min": scenario.goal_batch_min,
-            "max_paths_applied_per_frame": scenario.max_paths_applied_per_frame,
+            "repair_cut_paths": args.repair_cut_paths,
+            "goal_batch_min": args.goal_batch_min,
+            "max_paths_applied_per_frame": args.max_paths_applied_per_frame,
             "libraries": libraries,
         })
     );

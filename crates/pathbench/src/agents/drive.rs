@@ -1,0 +1,122 @@
+//! The warm-up and the measured frames of `pathbench agents`, the same for every
+//! [`Contender`]: towers at the same frames, the same timestamps, the same watch on cut agents.
+
+use super::record::{RepathWatch, RunRecord, SpanSeries};
+use super::{Contender, Scenario, WARMUP_LIMIT};
+use bevy::app::App;
+use std::time::Instant;
+
+/// Runs `scenario` with `contender`.
+///
+/// # Errors
+/// When the warm-up does not settle or the contender reports an error.
+pub fn run(contender: &dyn Contender, scenario: &Scenario) -> Result<RunRecord, String> {
+    let mut app = contender.build_app(scenario);
+    let mut record = RunRecord {
+        library: contender.library(),
+        search: contender.search(),
+        plugin: SpanSeries::new("plugin"),
+        plugin_sets: contender
+            .plugin_sets()
+            .iter()
+            .map(|&name| SpanSeries::new(name))
+            .collect(),
+        game: SpanSeries::new(contender.game_code().unwrap_or("none")),
+        ..RunRecord::default()
+    };
+    warm_up(contender, scenario, &mut app, &mut record)?;
+    let before = contender.counters(app.world());
+    let mut watch = RepathWatch::default();
+    let measured = Instant::now();
+    for frame in 1..=scenario.frames {
+        measure_frame(
+            contender,
+            scenario,
+            &mut app,
+            &mut record,
+            (frame, &mut watch),
+        )?;
+    }
+    record.wall_time = measured.elapsed();
+    record.unfinished_placements = watch.unfinished();
+    contender
+        .counters(app.world())
+        .write_since(&before, &mut record);
+    Ok(record)
+}
+
+/// Runs frames until every agent has its first path and nothing is pending.
+fn warm_up(
+    contender: &dyn Contender,
+    scenario: &Scenario,
+    app: &mut App,
+    record: &mut RunRecord,
+) -> Result<(), String> {
+    loop {
+        let started = Instant::now();
+        app.update();
+        record.warmup_frames += 1;
+        let world = app.world_mut();
+        contender.after_update(world, scenario);
+        let ready = contender.settled(world);
+        contender.restart_finished(world, scenario);
+        scenario.pace(started);
+        if ready {
+            return Ok(());
+        }
+        if record.warmup_frames >= WARMUP_LIMIT {
+            return Err(format!(
+                "{}: agents still without a path after {} warm-up frames",
+                contender.library(),
+                record.warmup_frames
+            ));
+        }
+    }
+}
+
+/// One measured frame: the tower due, the update, the spans, the watch on cut agents, the game
+/// code and the restarts.
+fn measure_frame(
+    contender: &dyn Contender,
+    scenario: &Scenario,
+    app: &mut App,
+    record: &mut RunRecord,
+    (frame, watch): (u64, &mut RepathWatch),
+) -> Result<(), String> {
+    let started = Instant::now();
+    let placement = scenario.placement_at(frame);
+    let searches_before = contender.searches_for_changes(app.world());
+    if let Some((index, tower)) = placement {
+        let (placed, cut) = contender.place_tower(app.world_mut(), scenario, tower)?;
+        debug_assert_eq!(record.placements.len(), index);
+        record.placements.push(placed);
+        watch.watch(index, frame, cut);
+    }
+    app.world_mut().resource_mut::<super::FrameStamps>().clear();
+    app.update();
+    let (plugin, sets) = contender.plugin_spans(app.world().resource::<super::FrameStamps>())?;
+    record.plugin.frames.push(plugin);
+    for (series, time) in record.plugin_sets.iter_mut().zip(sets) {
+        series.frames.push(time);
+    }
+    if placement.is_some()
+        && let Some((before, after)) =
+            searches_before.zip(contender.searches_for_changes(app.world()))
+        && let Some(last) = record.placements.last_mut()
+    {
+        last.searched = usize::try_from(after - before).unwrap_or(usize::MAX);
+    }
+    let world = app.world_mut();
+    contender.update_watch(world, frame, watch, &mut record.placements)?;
+    record.waiting.push(contender.waiting(world));
+    if contender.game_code().is_some() {
+        let game_started = Instant::now();
+        contender.after_update(world, scenario);
+        record.game.frames.push(game_started.elapsed());
+    }
+    let (arrivals, failures) = contender.restart_finished(world, scenario);
+    record.arrivals += arrivals;
+    record.failures += failures;
+    scenario.pace(started);
+    Ok(())
+}
