@@ -129,8 +129,18 @@ impl Movement {
 
     /// Whether the walkability of a diagonal step's corner cells changes the verdict of
     /// [`Movement::allows_step`]: true under [`CornerRule::Both`] and [`CornerRule::One`] with
-    /// eight neighbours, false when diagonals are never allowed or always are.
-    const fn corners_decide(self) -> bool {
+    /// eight neighbours, false when diagonals are never allowed or always are. When it is false,
+    /// a path depends on its own cells only.
+    ///
+    /// ```
+    /// use astar_grid::{CornerRule, Movement};
+    ///
+    /// assert!(Movement::EIGHT.corners_decide());
+    /// assert!(!Movement::eight(CornerRule::Any).corners_decide());
+    /// assert!(!Movement::FOUR.corners_decide());
+    /// ```
+    #[must_use]
+    pub const fn corners_decide(self) -> bool {
         self.allows_step(1, 1, true, true) != self.allows_step(1, 1, false, false)
     }
 

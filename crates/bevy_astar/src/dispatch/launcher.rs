@@ -6,14 +6,12 @@ use crate::apply::RetiredOutcomes;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::run_goal_batch;
 use crate::engine::jump_point::JumpPoints;
-use crate::engine::{Engine, SearchJob, SearchOutcome, run_search};
+use crate::engine::{Engine, EngineChoice, SearchJob, SearchOutcome, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::queue::set_status;
 use crate::request::PathRequestState;
 use crate::trace::DebugPath;
-use crate::{
-    NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
-};
+use crate::{NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats};
 use astar_grid::Grid;
 use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
@@ -156,8 +154,9 @@ impl Launcher<'_> {
                 }
                 continue;
             }
-            let engine = match member.algorithm {
-                PathAlgorithm::JumpPoint => jump_points.engine_for(nav),
+            // Batches take A* and jump point requests only.
+            let engine = match member.alone {
+                EngineChoice::JumpPoint => jump_points.engine_for(nav),
                 _ => Engine::AStar,
             };
             let waiting = self.searching(member.waiting, agents);

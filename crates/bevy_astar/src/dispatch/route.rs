@@ -3,9 +3,9 @@
 //! joins a goal batch, fails now, or starts a search with a chosen engine.
 
 use crate::engine::goal_batch::GoalBatches;
-use crate::engine::{SearchJob, SearchOutcome};
+use crate::engine::{EngineChoice, SearchJob, SearchOutcome};
 use crate::{PathAlgorithm, PathRequest, PathfindingSettings};
-use astar_grid::{Cell, Grid, SearchError, SearchOptions};
+use astar_grid::{Grid, SearchError, SearchOptions};
 use core::time::Duration;
 
 /// Where one queued request goes this frame.
@@ -19,25 +19,13 @@ pub(crate) enum Route {
     /// its place in the queue.
     Wait,
     /// It joins this frame's gathering of requests for its goal, started once the queue is read
-    /// ([`PathfindingSettings::goal_batch_min`]).
-    JoinBatch(SearchJob),
+    /// ([`PathfindingSettings::goal_batch_min`]); should too few gather, it is searched alone
+    /// with this engine.
+    JoinBatch(SearchJob, EngineChoice),
     /// It cannot be searched: it fails now with this error, as its search would.
     FailNow(SearchJob, SearchError),
     /// Start a background search of `job` with this engine.
     Start(SearchJob, EngineChoice),
-}
-
-/// Which engine answers a request that starts a search.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum EngineChoice {
-    /// A* (also when jump point search was asked for but the grid cannot take it).
-    AStar,
-    /// Jump point search, where the grid and the options allow it, else A*.
-    JumpPoint,
-    /// A path read off the goal's shared flow field, once the field is ready.
-    FlowField,
-    /// Local repair of these cells of the agent's cut path, from its start to its goal.
-    Repair(Vec<Cell>),
 }
 
 /// What the plugin knows this frame, beside the request.
@@ -101,7 +89,7 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
         && repair.is_none()
         && GoalBatches::accepts(request, &queued.options)
     {
-        return Route::JoinBatch(job);
+        return Route::JoinBatch(job, EngineChoice::alone(request.algorithm));
     }
     if !context.may_start {
         return Route::Wait;
@@ -114,8 +102,7 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
             }
             EngineChoice::FlowField
         }
-        (None, PathAlgorithm::JumpPoint) => EngineChoice::JumpPoint,
-        (None, _) => EngineChoice::AStar,
+        (None, algorithm) => EngineChoice::alone(algorithm),
     };
     Route::Start(job, engine)
 }
@@ -125,6 +112,7 @@ mod tests {
     use super::*;
     use crate::PathStatus;
     use crate::engine::SearchOutcome;
+    use astar_grid::Cell;
 
     const GOAL: Cell = Cell::new(7, 3);
 
@@ -184,7 +172,7 @@ mod tests {
         waiting.running = false;
         assert_eq!(route(&context, &waiting), Route::Wait);
         waiting.last_search = Some(Duration::from_secs(9));
-        assert!(matches!(route(&context, &waiting), Route::JoinBatch(_)));
+        assert!(matches!(route(&context, &waiting), Route::JoinBatch(..)));
         // With the cache off, a cached entry does not count.
         let uncached = PathfindingSettings {
             cache_capacity: 0,
@@ -195,7 +183,7 @@ mod tests {
             settings: &uncached,
             ..context
         };
-        assert!(matches!(route(&context, &waiting), Route::JoinBatch(_)));
+        assert!(matches!(route(&context, &waiting), Route::JoinBatch(..)));
     }
 
     #[test]
@@ -208,11 +196,11 @@ mod tests {
         let context = context(&settings, &grid);
         assert_eq!(
             route(&context, &queued(&plain)),
-            Route::JoinBatch(job(&plain))
+            Route::JoinBatch(job(&plain), EngineChoice::AStar)
         );
         assert_eq!(
             route(&context, &queued(&jump)),
-            Route::JoinBatch(job(&jump))
+            Route::JoinBatch(job(&jump), EngineChoice::JumpPoint)
         );
         assert_eq!(
             route(&context, &queued(&weighted)),
@@ -226,7 +214,7 @@ mod tests {
         // A batch is decided once the queue is read, so the caps do not hold it back here.
         assert!(matches!(
             route(&capped, &queued(&plain)),
-            Route::JoinBatch(_)
+            Route::JoinBatch(..)
         ));
         let no_batches = PathfindingSettings {
             goal_batch_min: 0,
@@ -272,7 +260,7 @@ mod tests {
         let elsewhere = PathRequest::new(Cell::new(2, 4), GOAL);
         let mut waiting = queued(&elsewhere);
         waiting.cut_path = Some(&old);
-        assert!(matches!(route(&context, &waiting), Route::JoinBatch(_)));
+        assert!(matches!(route(&context, &waiting), Route::JoinBatch(..)));
     }
 
     #[test]

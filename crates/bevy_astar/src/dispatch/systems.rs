@@ -3,9 +3,10 @@
 //! goal, the per-frame and in-flight caps, and starting background searches.
 
 use super::launcher::{AgentQuery, Launcher};
-use super::route::{EngineChoice, QueuedRequest, Route, RouteContext, route};
+use super::route::{QueuedRequest, Route, RouteContext, route};
 use crate::apply::PathNotifier;
 use crate::cache::{PathCache, RequestKey};
+use crate::engine::EngineChoice;
 use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields};
 use crate::engine::goal_batch::GoalBatches;
 use crate::engine::jump_point::JumpPoints;
@@ -227,11 +228,8 @@ impl Dispatcher<'_, '_, '_> {
                     .mark_searching(entity, sequence, path, agent, false);
             }
             Route::JoinRunning | Route::Wait => set_status(target.path, PathStatus::Queued),
-            Route::JoinBatch(job) => {
-                if !self
-                    .batches
-                    .add(target.key, job, target.algorithm, target.waiting)
-                {
+            Route::JoinBatch(job, alone) => {
+                if !self.batches.add(target.key, job, alone, target.waiting) {
                     self.stats.shared_searches += 1;
                 }
             }

@@ -7,7 +7,7 @@
 //! nobody waits for its answers any more.
 
 use super::flow_field::{FieldKey, field_result};
-use super::{SearchJob, SearchOutcome, outcome_of};
+use super::{EngineChoice, SearchJob, SearchOutcome, outcome_of};
 use crate::cache::RequestKey;
 use crate::in_flight::{SearchMember, Subscriber};
 use crate::{PathAlgorithm, PathRequest};
@@ -17,11 +17,11 @@ use bevy::platform::time::Instant;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 /// A request waiting in a batch: its key and the agents asking for it, what to search, and the
-/// algorithm it asked for (should it be searched alone).
+/// engine that answers it should it be searched alone.
 pub(crate) struct BatchMember {
     pub waiting: SearchMember,
     pub job: SearchJob,
-    pub algorithm: PathAlgorithm,
+    pub alone: EngineChoice,
 }
 
 /// This frame's batchable requests, grouped by goal, movement rule and cost model, in the
@@ -53,7 +53,7 @@ impl GoalBatches {
         &mut self,
         key: RequestKey,
         job: SearchJob,
-        algorithm: PathAlgorithm,
+        alone: EngineChoice,
         subscriber: Subscriber,
     ) -> bool {
         if let Some(&(group, member)) = self.member_of.get(&key) {
@@ -76,7 +76,7 @@ impl GoalBatches {
                 subscribers: vec![subscriber],
             },
             job,
-            algorithm,
+            alone,
         });
         true
     }

@@ -10,9 +10,9 @@
 //! - [`goal_batch`]: many optimal requests for one goal, one Dijkstra from the goal;
 //! - [`repair`]: a cut path spliced around the cut, else A*.
 //!
-//! Adding an engine means a module here, a variant of [`Engine`] (with the data it runs on),
-//! an arm in [`run_search`], and a route to it in dispatch (an `EngineChoice` that the
-//! dispatcher's `route` picks for the request).
+//! Adding an engine means a module here, a variant of [`EngineChoice`] (what dispatch's `route`
+//! picks for a request) and of [`Engine`] (with the data it runs on), and an arm in
+//! [`run_search`].
 
 pub(crate) mod astar;
 pub(crate) mod flow_field;
@@ -92,6 +92,30 @@ impl SearchOutcome {
             algorithm,
             options: job.options,
             cacheable: true,
+        }
+    }
+}
+
+/// Which engine answers a request that starts a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum EngineChoice {
+    /// A* (also when jump point search was asked for but the grid cannot take it).
+    AStar,
+    /// Jump point search, where the grid and the options allow it, else A*.
+    JumpPoint,
+    /// A path read off the goal's shared flow field, once the field is ready.
+    FlowField,
+    /// Local repair of these cells of the agent's cut path, from its start to its goal.
+    Repair(Vec<Cell>),
+}
+
+impl EngineChoice {
+    /// The engine that answers a request for `algorithm` searched on its own, from its start.
+    pub(crate) const fn alone(algorithm: PathAlgorithm) -> Self {
+        match algorithm {
+            PathAlgorithm::AStar => Self::AStar,
+            PathAlgorithm::JumpPoint => Self::JumpPoint,
+            PathAlgorithm::FlowField => Self::FlowField,
         }
     }
 }

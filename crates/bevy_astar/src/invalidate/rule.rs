@@ -53,10 +53,7 @@ impl MapChange {
         if self.touches_any(cells) {
             return true;
         }
-        let corners_matter = movement
-            .step_corners(Cell::new(0, 0), Cell::new(1, 1))
-            .is_some();
-        if !corners_matter {
+        if !movement.corners_decide() {
             return false;
         }
         if self.cells.len() <= 4 {
