@@ -62,6 +62,7 @@
 
 mod algorithm;
 mod cell;
+mod closest;
 mod connectivity;
 mod cost;
 mod engine;

@@ -66,8 +66,11 @@ pub struct SearchStats {
 pub struct SearchResult {
     /// How the search ended.
     pub status: SearchStatus,
-    /// The path when [`SearchStatus::Found`], or the best partial path when a limit stopped the
-    /// search and [`SearchOptions::partial_path`](crate::SearchOptions::partial_path) was set.
+    /// The path when [`SearchStatus::Found`]; otherwise the path that ends short of the goal
+    /// when one was asked for: the best partial path when a limit stopped the search and
+    /// [`SearchOptions::partial_path`](crate::SearchOptions::partial_path) was set, the path to
+    /// the closest reachable cell when the goal could not be reached and
+    /// [`SearchOptions::closest_reachable`](crate::SearchOptions::closest_reachable) was set.
     pub path: Option<Path>,
     /// Work counters.
     pub stats: SearchStats,
@@ -82,6 +85,19 @@ impl SearchResult {
         match self.status {
             SearchStatus::Found => self.path.as_ref(),
             _ => None,
+        }
+    }
+
+    /// The path if it ends short of the goal: a partial path
+    /// ([`SearchOptions::partial_path`](crate::SearchOptions::partial_path)) or the path to the
+    /// closest reachable cell
+    /// ([`SearchOptions::closest_reachable`](crate::SearchOptions::closest_reachable)). At most
+    /// one of [`SearchResult::found`] and `partial` is `Some`.
+    #[must_use]
+    pub fn partial(&self) -> Option<&Path> {
+        match self.status {
+            SearchStatus::Found => None,
+            _ => self.path.as_ref(),
         }
     }
 
