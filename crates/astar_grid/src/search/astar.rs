@@ -729,7 +729,7 @@ pub(crate) fn validate_endpoints(
 
 /// Refuses an empty map, a start or goal outside the map, and a blocked start; a blocked goal
 /// passes (for searches asked for the closest reachable cell).
-fn validate_bounds_and_start(
+pub(crate) fn validate_bounds_and_start(
     map: &impl EndpointMap,
     start: Cell,
     goal: Cell,

@@ -16,5 +16,7 @@ pub use result::{Limit, Path, SearchResult, SearchStats, SearchStatus};
 pub use searcher::Searcher;
 pub use trace::{SearchTrace, TracedCell};
 
-pub(crate) use astar::{EndpointMap, validate_endpoints, validate_options};
+pub(crate) use astar::{
+    EndpointMap, validate_bounds_and_start, validate_endpoints, validate_options,
+};
 pub(crate) use open_list::{OpenEntry, OpenList};
