@@ -95,8 +95,8 @@ pub use jps::{JpsOptions, JumpGrid};
 pub use movement::{CornerRule, Movement, Neighborhood};
 pub use repair::{Repair, RepairError, RepairOptions, RepairedPath};
 pub use search::{
-    ActiveSearch, Limit, Path, SearchError, SearchOptions, SearchResult, SearchStats, SearchStatus,
-    SearchTrace, SearchWindow, Searcher, Step, TracedCell,
+    ActiveSearch, Limit, Path, ReachedPath, SearchError, SearchOptions, SearchResult, SearchStats,
+    SearchStatus, SearchTrace, SearchWindow, Searcher, Step, TracedCell,
 };
 pub use smoothing::{
     SmoothingError, SmoothingOptions, Waypoint, line_of_sight, line_of_sight_within, smooth_path,

@@ -12,7 +12,7 @@ mod trace;
 pub use astar::{ActiveSearch, Step};
 pub use error::SearchError;
 pub use options::{SearchOptions, SearchWindow};
-pub use result::{Limit, Path, SearchResult, SearchStats, SearchStatus};
+pub use result::{Limit, Path, ReachedPath, SearchResult, SearchStats, SearchStatus};
 pub use searcher::Searcher;
 pub use trace::{SearchTrace, TracedCell};
 

@@ -31,6 +31,52 @@ impl Path {
     }
 }
 
+/// A path towards a goal that may end short of it, as the flow-field queries that fall back to
+/// the closest reachable cell return it
+/// ([`FlowField::path_or_closest_from`](crate::FlowField::path_or_closest_from),
+/// [`FlowField::closest_paths_to_goal`](crate::FlowField::closest_paths_to_goal)).
+///
+/// ```
+/// use astar_grid::{Cell, Path, ReachedPath};
+///
+/// let short = ReachedPath::Closest(Path { cells: vec![Cell::new(0, 0)], cost: 0.0 });
+/// assert!(!short.reaches_goal());
+/// assert_eq!(short.path().end(), Some(Cell::new(0, 0)));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReachedPath {
+    /// The path ends at the goal (at one of the goals, for a field of several).
+    Goal(Path),
+    /// No goal can be reached (or the goal is blocked): the path ends at the reachable cell
+    /// closest to it, as [`SearchOptions::closest_reachable`](crate::SearchOptions::closest_reachable)
+    /// defines it.
+    Closest(Path),
+}
+
+impl ReachedPath {
+    /// The path, wherever it ends.
+    #[must_use]
+    pub const fn path(&self) -> &Path {
+        match self {
+            Self::Goal(path) | Self::Closest(path) => path,
+        }
+    }
+
+    /// The path, wherever it ends, by value.
+    #[must_use]
+    pub fn into_path(self) -> Path {
+        match self {
+            Self::Goal(path) | Self::Closest(path) => path,
+        }
+    }
+
+    /// Whether the path ends at the goal.
+    #[must_use]
+    pub const fn reaches_goal(&self) -> bool {
+        matches!(self, Self::Goal(_))
+    }
+}
+
 /// Which limit stopped a search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Limit {
