@@ -30,7 +30,7 @@ use core::str::FromStr;
 pub enum Algorithm {
     /// A* on a [`Grid`](crate::Grid) ([`Searcher::find_path`](crate::Searcher::find_path)),
     /// honouring every option: movement, costs, heuristic, weight, limits, window, partial
-    /// paths and traces.
+    /// and closest-reachable paths, and traces.
     #[default]
     AStar,
     /// Dijkstra's algorithm: A* with the zero heuristic ([`SearchOptions::dijkstra`]), whatever
@@ -39,11 +39,16 @@ pub enum Algorithm {
     /// Jump point search on a [`JumpGrid`](crate::JumpGrid)
     /// ([`Searcher::find_path_jps`](crate::Searcher::find_path_jps)): the paths A* finds with the
     /// default options, from far fewer expansions. Only for eight neighbours without corner
-    /// cutting, uniform terrain, and the options [`JpsOptions::try_from`] accepts.
+    /// cutting, uniform terrain, and the options [`JpsOptions::try_from`] accepts. The closest
+    /// reachable cell to an unreachable goal comes from a flood of the start's region
+    /// ([`JpsOptions::closest_reachable`]).
     JumpPoint,
     /// A [`FlowField`](crate::FlowField) grown from the goal, the path read by following its
     /// next steps: optimal paths under the movement and cost model. The heuristic is not used;
-    /// weights, windows, expansion limits, partial paths and traces are refused.
+    /// weights, windows, expansion limits, partial paths and traces are refused. The closest
+    /// reachable cell to an unreachable or blocked goal
+    /// ([`SearchOptions::closest_reachable`]) comes from a flood of the start's region, which
+    /// the field never reaches.
     FlowField,
 }
 

@@ -1,7 +1,8 @@
 //! [`Engine`]: queries on one grid answered by the [`Algorithm`] chosen at run time, with what
 //! that algorithm needs (a jump grid, a flow field) prepared and kept between queries.
 
-use crate::search::validate_endpoints;
+use crate::closest::flood_to_closest;
+use crate::search::{validate_bounds_and_start, validate_endpoints};
 use crate::{
     Algorithm, Cell, FlowField, FlowFieldError, Grid, JpsOptions, JumpGrid, SearchError,
     SearchOptions, SearchResult, SearchStats, SearchStatus, Searcher,
@@ -148,10 +149,37 @@ impl<'g> Engine<'g> {
     /// during this query (0 when the query reused the field of the previous one;
     /// [`SearchStats::pushed`] is 0).
     ///
+    /// With [`SearchOptions::closest_reachable`] every algorithm answers an unreachable or
+    /// blocked goal with the path to the reachable cell closest to it (status
+    /// [`SearchStatus::NoPath`]): A* and Dijkstra from their own search, jump point search and
+    /// flow fields from a flood of the start's region (see
+    /// [`JpsOptions::closest_reachable`]; a flow field grown from the goal never reaches that
+    /// region). [`SearchStats::expanded`] then adds the flood's settled cells.
+    ///
+    /// ```
+    /// use astar_grid::{Algorithm, Cell, Engine, Grid, SearchOptions, SearchStatus};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     "...#..
+    ///      ...#..",
+    /// )?;
+    /// let options = SearchOptions::default().with_closest_reachable(true);
+    /// for algorithm in Algorithm::ALL {
+    ///     let mut engine = Engine::new(&grid, algorithm, &options)?;
+    ///     let result = engine.find_path(Cell::new(0, 0), Cell::new(5, 1))?;
+    ///     assert_eq!(result.status, SearchStatus::NoPath, "{algorithm}");
+    ///     let path = result.partial().expect("the closest reachable cell");
+    ///     assert_eq!(path.end(), Some(Cell::new(2, 1)), "{algorithm}");
+    ///     assert_eq!(path.cost, 1.0 + 2f64.sqrt(), "{algorithm}");
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// As [`Searcher::find_path`]: a grid without cells, a start or goal outside the grid or
-    /// blocked, a window without the start. An unreachable goal is not an error but a result
-    /// with [`SearchStatus::NoPath`].
+    /// blocked (a blocked goal is searched with [`SearchOptions::closest_reachable`]), a window
+    /// without the start. An unreachable goal is not an error but a result with
+    /// [`SearchStatus::NoPath`].
     pub fn find_path(&mut self, start: Cell, goal: Cell) -> Result<SearchResult, SearchError> {
         match &mut self.prepared {
             Prepared::Search => self
@@ -161,8 +189,35 @@ impl<'g> Engine<'g> {
                 self.searcher.find_path_jps(jump_grid, start, goal, options)
             }
             Prepared::FlowField(field) => {
-                validate_endpoints(self.grid, start, goal)?;
-                flow_path(field, self.grid, &self.options, start, goal)
+                if self.options.closest_reachable {
+                    validate_bounds_and_start(self.grid, start, goal)?;
+                } else {
+                    validate_endpoints(self.grid, start, goal)?;
+                }
+                let mut result = if self.grid.is_walkable(goal) {
+                    flow_path(field, self.grid, &self.options, start, goal)?
+                } else {
+                    // Only with `closest_reachable`: no field grows from a blocked goal.
+                    SearchResult {
+                        status: SearchStatus::NoPath,
+                        path: None,
+                        stats: SearchStats::default(),
+                        trace: None,
+                    }
+                };
+                if result.path.is_none() && self.options.closest_reachable {
+                    let flood = flood_to_closest(
+                        &mut self.searcher.flood,
+                        self.grid,
+                        self.options.movement,
+                        self.options.cost,
+                        start,
+                        &[goal],
+                    );
+                    result.path = Some(flood.path);
+                    result.stats.expanded = result.stats.expanded.saturating_add(flood.settled);
+                }
+                Ok(result)
             }
         }
     }

@@ -42,6 +42,12 @@
 //!   queries through an [`Engine`], which checks that the algorithm can honour the options and
 //!   the grid ([`Algorithm::check_options`], [`Engine::new`]) and keeps the jump grid or flow
 //!   field it needs between queries.
+//! - **The closest reachable cell**: with [`SearchOptions::closest_reachable`] (and
+//!   [`JpsOptions::closest_reachable`], [`FlowField::path_or_closest_from`],
+//!   [`FlowField::closest_paths_to_goal`]) a goal that cannot be reached, or is blocked, gets
+//!   the cheapest path to the reachable cell closest to it, marked as ending short
+//!   ([`SearchResult::partial`], [`ReachedPath::Closest`]); every algorithm of the [`Engine`]
+//!   honours it.
 //! - **Connectivity and the tower check**: [`Components`] labels the connected regions and keeps
 //!   them up to date under edits ([`Components::update`]); [`Components::check_blocking`] tells,
 //!   from the labels alone, whether blocking some cells would cut points off a goal (a
@@ -62,6 +68,7 @@
 
 mod algorithm;
 mod cell;
+mod closest;
 mod connectivity;
 mod cost;
 mod engine;
@@ -94,8 +101,8 @@ pub use jps::{JpsOptions, JumpGrid};
 pub use movement::{CornerRule, Movement, Neighborhood};
 pub use repair::{Repair, RepairError, RepairOptions, RepairedPath};
 pub use search::{
-    ActiveSearch, Limit, Path, SearchError, SearchOptions, SearchResult, SearchStats, SearchStatus,
-    SearchTrace, SearchWindow, Searcher, Step, TracedCell,
+    ActiveSearch, Limit, Path, ReachedPath, SearchError, SearchOptions, SearchResult, SearchStats,
+    SearchStatus, SearchTrace, SearchWindow, Searcher, Step, TracedCell,
 };
 pub use smoothing::{
     SmoothingError, SmoothingOptions, Waypoint, line_of_sight, line_of_sight_within, smooth_path,

@@ -17,8 +17,8 @@ use std::collections::HashMap;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RepairOptions {
     /// Movement, costs, heuristic and limits of every search (splices and the full search). Its
-    /// window and expansion limit also bound the splices; its partial-path and trace flags are
-    /// ignored.
+    /// window and expansion limit also bound the splices; its partial-path, closest-reachable and
+    /// trace flags are ignored.
     pub search: SearchOptions,
     /// How far, in cells, a detour may stray from the bounding box of the path cells it
     /// replaces. Default 8.
@@ -253,6 +253,7 @@ impl Searcher {
         }
         let full = SearchOptions {
             partial_path: false,
+            closest_reachable: false,
             trace: false,
             ..options.search
         };
@@ -298,6 +299,7 @@ impl Searcher {
                         .map_or(budget, |max| max.min(budget)),
                 ),
                 partial_path: false,
+                closest_reachable: false,
                 trace: false,
                 ..options.search
             };

@@ -258,6 +258,25 @@ fn expansion_limit_stops_the_search_with_an_optional_partial_path() {
     assert_eq!(generous, unlimited);
 }
 
+/// The cell a partial path ends at is chosen by its distance in cells from the goal, whatever
+/// heuristic the search ranks cells by: Dijkstra's zero heuristic rates every cell alike, yet
+/// its partial path must still end at the expanded cell nearest the goal.
+#[test]
+fn dijkstra_partial_path_ends_at_the_expanded_cell_nearest_the_goal() {
+    let grid = Grid::new(10, 1);
+    let (start, goal) = (Cell::new(0, 0), Cell::new(9, 0));
+    let options = SearchOptions::default()
+        .dijkstra()
+        .with_max_expansions(3)
+        .with_partial_path(true);
+    let result = search(&grid, start, goal, &options).expect("valid");
+    assert_eq!(result.status, SearchStatus::LimitReached(Limit::Expansions));
+    let path = result.path.expect("a partial path");
+    // Expanded: (0, 0), (1, 0), (2, 0).
+    assert_eq!(path.cells, [start, Cell::new(1, 0), Cell::new(2, 0)]);
+    assert_eq!(path.cost, 2.0);
+}
+
 #[test]
 fn window_that_excludes_the_goal_reports_the_window_limit() {
     let grid = Grid::new(20, 20);

@@ -497,6 +497,7 @@ fn search_case() -> impl Strategy<Value = SearchCase> {
                 cost,
                 full_path,
                 max_expansions,
+                closest_reachable: false,
             });
         (
             values,

@@ -160,6 +160,7 @@ impl SearchCase {
             cost: bytes.cost(),
             full_path: bytes.flag(),
             max_expansions: bytes.limit(),
+            closest_reachable: false,
         };
         let budget = 1 + u32::from(bytes.byte() % 16);
         let goals = (0..bytes.byte() % 4).map(|_| bytes.cell(&grid)).collect();

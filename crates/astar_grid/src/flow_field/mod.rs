@@ -7,9 +7,10 @@ mod update;
 pub use error::FlowFieldError;
 pub use update::FlowFieldUpdate;
 
+use crate::closest::{FloodScratch, flood_to_closest};
 use crate::connectivity::step_rule::StepRule;
 use crate::movement::DIRECTIONS;
-use crate::{Cell, CostModel, Grid, Movement, Path};
+use crate::{Cell, CostModel, Grid, Movement, Path, ReachedPath};
 use core::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -237,6 +238,79 @@ impl FlowField {
         ))
     }
 
+    /// [`FlowField::paths_to_goal`], falling back to the closest reachable cell: each start that
+    /// reaches `goal` gets its optimal path ([`ReachedPath::Goal`]), each walkable start that
+    /// cannot (or every walkable start, when `goal` is blocked) the cheapest path to the
+    /// reachable cell closest to the goal ([`ReachedPath::Closest`], "closest" as
+    /// [`SearchOptions::closest_reachable`](crate::SearchOptions::closest_reachable) defines
+    /// it). A start that is blocked or outside the grid gets `None`.
+    ///
+    /// The starts that reach the goal cost what they cost [`FlowField::paths_to_goal`]; each
+    /// start that does not costs a flood of its region (Dijkstra's algorithm from the start,
+    /// the field having never reached it), with memory for 9 bytes per cell shared by the
+    /// floods.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CostModel, FlowField, Grid, Movement, ReachedPath};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     "..#..
+    ///      ..#..",
+    /// )?;
+    /// let goal = Cell::new(4, 0);
+    /// let starts = [Cell::new(3, 1), Cell::new(0, 1), Cell::new(2, 0)];
+    /// let paths = FlowField::closest_paths_to_goal(&grid, &starts, goal, Movement::EIGHT, CostModel::Octile)?;
+    /// assert!(paths[0].as_ref().is_some_and(ReachedPath::reaches_goal));
+    /// let short = paths[1].as_ref().expect("a walkable start");
+    /// assert!(!short.reaches_goal());
+    /// assert_eq!(short.path().end(), Some(Cell::new(1, 0))); // beside the wall, level with the goal
+    /// assert!(paths[2].is_none()); // a wall
+    ///
+    /// // A blocked goal: every walkable start gets the path to its closest cell.
+    /// let blocked = FlowField::closest_paths_to_goal(&grid, &starts[..1], Cell::new(2, 1), Movement::EIGHT, CostModel::Octile)?;
+    /// assert_eq!(blocked[0], Some(ReachedPath::Closest(astar_grid::Path { cells: vec![Cell::new(3, 1)], cost: 0.0 })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FlowField::build`] with the one goal, except that a blocked goal is searched.
+    pub fn closest_paths_to_goal(
+        grid: &Grid,
+        starts: &[Cell],
+        goal: Cell,
+        movement: Movement,
+        cost: CostModel,
+    ) -> Result<Vec<Option<ReachedPath>>, FlowFieldError> {
+        if !cost.is_valid() {
+            return Err(FlowFieldError::InvalidCostModel);
+        }
+        if grid.is_empty() {
+            return Err(FlowFieldError::EmptyGrid);
+        }
+        if !grid.contains(goal) {
+            return Err(FlowFieldError::GoalOutOfBounds(goal));
+        }
+        let reached = if grid.is_walkable(goal) {
+            Self::paths_to_goal(grid, starts, goal, movement, cost)?
+        } else {
+            vec![None; starts.len()]
+        };
+        let mut scratch = FloodScratch::default();
+        Ok(starts
+            .iter()
+            .zip(reached)
+            .map(|(&start, path)| match path {
+                Some(path) => Some(ReachedPath::Goal(path)),
+                None if grid.is_walkable(start) => {
+                    let flood =
+                        flood_to_closest(&mut scratch, grid, movement, cost, start, &[goal]);
+                    Some(ReachedPath::Closest(flood.path))
+                }
+                None => None,
+            })
+            .collect())
+    }
+
     /// Cells [`FlowField::paths_to_goal_while`] settles between two questions to `proceed`.
     pub const PROCEED_INTERVAL: usize = 4096;
 
@@ -400,6 +474,67 @@ impl FlowField {
                 return None; // costs fall strictly along next steps, so this cannot happen
             }
         }
+    }
+
+    /// [`FlowField::path_from`], falling back to the closest reachable cell: the optimal path
+    /// to the nearest goal when `cell` reaches one ([`ReachedPath::Goal`]), else the cheapest
+    /// path from `cell` to the reachable cell closest to the nearest goal
+    /// ([`ReachedPath::Closest`], "closest" as
+    /// [`SearchOptions::closest_reachable`](crate::SearchOptions::closest_reachable) defines it,
+    /// measuring each cell's distance to the goal nearest to it). `None` when `cell` is blocked
+    /// or outside the grid.
+    ///
+    /// `grid` is the grid the field is up to date with. A cell that reaches a goal costs what
+    /// [`FlowField::path_from`] costs; one that does not costs a flood of its region
+    /// (Dijkstra's algorithm from `cell`, measuring every reached cell's distance to each
+    /// goal), and allocates 9 bytes per cell for it.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CostModel, FlowField, Grid, Movement, ReachedPath};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     "..#...
+    ///      ..#...",
+    /// )?;
+    /// let field = FlowField::build(&grid, &[Cell::new(5, 1)], Movement::EIGHT, CostModel::Octile)?;
+    /// let walled_off = field.path_or_closest_from(&grid, Cell::new(0, 0))?.expect("walkable");
+    /// assert!(!walled_off.reaches_goal());
+    /// assert_eq!(walled_off.path().end(), Some(Cell::new(1, 1)));
+    /// let across = field.path_or_closest_from(&grid, Cell::new(3, 0))?.expect("walkable");
+    /// assert!(across.reaches_goal());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`FlowFieldError::GridMismatch`] when `grid` is not the size of the field.
+    pub fn path_or_closest_from(
+        &self,
+        grid: &Grid,
+        cell: Cell,
+    ) -> Result<Option<ReachedPath>, FlowFieldError> {
+        if grid.width() != self.width || grid.height() != self.height {
+            return Err(FlowFieldError::GridMismatch {
+                width: self.width,
+                height: self.height,
+                found_width: grid.width(),
+                found_height: grid.height(),
+            });
+        }
+        if !grid.is_walkable(cell) {
+            return Ok(None);
+        }
+        if let Some(path) = self.path_from(cell) {
+            return Ok(Some(ReachedPath::Goal(path)));
+        }
+        let flood = flood_to_closest(
+            &mut FloodScratch::default(),
+            grid,
+            self.movement,
+            self.cost_model,
+            cell,
+            &self.goals,
+        );
+        Ok(Some(ReachedPath::Closest(flood.path)))
     }
 
     /// Bytes held by the field and its scratch memory.

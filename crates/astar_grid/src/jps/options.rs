@@ -37,15 +37,32 @@ pub struct JpsOptions {
     /// [`SearchOptions::max_expansions`]: the limit is reported only when a jump point is left
     /// to expand, and a search whose start is its goal is found without expanding any.
     pub max_expansions: Option<u32>,
+    /// When the goal cannot be reached (no path, or the goal cell is blocked), return the path
+    /// to the reachable cell closest to the goal, as
+    /// [`SearchOptions::closest_reachable`] defines it, with status
+    /// [`SearchStatus::NoPath`](crate::SearchStatus::NoPath), instead of no path (or of
+    /// [`SearchError::GoalBlocked`]).
+    ///
+    /// Jump point search expands only jump points, so it cannot tell which of the cells
+    /// between them lies closest: once it has found no path (and straight away for a blocked
+    /// goal) it floods the start's region with Dijkstra's algorithm, cell by cell as A* would,
+    /// and returns the cheapest path to the closest cell, as waypoints (the cells where it
+    /// turns) when [`JpsOptions::full_path`] is off. [`SearchStats`](crate::SearchStats) add
+    /// the flood's settled cells to the expanded jump points. The flood's memory (9 bytes per
+    /// cell and its queue) is kept in the [`Searcher`](crate::Searcher) for the next one. An
+    /// expansion limit still stops the search first, without a path. A reachable goal is found
+    /// as without the option.
+    pub closest_reachable: bool,
 }
 
 impl Default for JpsOptions {
-    /// Octile costs, full paths, no limit.
+    /// Octile costs, full paths, no limit, no closest-reachable paths.
     fn default() -> Self {
         Self {
             cost: CostModel::Octile,
             full_path: true,
             max_expansions: None,
+            closest_reachable: false,
         }
     }
 }
@@ -73,6 +90,14 @@ impl JpsOptions {
         self
     }
 
+    /// Asks for the path to the reachable cell closest to the goal when the goal cannot be
+    /// reached or is blocked (see [`JpsOptions::closest_reachable`]).
+    #[must_use]
+    pub const fn with_closest_reachable(mut self, closest: bool) -> Self {
+        self.closest_reachable = closest;
+        self
+    }
+
     /// Checks that the cost model suits jump point search.
     pub(crate) fn validate(&self) -> Result<(), SearchError> {
         if !self.cost.is_valid() {
@@ -94,7 +119,7 @@ impl TryFrom<&SearchOptions> for JpsOptions {
     /// The jump point search equivalent of `options` (asking for full paths, as A* returns
     /// them), or [`SearchError::Unsupported`] when jump point search cannot give the same
     /// result: another movement rule, a heuristic other than octile, a weight, a window, a
-    /// partial path or a trace. Callers that want a path anyway fall back to
+    /// partial path or a trace. [`SearchOptions::closest_reachable`] carries over. Callers that want a path anyway fall back to
     /// [`Searcher::find_path`](crate::Searcher::find_path) explicitly.
     fn try_from(options: &SearchOptions) -> Result<Self, Self::Error> {
         if options.movement.neighborhood != Neighborhood::Eight
@@ -123,6 +148,7 @@ impl TryFrom<&SearchOptions> for JpsOptions {
             cost: options.cost,
             full_path: true,
             max_expansions: options.max_expansions,
+            closest_reachable: options.closest_reachable,
         };
         jps.validate()?;
         Ok(jps)
@@ -167,6 +193,7 @@ mod tests {
                 cost: CostModel::INTEGER_10_14,
                 full_path: true,
                 max_expansions: None,
+                closest_reachable: false,
             })
         );
     }

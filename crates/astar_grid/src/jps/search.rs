@@ -8,8 +8,11 @@
 use super::bits::{BitMatrix, ScanStop};
 use super::scratch::{JumpNode, JumpScratch};
 use super::{JpsOptions, JumpGrid};
-use crate::search::{EndpointMap, OpenEntry, validate_endpoints};
-use crate::{Cell, Limit, Path, SearchError, SearchResult, SearchStats, SearchStatus, Searcher};
+use crate::closest::{flood_to_closest, turning_points};
+use crate::search::{EndpointMap, OpenEntry, validate_bounds_and_start, validate_endpoints};
+use crate::{
+    Cell, Limit, Movement, Path, SearchError, SearchResult, SearchStats, SearchStatus, Searcher,
+};
 
 impl Searcher {
     /// Finds a shortest path with jump point search: the same cost as
@@ -42,11 +45,31 @@ impl Searcher {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
+    /// With [`JpsOptions::closest_reachable`], an unreachable or blocked goal gives the path to
+    /// the reachable cell closest to it, found by a flood of the start's region:
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, JpsOptions, JumpGrid, SearchStatus, Searcher};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     "...#..
+    ///      ...#..",
+    /// )?;
+    /// let jump_grid = JumpGrid::new(&grid)?;
+    /// let options = JpsOptions::default().with_closest_reachable(true);
+    /// let result = Searcher::new().find_path_jps(&jump_grid, Cell::new(0, 0), Cell::new(5, 1), &options)?;
+    /// assert_eq!(result.status, SearchStatus::NoPath);
+    /// let path = result.partial().expect("the closest reachable cell");
+    /// assert_eq!(path.end(), Some(Cell::new(2, 1)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
-    /// As [`Searcher::find_path`]: an empty grid, a start or goal outside the grid or blocked,
-    /// an invalid cost model; [`SearchError::Unsupported`] for a cost model whose diagonal is
-    /// cheaper than a straight step or dearer than two. An unreachable goal is not an error but
-    /// a result with [`SearchStatus::NoPath`].
+    /// As [`Searcher::find_path`]: an empty grid, a start or goal outside the grid or blocked
+    /// (a blocked goal is searched with [`JpsOptions::closest_reachable`]), an invalid cost
+    /// model; [`SearchError::Unsupported`] for a cost model whose diagonal is cheaper than a
+    /// straight step or dearer than two. An unreachable goal is not an error but a result with
+    /// [`SearchStatus::NoPath`].
     pub fn find_path_jps(
         &mut self,
         grid: &JumpGrid,
@@ -54,8 +77,16 @@ impl Searcher {
         goal: Cell,
         options: &JpsOptions,
     ) -> Result<SearchResult, SearchError> {
-        validate_endpoints(grid, start, goal)?;
+        if options.closest_reachable {
+            validate_bounds_and_start(grid, start, goal)?;
+        } else {
+            validate_endpoints(grid, start, goal)?;
+        }
         options.validate()?;
+        if !grid.is_walkable(goal) {
+            // Only with `closest_reachable`: no jump can end at a blocked goal.
+            return Ok(self.flood_jump_grid(grid, start, goal, options, SearchStats::default()));
+        }
         let stride = grid.stride();
         let scratch = &mut self.jump;
         scratch.reset(grid.padded_len(), stride);
@@ -80,6 +111,9 @@ impl Searcher {
             search.run(options.max_expansions.unwrap_or(u32::MAX))
         };
         let stats = search.stats;
+        if status == SearchStatus::NoPath && options.closest_reachable {
+            return Ok(self.flood_jump_grid(grid, start, goal, options, stats));
+        }
         let path = goal_slot.map(|slot| jump_path(&self.jump.nodes, slot, options.full_path));
         Ok(SearchResult {
             status,
@@ -87,6 +121,39 @@ impl Searcher {
             stats,
             trace: None,
         })
+    }
+
+    /// The closest-reachable answer for an unreachable or blocked `goal`: a flood of the start's
+    /// region under jump point search's movement rule, its counters added to `stats`.
+    fn flood_jump_grid(
+        &mut self,
+        grid: &JumpGrid,
+        start: Cell,
+        goal: Cell,
+        options: &JpsOptions,
+        stats: SearchStats,
+    ) -> SearchResult {
+        let flood = flood_to_closest(
+            &mut self.flood,
+            grid,
+            Movement::EIGHT,
+            options.cost,
+            start,
+            &[goal],
+        );
+        let mut path = flood.path;
+        if !options.full_path {
+            path.cells = turning_points(&path.cells);
+        }
+        SearchResult {
+            status: SearchStatus::NoPath,
+            path: Some(path),
+            stats: SearchStats {
+                expanded: stats.expanded.saturating_add(flood.settled),
+                pushed: stats.pushed.saturating_add(flood.pushed),
+            },
+            trace: None,
+        }
     }
 }
 

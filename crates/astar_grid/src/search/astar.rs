@@ -20,6 +20,7 @@ use super::{
     Limit, Path, SearchError, SearchOptions, SearchResult, SearchStats, SearchStatus, SearchTrace,
     Searcher, TracedCell,
 };
+use crate::closest::{CellDistance, Closest};
 use crate::heuristic::{HeuristicFn, OctileTerms};
 use crate::movement::DIRECTIONS;
 use crate::{Cell, Grid, Heuristic, Movement, Neighborhood, Weighting};
@@ -50,8 +51,9 @@ pub struct ActiveSearch<'a> {
     grid: &'a Grid,
     plan: Plan,
     stats: SearchStats,
-    /// Expanded cell with the lowest heuristic so far, for partial paths: (index, h).
-    closest: (usize, f64),
+    /// The expanded cell closest to the goal so far (see [`SearchOptions::closest_reachable`]),
+    /// kept only when a path may end short of the goal.
+    closest: Closest,
 }
 
 /// What [`ActiveSearch::advance`] returns.
@@ -125,7 +127,15 @@ struct Plan {
     window: Option<[u32; 4]>,
     /// Whether the window leaves out part of the grid (so exhausting it proves nothing).
     window_clips: bool,
+    /// Whether a limit's result carries a partial path ([`SearchOptions::partial_path`]).
     partial: bool,
+    /// Whether a search that runs out of cells returns the path to the closest one
+    /// ([`SearchOptions::closest_reachable`]).
+    closest_reachable: bool,
+    /// Whether the expansions keep track of the closest cell: either of the two above.
+    track_closest: bool,
+    /// How "closest" is measured.
+    distance: CellDistance,
     trace: bool,
     /// For searches whose priorities never decrease (a consistent heuristic, no weight): the
     /// smallest step cost, for the open list's buckets.
@@ -225,6 +235,7 @@ impl<'a> ActiveSearch<'a> {
         searcher.costs[start_index] = 0.0;
         searcher.marks[start_index] = open_stamp << VIA_BITS | START_VIA;
         let h = plan.heuristic_at(start_index);
+        let closest = plan.closest_at(start_index, 0.0);
         searcher
             .open
             .push(plan.weight.weigh(h), 0.0, start_index as u32);
@@ -239,7 +250,7 @@ impl<'a> ActiveSearch<'a> {
                 expanded: 0,
                 pushed: 1,
             },
-            closest: (start_index, h),
+            closest,
         })
     }
 
@@ -346,13 +357,11 @@ impl<'a> ActiveSearch<'a> {
                 break Some(SearchStatus::Found);
             }
             let (x, y) = plan.rows.split(index);
-            if plan.partial {
-                let h = plan
-                    .heuristic
-                    .estimate(x.abs_diff(plan.goal_x), y.abs_diff(plan.goal_y));
-                if h < self.closest.1 {
-                    self.closest = (index, h);
-                }
+            if plan.track_closest {
+                let distance = plan
+                    .distance
+                    .of(x.abs_diff(plan.goal_x), y.abs_diff(plan.goal_y));
+                self.closest.offer(Closest::new(index, x, y, distance, g));
             }
             // The cell it was reached from is closed: its direction is the reverse of the
             // step that reached this one (`via ^ 2` swaps east and west, south and north, and
@@ -400,12 +409,18 @@ impl<'a> ActiveSearch<'a> {
     }
 
     fn finish(self, status: SearchStatus) -> SearchResult {
-        let path = match status {
-            SearchStatus::Found => Some(self.path_to(self.plan.goal)),
-            SearchStatus::LimitReached(_) if self.plan.partial => {
-                Some(self.path_to(self.closest.0))
+        let closest_wanted = match status {
+            SearchStatus::Found => false,
+            SearchStatus::LimitReached(Limit::Expansions) => self.plan.partial,
+            SearchStatus::LimitReached(Limit::Window) => {
+                self.plan.partial || self.plan.closest_reachable
             }
-            SearchStatus::LimitReached(_) | SearchStatus::NoPath => None,
+            SearchStatus::NoPath => self.plan.closest_reachable,
+        };
+        let path = if status == SearchStatus::Found {
+            Some(self.path_to(self.plan.goal))
+        } else {
+            closest_wanted.then(|| self.path_to(self.closest.index))
         };
         let trace = self.plan.trace.then(|| self.trace());
         SearchResult {
@@ -569,6 +584,9 @@ impl Plan {
             window,
             window_clips,
             partial: options.partial_path,
+            closest_reachable: options.closest_reachable,
+            track_closest: options.partial_path || options.closest_reachable,
+            distance: CellDistance::new(neighborhood),
             trace: options.trace,
             monotone,
         })
@@ -596,6 +614,15 @@ impl Plan {
     fn parent(&self, mark: u32, index: usize) -> Option<usize> {
         let via = (mark & VIA_MASK) as usize;
         (via != START_VIA as usize).then(|| index.wrapping_add_signed(-self.delta[via]))
+    }
+
+    /// The cell at padded `index`, reached at cost `g`, as a candidate for the closest cell.
+    fn closest_at(&self, index: usize, g: f64) -> Closest {
+        let (x, y) = self.rows.split(index);
+        let distance = self
+            .distance
+            .of(x.abs_diff(self.goal_x), y.abs_diff(self.goal_y));
+        Closest::new(index, x, y, distance, g)
     }
 
     fn heuristic_at(&self, index: usize) -> f64 {
@@ -635,7 +662,11 @@ pub(crate) fn validate(
     goal: Cell,
     options: &SearchOptions,
 ) -> Result<(), SearchError> {
-    validate_endpoints(grid, start, goal)?;
+    if options.closest_reachable {
+        validate_bounds_and_start(grid, start, goal)?;
+    } else {
+        validate_endpoints(grid, start, goal)?;
+    }
     validate_options(options)?;
     if let Some(window) = options.window
         && !window.contains(start)
@@ -689,6 +720,20 @@ pub(crate) fn validate_endpoints(
     start: Cell,
     goal: Cell,
 ) -> Result<(), SearchError> {
+    validate_bounds_and_start(map, start, goal)?;
+    if !map.is_open(goal) {
+        return Err(SearchError::GoalBlocked(goal));
+    }
+    Ok(())
+}
+
+/// Refuses an empty map, a start or goal outside the map, and a blocked start; a blocked goal
+/// passes (for searches asked for the closest reachable cell).
+pub(crate) fn validate_bounds_and_start(
+    map: &impl EndpointMap,
+    start: Cell,
+    goal: Cell,
+) -> Result<(), SearchError> {
     if map.has_no_cells() {
         return Err(SearchError::EmptyGrid);
     }
@@ -700,9 +745,6 @@ pub(crate) fn validate_endpoints(
     }
     if !map.is_open(start) {
         return Err(SearchError::StartBlocked(start));
-    }
-    if !map.is_open(goal) {
-        return Err(SearchError::GoalBlocked(goal));
     }
     Ok(())
 }

@@ -12,9 +12,11 @@ mod trace;
 pub use astar::{ActiveSearch, Step};
 pub use error::SearchError;
 pub use options::{SearchOptions, SearchWindow};
-pub use result::{Limit, Path, SearchResult, SearchStats, SearchStatus};
+pub use result::{Limit, Path, ReachedPath, SearchResult, SearchStats, SearchStatus};
 pub use searcher::Searcher;
 pub use trace::{SearchTrace, TracedCell};
 
-pub(crate) use astar::{EndpointMap, validate_endpoints, validate_options};
+pub(crate) use astar::{
+    EndpointMap, validate_bounds_and_start, validate_endpoints, validate_options,
+};
 pub(crate) use open_list::{OpenEntry, OpenList};

@@ -43,7 +43,8 @@ impl SearchWindow {
 }
 
 /// Options of one search. The defaults are the Moving AI rules: eight neighbours, no corner
-/// cutting, exact octile costs, the octile heuristic, no weight, no limits, no trace.
+/// cutting, exact octile costs, the octile heuristic, no weight, no limits, no partial or
+/// closest-reachable paths, no trace.
 ///
 /// ```
 /// use astar_grid::{CornerRule, CostModel, Heuristic, Movement, SearchOptions};
@@ -77,8 +78,100 @@ pub struct SearchOptions {
     pub max_expansions: Option<u32>,
     /// Only look at cells inside this rectangle.
     pub window: Option<SearchWindow>,
-    /// When a limit stops the search, return the path to the expanded cell closest to the goal.
+    /// When a limit stops the search (the expansion limit, or a window that holds no path to the
+    /// goal), return the path to the expanded cell closest to the goal, "closest" measured and
+    /// ties broken as for [`SearchOptions::closest_reachable`]. Before its first expansion that
+    /// cell is the start. The result keeps its [`SearchStatus::LimitReached`](crate::SearchStatus::LimitReached)
+    /// status; [`SearchResult::partial`](crate::SearchResult::partial) reads the path.
     pub partial_path: bool,
+    /// When the goal cannot be reached (no path leads to it, or the goal cell is blocked),
+    /// return the path to the reachable cell closest to the goal instead of no path, and search
+    /// from a blocked goal's neighbourhood instead of refusing it with
+    /// [`SearchError::GoalBlocked`](crate::SearchError::GoalBlocked).
+    ///
+    /// The result is marked by its status, which is never
+    /// [`SearchStatus::Found`](crate::SearchStatus::Found) for such a path:
+    /// [`SearchStatus::NoPath`](crate::SearchStatus::NoPath), or
+    /// [`LimitReached(Limit::Window)`](crate::Limit::Window) when a window held the search in
+    /// (the path then ends at the closest cell inside the window).
+    /// [`SearchResult::found`](crate::SearchResult::found) is the path that reaches the goal,
+    /// [`SearchResult::partial`](crate::SearchResult::partial) the one that ends short of it.
+    /// A goal that can be reached is found as without the option, at the same cost.
+    ///
+    /// **Closest** means the smallest distance in cells from the goal on open ground, whatever
+    /// the terrain and cost model: the octile distance (a straight step 1, a diagonal
+    /// `sqrt(2)`) with eight neighbours, the Manhattan distance with four. Among cells at the
+    /// same distance the one with the lowest path cost from the start wins (costs compared as
+    /// computed, so two routes of equal length whose sums differ by rounding are not a tie),
+    /// then the one with the smaller `(y, x)`. The start is a candidate: when nothing reachable
+    /// is closer, the path is the start alone.
+    ///
+    /// **Optimality.** When the search is optimal ([`SearchOptions::is_optimal`]; every
+    /// admissible heuristic is also consistent), the path is a cheapest path to the chosen
+    /// cell. Otherwise (a weight, or an inadmissible heuristic) the chosen cell is still at the
+    /// smallest distance, since an unreachable goal makes the search expand every cell it can
+    /// reach, but the path to it, and the tie between cells at that distance, use the costs the
+    /// search found, which may exceed the cheapest.
+    ///
+    /// **Cost.** Off, the option costs nothing. On, each expansion also measures its distance
+    /// from the goal; A* and Dijkstra visit every reachable cell anyway before they report an
+    /// unreachable goal, so nothing else changes. An expansion limit still stops the search,
+    /// with a path only under [`SearchOptions::partial_path`]. Jump point search
+    /// ([`JpsOptions::closest_reachable`](crate::JpsOptions::closest_reachable)) and flow fields
+    /// do not visit every cell and fall back to a flood of the start's region instead.
+    ///
+    /// It is an option of its own, not part of [`SearchOptions::partial_path`], because it
+    /// promises more (the closest of all reachable cells, not of those a limit left expanded),
+    /// may cost more (the floods above), and turns a refused request (a blocked goal) into a
+    /// result: searches that ask for partial paths keep their answers.
+    ///
+    /// An unreachable goal:
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, SearchOptions, SearchStatus, Searcher};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     "...#..
+    ///      ...#..
+    ///      ...#..",
+    /// )?;
+    /// let (start, goal) = (Cell::new(0, 0), Cell::new(5, 1));
+    /// let options = SearchOptions::default().with_closest_reachable(true);
+    /// let result = Searcher::new().find_path(&grid, start, goal, &options)?;
+    /// assert_eq!(result.status, SearchStatus::NoPath);
+    /// assert!(result.found().is_none());
+    /// let path = result.partial().expect("the closest reachable cell");
+    /// // The wall's near side, level with the goal.
+    /// assert_eq!(path.end(), Some(Cell::new(2, 1)));
+    /// assert_eq!(path.cost, 1.0 + 2f64.sqrt());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// A blocked goal, refused without the option:
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, SearchError, SearchOptions, SearchStatus, Searcher};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     ".....
+    ///      .###.
+    ///      .###.",
+    /// )?;
+    /// let (start, goal) = (Cell::new(0, 2), Cell::new(2, 2));
+    /// let mut searcher = Searcher::new();
+    /// let refused = searcher.find_path(&grid, start, goal, &SearchOptions::default());
+    /// assert_eq!(refused, Err(SearchError::GoalBlocked(goal)));
+    ///
+    /// let options = SearchOptions::default().with_closest_reachable(true);
+    /// let result = searcher.find_path(&grid, start, goal, &options)?;
+    /// assert_eq!(result.status, SearchStatus::NoPath);
+    /// let path = result.partial().expect("the closest reachable cell");
+    /// // (0, 2), (2, 0) and (4, 2) are all two cells away; the start costs nothing to reach.
+    /// assert_eq!(path.cells, [start]);
+    /// assert_eq!(path.cost, 0.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub closest_reachable: bool,
     /// Record a [`SearchTrace`](crate::SearchTrace) for debug views.
     pub trace: bool,
 }
@@ -144,6 +237,14 @@ impl SearchOptions {
     #[must_use]
     pub const fn with_partial_path(mut self, partial: bool) -> Self {
         self.partial_path = partial;
+        self
+    }
+
+    /// Asks for the path to the reachable cell closest to the goal when the goal cannot be
+    /// reached or is blocked (see [`SearchOptions::closest_reachable`]).
+    #[must_use]
+    pub const fn with_closest_reachable(mut self, closest: bool) -> Self {
+        self.closest_reachable = closest;
         self
     }
 

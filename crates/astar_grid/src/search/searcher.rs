@@ -59,6 +59,9 @@ pub struct Searcher {
     pub(crate) expansions: Vec<u32>,
     /// Jump point search's own memory (see [`Searcher::find_path_jps`]).
     pub(crate) jump: crate::jps::JumpScratch,
+    /// Memory of the floods that find the closest reachable cell for jump point search and
+    /// flow fields (see [`SearchOptions::closest_reachable`]).
+    pub(crate) flood: crate::closest::FloodScratch,
 }
 
 impl Searcher {
@@ -136,10 +139,12 @@ impl Searcher {
     }
 
     /// Bytes held for jump point search ([`Searcher::find_path_jps`]): a bit and a 4-byte slot
-    /// per cell, the touched jump points and the open list.
+    /// per cell, the touched jump points and the open list, and once a search has looked for
+    /// the closest reachable cell ([`JpsOptions::closest_reachable`](crate::JpsOptions::closest_reachable)),
+    /// the flood's 9 bytes per cell and its queue.
     #[must_use]
     pub fn jps_memory_bytes(&self) -> usize {
-        self.jump.memory_bytes() + self.jump.open.memory_bytes()
+        self.jump.memory_bytes() + self.jump.open.memory_bytes() + self.flood.memory_bytes()
     }
 
     fn reserve(&mut self, cells: usize) {
