@@ -1,6 +1,8 @@
 //! Building blocks shared by the integration tests: an independent reference search, a path
-//! checker and proptest strategies for random grids and queries.
+//! checker, brute-force models of agents with a footprint, and proptest strategies for random
+//! grids, terrain, profiles and queries.
 
+pub mod footprint;
 pub mod path_check;
 pub mod random_grid;
 pub mod reference_search;
