@@ -379,9 +379,9 @@ proptest! {
         prop_assert_eq!(answer, expected);
     }
 
-    /// Line of sight on the derived grid is the footprint dragged along the anchor's line,
-    /// checked by exact geometry; so every segment smoothing keeps on the derived grid is one
-    /// the fat agent can follow.
+    /// Line of sight on the derived grid, from an anchor to every cell, is the footprint dragged
+    /// along the anchor's line, checked by exact geometry; so every segment smoothing keeps on
+    /// the derived grid is one the fat agent can follow.
     #[test]
     fn line_of_sight_on_the_derived_grid_is_the_footprint_along_the_anchor_line(
         terrain in terrain_grid(1, 14),
@@ -403,10 +403,14 @@ proptest! {
         } else {
             (*ends.2.get(&anchors), *ends.3.get(&anchors))
         };
-        prop_assert_eq!(
-            line_of_sight(agent.grid(), a, b, movement),
-            fat_line_of_sight(&terrain, &profile, size, (a, b), movement)
-        );
+        // From `a` to every cell of the map.
+        for (other, _) in terrain.cells() {
+            prop_assert_eq!(
+                line_of_sight(agent.grid(), a, other, movement),
+                fat_line_of_sight(&terrain, &profile, size, (a, other), movement),
+                "{} to {}", a, other
+            );
+        }
         let options = SearchOptions::default().with_movement(movement);
         let Ok(result) = Searcher::new().find_path(agent.grid(), a, b, &options) else {
             return Ok(());

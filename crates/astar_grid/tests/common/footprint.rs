@@ -174,72 +174,105 @@ pub fn fat_line_of_sight(
     (a, b): (Cell, Cell),
     movement: Movement,
 ) -> bool {
-    let fits_at = |x: i64, y: i64| fits(terrain, profile, size, x, y);
-    // Doubled coordinates: cell (i, j) is the open square (2i, 2i + 2) x (2j, 2j + 2), and the
-    // segment runs from the odd point A to the odd point B.
-    let (ax, ay) = (2 * i64::from(a.x) + 1, 2 * i64::from(a.y) + 1);
-    let (dx, dy) = (2 * i64::from(b.x) + 1 - ax, 2 * i64::from(b.y) + 1 - ay);
-    // t in [0, 1] is scaled by `scale`, so that every crossing is an integer.
-    let scale = dx.abs().max(1) * dy.abs().max(1);
-    let axis_interval = |low: i64, start: i64, delta: i64| -> Option<(i64, i64)> {
-        if delta == 0 {
-            // Inside the open strip for every t, or never.
-            return (low < start && start < low + 2).then_some((i64::MIN, i64::MAX));
-        }
-        let enter = (low - start) * scale / delta;
-        let leave = (low + 2 - start) * scale / delta;
-        Some((enter.min(leave), enter.max(leave)))
-    };
-    let (min_x, max_x) = (a.x.min(b.x), a.x.max(b.x));
-    let (min_y, max_y) = (a.y.min(b.y), a.y.max(b.y));
-    for j in min_y..=max_y {
-        for i in min_x..=max_x {
-            let (i, j) = (i64::from(i), i64::from(j));
-            let (Some(x_range), Some(y_range)) =
-                (axis_interval(2 * i, ax, dx), axis_interval(2 * j, ay, dy))
-            else {
-                continue;
-            };
-            let (low, high) = (x_range.0.max(y_range.0), x_range.1.min(y_range.1));
-            let entered = low < high && low < scale && high > 0;
-            if entered && !fits_at(i, j) {
-                return false;
-            }
-        }
-    }
-    if dx == 0 || dy == 0 {
-        return true;
-    }
+    let segment = Segment::new(a, b);
+    let fits_at = |(x, y): (i64, i64)| fits(terrain, profile, size, x, y);
     let corners = match movement.neighborhood {
         Neighborhood::Four => CornerRule::Both,
         Neighborhood::Eight => movement.corners,
     };
-    // Grid corners (2i, 2j) on the open segment: t * scale = (2i - ax) * scale / dx, an
-    // integer, with the y coordinate even there too.
-    for i in i64::from(min_x)..=i64::from(max_x) + 1 {
-        let t = (2 * i - ax) * scale / dx;
-        if t <= 0 || t >= scale {
-            continue;
-        }
-        let y_scaled = ay * scale + t * dy;
-        if y_scaled % (2 * scale) != 0 {
-            continue;
-        }
-        let j = y_scaled / (2 * scale);
-        let sides = if (dx > 0) == (dy > 0) {
-            [(i, j - 1), (i - 1, j)]
-        } else {
-            [(i - 1, j - 1), (i, j)]
-        };
-        let free = sides.iter().filter(|&&(x, y)| fits_at(x, y)).count();
-        let allowed = match corners {
-            CornerRule::Both => free == 2,
-            CornerRule::One => free >= 1,
-            CornerRule::Any => true,
-        };
-        if !allowed {
-            return false;
+    segment.entered_cells().into_iter().all(fits_at)
+        && segment.corner_sides().into_iter().all(|sides| {
+            let free = sides.into_iter().filter(|&side| fits_at(side)).count();
+            match corners {
+                CornerRule::Both => free == 2,
+                CornerRule::One => free >= 1,
+                CornerRule::Any => true,
+            }
+        })
+}
+
+/// The segment between two cell centres in doubled coordinates, where cell `(i, j)` is the
+/// open square `(2i, 2i + 2) x (2j, 2j + 2)` and the segment runs from the odd point `start`
+/// by `delta`; its parameter `t` in `[0, 1]` is scaled by `scale`, so that every crossing of a
+/// grid line falls on an integer.
+struct Segment {
+    start: (i64, i64),
+    delta: (i64, i64),
+    scale: i64,
+    /// The cells of the segment's bounding box: `(min_x, min_y)` to `(max_x, max_y)`.
+    min: (i64, i64),
+    max: (i64, i64),
+}
+
+impl Segment {
+    fn new(a: Cell, b: Cell) -> Self {
+        let (a, b) = (
+            (i64::from(a.x), i64::from(a.y)),
+            (i64::from(b.x), i64::from(b.y)),
+        );
+        let delta = (2 * (b.0 - a.0), 2 * (b.1 - a.1));
+        Self {
+            start: (2 * a.0 + 1, 2 * a.1 + 1),
+            delta,
+            scale: delta.0.abs().max(1) * delta.1.abs().max(1),
+            min: (a.0.min(b.0), a.1.min(b.1)),
+            max: (a.0.max(b.0), a.1.max(b.1)),
         }
     }
-    true
+
+    /// The scaled parameters between which the segment lies strictly inside the strip
+    /// `(low, low + 2)` of one axis: all of them when it runs along the strip, none when beside.
+    fn strip(&self, low: i64, start: i64, delta: i64) -> Option<(i64, i64)> {
+        if delta == 0 {
+            return (low < start && start < low + 2).then_some((i64::MIN, i64::MAX));
+        }
+        let enter = (low - start) * self.scale / delta;
+        let leave = (low + 2 - start) * self.scale / delta;
+        Some((enter.min(leave), enter.max(leave)))
+    }
+
+    /// The cells whose open interior the closed segment enters.
+    fn entered_cells(&self) -> Vec<(i64, i64)> {
+        let mut entered = Vec::new();
+        for j in self.min.1..=self.max.1 {
+            for i in self.min.0..=self.max.0 {
+                let (Some(x_range), Some(y_range)) = (
+                    self.strip(2 * i, self.start.0, self.delta.0),
+                    self.strip(2 * j, self.start.1, self.delta.1),
+                ) else {
+                    continue;
+                };
+                let (low, high) = (x_range.0.max(y_range.0), x_range.1.min(y_range.1));
+                if low < high && low < self.scale && high > 0 {
+                    entered.push((i, j));
+                }
+            }
+        }
+        entered
+    }
+
+    /// For each grid corner on the open segment, the two cells beside it that the segment
+    /// does not enter.
+    fn corner_sides(&self) -> Vec<[(i64, i64); 2]> {
+        let ((ax, ay), (dx, dy)) = (self.start, self.delta);
+        if dx == 0 || dy == 0 {
+            return Vec::new();
+        }
+        let mut sides = Vec::new();
+        for i in self.min.0..=self.max.0 + 1 {
+            // Where the segment crosses the vertical line 2i; a corner when y is even there.
+            let t = (2 * i - ax) * self.scale / dx;
+            let y_scaled = ay * self.scale + t * dy;
+            if t <= 0 || t >= self.scale || y_scaled % (2 * self.scale) != 0 {
+                continue;
+            }
+            let j = y_scaled / (2 * self.scale);
+            sides.push(if (dx > 0) == (dy > 0) {
+                [(i, j - 1), (i - 1, j)]
+            } else {
+                [(i - 1, j - 1), (i, j)]
+            });
+        }
+        sides
+    }
 }
