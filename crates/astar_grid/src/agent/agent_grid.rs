@@ -36,17 +36,21 @@ use crate::{Cell, Grid, Waypoint};
 /// the dearest cell of the footprint there.
 ///
 /// # Line of sight and smoothing
-/// [`line_of_sight`](crate::line_of_sight) on the derived grid walks the anchors that the
-/// segment between two anchor centres enters (its supercover) and asks each to fit, and at a
-/// segment that passes exactly through a grid corner it applies the corner rule to the two
-/// anchors beside that corner. So it holds exactly when the footprint, dragged along the
-/// one-cell line of sight of its anchor, covers passable cells only: the union of the
-/// footprints anchored at every cell the anchor's line enters, plus what the corner rule asks
-/// of the side footprints. That is the one-cell agent's rule (the cells its centre passes
-/// through) applied to the whole footprint: for size `n` it is the centre line of the footprint
-/// offset by `(n - 1) / 2`, with every cell the footprint covers on the way checked. Smoothing on
-/// the derived grid returns anchor centres; [`AgentGrid::footprint_center_of`] turns them into
-/// footprint centres.
+/// [`line_of_sight`](crate::line_of_sight) on the derived grid walks the anchors whose interior
+/// the segment between two anchor centres enters (its supercover) and asks each to fit; where
+/// the segment passes exactly through a grid corner, the corner rule decides what the two
+/// anchors beside that corner need. So it holds exactly when every cell of every footprint
+/// anchored along the anchor's one-cell line of sight is passable (the footprint dragged cell by
+/// cell along that line, which is the line between the footprint centres moved `(size - 1) / 2`
+/// cells up and left), and the footprints beside each corner crossing satisfy the corner rule.
+/// That is the one-cell rule applied to the whole footprint: a one-cell agent's line of sight
+/// checks the cells its centre passes through, not every cell a solid unit square would graze
+/// on the way, and likewise a solid `size` x `size` square sliding along a shallow segment may
+/// graze cells up to half a cell beyond the footprints checked. [`smooth_path`](crate::smooth_path)
+/// on the derived grid keeps only such segments (and, the derived costs being footprint maxima,
+/// a shortcut never puts the footprint on terrain dearer than the stretch of path it
+/// replaces); it returns anchor centres, which
+/// [`AgentGrid::footprint_center_of`] turns into footprint centres.
 ///
 /// # Costs
 /// - [`AgentGrid::new`]: the clearance (O(cells)) and the derived grid (O(cells x size)).
