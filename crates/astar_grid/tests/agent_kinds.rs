@@ -370,6 +370,14 @@ proptest! {
         }
         let blocked = agent.anchors_covering(&towers);
         prop_assert_eq!(&blocked, &covering_anchors(&terrain, size, &towers));
+        // Many cells at once, with repeats: a third of the map, twice.
+        let third: Vec<Cell> = terrain
+            .cells()
+            .map(|(cell, _)| cell)
+            .filter(|cell| (cell.x + cell.y + towers[0].x).is_multiple_of(3))
+            .collect();
+        let many = [third.as_slice(), third.as_slice()].concat();
+        prop_assert_eq!(agent.anchors_covering(&many), covering_anchors(&terrain, size, &many));
         let (goal, from) = (points[0], &points[1..]);
         let expected = tower_disconnects_by_brute_force(
             &terrain, &profile, size, &towers, (from, goal), movement,
@@ -398,7 +406,7 @@ proptest! {
         let anywhere = Cell::new(ends.0 % terrain.width(), ends.1 % terrain.height());
         let (a, b) = if anchors.is_empty() {
             (anywhere, Cell::new(ends.1 % terrain.width(), ends.0 % terrain.height()))
-        } else if ends.0 % 4 == 0 {
+        } else if ends.0.is_multiple_of(4) {
             (anywhere, *ends.3.get(&anchors))
         } else {
             (*ends.2.get(&anchors), *ends.3.get(&anchors))

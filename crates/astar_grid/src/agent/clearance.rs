@@ -254,21 +254,30 @@ impl Clearance {
 /// The row-major indices, sorted and without repeats, of the anchors of a `width` x `height`
 /// map that lie up to `reach - 1` cells up and left of some cell of `cells` (that cell
 /// included): the anchors whose `reach` x `reach` footprint covers it. Anchors outside the map
-/// are left out.
+/// are left out. Memory stays within the smaller of `reach`² indices a cell and one flag a cell
+/// of the map.
 pub(crate) fn anchors_within(cells: &[Cell], reach: u8, width: u32, height: u32) -> Vec<usize> {
     if width == 0 || height == 0 {
         return Vec::new();
     }
     let back = u32::from(reach).saturating_sub(1);
-    let mut anchors = Vec::with_capacity(cells.len() * usize::from(reach) * usize::from(reach));
-    for cell in cells {
-        for y in cell.y.saturating_sub(back)..=cell.y.min(height - 1) {
+    let covered = |&cell: &Cell| {
+        let rows = cell.y.saturating_sub(back)..=cell.y.min(height - 1);
+        rows.flat_map(move |y| {
             let row = y as usize * width as usize;
-            for x in cell.x.saturating_sub(back)..=cell.x.min(width - 1) {
-                anchors.push(row + x as usize);
-            }
+            (cell.x.saturating_sub(back)..=cell.x.min(width - 1)).map(move |x| row + x as usize)
+        })
+    };
+    let map_cells = width as usize * height as usize;
+    let per_cell = usize::from(reach) * usize::from(reach);
+    if cells.len().saturating_mul(per_cell) >= map_cells {
+        let mut marked = vec![false; map_cells];
+        for index in cells.iter().flat_map(covered) {
+            marked[index] = true;
         }
+        return (0..map_cells).filter(|&index| marked[index]).collect();
     }
+    let mut anchors: Vec<usize> = cells.iter().flat_map(covered).collect();
     anchors.sort_unstable();
     anchors.dedup();
     anchors
