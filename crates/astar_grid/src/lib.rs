@@ -61,11 +61,17 @@
 //! - **Time slicing**: [`Searcher::begin`] starts an [`ActiveSearch`] and
 //!   [`ActiveSearch::advance`] runs it a budget of expansions at a time, returning a [`Step`],
 //!   so a long search can be spread over frames.
+//! - **Agent kinds** ([`agent`]): agents of several square sizes and terrain profiles (walkers,
+//!   flyers, heavy units, boats, or any [`TerrainProfile`]) each search an [`AgentGrid`], a
+//!   grid derived from the terrain in which a cell is walkable where the agent's whole
+//!   footprint fits, with the profile's costs; every tool above honours size and profile by
+//!   running on it, and [`AgentGrid::update`] keeps it up to date under edits.
 //! - **Formats**: Moving AI maps with [`parse_map`] / [`parse_map_with`] and [`write_map`]
 //!   (characters mapped by a [`Legend`]), scenarios with [`parse_scenario`] and
 //!   [`write_scenario`], and ASCII grids for tests with [`Grid::from_ascii`] and
 //!   [`Grid::to_ascii`]; errors name the line and column ([`ParseError`]).
 
+pub mod agent;
 mod algorithm;
 mod cell;
 mod closest;
@@ -82,6 +88,7 @@ mod repair;
 mod search;
 mod smoothing;
 
+pub use agent::{AgentGrid, AgentKind, Clearance, TerrainProfile};
 pub use algorithm::{Algorithm, ParseAlgorithmError};
 pub use cell::Cell;
 pub use connectivity::{

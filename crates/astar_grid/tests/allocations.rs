@@ -1,5 +1,6 @@
 //! Heap allocations counted per thread: after a warm-up query a search allocates only the path
-//! it returns, and parsing does not allocate what a file merely claims.
+//! it returns, parsing does not allocate what a file merely claims, and the anchors covered by a
+//! list of cells take memory bounded by the map.
 
 use astar_grid::{
     Cell, CornerRule, CostModel, Grid, Legend, Movement, ParseError, Scenario, SearchOptions,
@@ -345,4 +346,23 @@ fn no_parse_allocates_more_than_a_multiple_of_its_input_and_its_result() {
     for text in scenario_texts() {
         check_parse_allocations("parse_scenario", &text, parse_scenario, scenario_bytes);
     }
+}
+
+/// Asking which anchors a long list of cells covers takes memory bounded by the map, however
+/// long the list: a flag a cell and the answer, not 64 indices for every cell listed.
+#[test]
+fn covering_anchors_of_many_cells_stays_within_the_map() {
+    use astar_grid::{AgentGrid, TerrainProfile};
+    let terrain = Grid::new(64, 64);
+    let agent = AgentGrid::new(&terrain, &TerrainProfile::identity(), 8).expect("fits");
+    let cells = vec![Cell::new(10, 10); 100_000];
+    let mut covering = Vec::new();
+    let info = allocation_counter::measure(|| covering = agent.anchors_covering(&cells));
+    assert_eq!(covering.len(), 64);
+    let bound = terrain.len() as u64 * 16;
+    assert!(
+        info.bytes_max <= bound,
+        "{} bytes at most, {bound} allowed",
+        info.bytes_max
+    );
 }

@@ -25,6 +25,7 @@ impl Terrain {
 /// [`Legend::moving_ai`] is the benchmark's reading: `.` and `G` ground, `S` swamp (walkable,
 /// cost 1 so lengths match the benchmark files), `@`, `O`, `T` and `W` (water, which ground
 /// units cannot enter) blocked. [`Legend::terrain`] gives swamp a cost of 3, as games often do.
+/// [`Legend::moving_ai_kinds`] keeps every character's kind apart, for agents of several kinds.
 ///
 /// ```
 /// use astar_grid::{Legend, Terrain};
@@ -57,6 +58,45 @@ impl Legend {
             .with('O', Terrain::Blocked)
             .with('T', Terrain::Blocked)
             .with('W', Terrain::Blocked)
+    }
+
+    /// The Moving AI characters as distinct terrain values, for agents of several kinds: `.`
+    /// and `G` ground ([`GROUND`](crate::agent::moving_ai::GROUND), 1), `S` swamp, `W` water,
+    /// `T` trees, and `@` and `O` out of the map, each its own value from
+    /// [`agent::moving_ai`](crate::agent::moving_ai).
+    ///
+    /// The values are terrain, not costs: a grid read with this legend is searched through a
+    /// [`TerrainProfile`](crate::TerrainProfile) by way of an
+    /// [`AgentGrid`](crate::AgentGrid). Under [`TerrainProfile::walker`](crate::TerrainProfile::walker)
+    /// it searches exactly like the grid [`Legend::moving_ai`] reads (swamp walkable at cost 1,
+    /// trees, water and out-of-map cells blocked), while the flyer, heavy and boat presets give
+    /// the other characters their meaning. [`write_map`](crate::write_map) with this legend
+    /// writes such a grid back so that it reads as the same grid (`G` is written `.` and `O`
+    /// as `@`); no character stands for value 0.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Legend, Terrain, parse_map_with, write_map};
+    /// use astar_grid::agent::moving_ai::{TREES, WATER};
+    ///
+    /// let legend = Legend::moving_ai_kinds();
+    /// assert_eq!(legend.get('T'), Some(Terrain::Walkable(TREES)));
+    /// let text = "type octile\nheight 1\nwidth 4\nmap\n.TW@\n";
+    /// let grid = parse_map_with(text, &legend)?;
+    /// assert_eq!(grid.value(Cell::new(2, 0)), WATER);
+    /// assert_eq!(write_map(&grid, &legend).as_deref(), Some(text));
+    /// # Ok::<(), astar_grid::ParseError>(())
+    /// ```
+    #[must_use]
+    pub fn moving_ai_kinds() -> Self {
+        use crate::agent::moving_ai::{GROUND, OUT_OF_MAP, SWAMP, TREES, WATER};
+        Self::empty()
+            .with('.', Terrain::Walkable(GROUND))
+            .with('G', Terrain::Walkable(GROUND))
+            .with('S', Terrain::Walkable(SWAMP))
+            .with('W', Terrain::Walkable(WATER))
+            .with('T', Terrain::Walkable(TREES))
+            .with('@', Terrain::Walkable(OUT_OF_MAP))
+            .with('O', Terrain::Walkable(OUT_OF_MAP))
     }
 
     /// The Moving AI legend with swamp (`S`) costing 3.

@@ -1,8 +1,9 @@
 //! Building blocks shared by the integration tests: an independent reference search, a path
-//! checker, the documented choice of the closest reachable cell and proptest strategies for
-//! random grids and queries.
+//! checker, the documented choice of the closest reachable cell, brute-force models of agents
+//! with a footprint, and proptest strategies for random grids, terrain, profiles and queries.
 
 pub mod closest_cell;
+pub mod footprint;
 pub mod path_check;
 pub mod random_grid;
 pub mod reference_search;

@@ -195,3 +195,70 @@ pub fn options_from(parts: OptionParts) -> SearchOptions {
     options.window = window;
     options
 }
+
+/// Terrain values for grids of agent kinds: blocked, plain costs, and the Moving AI kinds.
+pub const TERRAIN_VALUES: [u8; 9] = [
+    0,
+    1,
+    2,
+    5,
+    astar_grid::agent::moving_ai::GROUND,
+    astar_grid::agent::moving_ai::SWAMP,
+    astar_grid::agent::moving_ai::WATER,
+    astar_grid::agent::moving_ai::TREES,
+    astar_grid::agent::moving_ai::OUT_OF_MAP,
+];
+
+/// A terrain grid of `min_side` to `max_side` cells on each side whose bytes are terrain
+/// values: mostly ground (more often the lower `rough`, 0 to 1, is), else any of
+/// [`TERRAIN_VALUES`] or any byte at all.
+pub fn terrain_grid(min_side: u32, max_side: u32) -> impl Strategy<Value = Grid> {
+    (min_side..=max_side, min_side..=max_side, 0.0..0.6f64).prop_flat_map(
+        |(width, height, rough)| {
+            let value = prop_oneof![
+                4 => prop::sample::select(TERRAIN_VALUES.to_vec()),
+                1 => any::<u8>(),
+            ];
+            prop::collection::vec((0.0..1.0f64, value), (width * height) as usize).prop_map(
+                move |rolls| {
+                    Grid::from_fn(width, height, |cell| {
+                        let (roll, value) = rolls[(cell.y * width + cell.x) as usize];
+                        if roll < rough { value } else { 1 }
+                    })
+                },
+            )
+        },
+    )
+}
+
+/// A terrain profile: one of the presets, or a random table in which each value is impassable
+/// with the given chance and else costs 1 to 9.
+pub fn terrain_profile() -> impl Strategy<Value = astar_grid::TerrainProfile> {
+    use astar_grid::TerrainProfile;
+    let random = (
+        0.0..0.5f64,
+        prop::collection::vec((0.0..1.0f64, 1u8..=9), 256),
+    )
+        .prop_map(|(impassable, entries)| {
+            TerrainProfile::from_fn(|value| {
+                let (roll, cost) = entries[usize::from(value)];
+                if roll < impassable { 0 } else { cost }
+            })
+        });
+    prop_oneof![
+        1 => Just(TerrainProfile::identity()),
+        1 => Just(TerrainProfile::walker()),
+        1 => Just(TerrainProfile::flyer()),
+        1 => Just(TerrainProfile::heavy()),
+        1 => Just(TerrainProfile::boat().with_cost(1, 2)),
+        2 => random,
+    ]
+}
+
+/// An agent size from 1 to `MAX_AGENT_SIZE`, the small ones more often.
+pub fn agent_size() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        3 => 1u8..=3,
+        1 => 1u8..=astar_grid::agent::MAX_AGENT_SIZE,
+    ]
+}
