@@ -19,6 +19,7 @@ struct OptionsKey {
     max_expansions: Option<u32>,
     window: Option<SearchWindow>,
     partial_path: bool,
+    closest_reachable: bool,
     trace: bool,
 }
 
@@ -33,6 +34,7 @@ impl From<&SearchOptions> for OptionsKey {
             max_expansions,
             window,
             partial_path,
+            closest_reachable,
             trace,
         } = *options;
         Self {
@@ -49,6 +51,7 @@ impl From<&SearchOptions> for OptionsKey {
             max_expansions,
             window,
             partial_path,
+            closest_reachable,
             trace,
         }
     }
