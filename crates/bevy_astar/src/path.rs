@@ -75,8 +75,12 @@ pub enum PathFailure {
 pub struct Path {
     /// Where the request stands.
     pub status: PathStatus,
-    /// The cells from start to goal inclusive (or the partial path when a limit stopped the
-    /// search), each adjacent to the next under the request's movement rule.
+    /// The cells from start to goal inclusive, each adjacent to the next under the request's
+    /// movement rule; or, when the goal was not reached, the partial path a limit left (with
+    /// [`SearchOptions::partial_path`](astar_grid::SearchOptions::partial_path)) or the path to
+    /// the reachable cell closest to the goal (with
+    /// [`SearchOptions::closest_reachable`](astar_grid::SearchOptions::closest_reachable), status
+    /// [`PathStatus::NoPath`]); see [`Path::is_partial`].
     pub cells: Vec<Cell>,
     /// World positions of the points to move through, from the start cell's centre to the goal
     /// cell's centre: every cell centre, or fewer when the request asked for smoothing.
@@ -105,5 +109,34 @@ impl Path {
     #[must_use]
     pub fn is_found(&self) -> bool {
         self.status == PathStatus::Found
+    }
+
+    /// Whether the path ends short of the goal: the search could not reach it, and
+    /// [`Path::cells`] lead to the cell closest to it that the options let it find (a
+    /// [`PathFollower`](crate::PathFollower) walks them as it walks a found path).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_astar::prelude::*;
+    ///
+    /// let mut app = App::new();
+    /// app.add_plugins((MinimalPlugins, AStarPlugin::default()));
+    /// // The goal (4, 0) is walled off by the column at x = 2.
+    /// let grid = Grid::from_ascii("..#..\n..#..").expect("a valid map");
+    /// app.insert_resource(NavGrid::new(grid));
+    /// let request = PathRequest::new(Cell::new(0, 0), Cell::new(4, 0));
+    /// let request = request.with_options(request.options.with_closest_reachable(true));
+    /// let agent = app.world_mut().spawn(request).id();
+    /// for _ in 0..20 {
+    ///     app.update();
+    /// }
+    /// let path = app.world().get::<Path>(agent).expect("required by PathRequest");
+    /// assert_eq!(path.status, PathStatus::NoPath);
+    /// assert!(path.is_partial());
+    /// assert_eq!(path.cells.last(), Some(&Cell::new(1, 0))); // beside the wall, level with the goal
+    /// ```
+    #[must_use]
+    pub fn is_partial(&self) -> bool {
+        !self.is_found() && !self.status.is_pending() && !self.cells.is_empty()
     }
 }

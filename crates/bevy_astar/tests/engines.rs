@@ -1,5 +1,5 @@
 //! Headless tests of the search engines through the plugin: jump points, shared flow fields
-//! (and how long they live), goal batches and local repair.
+//! (and how long they live), goal batches, local repair, and the closest reachable cell.
 
 pub mod common;
 
@@ -370,4 +370,106 @@ fn flow_fields_are_let_go_of_in_a_schedule_that_runs_less_often_than_frames() {
         app.update();
     }
     assert_eq!(stats(&app).flow_fields, 0, "{:?}", stats(&app));
+}
+
+/// Every engine with `closest_reachable`, to a goal walled off (and to a blocked one): the path
+/// ends at the cell the documented rule picks, at the reference's cost; it is re-searched when
+/// a wall cuts it, and becomes a found path once the wall opens. Ten A* agents share the goal,
+/// more than a goal batch needs, and are still answered one by one.
+#[test]
+fn requests_for_the_closest_reachable_cell_get_it_from_every_engine() {
+    use common::closest_cell::ClosestExpectation;
+    let grid = Grid::from_ascii(
+        "..........
+         ..........
+         ......#...
+         ......#...
+         ......#...
+         ......#...",
+    )
+    .expect("a valid map");
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    // Wall the goal column off completely: x = 6 is blocked from top to bottom.
+    for y in 0..2 {
+        block(&mut app, Cell::new(6, y));
+    }
+    let goal = Cell::new(9, 3);
+    let closest = |start: Cell, goal, algorithm| {
+        let request = PathRequest::new(start, goal).with_algorithm(algorithm);
+        request.with_options(request.options.with_closest_reachable(true))
+    };
+    let algorithms = [
+        PathAlgorithm::AStar,
+        PathAlgorithm::JumpPoint,
+        PathAlgorithm::FlowField,
+    ];
+    let mut agents: Vec<(Entity, PathRequest)> = Vec::new();
+    for algorithm in algorithms {
+        for start in [Cell::new(0, 0), Cell::new(2, 5)] {
+            let request = closest(start, goal, algorithm);
+            agents.push((spawn(&mut app, request), request));
+        }
+        // A blocked goal.
+        let request = closest(Cell::new(0, 5), Cell::new(6, 3), algorithm);
+        agents.push((spawn(&mut app, request), request));
+    }
+    for y in 0..6 {
+        let request = closest(Cell::new(y / 2, y), goal, PathAlgorithm::AStar);
+        agents.push((spawn(&mut app, request), request));
+    }
+    let entities: Vec<Entity> = agents.iter().map(|&(entity, _)| entity).collect();
+    settle(&mut app, &entities);
+    let check_closest = |app: &App| {
+        let grid = current_grid(app);
+        for (agent, request) in &agents {
+            let path = path(app, *agent);
+            let expected = ClosestExpectation::new(
+                &grid,
+                request.options.movement,
+                request.options.cost,
+                request.start,
+                request.goal,
+            );
+            assert_eq!(path.status, PathStatus::NoPath, "{request:?}");
+            assert!(path.is_partial(), "{request:?}");
+            let end = *path.cells.last().expect("a partial path");
+            assert!(
+                expected.tied.iter().any(|&(cell, _)| cell == end),
+                "{request:?} ended at {end}, expected {:?}",
+                expected.tied
+            );
+            assert!((path.cost - expected.cost).abs() < 1e-9, "{request:?}");
+            assert_eq!(
+                illegal_walk(&grid, &path.cells, request.options.movement),
+                None
+            );
+        }
+    };
+    check_closest(&app);
+    assert_eq!(stats(&app).goal_batches, 0);
+    // A wall across the partial paths, with a gap at (4, 5): each is searched again.
+    for y in 0..6 {
+        block(&mut app, Cell::new(4, y));
+    }
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .set_cost(Cell::new(4, 5), 1)
+        .expect("inside the grid");
+    settle(&mut app, &entities);
+    check_closest(&app);
+    // The wall at x = 6 opens: every request that can now reach its goal finds it.
+    for y in 0..6 {
+        app.world_mut()
+            .resource_mut::<NavGrid>()
+            .set_cost(Cell::new(6, y), 1)
+            .expect("inside the grid");
+    }
+    settle(&mut app, &entities);
+    let grid = current_grid(&app);
+    for (agent, request) in &agents {
+        let path = path(&app, *agent);
+        assert_eq!(path.status, PathStatus::Found, "{request:?}");
+        assert!(!path.is_partial());
+        assert_legal_and_optimal(&grid, &path, request);
+    }
 }

@@ -6,6 +6,8 @@ pub mod common;
 
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
+use common::closest_cell::{self, ClosestExpectation};
+use common::reference_search::ReferenceGraph;
 use common::{
     app_with_grid, current_grid, illegal_walk, path, path_check, random_grid, reference_cost,
     settle, spawn,
@@ -45,6 +47,7 @@ struct Game {
     movement: Movement,
     cost: CostModel,
     algorithms: Vec<PathAlgorithm>,
+    closest: Vec<bool>,
     starts: Vec<(u32, u32)>,
     goal: (u32, u32),
     frames: Vec<Vec<Interference>>,
@@ -72,6 +75,7 @@ prop_compose! {
             ]),
             AGENTS,
         ),
+        closest in prop::collection::vec(any::<bool>(), AGENTS),
         starts in prop::collection::vec((0..SIDE, 0..SIDE), AGENTS),
         goal in (0..SIDE, 0..SIDE),
         frames in prop::collection::vec(
@@ -87,6 +91,7 @@ prop_compose! {
             movement,
             cost,
             algorithms,
+            closest,
             starts,
             goal,
             frames,
@@ -98,18 +103,19 @@ prop_compose! {
 fn game_request(game: &Game, index: usize, start: (u32, u32), goal: (u32, u32)) -> PathRequest {
     let options = SearchOptions::default()
         .with_movement(game.movement)
-        .with_cost(game.cost);
+        .with_cost(game.cost)
+        .with_closest_reachable(game.closest[index]);
     PathRequest::new(Cell::from(start), Cell::from(goal))
         .with_options(options)
         .with_algorithm(game.algorithms[index])
 }
 
-/// Every found path of every agent is a legal walk on the grid as it is now.
+/// Every found or partial path of every agent is a legal walk on the grid as it is now.
 fn check_found_paths_are_legal(app: &mut App, frame: usize) -> Result<(), TestCaseError> {
     let grid = current_grid(app);
     let mut agents = app.world_mut().query::<(Entity, &PathRequest, &Path)>();
     for (entity, request, found) in agents.iter(app.world()) {
-        if found.is_found() {
+        if found.is_found() || found.is_partial() {
             let illegal = illegal_walk(&grid, &found.cells, request.options.movement);
             prop_assert!(
                 illegal.is_none(),
@@ -186,7 +192,8 @@ fn check_settled_path(
         options,
         ..
     } = *request;
-    if !grid.is_walkable(start) || !grid.is_walkable(goal) {
+    let closest = options.closest_reachable && grid.is_walkable(start);
+    if !grid.is_walkable(start) || !grid.is_walkable(goal) && !closest {
         prop_assert!(
             matches!(found.status, PathStatus::Invalid(_)),
             "{request:?}: {:?}",
@@ -194,8 +201,16 @@ fn check_settled_path(
         );
         return Ok(());
     }
-    let Some(cheapest) = reference_cost(grid, request) else {
+    let Some(cheapest) = grid
+        .is_walkable(goal)
+        .then(|| reference_cost(grid, request))
+        .flatten()
+    else {
         prop_assert_eq!(found.status, PathStatus::NoPath, "{:?}", request);
+        if closest {
+            return check_closest_path(grid, request, found, optimal);
+        }
+        prop_assert!(found.cells.is_empty(), "{request:?}");
         return Ok(());
     };
     prop_assert!(found.is_found(), "{request:?}: {:?}", found.status);
@@ -212,6 +227,60 @@ fn check_settled_path(
             found.cost
         );
     } else {
+        prop_assert!(
+            found.cost >= cheapest * (1.0 - 1e-9),
+            "{request:?} beat the optimum"
+        );
+    }
+    Ok(())
+}
+
+/// A settled path to the closest reachable cell ends at the distance from the goal that the
+/// documented rule picks, legally; at the cell and cost the rule picks when `optimal`, and
+/// otherwise no cheaper than the optimum to its end.
+fn check_closest_path(
+    grid: &Grid,
+    request: &PathRequest,
+    found: &Path,
+    optimal: bool,
+) -> Result<(), TestCaseError> {
+    let options = request.options;
+    let expected = ClosestExpectation::new(
+        grid,
+        options.movement,
+        options.cost,
+        request.start,
+        request.goal,
+    );
+    prop_assert!(found.is_partial(), "{request:?}");
+    let end = *found.cells.last().expect("a partial path");
+    let illegal = illegal_walk(grid, &found.cells, options.movement);
+    prop_assert!(illegal.is_none(), "{request:?}: {illegal:?}");
+    prop_assert_eq!(found.cells.first(), Some(&request.start));
+    let distance = closest_cell::cell_distance(options.movement.neighborhood, end, request.goal);
+    prop_assert_eq!(
+        distance,
+        expected.distance,
+        "{:?} ended at {}",
+        request,
+        end
+    );
+    if optimal {
+        prop_assert!(
+            expected.tied.iter().any(|&(cell, _)| cell == end),
+            "{request:?} ended at {end}, expected {:?}",
+            expected.tied
+        );
+        prop_assert!(
+            path_check::costs_match(found.cost, expected.cost),
+            "{request:?}: cost {} against {}",
+            found.cost,
+            expected.cost
+        );
+    } else {
+        let cheapest = ReferenceGraph::new(grid, options.movement, options.cost)
+            .cost(request.start, end)
+            .expect("the end is reachable");
         prop_assert!(
             found.cost >= cheapest * (1.0 - 1e-9),
             "{request:?} beat the optimum"

@@ -59,7 +59,8 @@ pub(crate) struct QueuedRequest<'a> {
 /// Decides where `queued` goes, in this order: the cache, a running search, the agent's
 /// minimum interval, local repair of its cut path, a goal batch, the caps, and then the engine
 /// its algorithm asks for (a flow-field request with a bad start or goal fails now, since no
-/// field can answer it).
+/// field can answer it, unless it asks for the closest reachable cell to a blocked goal, which
+/// A* finds).
 pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
     let settings = context.settings;
     let request = queued.request;
@@ -96,12 +97,15 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
     }
     let engine = match (repair, request.algorithm) {
         (Some(cells), _) => EngineChoice::Repair(cells),
-        (None, PathAlgorithm::FlowField) => {
-            if let Err(error) = context.grid.check_endpoints(job.start, job.goal) {
-                return Route::FailNow(job, error);
+        (None, PathAlgorithm::FlowField) => match context.grid.check_endpoints(job.start, job.goal)
+        {
+            Ok(()) => EngineChoice::FlowField,
+            // No field can be built towards a blocked goal; A* finds the closest cell.
+            Err(SearchError::GoalBlocked(_)) if job.options.closest_reachable => {
+                EngineChoice::AStar
             }
-            EngineChoice::FlowField
-        }
+            Err(error) => return Route::FailNow(job, error),
+        },
         (None, algorithm) => EngineChoice::alone(algorithm),
     };
     Route::Start(job, engine)
@@ -279,6 +283,17 @@ mod tests {
             .with_algorithm(PathAlgorithm::FlowField);
         assert!(matches!(
             route(&context, &queued(&outside)),
+            Route::FailNow(_, SearchError::GoalOutOfBounds(_))
+        ));
+        // Asked for the closest reachable cell, a blocked goal is A*'s to search.
+        let closest = blocked.with_options(blocked.options.with_closest_reachable(true));
+        assert_eq!(
+            route(&context, &queued(&closest)),
+            Route::Start(job(&closest), EngineChoice::AStar)
+        );
+        let closest_outside = outside.with_options(outside.options.with_closest_reachable(true));
+        assert!(matches!(
+            route(&context, &queued(&closest_outside)),
             Route::FailNow(_, SearchError::GoalOutOfBounds(_))
         ));
     }

@@ -11,8 +11,8 @@ use crate::{
     PathfindingStats,
 };
 use astar_grid::{
-    Cell, CostModel, FlowField, FlowFieldError, Grid, Movement, SearchResult, SearchStats,
-    SearchStatus,
+    Cell, CostModel, FlowField, FlowFieldError, Grid, Movement, ReachedPath, SearchResult,
+    SearchStats, SearchStatus,
 };
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
@@ -305,15 +305,35 @@ pub(crate) fn poll_flow_fields(
     stats.flow_fields = fields.slots.len();
 }
 
-/// Reads `job`'s path off `field`, built for its goal on `grid`.
+/// Reads `job`'s path off `field`, built for its goal on `grid`; with
+/// [`SearchOptions::closest_reachable`](astar_grid::SearchOptions::closest_reachable), a start
+/// the field does not reach gets the path to its reachable cell closest to the goal (a flood of
+/// its region, on the background thread), with the status [`SearchStatus::NoPath`].
 pub(super) fn run(grid: &Grid, field: &FlowField, job: &SearchJob) -> EngineAnswer {
-    let result = grid
-        .check_endpoints(job.start, job.goal)
-        .map(|()| field_result(field.path_from(job.start)));
+    let result = grid.check_endpoints(job.start, job.goal).map(|()| {
+        if job.options.closest_reachable {
+            closest_result(field.path_or_closest_from(grid, job.start).ok().flatten())
+        } else {
+            field_result(field.path_from(job.start))
+        }
+    });
     EngineAnswer {
         result,
         algorithm: PathAlgorithm::FlowField,
         cacheable: true,
+    }
+}
+
+/// A path read off a flow field to the goal or to the closest reachable cell, as a search
+/// result: found, or no path with the path to the closest cell.
+fn closest_result(path: Option<ReachedPath>) -> SearchResult {
+    match path {
+        Some(ReachedPath::Goal(path)) => field_result(Some(path)),
+        Some(ReachedPath::Closest(path)) => SearchResult {
+            path: Some(path),
+            ..field_result(None)
+        },
+        None => field_result(None),
     }
 }
 

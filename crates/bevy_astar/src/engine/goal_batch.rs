@@ -36,7 +36,8 @@ pub(crate) struct GoalBatches {
 impl GoalBatches {
     /// Whether a request may be answered by a search from its goal: the answer must be the one
     /// its own search would give, an optimal path or none, so A* and jump point requests with
-    /// optimal options, no expansion limit or partial path, and no trace.
+    /// optimal options, no expansion limit, partial path or closest reachable cell, and no
+    /// trace.
     pub(crate) fn accepts(request: &PathRequest, options: &SearchOptions) -> bool {
         matches!(
             request.algorithm,
@@ -44,6 +45,7 @@ impl GoalBatches {
         ) && options.is_optimal()
             && options.max_expansions.is_none()
             && !options.partial_path
+            && !options.closest_reachable
             && !options.trace
     }
 

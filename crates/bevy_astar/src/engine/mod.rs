@@ -159,6 +159,10 @@ pub(crate) fn run_search(
         Engine::AStar => astar::run(searcher, grid, job, cancelled).map(EngineAnswer::astar),
         Engine::JumpPoint(jump_grid) => jump_point::run(searcher, grid, jump_grid, job, cancelled),
         Engine::Repair(cells) => repair::run(searcher, grid, cells, job, cancelled),
+        // The goal was walled since the field was chosen: A* finds the closest reachable cell.
+        Engine::FlowField(_) if job.options.closest_reachable && !grid.is_walkable(job.goal) => {
+            astar::run(searcher, grid, job, cancelled).map(EngineAnswer::astar)
+        }
         Engine::FlowField(field) => Some(flow_field::run(grid, field, job)),
     })?;
     let mut outcome = outcome_of(job, grid, answer.result, answer.algorithm);

@@ -114,7 +114,15 @@ impl SearchOutcome {
                     && change.touches_path(&self.cells, self.options.movement)
                     || (policy == InvalidationPolicy::TouchedOrOpened && change.improves_any())
             }
-            PathStatus::NoPath => change.opens_any(),
+            // With the closest reachable cell asked for, the path there is held to the same
+            // rule as a found path.
+            PathStatus::NoPath => {
+                change.opens_any()
+                    || !self.cells.is_empty()
+                        && (change.touches_path(&self.cells, self.options.movement)
+                            || policy == InvalidationPolicy::TouchedOrOpened
+                                && change.improves_any())
+            }
             PathStatus::Invalid(
                 SearchError::StartBlocked(cell) | SearchError::GoalBlocked(cell),
             ) => change.touches(cell),
@@ -198,6 +206,42 @@ fn contains_cell(cells: &[Cell], target: Cell) -> bool {
 mod tests {
     use super::*;
     use astar_grid::CornerRule;
+
+    #[test]
+    fn a_path_to_the_closest_cell_is_held_to_the_rule_of_found_paths() {
+        use crate::engine::SearchJob;
+        use crate::{PathAlgorithm, PathStatus};
+        use astar_grid::SearchOptions;
+        let job = SearchJob {
+            start: Cell::new(0, 0),
+            goal: Cell::new(5, 0),
+            options: SearchOptions::default().with_closest_reachable(true),
+            smoothing: false,
+        };
+        let empty = SearchOutcome::without_path(&job, PathStatus::NoPath, PathAlgorithm::AStar);
+        let mut closest = empty.clone();
+        closest.cells = (0..3).map(|x| Cell::new(x, 0)).collect();
+        let cost = |x, y, before, after| {
+            MapChange::from_cells([CellChange {
+                cell: Cell::new(x, y),
+                before,
+                after,
+            }])
+        };
+        let (on_path, cheaper_beside, dearer_beside) =
+            (cost(1, 0, 1, 3), cost(1, 1, 3, 1), cost(1, 1, 1, 3));
+        for policy in [
+            InvalidationPolicy::TouchedCells,
+            InvalidationPolicy::TouchedOrOpened,
+        ] {
+            assert!(closest.affected_by(&on_path, policy));
+            assert!(!empty.affected_by(&on_path, policy));
+            assert!(!closest.affected_by(&dearer_beside, policy));
+        }
+        assert!(closest.affected_by(&cheaper_beside, InvalidationPolicy::TouchedOrOpened));
+        assert!(!closest.affected_by(&cheaper_beside, InvalidationPolicy::TouchedCells));
+        assert!(!empty.affected_by(&cheaper_beside, InvalidationPolicy::TouchedOrOpened));
+    }
 
     fn blocked(x: u32, y: u32) -> CellChange {
         CellChange {

@@ -1,7 +1,10 @@
 //! Building blocks shared by the plugin's headless tests: an app with manual time, helpers that
 //! run it until requests settle, and checks of paths against the core's independent reference
-//! Dijkstra and path checker (shared with the core's own tests, as are its proptest strategies).
+//! Dijkstra, path checker and closest-cell rule (shared with the core's own tests, as are its
+//! proptest strategies).
 
+#[path = "../../../astar_grid/tests/common/closest_cell.rs"]
+pub mod closest_cell;
 #[path = "../../../astar_grid/tests/common/path_check.rs"]
 pub mod path_check;
 #[path = "../../../astar_grid/tests/common/random_grid.rs"]
