@@ -2,7 +2,8 @@
 //! affects them, so identical requests share one search.
 
 use crate::engine::SearchOutcome;
-use crate::{InvalidationPolicy, MapChange, PathAlgorithm, PathRequest};
+use crate::kinds::KindKey;
+use crate::{InvalidationPolicy, MapChanged, PathAlgorithm, PathRequest};
 use astar_grid::{Cell, CostModel, Heuristic, Movement, SearchOptions, SearchWindow, Weighting};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -65,6 +66,7 @@ pub(crate) struct RequestKey {
     algorithm: PathAlgorithm,
     smoothing: bool,
     options: OptionsKey,
+    kind: KindKey,
 }
 
 impl RequestKey {
@@ -76,6 +78,7 @@ impl RequestKey {
             algorithm: request.algorithm,
             smoothing: request.smoothing,
             options: options.into(),
+            kind: KindKey::of(request),
         }
     }
 
@@ -162,11 +165,14 @@ impl PathCache {
         self.compact();
     }
 
-    /// Drops every entry that `change` may have made wrong.
-    pub(crate) fn invalidate(&mut self, change: &MapChange, policy: InvalidationPolicy) {
+    /// Drops every entry that `changed` may have made wrong: the change of the entry's kind of
+    /// agent.
+    pub(crate) fn invalidate(&mut self, changed: &MapChanged, policy: InvalidationPolicy) {
         let retired = &mut self.retired;
         self.entries.retain(|_, entry| {
-            let affected = entry.outcome.affected_by(change, policy);
+            let affected = changed
+                .change_for_kind(entry.outcome.kind)
+                .is_some_and(|change| entry.outcome.affected_by(change, policy));
             if affected {
                 retired.push(Arc::clone(&entry.outcome));
             }
@@ -205,6 +211,7 @@ impl PathCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MapChange;
     use crate::PathStatus;
     use core::time::Duration;
 
@@ -223,6 +230,7 @@ mod tests {
             algorithm: PathAlgorithm::AStar,
             options: SearchOptions::default(),
             cacheable: true,
+            kind: KindKey::DEFAULT,
         })
     }
 
@@ -264,7 +272,7 @@ mod tests {
             before: 1,
             after: 0,
         }]);
-        cache.invalidate(&change, InvalidationPolicy::TouchedCells);
+        cache.invalidate(&MapChanged::navigation_only(change), InvalidationPolicy::TouchedCells);
         assert!(cache.get(&key(0)).is_some());
         assert!(cache.get(&key(5)).is_none());
     }
@@ -282,9 +290,7 @@ mod tests {
         for corner in [(3, 0), (2, 1), (4, 1), (3, 2)] {
             let mut cache = PathCache::default();
             cache.insert(key(2), diagonal(), 8);
-            cache.invalidate(
-                &blocking(corner.0, corner.1),
-                InvalidationPolicy::TouchedCells,
+            cache.invalidate(&MapChanged::navigation_only(blocking(corner.0, corner.1)), InvalidationPolicy::TouchedCells,
             );
             assert!(
                 cache.get(&key(2)).is_none(),
@@ -299,9 +305,9 @@ mod tests {
             .options
             .with_movement(Movement::eight(astar_grid::CornerRule::Any));
         cache.insert(key(3), Arc::new(cutting), 8);
-        cache.invalidate(&blocking(4, 0), InvalidationPolicy::TouchedCells);
+        cache.invalidate(&MapChanged::navigation_only(blocking(4, 0)), InvalidationPolicy::TouchedCells);
         assert!(cache.get(&key(2)).is_some());
-        cache.invalidate(&blocking(3, 0), InvalidationPolicy::TouchedCells);
+        cache.invalidate(&MapChanged::navigation_only(blocking(3, 0)), InvalidationPolicy::TouchedCells);
         assert!(cache.get(&key(2)).is_none());
         assert!(cache.get(&key(3)).is_some());
     }

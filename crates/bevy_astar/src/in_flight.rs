@@ -1,6 +1,7 @@
 //! The searches running in the background: each answers one request, or a batch of requests
 //! for one goal, and lists the agents waiting for each answer.
 
+use crate::kinds::KindKey;
 use crate::MapVersion;
 use crate::cache::RequestKey;
 use crate::engine::SearchOutcome;
@@ -45,6 +46,8 @@ pub(crate) struct InFlightSearch {
     pub cancelled: Arc<AtomicBool>,
     /// The grid it searches; kept so that edits copy the grid instead of changing it.
     pub snapshot: Arc<Grid>,
+    /// The agent kind whose grid it searches, whose changes can make its result stale.
+    pub kind: KindKey,
     /// The map version of the snapshot.
     pub map_version: MapVersion,
     /// Map changes published since it started.
@@ -64,7 +67,7 @@ impl InFlightSearch {
     pub(crate) fn new(
         task: Task<Option<Vec<SearchOutcome>>>,
         cancelled: Arc<AtomicBool>,
-        snapshot: Arc<Grid>,
+        (snapshot, kind): (Arc<Grid>, KindKey),
         map_version: MapVersion,
         members: Vec<SearchMember>,
     ) -> Self {
@@ -72,6 +75,7 @@ impl InFlightSearch {
             task,
             cancelled,
             snapshot,
+            kind,
             map_version,
             changes: Vec::new(),
             members,

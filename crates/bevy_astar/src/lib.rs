@@ -25,6 +25,9 @@
 //!   agents whose paths the change affects search again.
 //! - [`PathfindingSettings`] throttles the work (searches per frame, searches in flight, minimum
 //!   interval per agent) and sizes the result cache; identical requests share one search.
+//! - Agents of several sizes and terrain kinds share the map: a request names its
+//!   [`PathRequest::size`] and a [`PathRequest::profile`] registered in [`TerrainProfiles`]
+//!   ([`kinds`] tells how each kind gets its own derived grid).
 //! - [`PathFound`] / [`PathNotFound`], each both a message and an entity event, announce
 //!   results; [`PathfindingStats`] counts the work.
 //! - `debug::AStarDebugPlugin` (feature `debug`, on by default) draws searches with gizmos;
@@ -46,6 +49,7 @@ mod engine;
 mod follow;
 mod in_flight;
 mod invalidate;
+pub mod kinds;
 mod nav_grid;
 mod path;
 mod plugin;
@@ -61,6 +65,7 @@ pub use apply::{PathFound, PathNotFound};
 pub use astar_grid;
 pub use follow::PathFollower;
 pub use invalidate::{CellChange, MapChange, MapChanged, MapVersion};
+pub use kinds::{KindError, ProfileError, ProfileId, TerrainProfiles};
 pub use nav_grid::NavGrid;
 pub use path::{Path, PathFailure, PathStatus};
 pub use plugin::{AStarPlugin, AStarSystems};
@@ -83,10 +88,10 @@ pub mod prelude {
     pub use crate::{
         AStarPlugin, AStarSystems, DebugPath, InvalidationPolicy, MapChanged, MapVersion, NavGrid,
         Path, PathAlgorithm, PathFailure, PathFollower, PathFound, PathNotFound, PathRequest,
-        PathStatus, PathTrace, PathfindingSettings, PathfindingStats,
+        PathStatus, PathTrace, PathfindingSettings, PathfindingStats, ProfileId, TerrainProfiles,
     };
     pub use astar_grid::{
         Cell, CornerRule, CostModel, Grid, Heuristic, Limit, Movement, Neighborhood, SearchError,
-        SearchOptions,
+        SearchOptions, TerrainProfile,
     };
 }

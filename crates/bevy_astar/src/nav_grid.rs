@@ -142,6 +142,36 @@ impl NavGrid {
         self.origin + (Vec2::new(cell.x as f32, cell.y as f32) + 0.5) * self.cell_size
     }
 
+    /// The world position of the centre of the footprint of an agent of `size` cells anchored
+    /// at `anchor` (its top-left cell): `anchor`'s centre moved `(size - 1) / 2` cells along
+    /// both axes. The centre of the cell itself for one-cell agents.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_astar::prelude::*;
+    ///
+    /// let nav = NavGrid::new(Grid::new(8, 8)).with_cell_size(Vec2::splat(10.0));
+    /// assert_eq!(nav.footprint_center(Cell::new(2, 3), 1), Vec2::new(25.0, 35.0));
+    /// assert_eq!(nav.footprint_center(Cell::new(2, 3), 2), Vec2::new(30.0, 40.0));
+    /// assert_eq!(nav.footprint_anchor(Vec2::new(30.0, 40.0), 2), Some(Cell::new(2, 3)));
+    /// ```
+    #[must_use]
+    pub fn footprint_center(&self, anchor: Cell, size: u8) -> Vec2 {
+        self.cell_center(anchor) + self.footprint_offset(size)
+    }
+
+    /// The anchor of the footprint of an agent of `size` cells centred at `center`, or `None`
+    /// when the anchor lies outside the grid.
+    #[must_use]
+    pub fn footprint_anchor(&self, center: Vec2, size: u8) -> Option<Cell> {
+        self.world_to_cell(center - self.footprint_offset(size))
+    }
+
+    /// From the centre of a footprint's anchor cell to the footprint's centre.
+    fn footprint_offset(&self, size: u8) -> Vec2 {
+        self.cell_size * (f32::from(size.max(1)) - 1.0) / 2.0
+    }
+
     /// The cell containing a world position, or `None` when it lies outside the grid.
     #[must_use]
     pub fn world_to_cell(&self, position: Vec2) -> Option<Cell> {

@@ -2,6 +2,7 @@
 
 use crate::MapVersion;
 use crate::PathAlgorithm;
+use crate::kinds::KindError;
 use astar_grid::{Cell, Limit, SearchError};
 use bevy::prelude::*;
 use core::time::Duration;
@@ -25,6 +26,9 @@ pub enum PathStatus {
     LimitReached(Limit),
     /// The request cannot be searched (out of bounds, blocked start or goal, bad options).
     Invalid(SearchError),
+    /// The request's agent kind cannot be searched: an unknown profile, a bad size, or a start
+    /// or goal where the footprint does not fit (the error names the cell and why).
+    InvalidKind(KindError),
     /// No [`NavGrid`](crate::NavGrid) exists yet; the request runs once one is inserted.
     WaitingForMap,
 }
@@ -43,6 +47,7 @@ impl PathStatus {
             Self::NoPath => Some(PathFailure::NoPath),
             Self::LimitReached(limit) => Some(PathFailure::LimitReached(limit)),
             Self::Invalid(error) => Some(PathFailure::Invalid(error)),
+            Self::InvalidKind(error) => Some(PathFailure::InvalidKind(error)),
             Self::Queued | Self::Searching | Self::Found | Self::WaitingForMap => None,
         }
     }
@@ -62,6 +67,9 @@ pub enum PathFailure {
     /// The request cannot be searched.
     #[error("invalid request: {0}")]
     Invalid(SearchError),
+    /// The request's agent kind cannot be searched.
+    #[error("invalid agent kind: {0}")]
+    InvalidKind(KindError),
 }
 
 /// The path of an agent with a [`PathRequest`](crate::PathRequest), kept up to date by the
@@ -127,10 +135,11 @@ impl Path {
     /// let request = PathRequest::new(Cell::new(0, 0), Cell::new(4, 0));
     /// let request = request.with_options(request.options.with_closest_reachable(true));
     /// let agent = app.world_mut().spawn(request).id();
-    /// for _ in 0..20 {
-    ///     app.update();
+    /// let path = |app: &App| app.world().get::<Path>(agent).expect("required by PathRequest").clone();
+    /// while path(&app).status.is_pending() {
+    ///     app.update(); // the search runs in the background
     /// }
-    /// let path = app.world().get::<Path>(agent).expect("required by PathRequest");
+    /// let path = path(&app);
     /// assert_eq!(path.status, PathStatus::NoPath);
     /// assert!(path.is_partial());
     /// assert_eq!(path.cells.last(), Some(&Cell::new(1, 0))); // beside the wall, level with the goal

@@ -10,12 +10,13 @@ use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
 use crate::follow::follow_paths;
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{invalidate_paths, invalidate_results, publish_map_changes};
+use crate::kinds::AgentLayers;
 use crate::queue::RequestQueue;
 use crate::trace::{DebugPath, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
     InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path, PathAlgorithm, PathFailure,
     PathFollower, PathFound, PathNotFound, PathRequest, PathStatus, PathfindingSettings,
-    PathfindingStats,
+    PathfindingStats, ProfileId, TerrainProfiles,
 };
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
@@ -223,7 +224,11 @@ impl Plugin for AStarPlugin {
             .register_type::<DebugPath>()
             .register_type::<PathTrace>()
             .register_type::<PathDebugSettings>()
+            .register_type::<ProfileId>()
+            .register_type::<TerrainProfiles>()
             .init_resource::<PathDebugSettings>()
+            .init_resource::<TerrainProfiles>()
+            .init_resource::<AgentLayers>()
             .insert_resource(self.settings.clone())
             .init_resource::<MapVersion>()
             .init_resource::<PathfindingStats>()

@@ -1,6 +1,6 @@
 //! The `PathRequest` component: what an agent asks for, and the bookkeeping that follows it.
 
-use crate::{NavGrid, Path};
+use crate::{NavGrid, Path, ProfileId};
 use astar_grid::{Cell, SearchOptions};
 use bevy::prelude::*;
 use core::time::Duration;
@@ -79,6 +79,13 @@ pub struct PathRequest {
     /// change cut is searched again from where the agent has got to, not from its first start,
     /// however long the agent waited in the queue. Off by default.
     pub start_at_agent: bool,
+    /// The agent's terrain profile, registered in [`TerrainProfiles`](crate::TerrainProfiles):
+    /// what each terrain value of the grid costs it, or whether it may enter it.
+    pub profile: ProfileId,
+    /// The side of the agent's square footprint in cells, 1 to
+    /// [`MAX_AGENT_SIZE`](astar_grid::agent::MAX_AGENT_SIZE). `start`, `goal` and the path's
+    /// cells are the footprint's top-left cells (anchors); see [`crate::kinds`].
+    pub size: u8,
 }
 
 /// A world position that lies outside the [`NavGrid`].
@@ -104,6 +111,8 @@ impl PathRequest {
             algorithm: PathAlgorithm::default(),
             smoothing: false,
             start_at_agent: false,
+            profile: ProfileId::DEFAULT,
+            size: 1,
         }
     }
 
@@ -146,6 +155,20 @@ impl PathRequest {
     #[must_use]
     pub const fn with_start_at_agent(mut self, start_at_agent: bool) -> Self {
         self.start_at_agent = start_at_agent;
+        self
+    }
+
+    /// Sets [`PathRequest::profile`].
+    #[must_use]
+    pub const fn with_profile(mut self, profile: ProfileId) -> Self {
+        self.profile = profile;
+        self
+    }
+
+    /// Sets [`PathRequest::size`].
+    #[must_use]
+    pub const fn with_size(mut self, size: u8) -> Self {
+        self.size = size;
         self
     }
 }

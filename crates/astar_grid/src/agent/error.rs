@@ -43,7 +43,7 @@ impl fmt::Display for FootprintProblem {
 }
 
 /// A request about agent kinds that is refused; nothing is changed when it is returned.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AgentError {
     /// The agent size is 0 or above [`MAX_AGENT_SIZE`].
     #[error("agent size {size} is not in 1..={MAX_AGENT_SIZE}")]

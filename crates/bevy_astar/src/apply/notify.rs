@@ -36,7 +36,7 @@ impl PathNotifier<'_, '_> {
             outcome
                 .waypoint_cells
                 .iter()
-                .map(|&cell| nav.cell_center(cell)),
+                .map(|&cell| nav.footprint_center(cell, outcome.kind.size)),
         );
         path.cost = outcome.cost;
         path.map_version = outcome.map_version;

@@ -3,6 +3,7 @@
 //! applied), then free what was let go of.
 
 use super::{PathNotifier, RetiredOutcomes};
+use crate::kinds::KindKey;
 use crate::MapVersion;
 use crate::cache::PathCache;
 use crate::engine::SearchOutcome;
@@ -138,6 +139,7 @@ type AppliedAgents<'w, 's> = Query<
 /// The search a result came from, as the staleness check needs it.
 struct AppliedSearch<'a> {
     snapshot: &'a Arc<Grid>,
+    kind: KindKey,
     map_version: MapVersion,
     changes: &'a [Arc<MapChange>],
 }
@@ -177,6 +179,7 @@ impl ResultApplier<'_> {
             in_flight.forget(&member.key, id);
             let target = AppliedSearch {
                 snapshot: &search.snapshot,
+                kind: search.kind,
                 map_version: search.map_version,
                 changes: &search.changes,
             };
@@ -204,6 +207,9 @@ impl ResultApplier<'_> {
         let stale = match self.nav {
             None => true,
             Some(nav) if nav.is_current(search.snapshot) => false,
+            // A derived grid takes in edits when they are published: until then, any edit of
+            // the navigation grid may have changed it.
+            Some(nav) if !search.kind.is_default() && nav.has_pending_changes() => true,
             Some(nav) => {
                 search
                     .changes

@@ -2,6 +2,7 @@
 //! Dijkstra from the goal for a batch of requests, and the bookkeeping of who waits for them.
 
 use crate::MapVersion;
+use crate::kinds::KindKey;
 use crate::apply::RetiredOutcomes;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::run_goal_batch;
@@ -57,11 +58,10 @@ impl Launcher<'_> {
     fn start(
         &mut self,
         in_flight: &mut InFlightSearches,
-        nav: &NavGrid,
+        (snapshot, kind): (Arc<Grid>, KindKey),
         members: Vec<SearchMember>,
         work: impl FnOnce(&Grid, &AtomicBool) -> Option<Vec<SearchOutcome>> + Send + 'static,
     ) {
-        let snapshot = nav.snapshot();
         let grid = Arc::clone(&snapshot);
         let cancelled = Arc::new(AtomicBool::new(false));
         let cancel_flag = Arc::clone(&cancelled);
@@ -75,18 +75,18 @@ impl Launcher<'_> {
         in_flight.insert(InFlightSearch::new(
             task,
             cancelled,
-            snapshot,
+            (snapshot, kind),
             self.map_version,
             members,
         ));
         self.started += 1;
     }
 
-    /// Starts one search answering `member` alone.
+    /// Starts one search answering `member` alone, on `grid`, the grid of the job's agent kind.
     pub(super) fn start_search(
         &mut self,
         in_flight: &mut InFlightSearches,
-        nav: &NavGrid,
+        grid: Arc<Grid>,
         stats: &mut PathfindingStats,
         member: SearchMember,
         job: SearchJob,
@@ -94,7 +94,8 @@ impl Launcher<'_> {
     ) {
         stats.searches_started += 1;
         stats.cache_misses += 1;
-        self.start(in_flight, nav, vec![member], move |grid, cancelled| {
+        let searched = (grid, job.kind);
+        self.start(in_flight, searched, vec![member], move |grid, cancelled| {
             run_search(grid, &job, &engine, cancelled).map(|outcome| vec![outcome])
         });
     }
@@ -130,6 +131,11 @@ impl Launcher<'_> {
         stats: &mut PathfindingStats,
         agents: &mut AgentQuery,
     ) {
+        let Some(first) = group.first() else {
+            return;
+        };
+        // The group shares its goal and its agent kind, and so its grid.
+        let searched = (Arc::clone(&first.grid), first.job.kind);
         if group.len() >= self.settings.goal_batch_min.max(2) && self.may_start(in_flight) {
             stats.searches_started += 1;
             stats.goal_batches += 1;
@@ -140,7 +146,7 @@ impl Launcher<'_> {
                 .into_iter()
                 .map(|member| self.searching(member.waiting, agents))
                 .collect();
-            self.start(in_flight, nav, members, move |grid, cancelled| {
+            self.start(in_flight, searched, members, move |grid, cancelled| {
                 run_goal_batch(grid, &jobs, cancelled)
             });
             return;
@@ -160,7 +166,8 @@ impl Launcher<'_> {
                 _ => Engine::AStar,
             };
             let waiting = self.searching(member.waiting, agents);
-            self.start_search(in_flight, nav, stats, waiting, member.job, engine);
+            let grid = Arc::clone(&member.grid);
+            self.start_search(in_flight, grid, stats, waiting, member.job, engine);
         }
     }
 

@@ -4,7 +4,9 @@
 
 use crate::engine::goal_batch::GoalBatches;
 use crate::engine::{EngineChoice, SearchJob, SearchOutcome};
-use crate::{PathAlgorithm, PathRequest, PathfindingSettings};
+use crate::kinds::KindKey;
+use crate::kinds::KindError;
+use crate::{PathAlgorithm, PathRequest, PathStatus, PathfindingSettings};
 use astar_grid::{Grid, SearchError, SearchOptions};
 use core::time::Duration;
 
@@ -22,8 +24,9 @@ pub(crate) enum Route {
     /// ([`PathfindingSettings::goal_batch_min`]); should too few gather, it is searched alone
     /// with this engine.
     JoinBatch(SearchJob, EngineChoice),
-    /// It cannot be searched: it fails now with this error, as its search would.
-    FailNow(SearchJob, SearchError),
+    /// It cannot be searched: it fails now with this status (an invalid request or agent
+    /// kind), as its search would.
+    FailNow(SearchJob, PathStatus),
     /// Start a background search of `job` with this engine.
     Start(SearchJob, EngineChoice),
 }
@@ -54,6 +57,9 @@ pub(crate) struct QueuedRequest<'a> {
     pub cached: bool,
     /// Whether an identical search is running.
     pub running: bool,
+    /// Whether the request's agent kind can be searched and its footprint fits at the
+    /// endpoints.
+    pub kind_fit: Result<(), KindError>,
 }
 
 /// Decides where `queued` goes, in this order: the cache, a running search, the agent's
@@ -76,12 +82,17 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
     if too_soon {
         return Route::Wait;
     }
+    let kind = KindKey::of(request);
     let job = SearchJob {
         start: request.start,
         goal: request.goal,
         options: queued.options,
         smoothing: request.smoothing,
+        kind,
     };
+    if let Err(error) = queued.kind_fit {
+        return Route::FailNow(job, PathStatus::InvalidKind(error));
+    }
     let repair = queued
         .cut_path
         .filter(|_| request.algorithm != PathAlgorithm::FlowField && !queued.options.trace)
@@ -90,7 +101,7 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
         && repair.is_none()
         && GoalBatches::accepts(request, &queued.options)
     {
-        return Route::JoinBatch(job, EngineChoice::alone(request.algorithm));
+        return Route::JoinBatch(job, EngineChoice::alone(request.algorithm, kind));
     }
     if !context.may_start {
         return Route::Wait;
@@ -104,9 +115,9 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
             Err(SearchError::GoalBlocked(_)) if job.options.closest_reachable => {
                 EngineChoice::AStar
             }
-            Err(error) => return Route::FailNow(job, error),
+            Err(error) => return Route::FailNow(job, PathStatus::Invalid(error)),
         },
-        (None, algorithm) => EngineChoice::alone(algorithm),
+        (None, algorithm) => EngineChoice::alone(algorithm, kind),
     };
     Route::Start(job, engine)
 }
@@ -114,7 +125,6 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::PathStatus;
     use crate::engine::SearchOutcome;
     use astar_grid::Cell;
 
@@ -137,6 +147,7 @@ mod tests {
             cut_path: None,
             cached: false,
             running: false,
+            kind_fit: Ok(()),
         }
     }
 
@@ -146,6 +157,7 @@ mod tests {
             goal: request.goal,
             options: request.options,
             smoothing: request.smoothing,
+            kind: KindKey::of(request),
         }
     }
 
@@ -277,13 +289,13 @@ mod tests {
             PathRequest::new(Cell::new(0, 3), GOAL).with_algorithm(PathAlgorithm::FlowField);
         assert_eq!(
             route(&context, &queued(&blocked)),
-            Route::FailNow(job(&blocked), SearchError::GoalBlocked(GOAL))
+            Route::FailNow(job(&blocked), PathStatus::Invalid(SearchError::GoalBlocked(GOAL)))
         );
         let outside = PathRequest::new(Cell::new(0, 3), Cell::new(8, 0))
             .with_algorithm(PathAlgorithm::FlowField);
         assert!(matches!(
             route(&context, &queued(&outside)),
-            Route::FailNow(_, SearchError::GoalOutOfBounds(_))
+            Route::FailNow(_, PathStatus::Invalid(SearchError::GoalOutOfBounds(_)))
         ));
         // Asked for the closest reachable cell, a blocked goal is A*'s to search.
         let closest = blocked.with_options(blocked.options.with_closest_reachable(true));
@@ -294,7 +306,7 @@ mod tests {
         let closest_outside = outside.with_options(outside.options.with_closest_reachable(true));
         assert!(matches!(
             route(&context, &queued(&closest_outside)),
-            Route::FailNow(_, SearchError::GoalOutOfBounds(_))
+            Route::FailNow(_, PathStatus::Invalid(SearchError::GoalOutOfBounds(_)))
         ));
     }
 }

@@ -14,12 +14,13 @@ use crate::engine::{Engine, SearchJob, SearchOutcome};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
+use crate::kinds::{AgentLayers, KindError, KindKey};
 use crate::trace::PathDebugSettings;
 use crate::{
     MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
-    PathfindingStats,
+    PathfindingStats, TerrainProfiles,
 };
-use astar_grid::Cell;
+use astar_grid::{Cell, Grid};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use std::sync::Arc;
@@ -51,6 +52,8 @@ pub(crate) struct DispatchContext<'w> {
     debug: Option<Res<'w, PathDebugSettings>>,
     fields: ResMut<'w, FlowFields>,
     jump_points: ResMut<'w, JumpPoints>,
+    profiles: Res<'w, TerrainProfiles>,
+    layers: ResMut<'w, AgentLayers>,
 }
 
 /// Serves queued requests oldest first, each where [`route`] sends it: from the cache, by
@@ -71,6 +74,8 @@ pub(crate) fn dispatch_searches(
         debug,
         mut fields,
         mut jump_points,
+        profiles,
+        mut layers,
     } = context;
     let SearchBookkeeping {
         queue,
@@ -100,6 +105,8 @@ pub(crate) fn dispatch_searches(
         stats,
         fields: &mut fields,
         jump_points: &mut jump_points,
+        profiles: &profiles,
+        layers: &mut layers,
         notifier,
         batches: GoalBatches::default(),
         trace_all: debug.is_some_and(|debug| debug.trace_all_agents),
@@ -153,6 +160,8 @@ struct Dispatcher<'a, 'w, 's> {
     stats: &'a mut PathfindingStats,
     fields: &'a mut FlowFields,
     jump_points: &'a mut JumpPoints,
+    profiles: &'a TerrainProfiles,
+    layers: &'a mut AgentLayers,
     notifier: PathNotifier<'w, 's>,
     batches: GoalBatches,
     /// Whether the debug overlay traces every agent.
@@ -174,8 +183,10 @@ impl Dispatcher<'_, '_, '_> {
             self.launcher.served.push((sequence, entity));
             return false;
         }
+        let kind = KindKey::of(&request);
+        let grid = self.kind_grid(kind);
         if request.start_at_agent
-            && let Some(cell) = transform.and_then(|transform| agent_cell(self.nav, transform))
+            && let Some(cell) = transform.and_then(|transform| agent_cell(self.nav, &grid, kind, transform))
             && cell != request.start
         {
             // Not a change of the request: its answer is still wanted.
@@ -192,10 +203,11 @@ impl Dispatcher<'_, '_, '_> {
             cut_path: agent.cut_path.as_deref(),
             cached: self.cache.contains(&key),
             running: self.in_flight.is_running(&key),
+            kind_fit: self.kind_fit(request),
         };
         let context = RouteContext {
             settings: self.launcher.settings,
-            grid: self.nav.grid(),
+            grid: &grid,
             now: self.launcher.now,
             may_start: self.launcher.may_start(self.in_flight),
         };
@@ -203,12 +215,38 @@ impl Dispatcher<'_, '_, '_> {
         let mut target = Target {
             waiting,
             key,
+            grid,
             algorithm: request.algorithm,
             path: &mut path,
             agent: &mut agent,
         };
         self.carry_out(route, &mut target);
         true
+    }
+
+    /// The grid `request`'s agent kind searches now (the navigation grid when the kind cannot
+    /// be searched).
+    fn kind_grid(&mut self, kind: KindKey) -> Arc<Grid> {
+        self.layers
+            .grid_for(kind, self.nav, self.profiles)
+            .map_or_else(|_| self.nav.snapshot(), |grid| grid.snapshot)
+    }
+
+    /// Whether `request`'s agent kind can be searched and its footprint fits at the start and
+    /// at the goal (a goal asked for with `closest_reachable` need not fit).
+    fn kind_fit(&mut self, request: &PathRequest) -> Result<(), KindError> {
+        let grid = self
+            .layers
+            .grid_for(KindKey::of(request), self.nav, self.profiles)?;
+        let Some(agent) = grid.agent else {
+            return Ok(());
+        };
+        let goal = if request.options.closest_reachable {
+            request.start
+        } else {
+            request.goal
+        };
+        Ok(agent.check_endpoints(request.start, goal)?)
     }
 
     /// Carries out `route` for the agent of `target`.
@@ -229,13 +267,13 @@ impl Dispatcher<'_, '_, '_> {
             }
             Route::JoinRunning | Route::Wait => set_status(target.path, PathStatus::Queued),
             Route::JoinBatch(job, alone) => {
-                if !self.batches.add(target.key, job, alone, target.waiting) {
+                let grid = Arc::clone(&target.grid);
+                if !self.batches.add(target.key, job, alone, grid, target.waiting) {
                     self.stats.shared_searches += 1;
                 }
             }
-            Route::FailNow(job, error) => {
-                let mut outcome =
-                    SearchOutcome::without_path(&job, PathStatus::Invalid(error), target.algorithm);
+            Route::FailNow(job, status) => {
+                let mut outcome = SearchOutcome::without_path(&job, status, target.algorithm);
                 outcome.map_version = self.launcher.map_version;
                 let outcome = Arc::new(outcome);
                 let capacity = self.launcher.settings.cache_capacity;
@@ -268,8 +306,11 @@ impl Dispatcher<'_, '_, '_> {
             EngineChoice::AStar => Engine::AStar,
             EngineChoice::JumpPoint => self.jump_points.engine_for(self.nav),
             EngineChoice::FlowField => {
-                let field_key = FieldKey::new(job.goal, job.options.movement, job.options.cost);
-                match self.fields.request(field_key, self.nav, self.stats) {
+                let field_key = FieldKey::of_job(&job);
+                match self
+                    .fields
+                    .request(field_key, &target.grid, self.nav, self.stats)
+                {
                     FieldLookup::Ready(field) => Engine::FlowField(field),
                     FieldLookup::Pending => {
                         set_status(target.path, PathStatus::Searching);
@@ -284,7 +325,7 @@ impl Dispatcher<'_, '_, '_> {
             subscribers: vec![target.waiting],
         };
         self.launcher
-            .start_search(self.in_flight, self.nav, self.stats, member, job, engine);
+            .start_search(self.in_flight, Arc::clone(&target.grid), self.stats, member, job, engine);
         self.launcher
             .mark_searching(entity, sequence, target.path, target.agent, true);
     }
@@ -294,13 +335,16 @@ impl Dispatcher<'_, '_, '_> {
 struct Target<'a, 'p> {
     waiting: Subscriber,
     key: RequestKey,
+    /// The grid of the agent's kind, as it is now.
+    grid: Arc<Grid>,
     algorithm: PathAlgorithm,
     path: &'a mut Mut<'p, Path>,
     agent: &'a mut Mut<'p, PathRequestState>,
 }
 
-/// The walkable cell an agent's [`Transform`] stands on, if any.
-fn agent_cell(nav: &NavGrid, transform: &Transform) -> Option<Cell> {
-    nav.world_to_cell(transform.translation.truncate())
-        .filter(|&cell| nav.is_walkable(cell))
+/// The anchor of an agent's footprint where its [`Transform`] (the footprint's centre) stands,
+/// if the footprint fits there on `grid`, its kind's grid.
+fn agent_cell(nav: &NavGrid, grid: &Grid, kind: KindKey, transform: &Transform) -> Option<Cell> {
+    nav.footprint_anchor(transform.translation.truncate(), kind.size)
+        .filter(|&cell| grid.is_walkable(cell))
 }

@@ -5,6 +5,7 @@
 //! every request whose start and goal are valid (a bad one fails at dispatch, as no field could
 //! answer it); the heuristic, weight, window and limits do not apply, and it records no trace.
 
+use crate::kinds::KindKey;
 use super::{EngineAnswer, SearchJob};
 use crate::{
     MapChange, MapChanged, NavGrid, PathAlgorithm, PathRequest, PathfindingSettings,
@@ -27,16 +28,25 @@ pub(crate) struct FieldKey {
     movement: Movement,
     /// The cost model by value (it holds no floats).
     cost: CostModel,
+    /// The agent kind, whose grid the field is built on.
+    kind: KindKey,
 }
 
 impl FieldKey {
-    /// The field that answers requests for `goal` under `movement` and `cost`.
-    pub(crate) const fn new(goal: Cell, movement: Movement, cost: CostModel) -> Self {
+    /// The field that answers requests for `goal` under `movement` and `cost`, for agents of
+    /// `kind`.
+    pub(crate) const fn new(goal: Cell, movement: Movement, cost: CostModel, kind: KindKey) -> Self {
         Self {
             goal,
             movement,
             cost,
+            kind,
         }
+    }
+
+    /// The field that answers `job`.
+    pub(crate) const fn of_job(job: &SearchJob) -> Self {
+        Self::new(job.goal, job.options.movement, job.options.cost, job.kind)
     }
 }
 
@@ -96,23 +106,24 @@ pub(crate) struct FlowFields {
 }
 
 impl FlowFields {
-    /// The field for `key` if it matches the grid; otherwise starts building (or updating) it
-    /// unless a build is running already.
+    /// The field for `key` if it matches `grid`, the current grid of the key's agent kind;
+    /// otherwise starts building (or updating) it unless a build is running already.
     pub(crate) fn request(
         &mut self,
         key: FieldKey,
+        grid: &Arc<Grid>,
         nav: &NavGrid,
         stats: &mut PathfindingStats,
     ) -> FieldLookup {
         let slot = self.slots.entry(key).or_default();
         slot.last_used = self.frame;
         if let Some(ready) = &slot.ready
-            && nav.is_current(&ready.snapshot)
+            && Arc::ptr_eq(&ready.snapshot, grid)
         {
             return FieldLookup::Ready(Arc::clone(&ready.field));
         }
         if slot.building.is_none() {
-            slot.building = Some(start_build(key, slot, nav, stats));
+            slot.building = Some(start_build(key, slot, grid, nav, stats));
             slot.changes.clear();
         }
         stats.flow_fields = self.slots.len();
@@ -124,8 +135,11 @@ impl FlowFields {
     /// [`MOST_CHANGES_KEPT`] changes, went past is let go of instead (and a build running for it
     /// dropped): the next request builds it anew, and a field nobody asks for meanwhile keeps
     /// no growing list.
-    pub(crate) fn invalidate(&mut self, change: &Arc<MapChange>) {
-        for slot in self.slots.values_mut() {
+    pub(crate) fn invalidate(&mut self, changed: &MapChanged) {
+        for (key, slot) in &mut self.slots {
+            let Some(change) = changed.change_for_kind(key.kind) else {
+                continue;
+            };
             if change.is_whole_map() || slot.changes.len() >= MOST_CHANGES_KEPT {
                 slot.ready = None;
                 slot.building = None;
@@ -168,18 +182,27 @@ impl FlowFields {
 /// The field `request` reads its path from, if it is a flow-field request.
 fn field_of(request: &PathRequest) -> Option<FieldKey> {
     (request.algorithm == PathAlgorithm::FlowField)
-        .then(|| FieldKey::new(request.goal, request.options.movement, request.options.cost))
+        .then(|| {
+            FieldKey::new(
+                request.goal,
+                request.options.movement,
+                request.options.cost,
+                KindKey::of(request),
+            )
+        })
 }
 
-/// Starts a background build of `key`'s field on the current grid: an incremental update of
-/// the slot's field when only known cells changed since its snapshot, a full build otherwise.
+/// Starts a background build of `key`'s field on `current`, its kind's grid now: an
+/// incremental update of the slot's field when only known cells changed since its snapshot, a
+/// full build otherwise.
 fn start_build(
     key: FieldKey,
     slot: &FieldSlot,
+    current: &Arc<Grid>,
     nav: &NavGrid,
     stats: &mut PathfindingStats,
 ) -> FieldBuild {
-    let snapshot = nav.snapshot();
+    let snapshot = Arc::clone(current);
     let grid = Arc::clone(&snapshot);
     let update = slot
         .ready
@@ -187,7 +210,13 @@ fn start_build(
         .filter(|ready| ready.grid_id == nav.id())
         .and_then(|ready| {
             let mut changes: Vec<&MapChange> = slot.changes.iter().map(Arc::as_ref).collect();
-            let pending = nav.pending_changes();
+            // Derived grids change only when changes are published; the navigation grid
+            // holds the edits not published yet.
+            let pending = if key.kind.is_default() {
+                nav.pending_changes()
+            } else {
+                MapChange::default()
+            };
             changes.push(&pending);
             if changes.iter().any(|change| change.is_whole_map()) {
                 return None;
@@ -230,7 +259,7 @@ pub(crate) fn invalidate_flow_fields(
     mut fields: ResMut<FlowFields>,
 ) {
     for message in changes.read() {
-        fields.invalidate(&message.change);
+        fields.invalidate(message);
     }
 }
 
@@ -359,7 +388,7 @@ mod tests {
     use bevy::tasks::TaskPool;
 
     fn key(x: u32) -> FieldKey {
-        FieldKey::new(Cell::new(x, 0), Movement::EIGHT, CostModel::Octile)
+        FieldKey::new(Cell::new(x, 0), Movement::EIGHT, CostModel::Octile, KindKey::DEFAULT)
     }
 
     /// A slot holding a finished field for `key` on `grid`, last asked for in `last_used`.
@@ -376,12 +405,12 @@ mod tests {
         }
     }
 
-    fn edit(x: u32) -> Arc<MapChange> {
-        Arc::new(MapChange::from_cells([CellChange {
+    fn edit(x: u32) -> MapChange {
+        MapChange::from_cells([CellChange {
             cell: Cell::new(x, 3),
             before: 1,
             after: 0,
-        }]))
+        }])
     }
 
     #[test]
@@ -390,17 +419,17 @@ mod tests {
         let mut fields = FlowFields::default();
         fields.slots.insert(key(0), ready_slot(&grid, key(0), 0));
         for step in 0..MOST_CHANGES_KEPT {
-            fields.invalidate(&edit(step as u32 % 8));
+            fields.invalidate(&MapChanged::navigation_only(edit(step as u32 % 8)));
         }
         let slot = &fields.slots[&key(0)];
         assert!(slot.ready.is_some());
         assert_eq!(slot.changes.len(), MOST_CHANGES_KEPT);
-        fields.invalidate(&edit(1));
+        fields.invalidate(&MapChanged::navigation_only(edit(1)));
         let slot = &fields.slots[&key(0)];
         assert!(slot.ready.is_none() && slot.changes.is_empty());
         // A whole-map change lets go of the field at once.
         fields.slots.insert(key(1), ready_slot(&grid, key(1), 0));
-        fields.invalidate(&Arc::new(MapChange::whole_map()));
+        fields.invalidate(&MapChanged::navigation_only(MapChange::whole_map()));
         assert!(fields.slots[&key(1)].ready.is_none());
     }
 

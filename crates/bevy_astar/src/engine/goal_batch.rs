@@ -15,6 +15,7 @@ use astar_grid::{Cell, FlowField, Grid, SearchError, SearchOptions};
 use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
 use core::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// A request waiting in a batch: its key and the agents asking for it, what to search, and the
 /// engine that answers it should it be searched alone.
@@ -22,6 +23,8 @@ pub(crate) struct BatchMember {
     pub waiting: SearchMember,
     pub job: SearchJob,
     pub alone: EngineChoice,
+    /// The grid of the job's agent kind when it was queued (the same for the whole group).
+    pub grid: Arc<Grid>,
 }
 
 /// This frame's batchable requests, grouped by goal, movement rule and cost model, in the
@@ -56,6 +59,7 @@ impl GoalBatches {
         key: RequestKey,
         job: SearchJob,
         alone: EngineChoice,
+        grid: Arc<Grid>,
         subscriber: Subscriber,
     ) -> bool {
         if let Some(&(group, member)) = self.member_of.get(&key) {
@@ -65,7 +69,7 @@ impl GoalBatches {
                 .push(subscriber);
             return false;
         }
-        let field = FieldKey::new(job.goal, job.options.movement, job.options.cost);
+        let field = FieldKey::of_job(&job);
         let group = *self.group_of.entry(field).or_insert_with(|| {
             self.groups.push(Vec::new());
             self.groups.len() - 1
@@ -79,6 +83,7 @@ impl GoalBatches {
             },
             job,
             alone,
+            grid,
         });
         true
     }

@@ -21,6 +21,7 @@ pub(crate) mod jump_point;
 pub(crate) mod repair;
 
 use crate::invalidate::PathFootprint;
+use crate::kinds::KindKey;
 use crate::{MapVersion, PathAlgorithm, PathStatus};
 use astar_grid::{
     Cell, FlowField, Grid, JumpGrid, SearchError, SearchOptions, SearchResult, SearchStatus,
@@ -69,6 +70,8 @@ pub(crate) struct SearchOutcome {
     /// Whether identical requests may reuse it: false for a repaired path, which may not be
     /// the cheapest.
     pub cacheable: bool,
+    /// The agent kind it was searched for, whose grid's changes can make it wrong.
+    pub kind: KindKey,
 }
 
 impl SearchOutcome {
@@ -92,6 +95,7 @@ impl SearchOutcome {
             algorithm,
             options: job.options,
             cacheable: true,
+            kind: job.kind,
         }
     }
 }
@@ -110,11 +114,14 @@ pub(crate) enum EngineChoice {
 }
 
 impl EngineChoice {
-    /// The engine that answers a request for `algorithm` searched on its own, from its start.
-    pub(crate) const fn alone(algorithm: PathAlgorithm) -> Self {
+    /// The engine that answers a request for `algorithm` searched on its own, from its start,
+    /// for agents of `kind`: jump points run on the navigation grid's own jump grid, so other
+    /// kinds run A* instead.
+    pub(crate) const fn alone(algorithm: PathAlgorithm, kind: KindKey) -> Self {
         match algorithm {
             PathAlgorithm::AStar => Self::AStar,
-            PathAlgorithm::JumpPoint => Self::JumpPoint,
+            PathAlgorithm::JumpPoint if kind.is_default() => Self::JumpPoint,
+            PathAlgorithm::JumpPoint => Self::AStar,
             PathAlgorithm::FlowField => Self::FlowField,
         }
     }
@@ -140,6 +147,8 @@ pub(crate) struct SearchJob {
     pub goal: Cell,
     pub options: SearchOptions,
     pub smoothing: bool,
+    /// The agent kind, whose grid the search runs on.
+    pub kind: KindKey,
 }
 
 /// Runs one search on this thread's searcher; with `smoothing`, the waypoints are the path
@@ -252,6 +261,7 @@ mod tests {
             goal,
             options,
             smoothing,
+            kind: KindKey::DEFAULT,
         }
     }
 

@@ -13,9 +13,12 @@ use core::sync::atomic::AtomicBool;
 impl SearchOutcome {
     /// The part of this found path that `job` can keep and repair: from the job's start (a
     /// cell of the path; agents that moved along it start further on) to the same goal, under
-    /// the same options. `None` when the job asks for something else.
+    /// the same options, for the same agent kind. `None` when the job asks for something else.
     pub(crate) fn repairable_for(&self, job: &SearchJob) -> Option<Vec<Cell>> {
-        if self.status != PathStatus::Found || self.goal != job.goal || self.options != job.options
+        if self.status != PathStatus::Found
+            || self.goal != job.goal
+            || self.options != job.options
+            || self.kind != job.kind
         {
             return None;
         }

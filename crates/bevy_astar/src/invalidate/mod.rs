@@ -25,6 +25,8 @@ mod systems;
 pub(crate) use footprint::PathFootprint;
 pub(crate) use systems::{invalidate_paths, invalidate_results, publish_map_changes};
 
+use crate::ProfileId;
+use crate::kinds::KindKey;
 use astar_grid::Cell;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -162,11 +164,46 @@ impl MapChange {
 }
 
 /// Sent once per frame in which the map changed, with the new version and every cell changed
-/// since the previous version.
+/// since the previous version, for the navigation grid and for the derived grid of each agent
+/// kind in use ([`crate::kinds`]).
 #[derive(Message, Clone, Debug)]
 pub struct MapChanged {
     /// The new map version.
     pub version: MapVersion,
-    /// What changed since the previous version.
+    /// What changed in the navigation grid since the previous version.
     pub change: Arc<MapChange>,
+    /// The changes of the derived grids, for the kinds whose grid changed.
+    pub(crate) kinds: Vec<(KindKey, Arc<MapChange>)>,
+}
+
+impl MapChanged {
+    /// What changed for agents of `size` cells under `profile`: the navigation grid's change
+    /// for one-cell agents of the default profile, else the change of their kind's derived grid
+    /// (`None` when it did not change, or no agent of that kind has searched yet).
+    #[must_use]
+    pub fn change_for(&self, profile: ProfileId, size: u8) -> Option<&MapChange> {
+        self.change_for_kind(KindKey { profile, size })
+            .map(|change| &**change)
+    }
+
+    /// A message of `change` to the navigation grid alone.
+    #[cfg(test)]
+    pub(crate) fn navigation_only(change: MapChange) -> Self {
+        Self {
+            version: MapVersion::default(),
+            change: Arc::new(change),
+            kinds: Vec::new(),
+        }
+    }
+
+    /// What changed for agents of `kind`, as [`MapChanged::change_for`].
+    pub(crate) fn change_for_kind(&self, kind: KindKey) -> Option<&Arc<MapChange>> {
+        if kind.is_default() {
+            return Some(&self.change);
+        }
+        self.kinds
+            .iter()
+            .find(|(changed, _)| *changed == kind)
+            .map(|(_, change)| change)
+    }
 }

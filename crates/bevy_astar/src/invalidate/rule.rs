@@ -5,7 +5,9 @@
 use super::{CellChange, MapChange};
 use crate::engine::SearchOutcome;
 use crate::request::PathRequestState;
+use crate::kinds::KindError;
 use crate::{InvalidationPolicy, PathStatus};
+use astar_grid::agent::AgentError;
 use astar_grid::{Cell, Movement, SearchError};
 
 impl MapChange {
@@ -126,8 +128,14 @@ impl SearchOutcome {
             PathStatus::Invalid(
                 SearchError::StartBlocked(cell) | SearchError::GoalBlocked(cell),
             ) => change.touches(cell),
-            // Bounds and option errors change only with a new grid (a whole-map change).
-            PathStatus::Invalid(_) => false,
+            // The footprint fits there again once the kind's derived cell changes.
+            PathStatus::InvalidKind(KindError::Agent(AgentError::FootprintDoesNotFit {
+                cell,
+                ..
+            })) => change.touches(cell),
+            // Bounds, option, size and profile errors change only with a new grid or new
+            // profiles (a whole-map change).
+            PathStatus::Invalid(_) | PathStatus::InvalidKind(_) => false,
             // Where a limit stops depends on every cell it looked at.
             PathStatus::LimitReached(_)
             | PathStatus::Queued
@@ -217,6 +225,7 @@ mod tests {
             goal: Cell::new(5, 0),
             options: SearchOptions::default().with_closest_reachable(true),
             smoothing: false,
+            kind: crate::kinds::KindKey::DEFAULT,
         };
         let empty = SearchOutcome::without_path(&job, PathStatus::NoPath, PathAlgorithm::AStar);
         let mut closest = empty.clone();

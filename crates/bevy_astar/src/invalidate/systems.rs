@@ -6,9 +6,10 @@ use super::{MapChange, MapChanged, MapVersion};
 use crate::apply::RetiredOutcomes;
 use crate::cache::PathCache;
 use crate::in_flight::InFlightSearches;
+use crate::kinds::AgentLayers;
 use crate::queue::{RequestQueue, set_status};
 use crate::request::PathRequestState;
-use crate::{NavGrid, Path, PathStatus, PathfindingSettings, PathfindingStats};
+use crate::{NavGrid, Path, PathStatus, PathfindingSettings, PathfindingStats, TerrainProfiles};
 use bevy::prelude::*;
 use bevy::utils::Parallel;
 use std::sync::Arc;
@@ -21,9 +22,11 @@ pub(crate) fn invalidate_results(
     mut in_flight: ResMut<InFlightSearches>,
 ) {
     for message in changes.read() {
-        cache.invalidate(&message.change, settings.invalidation);
+        cache.invalidate(message, settings.invalidation);
         for (_, search) in in_flight.iter_mut() {
-            search.changes.push(Arc::clone(&message.change));
+            if let Some(change) = message.change_for_kind(search.kind) {
+                search.changes.push(Arc::clone(change));
+            }
         }
     }
 }
@@ -41,11 +44,18 @@ pub(crate) fn invalidate_paths(
 ) {
     let policy = settings.invalidation;
     for message in changes.read() {
-        let change = &message.change;
         // Reading every agent's path is the expensive part: done in parallel, then the
-        // affected agents are queued in entity order.
-        let repair = settings.repair_cut_paths && !change.is_whole_map();
+        // affected agents are queued in entity order. Each agent is held to the change of its
+        // own kind's grid.
         agents.par_iter().for_each(|(entity, _, state)| {
+            let Some(change) = state
+                .applied
+                .as_ref()
+                .and_then(|applied| message.change_for_kind(applied.kind))
+            else {
+                return;
+            };
+            let repair = settings.repair_cut_paths && !change.is_whole_map();
             if let Some(cut) = affected_agent(state, change, policy, repair) {
                 affected.borrow_local_mut().push((entity, cut));
             }
@@ -65,9 +75,12 @@ pub(crate) fn invalidate_paths(
     }
 }
 
-/// Publishes the edits made to the [`NavGrid`] since the last frame as one new [`MapVersion`].
+/// Publishes the edits made to the [`NavGrid`] since the last frame as one new [`MapVersion`],
+/// with the change each agent kind's derived grid saw ([`AgentLayers::apply`]).
 pub(crate) fn publish_map_changes(
-    nav_grid: Option<ResMut<NavGrid>>,
+    mut nav_grid: Option<ResMut<NavGrid>>,
+    profiles: Res<TerrainProfiles>,
+    mut layers: ResMut<AgentLayers>,
     mut version: ResMut<MapVersion>,
     mut published_grid: Local<Option<u64>>,
     mut changed: MessageWriter<MapChanged>,
@@ -75,21 +88,26 @@ pub(crate) fn publish_map_changes(
     let grid_id = nav_grid.as_ref().map(|grid| grid.id());
     let change = if grid_id != *published_grid {
         *published_grid = grid_id;
-        if let Some(mut grid) = nav_grid {
+        if let Some(grid) = nav_grid.as_mut() {
             grid.bypass_change_detection().take_changes();
         }
         MapChange::whole_map()
-    } else if let Some(mut grid) = nav_grid.filter(|grid| grid.has_pending_changes()) {
+    } else if let Some(grid) = nav_grid.as_mut().filter(|grid| grid.has_pending_changes()) {
         grid.bypass_change_detection().take_changes()
     } else {
-        return;
+        MapChange::default()
     };
-    if change.is_empty() {
+    let kinds = nav_grid
+        .as_deref()
+        .map(|nav| layers.apply(nav, &profiles, &change))
+        .unwrap_or_default();
+    if change.is_empty() && kinds.is_empty() {
         return;
     }
     version.0 += 1;
     changed.write(MapChanged {
         version: *version,
         change: Arc::new(change),
+        kinds,
     });
 }

@@ -1,0 +1,143 @@
+//! The derived grid of each agent kind in use, built on first use and kept up to date with the
+//! published map changes.
+
+use super::{KindError, KindKey, TerrainProfiles};
+use crate::{CellChange, MapChange, NavGrid};
+use astar_grid::{AgentGrid, Cell, Grid};
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use std::sync::Arc;
+
+/// The derived grids of the agent kinds in use (every kind but the default).
+#[derive(Resource, Default)]
+pub(crate) struct AgentLayers {
+    layers: HashMap<KindKey, Layer>,
+    /// The navigation grid and profile revision the layers were built for.
+    built_for: Option<(u64, u64)>,
+}
+
+/// One kind's derived grid, and the snapshot of it that searches read.
+struct Layer {
+    agent: AgentGrid,
+    snapshot: Arc<Grid>,
+}
+
+/// The grid a kind searches: a snapshot to hand to a background search, and the kind's derived
+/// grid when it has one.
+pub(crate) struct KindGrid<'a> {
+    pub snapshot: Arc<Grid>,
+    pub agent: Option<&'a AgentGrid>,
+}
+
+impl AgentLayers {
+    /// The grid agents of `kind` search now: the navigation grid for the default kind, else the
+    /// kind's derived grid, built from the navigation grid on first use.
+    ///
+    /// # Errors
+    /// [`KindError`] for an unknown profile, or a size out of range or larger than the map.
+    pub fn grid_for(
+        &mut self,
+        kind: KindKey,
+        nav: &NavGrid,
+        profiles: &TerrainProfiles,
+    ) -> Result<KindGrid<'_>, KindError> {
+        if kind.is_default() {
+            return Ok(KindGrid {
+                snapshot: nav.snapshot(),
+                agent: None,
+            });
+        }
+        kind.checked_size()?;
+        let profile = profiles
+            .get(kind.profile)
+            .ok_or(KindError::UnknownProfile(kind.profile))?;
+        if self.built_for != Some((nav.id(), profiles.revision())) {
+            // Built for another grid or other profiles: the published change that told the
+            // agents so is the whole map.
+            self.layers.clear();
+            self.built_for = Some((nav.id(), profiles.revision()));
+        }
+        let layer = match self.layers.entry(kind) {
+            bevy::platform::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+            bevy::platform::collections::hash_map::Entry::Vacant(entry) => {
+                let agent = AgentGrid::new(nav.grid(), profile, kind.size)?;
+                let snapshot = Arc::new(agent.grid().clone());
+                entry.insert(Layer { agent, snapshot })
+            }
+        };
+        Ok(KindGrid {
+            snapshot: Arc::clone(&layer.snapshot),
+            agent: Some(&layer.agent),
+        })
+    }
+
+    /// Brings every layer up to date with `change`, just published for `nav`; returns the change
+    /// as each layer's kind sees it (the whole map for every layer when the grid was replaced or
+    /// a profile changed, which drops the layers to be built again on use).
+    pub fn apply(
+        &mut self,
+        nav: &NavGrid,
+        profiles: &TerrainProfiles,
+        change: &MapChange,
+    ) -> Vec<(KindKey, Arc<MapChange>)> {
+        let current = Some((nav.id(), profiles.revision()));
+        if change.is_whole_map() || self.built_for != current {
+            let whole = Arc::new(MapChange::whole_map());
+            self.built_for = current;
+            return self
+                .layers
+                .drain()
+                .map(|(kind, _)| (kind, Arc::clone(&whole)))
+                .collect();
+        }
+        let changed: Vec<Cell> = change.cells().map(|cell| cell.cell).collect();
+        if changed.is_empty() {
+            return Vec::new();
+        }
+        let mut kinds = Vec::new();
+        let mut broken = Vec::new();
+        for (&kind, layer) in &mut self.layers {
+            match layer.update(nav.grid(), &changed) {
+                Ok(derived) if derived.is_empty() => {}
+                Ok(derived) => kinds.push((kind, Arc::new(derived))),
+                Err(error) => {
+                    warn!("derived grid of {kind:?} not updated ({error}); it will be rebuilt");
+                    broken.push(kind);
+                }
+            }
+        }
+        for kind in broken {
+            self.layers.remove(&kind);
+            kinds.push((kind, Arc::new(MapChange::whole_map())));
+        }
+        kinds
+    }
+}
+
+impl Layer {
+    /// Updates the derived grid for the terrain cells `changed` and writes the derived cells
+    /// that changed into the snapshot (copying it only while a search still reads it); returns
+    /// them as a map change.
+    fn update(&mut self, terrain: &Grid, changed: &[Cell]) -> Result<MapChange, KindError> {
+        let derived = self.agent.update(terrain, changed)?;
+        let snapshot = Arc::make_mut(&mut self.snapshot);
+        let mut changes = Vec::with_capacity(derived.len());
+        for cell in derived {
+            let before = snapshot.cost(cell).unwrap_or(0);
+            let after = self.agent.grid().cost(cell).unwrap_or(0);
+            snapshot.set_cost(cell, after).map_err(|_| {
+                KindError::Agent(astar_grid::agent::AgentError::OutOfBounds {
+                    cell,
+                    width: terrain.width(),
+                    height: terrain.height(),
+                })
+            })?;
+            changes.push(CellChange {
+                cell,
+                before,
+                after,
+            });
+        }
+        Ok(MapChange::from_cells(changes))
+    }
+}
