@@ -272,7 +272,10 @@ mod tests {
             before: 1,
             after: 0,
         }]);
-        cache.invalidate(&MapChanged::navigation_only(change), InvalidationPolicy::TouchedCells);
+        cache.invalidate(
+            &MapChanged::navigation_only(change),
+            InvalidationPolicy::TouchedCells,
+        );
         assert!(cache.get(&key(0)).is_some());
         assert!(cache.get(&key(5)).is_none());
     }
@@ -290,7 +293,9 @@ mod tests {
         for corner in [(3, 0), (2, 1), (4, 1), (3, 2)] {
             let mut cache = PathCache::default();
             cache.insert(key(2), diagonal(), 8);
-            cache.invalidate(&MapChanged::navigation_only(blocking(corner.0, corner.1)), InvalidationPolicy::TouchedCells,
+            cache.invalidate(
+                &MapChanged::navigation_only(blocking(corner.0, corner.1)),
+                InvalidationPolicy::TouchedCells,
             );
             assert!(
                 cache.get(&key(2)).is_none(),
@@ -305,9 +310,15 @@ mod tests {
             .options
             .with_movement(Movement::eight(astar_grid::CornerRule::Any));
         cache.insert(key(3), Arc::new(cutting), 8);
-        cache.invalidate(&MapChanged::navigation_only(blocking(4, 0)), InvalidationPolicy::TouchedCells);
+        cache.invalidate(
+            &MapChanged::navigation_only(blocking(4, 0)),
+            InvalidationPolicy::TouchedCells,
+        );
         assert!(cache.get(&key(2)).is_some());
-        cache.invalidate(&MapChanged::navigation_only(blocking(3, 0)), InvalidationPolicy::TouchedCells);
+        cache.invalidate(
+            &MapChanged::navigation_only(blocking(3, 0)),
+            InvalidationPolicy::TouchedCells,
+        );
         assert!(cache.get(&key(2)).is_none());
         assert!(cache.get(&key(3)).is_some());
     }

@@ -1,10 +1,10 @@
 //! The searches running in the background: each answers one request, or a batch of requests
 //! for one goal, and lists the agents waiting for each answer.
 
-use crate::kinds::KindKey;
 use crate::MapVersion;
 use crate::cache::RequestKey;
 use crate::engine::SearchOutcome;
+use crate::kinds::KindKey;
 use crate::{MapChange, PathRequest};
 use astar_grid::Grid;
 use bevy::platform::collections::HashMap;

@@ -7,6 +7,7 @@ pub mod common;
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
 use common::closest_cell::{self, ClosestExpectation};
+use common::footprint;
 use common::reference_search::ReferenceGraph;
 use common::{
     app_with_grid, current_grid, illegal_walk, path, path_check, random_grid, reference_cost,
@@ -48,6 +49,10 @@ struct Game {
     cost: CostModel,
     algorithms: Vec<PathAlgorithm>,
     closest: Vec<bool>,
+    /// Each agent's kind: a profile (0 the default, 1 `profile`, 2 the flyer) and a size.
+    kinds: Vec<(usize, u8)>,
+    /// The game's own terrain profile.
+    profile: TerrainProfile,
     starts: Vec<(u32, u32)>,
     goal: (u32, u32),
     frames: Vec<Vec<Interference>>,
@@ -76,6 +81,11 @@ prop_compose! {
             AGENTS,
         ),
         closest in prop::collection::vec(any::<bool>(), AGENTS),
+        kinds in prop::collection::vec(
+            prop_oneof![2 => Just((0usize, 1u8)), 3 => (0usize..3, 1u8..=3)],
+            AGENTS,
+        ),
+        profile in random_grid::terrain_profile(),
         starts in prop::collection::vec((0..SIDE, 0..SIDE), AGENTS),
         goal in (0..SIDE, 0..SIDE),
         frames in prop::collection::vec(
@@ -92,6 +102,8 @@ prop_compose! {
             cost,
             algorithms,
             closest,
+            kinds,
+            profile,
             starts,
             goal,
             frames,
@@ -100,22 +112,66 @@ prop_compose! {
 }
 
 /// The game's request for agent `index` from `(x, y)` to `goal`.
-fn game_request(game: &Game, index: usize, start: (u32, u32), goal: (u32, u32)) -> PathRequest {
+fn game_request(
+    game: &Game,
+    ids: &[ProfileId; 3],
+    index: usize,
+    start: (u32, u32),
+    goal: (u32, u32),
+) -> PathRequest {
     let options = SearchOptions::default()
         .with_movement(game.movement)
         .with_cost(game.cost)
         .with_closest_reachable(game.closest[index]);
+    let (profile, size) = game.kinds[index];
     PathRequest::new(Cell::from(start), Cell::from(goal))
         .with_options(options)
         .with_algorithm(game.algorithms[index])
+        .with_profile(ids[profile])
+        .with_size(size)
 }
 
-/// Every found or partial path of every agent is a legal walk on the grid as it is now.
+/// The grid the reference searches for a request's agent kind: the terrain
+/// itself for one-cell agents of the default profile, else the terrain eroded by the footprint
+/// with the profile's costs written in (brute force, without the crate's agent code).
+fn reference_grid(app: &App, request: &PathRequest) -> Grid {
+    let terrain = current_grid(app);
+    let profiles = app.world().resource::<TerrainProfiles>();
+    let profile = *profiles
+        .get(request.profile)
+        .expect("the game registered it");
+    if request.profile == ProfileId::DEFAULT && request.size == 1 {
+        terrain
+    } else {
+        footprint::eroded_grid(&terrain, &profile, request.size)
+    }
+}
+
+/// Registers the game's profiles; returns their ids: the default, the game's own, the flyer.
+fn register_profiles(app: &mut App, game: &Game) -> [ProfileId; 3] {
+    let mut profiles = app.world_mut().resource_mut::<TerrainProfiles>();
+    // A drawn profile may pass no terrain; agents of it then use the default.
+    let own = profiles
+        .add("own", game.profile)
+        .unwrap_or(ProfileId::DEFAULT);
+    let flyer = profiles
+        .add("flyer", TerrainProfile::flyer())
+        .expect("a fresh name");
+    [ProfileId::DEFAULT, own, flyer]
+}
+
+/// Every found or partial path of every agent is a legal walk on the grid as it is now, as its
+/// agent kind sees it.
 fn check_found_paths_are_legal(app: &mut App, frame: usize) -> Result<(), TestCaseError> {
-    let grid = current_grid(app);
     let mut agents = app.world_mut().query::<(Entity, &PathRequest, &Path)>();
-    for (entity, request, found) in agents.iter(app.world()) {
-        if found.is_found() || found.is_partial() {
+    let walks: Vec<(Entity, PathRequest, Path)> = agents
+        .iter(app.world())
+        .filter(|(_, _, found)| found.is_found() || found.is_partial())
+        .map(|(entity, request, found)| (entity, *request, found.clone()))
+        .collect();
+    for (entity, request, found) in walks {
+        {
+            let grid = reference_grid(app, &request);
             let illegal = illegal_walk(&grid, &found.cells, request.options.movement);
             prop_assert!(
                 illegal.is_none(),
@@ -133,11 +189,12 @@ fn play(game: &Game) -> Result<(), TestCaseError> {
         .with_goal_batch_min(game.goal_batch_min)
         .with_cache_capacity(game.cache_capacity);
     let mut app = app_with_grid(plugin, Grid::new(SIDE, SIDE));
+    let ids = register_profiles(&mut app, game);
     let mut agents: Vec<Entity> = game
         .starts
         .iter()
         .enumerate()
-        .map(|(index, &start)| spawn(&mut app, game_request(game, index, start, game.goal)))
+        .map(|(index, &start)| spawn(&mut app, game_request(game, &ids, index, start, game.goal)))
         .collect();
     for (frame, events) in game.frames.iter().enumerate() {
         for event in events {
@@ -156,7 +213,7 @@ fn play(game: &Game) -> Result<(), TestCaseError> {
                 }
                 Interference::Replace { agent, x, y } => {
                     app.world_mut().despawn(agents[agent]);
-                    let request = game_request(game, agent, (x, y), game.goal);
+                    let request = game_request(game, &ids, agent, (x, y), game.goal);
                     agents[agent] = spawn(&mut app, request);
                 }
             }
@@ -166,9 +223,9 @@ fn play(game: &Game) -> Result<(), TestCaseError> {
     }
     settle(&mut app, &agents);
     check_found_paths_are_legal(&mut app, game.frames.len())?;
-    let grid = current_grid(&app);
     for &agent in &agents {
         let request = *app.world().get::<PathRequest>(agent).expect("agent alive");
+        let grid = reference_grid(&app, &request);
         // Only a policy that re-searches when cells open promises the cheapest path, and only
         // without repair, whose detours may be dearer.
         let optimal = game.policy == InvalidationPolicy::TouchedOrOpened && !game.repair;
@@ -195,7 +252,10 @@ fn check_settled_path(
     let closest = options.closest_reachable && grid.is_walkable(start);
     if !grid.is_walkable(start) || !grid.is_walkable(goal) && !closest {
         prop_assert!(
-            matches!(found.status, PathStatus::Invalid(_)),
+            matches!(
+                found.status,
+                PathStatus::Invalid(_) | PathStatus::InvalidKind(_)
+            ),
             "{request:?}: {:?}",
             found.status
         );

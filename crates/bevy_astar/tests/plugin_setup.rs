@@ -95,6 +95,10 @@ fn public_components_and_resources_are_registered_for_reflection() {
             "PathDebugSettings",
             registered::<bevy_astar::PathDebugSettings>(&registry, resource),
         ),
+        (
+            "TerrainProfiles",
+            registered::<TerrainProfiles>(&registry, resource),
+        ),
     ];
     for (name, ok) in components.into_iter().chain(resources) {
         assert!(ok, "{name} is not registered with its reflect data");

@@ -3,11 +3,11 @@
 //! applied), then free what was let go of.
 
 use super::{PathNotifier, RetiredOutcomes};
-use crate::kinds::KindKey;
 use crate::MapVersion;
 use crate::cache::PathCache;
 use crate::engine::SearchOutcome;
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
+use crate::kinds::KindKey;
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
 use crate::{

@@ -2,13 +2,13 @@
 //! Dijkstra from the goal for a batch of requests, and the bookkeeping of who waits for them.
 
 use crate::MapVersion;
-use crate::kinds::KindKey;
 use crate::apply::RetiredOutcomes;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::run_goal_batch;
 use crate::engine::jump_point::JumpPoints;
 use crate::engine::{Engine, EngineChoice, SearchJob, SearchOutcome, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
+use crate::kinds::KindKey;
 use crate::queue::set_status;
 use crate::request::PathRequestState;
 use crate::trace::DebugPath;

@@ -4,8 +4,8 @@
 
 use crate::engine::goal_batch::GoalBatches;
 use crate::engine::{EngineChoice, SearchJob, SearchOutcome};
-use crate::kinds::KindKey;
 use crate::kinds::KindError;
+use crate::kinds::KindKey;
 use crate::{PathAlgorithm, PathRequest, PathStatus, PathfindingSettings};
 use astar_grid::{Grid, SearchError, SearchOptions};
 use core::time::Duration;
@@ -289,7 +289,10 @@ mod tests {
             PathRequest::new(Cell::new(0, 3), GOAL).with_algorithm(PathAlgorithm::FlowField);
         assert_eq!(
             route(&context, &queued(&blocked)),
-            Route::FailNow(job(&blocked), PathStatus::Invalid(SearchError::GoalBlocked(GOAL)))
+            Route::FailNow(
+                job(&blocked),
+                PathStatus::Invalid(SearchError::GoalBlocked(GOAL))
+            )
         );
         let outside = PathRequest::new(Cell::new(0, 3), Cell::new(8, 0))
             .with_algorithm(PathAlgorithm::FlowField);

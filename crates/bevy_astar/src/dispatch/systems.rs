@@ -12,9 +12,9 @@ use crate::engine::goal_batch::GoalBatches;
 use crate::engine::jump_point::JumpPoints;
 use crate::engine::{Engine, SearchJob, SearchOutcome};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
+use crate::kinds::{AgentLayers, KindError, KindKey};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
-use crate::kinds::{AgentLayers, KindError, KindKey};
 use crate::trace::PathDebugSettings;
 use crate::{
     MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
@@ -186,7 +186,8 @@ impl Dispatcher<'_, '_, '_> {
         let kind = KindKey::of(&request);
         let grid = self.kind_grid(kind);
         if request.start_at_agent
-            && let Some(cell) = transform.and_then(|transform| agent_cell(self.nav, &grid, kind, transform))
+            && let Some(cell) =
+                transform.and_then(|transform| agent_cell(self.nav, &grid, kind, transform))
             && cell != request.start
         {
             // Not a change of the request: its answer is still wanted.
@@ -268,7 +269,10 @@ impl Dispatcher<'_, '_, '_> {
             Route::JoinRunning | Route::Wait => set_status(target.path, PathStatus::Queued),
             Route::JoinBatch(job, alone) => {
                 let grid = Arc::clone(&target.grid);
-                if !self.batches.add(target.key, job, alone, grid, target.waiting) {
+                if !self
+                    .batches
+                    .add(target.key, job, alone, grid, target.waiting)
+                {
                     self.stats.shared_searches += 1;
                 }
             }
@@ -324,8 +328,14 @@ impl Dispatcher<'_, '_, '_> {
             key: target.key,
             subscribers: vec![target.waiting],
         };
-        self.launcher
-            .start_search(self.in_flight, Arc::clone(&target.grid), self.stats, member, job, engine);
+        self.launcher.start_search(
+            self.in_flight,
+            Arc::clone(&target.grid),
+            self.stats,
+            member,
+            job,
+            engine,
+        );
         self.launcher
             .mark_searching(entity, sequence, target.path, target.agent, true);
     }

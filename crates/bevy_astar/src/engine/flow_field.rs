@@ -5,8 +5,8 @@
 //! every request whose start and goal are valid (a bad one fails at dispatch, as no field could
 //! answer it); the heuristic, weight, window and limits do not apply, and it records no trace.
 
-use crate::kinds::KindKey;
 use super::{EngineAnswer, SearchJob};
+use crate::kinds::KindKey;
 use crate::{
     MapChange, MapChanged, NavGrid, PathAlgorithm, PathRequest, PathfindingSettings,
     PathfindingStats,
@@ -35,7 +35,12 @@ pub(crate) struct FieldKey {
 impl FieldKey {
     /// The field that answers requests for `goal` under `movement` and `cost`, for agents of
     /// `kind`.
-    pub(crate) const fn new(goal: Cell, movement: Movement, cost: CostModel, kind: KindKey) -> Self {
+    pub(crate) const fn new(
+        goal: Cell,
+        movement: Movement,
+        cost: CostModel,
+        kind: KindKey,
+    ) -> Self {
         Self {
             goal,
             movement,
@@ -181,15 +186,14 @@ impl FlowFields {
 
 /// The field `request` reads its path from, if it is a flow-field request.
 fn field_of(request: &PathRequest) -> Option<FieldKey> {
-    (request.algorithm == PathAlgorithm::FlowField)
-        .then(|| {
-            FieldKey::new(
-                request.goal,
-                request.options.movement,
-                request.options.cost,
-                KindKey::of(request),
-            )
-        })
+    (request.algorithm == PathAlgorithm::FlowField).then(|| {
+        FieldKey::new(
+            request.goal,
+            request.options.movement,
+            request.options.cost,
+            KindKey::of(request),
+        )
+    })
 }
 
 /// Starts a background build of `key`'s field on `current`, its kind's grid now: an
@@ -388,7 +392,12 @@ mod tests {
     use bevy::tasks::TaskPool;
 
     fn key(x: u32) -> FieldKey {
-        FieldKey::new(Cell::new(x, 0), Movement::EIGHT, CostModel::Octile, KindKey::DEFAULT)
+        FieldKey::new(
+            Cell::new(x, 0),
+            Movement::EIGHT,
+            CostModel::Octile,
+            KindKey::DEFAULT,
+        )
     }
 
     /// A slot holding a finished field for `key` on `grid`, last asked for in `last_used`.

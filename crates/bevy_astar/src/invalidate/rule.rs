@@ -4,8 +4,8 @@
 
 use super::{CellChange, MapChange};
 use crate::engine::SearchOutcome;
-use crate::request::PathRequestState;
 use crate::kinds::KindError;
+use crate::request::PathRequestState;
 use crate::{InvalidationPolicy, PathStatus};
 use astar_grid::agent::AgentError;
 use astar_grid::{Cell, Movement, SearchError};

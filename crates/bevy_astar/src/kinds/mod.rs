@@ -24,9 +24,9 @@ mod layers;
 
 pub(crate) use layers::AgentLayers;
 
-use astar_grid::agent::MAX_AGENT_SIZE;
 use astar_grid::TerrainProfile;
 use astar_grid::agent::AgentError;
+use astar_grid::agent::MAX_AGENT_SIZE;
 use bevy::prelude::*;
 
 /// A terrain profile registered in [`TerrainProfiles`], named by a request's

@@ -5,6 +5,8 @@
 
 #[path = "../../../astar_grid/tests/common/closest_cell.rs"]
 pub mod closest_cell;
+#[path = "../../../astar_grid/tests/common/footprint.rs"]
+pub mod footprint;
 #[path = "../../../astar_grid/tests/common/path_check.rs"]
 pub mod path_check;
 #[path = "../../../astar_grid/tests/common/random_grid.rs"]

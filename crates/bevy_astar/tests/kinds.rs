@@ -1,0 +1,252 @@
+//! Headless tests of agent kinds through the plugin: sizes and terrain profiles on requests,
+//! each kind searching its own derived grid, checked against the brute-force eroded grid.
+
+pub mod common;
+
+use bevy::prelude::*;
+use bevy_astar::astar_grid::agent::moving_ai::TREES;
+use bevy_astar::astar_grid::agent::{AgentError, Endpoint, FootprintProblem};
+use bevy_astar::prelude::*;
+use bevy_astar::{KindError, TerrainProfiles};
+use common::footprint::eroded_grid;
+use common::{
+    app_with_grid, assert_legal_and_optimal, block, current_grid, path, settle, spawn, stats,
+};
+
+/// A 12x8 map: a wall of trees at x = 5 with a one-cell gap at y = 1 and a two-cell gap at
+/// y = 5..=6. Walkers take the near gap, 2x2 agents the wide one, flyers fly over.
+fn forest() -> Grid {
+    Grid::from_fn(12, 8, |cell| {
+        if cell.x == 5 && ![1, 5, 6].contains(&cell.y) {
+            TREES
+        } else {
+            1
+        }
+    })
+}
+
+/// The forest as an agent of `size` under `profile` sees it, built by brute force.
+fn seen_by(app: &App, profile: ProfileId, size: u8) -> Grid {
+    let profiles = app.world().resource::<TerrainProfiles>();
+    let profile = *profiles.get(profile).expect("registered");
+    eroded_grid(&current_grid(app), &profile, size)
+}
+
+/// An app on the forest with the walker and flyer profiles registered.
+fn forest_app() -> (App, ProfileId, ProfileId) {
+    let mut app = app_with_grid(AStarPlugin::default(), forest());
+    let mut profiles = app.world_mut().resource_mut::<TerrainProfiles>();
+    let walker = profiles
+        .add("walker", TerrainProfile::walker())
+        .expect("new name");
+    let flyer = profiles
+        .add("flyer", TerrainProfile::flyer())
+        .expect("new name");
+    (app, walker, flyer)
+}
+
+#[test]
+fn each_kind_takes_its_own_way_through_the_forest() {
+    let (mut app, walker, flyer) = forest_app();
+    let (start, goal) = (Cell::new(1, 1), Cell::new(9, 1));
+    let algorithms = [
+        PathAlgorithm::AStar,
+        PathAlgorithm::JumpPoint,
+        PathAlgorithm::FlowField,
+    ];
+    let mut agents = Vec::new();
+    for algorithm in algorithms {
+        for (profile, size) in [(walker, 1), (walker, 2), (flyer, 1), (flyer, 3)] {
+            let request = PathRequest::new(start, goal)
+                .with_algorithm(algorithm)
+                .with_profile(profile)
+                .with_size(size);
+            agents.push((spawn(&mut app, request), request));
+        }
+    }
+    let entities: Vec<Entity> = agents.iter().map(|&(entity, _)| entity).collect();
+    settle(&mut app, &entities);
+    for (agent, request) in &agents {
+        let seen = seen_by(&app, request.profile, request.size);
+        let found = path(&app, *agent);
+        assert_legal_and_optimal(&seen, &found, request);
+        // Jump points run on the navigation grid's jump grid only: other kinds run A*.
+        assert_ne!(found.algorithm, PathAlgorithm::JumpPoint, "{request:?}");
+    }
+    let cost = |profile, size| {
+        let (agent, _) = agents
+            .iter()
+            .find(|(_, request)| request.profile == profile && request.size == size)
+            .expect("spawned");
+        path(&app, *agent).cost
+    };
+    // The boss goes round by the wide gap; the flyer straight over the trees.
+    assert!(cost(walker, 2) > cost(walker, 1));
+    assert!((cost(flyer, 1) - 8.0).abs() < 1e-9);
+    // Flow-field requests of different kinds for one goal do not share a field.
+    assert_eq!(stats(&app).flow_fields, 4);
+}
+
+#[test]
+fn a_wall_that_narrows_a_wide_path_cuts_it() {
+    let (mut app, walker, _) = forest_app();
+    let request = PathRequest::new(Cell::new(1, 5), Cell::new(9, 5))
+        .with_profile(walker)
+        .with_size(2);
+    let boss = spawn(&mut app, request);
+    settle(&mut app, &[boss]);
+    let before = path(&app, boss);
+    assert_legal_and_optimal(&seen_by(&app, walker, 2), &before, &request);
+    assert!(
+        before.cells.iter().all(|cell| cell.y == 5),
+        "{:?}",
+        before.cells
+    );
+    // The cell under the bottom row of the boss's footprint in the gap: on none of its anchors.
+    block(&mut app, Cell::new(5, 6));
+    assert!(!before.cells.contains(&Cell::new(5, 6)));
+    settle(&mut app, &[boss]);
+    let after = path(&app, boss);
+    assert!(after.revision > before.revision);
+    assert_eq!(after.status, PathStatus::NoPath);
+    // One-cell walkers still pass the gap's top cell.
+    let walker_agent = spawn(&mut app, request.with_size(1));
+    settle(&mut app, &[walker_agent]);
+    assert!(path(&app, walker_agent).is_found());
+    assert!(stats(&app).paths_invalidated >= 1);
+}
+
+#[test]
+fn fat_agents_walk_through_their_footprint_centres() {
+    let (mut app, walker, _) = forest_app();
+    let request = PathRequest::new(Cell::new(0, 0), Cell::new(2, 0))
+        .with_profile(walker)
+        .with_size(2);
+    let agent = app
+        .world_mut()
+        .spawn((request, PathFollower::new(40.0), Transform::default()))
+        .id();
+    settle(&mut app, &[agent]);
+    let found = path(&app, agent);
+    let nav = app.world().resource::<NavGrid>();
+    let centres: Vec<Vec2> = found
+        .cells
+        .iter()
+        .map(|&cell| nav.footprint_center(cell, 2))
+        .collect();
+    assert_eq!(found.waypoints, centres);
+    // Cells are 10 units wide: the 2x2 footprint at (2, 0) is centred on (30, 10).
+    assert_eq!(centres.last(), Some(&Vec2::new(30.0, 10.0)));
+    for _ in 0..200 {
+        app.update();
+    }
+    let end = app.world().get::<Transform>(agent).expect("spawned");
+    assert!(end.translation.truncate().distance(Vec2::new(30.0, 10.0)) < 1e-3);
+}
+
+#[test]
+fn a_fat_agent_that_starts_at_itself_is_searched_from_its_anchor() {
+    let (mut app, walker, _) = forest_app();
+    let request = PathRequest::new(Cell::new(0, 0), Cell::new(9, 5))
+        .with_profile(walker)
+        .with_size(2)
+        .with_start_at_agent(true);
+    let nav = app.world().resource::<NavGrid>();
+    // The footprint centre of anchor (2, 3).
+    let at = nav.footprint_center(Cell::new(2, 3), 2).extend(0.0);
+    let agent = app
+        .world_mut()
+        .spawn((request, Transform::from_translation(at)))
+        .id();
+    settle(&mut app, &[agent]);
+    assert_eq!(path(&app, agent).cells.first(), Some(&Cell::new(2, 3)));
+}
+
+#[test]
+fn bad_kinds_fail_with_the_reason() {
+    let (mut app, walker, _) = forest_app();
+    let mut elsewhere = TerrainProfiles::default();
+    for name in ["a", "b", "c", "d"] {
+        elsewhere
+            .add(name, TerrainProfile::walker())
+            .expect("new name");
+    }
+    let unknown = elsewhere.id("d").expect("added");
+    let plain = PathRequest::new(Cell::new(0, 0), Cell::new(9, 1));
+    let cases = [
+        (
+            plain.with_profile(unknown),
+            KindError::UnknownProfile(unknown),
+        ),
+        (
+            plain.with_size(0),
+            KindError::Agent(AgentError::InvalidSize { size: 0 }),
+        ),
+        (
+            plain.with_size(9),
+            KindError::Agent(AgentError::InvalidSize { size: 9 }),
+        ),
+        // The 2x2 footprint at (4, 0) covers the trees at (5, 0).
+        (
+            PathRequest::new(Cell::new(4, 0), Cell::new(9, 1))
+                .with_profile(walker)
+                .with_size(2),
+            KindError::Agent(AgentError::FootprintDoesNotFit {
+                endpoint: Endpoint::Start,
+                cell: Cell::new(4, 0),
+                size: 2,
+                problem: FootprintProblem::Impassable(Cell::new(5, 0)),
+            }),
+        ),
+        // The 2x2 footprint at (11, 1) leaves the map.
+        (
+            PathRequest::new(Cell::new(0, 0), Cell::new(11, 1))
+                .with_profile(walker)
+                .with_size(2),
+            KindError::Agent(AgentError::FootprintDoesNotFit {
+                endpoint: Endpoint::Goal,
+                cell: Cell::new(11, 1),
+                size: 2,
+                problem: FootprintProblem::OutsideMap,
+            }),
+        ),
+    ];
+    let agents: Vec<Entity> = cases
+        .iter()
+        .map(|(request, _)| spawn(&mut app, *request))
+        .collect();
+    settle(&mut app, &agents);
+    for (agent, (request, error)) in agents.iter().zip(&cases) {
+        assert_eq!(
+            path(&app, *agent).status,
+            PathStatus::InvalidKind(*error),
+            "{request:?}"
+        );
+    }
+    // Once the trees under the footprint are cut down, the boss at (4, 0) sets off.
+    let fitting = agents[3];
+    for y in [0, 1] {
+        app.world_mut()
+            .resource_mut::<NavGrid>()
+            .set_cost(Cell::new(5, y), 1)
+            .expect("inside the grid");
+    }
+    settle(&mut app, &[fitting]);
+    assert!(path(&app, fitting).is_found());
+}
+
+#[test]
+fn an_agent_larger_than_the_map_fails_with_the_reason() {
+    let mut app = app_with_grid(AStarPlugin::default(), Grid::new(6, 4));
+    let request = PathRequest::new(Cell::new(0, 0), Cell::new(1, 0)).with_size(5);
+    let agent = spawn(&mut app, request);
+    settle(&mut app, &[agent]);
+    assert_eq!(
+        path(&app, agent).status,
+        PathStatus::InvalidKind(KindError::Agent(AgentError::LargerThanMap {
+            size: 5,
+            width: 6,
+            height: 4,
+        }))
+    );
+}
