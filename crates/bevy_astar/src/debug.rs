@@ -5,7 +5,7 @@
 
 pub use crate::trace::{DebugPath, PathDebugSettings, PathTrace};
 
-use crate::{NavGrid, Path};
+use crate::{NavGrid, Path, PathRequest};
 use astar_grid::Cell;
 use bevy::color::palettes::css;
 use bevy::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
@@ -77,6 +77,8 @@ pub struct AStarGizmos {
     pub open_color: Color,
     /// The path's waypoints.
     pub path_color: Color,
+    /// The footprint of an agent larger than one cell, drawn at each of its path's cells.
+    pub footprint_color: Color,
     /// Whether grid lines are drawn.
     pub draw_grid: bool,
     /// The grid lines' colour.
@@ -93,6 +95,7 @@ impl Default for AStarGizmos {
             closed_color: Color::srgb(0.25, 0.45, 1.0),
             open_color: Color::srgb(0.2, 0.85, 0.3),
             path_color: css::GOLD.into(),
+            footprint_color: Color::srgba(1.0, 0.84, 0.0, 0.25),
             draw_grid: false,
             grid_color: Color::srgba(1.0, 1.0, 1.0, 0.12),
             draw_blocked: false,
@@ -128,17 +131,18 @@ fn draw_traces(
     nav: Res<NavGrid>,
     settings: Option<Res<PathDebugSettings>>,
     mut gizmos: Gizmos<AStarGizmos>,
-    agents: Query<(&Path, Option<&PathTrace>, Has<DebugPath>)>,
+    agents: Query<(&Path, Option<&PathTrace>, Option<&PathRequest>, Has<DebugPath>)>,
 ) {
     let all = settings.is_some_and(|settings| settings.trace_all_agents);
     let size = nav.cell_size().abs();
     let closed_color = gizmos.config_ext.closed_color;
     let open_color = gizmos.config_ext.open_color;
     let path_color = gizmos.config_ext.path_color;
+    let footprint_color = gizmos.config_ext.footprint_color;
     let square = |gizmos: &mut Gizmos<AStarGizmos>, cell: Cell, scale: f32, color: Color| {
         gizmos.rect_2d(nav.cell_center(cell), size * scale, color);
     };
-    for (path, trace, marked) in &agents {
+    for (path, trace, request, marked) in &agents {
         if !(marked || all) {
             continue;
         }
@@ -153,6 +157,14 @@ fn draw_traces(
             };
             for cell in open {
                 square(&mut gizmos, cell, 0.45, open_color);
+            }
+        }
+        let agent_size = request.map_or(1, |request| request.size);
+        if agent_size > 1 {
+            let footprint = size * f32::from(agent_size);
+            for &cell in &path.cells {
+                let center = nav.footprint_center(cell, agent_size);
+                gizmos.rect_2d(center, footprint, footprint_color);
             }
         }
         gizmos.linestrip_2d(path.waypoints.iter().copied(), path_color);
