@@ -148,6 +148,10 @@ pub fn result_line(
         PathStatus::Invalid(error) => {
             StatusLine::new(Tone::Error, format!("Cannot search: {error}."))
         }
+        PathStatus::InvalidKind(error) => StatusLine::new(
+            Tone::Error,
+            format!("Cannot search for this agent: {error}."),
+        ),
         PathStatus::Queued | PathStatus::Searching | PathStatus::WaitingForMap => {
             StatusLine::new(Tone::Busy, "Searching...")
         }

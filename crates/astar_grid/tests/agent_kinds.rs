@@ -532,7 +532,7 @@ fn each_bad_request_gets_its_typed_error() {
         found_width: 5,
         found_height: 3,
     };
-    assert_eq!(agent.update(&Grid::new(5, 3), &[]), Err(mismatch.clone()));
+    assert_eq!(agent.update(&Grid::new(5, 3), &[]), Err(mismatch));
     let mut clearance = agent.clearance().clone();
     assert_eq!(clearance.update(&Grid::new(5, 3), &[]), Err(mismatch));
     let outside = AgentError::OutOfBounds {
@@ -544,7 +544,7 @@ fn each_bad_request_gets_its_typed_error() {
     edited.set_blocked(Cell::new(0, 0), true).expect("inside");
     assert_eq!(
         agent.update(&edited, &[Cell::new(0, 0), Cell::new(4, 0)]),
-        Err(outside.clone())
+        Err(outside)
     );
     assert_eq!(
         clearance.update(&edited, &[Cell::new(0, 0), Cell::new(4, 0)]),

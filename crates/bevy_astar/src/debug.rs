@@ -127,11 +127,20 @@ fn draw_grid(nav: Res<NavGrid>, mut gizmos: Gizmos<AStarGizmos>) {
     }
 }
 
+/// What the overlay reads of an agent: its path, its trace, its request (for its size) and
+/// whether it is marked for tracing.
+type TracedAgent = (
+    &'static Path,
+    Option<&'static PathTrace>,
+    Option<&'static PathRequest>,
+    Has<DebugPath>,
+);
+
 fn draw_traces(
     nav: Res<NavGrid>,
     settings: Option<Res<PathDebugSettings>>,
     mut gizmos: Gizmos<AStarGizmos>,
-    agents: Query<(&Path, Option<&PathTrace>, Option<&PathRequest>, Has<DebugPath>)>,
+    agents: Query<TracedAgent>,
 ) {
     let all = settings.is_some_and(|settings| settings.trace_all_agents);
     let size = nav.cell_size().abs();
