@@ -40,6 +40,7 @@
 
 mod apply;
 mod cache;
+mod connectivity;
 #[cfg(feature = "debug")]
 pub mod debug;
 mod dispatch;
@@ -63,6 +64,7 @@ mod trace;
 
 pub use apply::{PathFound, PathNotFound};
 pub use astar_grid;
+pub use connectivity::NavConnectivity;
 pub use follow::PathFollower;
 pub use invalidate::{CellChange, MapChange, MapChanged, MapVersion};
 pub use kinds::{KindError, ProfileError, ProfileId, TerrainProfiles};

@@ -2,6 +2,7 @@
 
 use crate::apply::{RetiredOutcomes, free_retired_outcomes, poll_searches};
 use crate::cache::PathCache;
+use crate::connectivity::sync_connectivity;
 use crate::dispatch::{dispatch_searches, queue_changed_requests};
 use crate::engine::flow_field::{
     FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
@@ -14,9 +15,9 @@ use crate::kinds::AgentLayers;
 use crate::queue::RequestQueue;
 use crate::trace::{DebugPath, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
-    InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path, PathAlgorithm, PathFailure,
-    PathFollower, PathFound, PathNotFound, PathRequest, PathStatus, PathfindingSettings,
-    PathfindingStats, ProfileId, TerrainProfiles,
+    InvalidationPolicy, MapChanged, MapVersion, NavConnectivity, NavGrid, Path, PathAlgorithm,
+    PathFailure, PathFollower, PathFound, PathNotFound, PathRequest, PathStatus,
+    PathfindingSettings, PathfindingStats, ProfileId, TerrainProfiles,
 };
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
@@ -226,9 +227,11 @@ impl Plugin for AStarPlugin {
             .register_type::<PathDebugSettings>()
             .register_type::<ProfileId>()
             .register_type::<TerrainProfiles>()
+            .register_type::<NavConnectivity>()
             .init_resource::<PathDebugSettings>()
             .init_resource::<TerrainProfiles>()
             .init_resource::<AgentLayers>()
+            .init_resource::<NavConnectivity>()
             .insert_resource(self.settings.clone())
             .init_resource::<MapVersion>()
             .init_resource::<PathfindingStats>()
@@ -263,6 +266,7 @@ impl Plugin for AStarPlugin {
                             invalidate_paths,
                             invalidate_flow_fields,
                             record_jump_point_changes,
+                            sync_connectivity,
                         ),
                     )
                         .chain()

@@ -1,5 +1,6 @@
 //! Headless tests of agent kinds through the plugin: sizes and terrain profiles on requests,
-//! each kind searching its own derived grid, checked against the brute-force eroded grid.
+//! each kind searching its own derived grid, and the connectivity of each kind, checked against
+//! the brute-force eroded grid.
 
 pub mod common;
 
@@ -7,11 +8,14 @@ use bevy::prelude::*;
 use bevy_astar::astar_grid::agent::moving_ai::TREES;
 use bevy_astar::astar_grid::agent::{AgentError, Endpoint, FootprintProblem};
 use bevy_astar::prelude::*;
-use bevy_astar::{KindError, TerrainProfiles};
+use bevy_astar::{KindError, NavConnectivity, TerrainProfiles};
 use common::footprint::eroded_grid;
+use common::reference_search::ReferenceGraph;
 use common::{
-    app_with_grid, assert_legal_and_optimal, block, current_grid, path, settle, spawn, stats,
+    app_with_grid, assert_legal_and_optimal, block, current_grid, path, random_grid, settle, spawn,
+    stats,
 };
+use proptest::prelude::*;
 
 /// A 12x8 map: a wall of trees at x = 5 with a one-cell gap at y = 1 and a two-cell gap at
 /// y = 5..=6. Walkers take the near gap, 2x2 agents the wide one, flyers fly over.
@@ -249,4 +253,112 @@ fn an_agent_larger_than_the_map_fails_with_the_reason() {
             height: 4,
         }))
     );
+}
+
+/// One random edit of the connectivity game: a cell's terrain value, and a cell to ask about.
+#[derive(Clone, Debug)]
+struct Probe {
+    edit: (u32, u32, u8),
+    blocked: (u32, u32),
+    from: (u32, u32),
+}
+
+fn probes() -> impl Strategy<Value = Vec<Probe>> {
+    prop::collection::vec(
+        (
+            (
+                0..SIDE,
+                0..SIDE,
+                prop_oneof![Just(0u8), Just(1u8), Just(TREES), 2u8..=4],
+            ),
+            (0..SIDE, 0..SIDE),
+            (0..SIDE, 0..SIDE),
+        )
+            .prop_map(|(edit, blocked, from)| Probe {
+                edit,
+                blocked,
+                from,
+            }),
+        1..30,
+    )
+}
+
+const SIDE: u32 = 9;
+
+/// Whether `from` reaches `to` on `grid` under `movement`, by the independent reference.
+fn reference_reaches(grid: &Grid, movement: Movement, from: Cell, to: Cell) -> bool {
+    grid.is_walkable(from)
+        && grid.is_walkable(to)
+        && ReferenceGraph::new(grid, movement, CostModel::Octile)
+            .cost(from, to)
+            .is_some()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The plugin's connectivity of every tracked kind agrees, frame after frame of random
+    /// edits, with reachability on the brute-force eroded grid; and its tower check with
+    /// reachability once the cell is blocked.
+    #[test]
+    fn connectivity_follows_every_kind_through_random_edits(
+        probes in probes(),
+        movement in random_grid::movement(),
+        size in 1u8..=3,
+    ) {
+        let mut app = app_with_grid(AStarPlugin::default(), Grid::new(SIDE, SIDE));
+        let walker = app
+            .world_mut()
+            .resource_mut::<TerrainProfiles>()
+            .add("walker", TerrainProfile::walker())
+            .expect("new name");
+        let kinds = [(ProfileId::DEFAULT, 1), (walker, size), (ProfileId::DEFAULT, size)];
+        for (profile, size) in kinds {
+            app.world_mut()
+                .resource_mut::<NavConnectivity>()
+                .track(profile, size, movement);
+        }
+        let goal = Cell::new(0, 0);
+        for probe in &probes {
+            let (x, y, value) = probe.edit;
+            app.world_mut()
+                .resource_mut::<NavGrid>()
+                .set_cost(Cell::new(x, y), value)
+                .expect("inside the grid");
+            app.update();
+            let regions = app.world().resource::<NavConnectivity>();
+            let from = Cell::from(probe.from);
+            let blocked = Cell::from(probe.blocked);
+            for (profile, size) in kinds {
+                let seen = seen_by(&app, profile, size);
+                let reaches = regions.reaches(profile, size, movement, from, goal);
+                prop_assert_eq!(
+                    reaches,
+                    Some(reference_reaches(&seen, movement, from, goal)),
+                    "{:?} size {} from {}", profile, size, from
+                );
+                let check = regions
+                    .check_blocking(profile, size, movement, &[blocked], &[from], goal)
+                    .expect("tracked")
+                    .expect("on the map");
+                let mut walled = current_grid(&app);
+                walled.set_cost(blocked, 0).expect("on the map");
+                let profile_table = *app
+                    .world()
+                    .resource::<TerrainProfiles>()
+                    .get(profile)
+                    .expect("registered");
+                let walled = eroded_grid(&walled, &profile_table, size);
+                let still = reference_reaches(&walled, movement, from, goal);
+                let now = reference_reaches(&seen, movement, from, goal);
+                // The goal itself taken away counts, whoever could reach it.
+                let goal_lost = seen.is_walkable(goal) && !walled.is_walkable(goal);
+                prop_assert_eq!(
+                    check.disconnects(),
+                    now && !still || goal_lost,
+                    "{:?} size {}: blocking {} between {} and {}", profile, size, blocked, from, goal
+                );
+            }
+        }
+    }
 }
