@@ -474,7 +474,8 @@ fn search_options(width: u32, height: u32) -> impl Strategy<Value = SearchOption
         options.max_expansions = max_expansions;
         options
     });
-    prop_oneof![3 => general, 1 => jump_point]
+    (prop_oneof![3 => general, 1 => jump_point], any::<bool>())
+        .prop_map(|(options, closest)| options.with_closest_reachable(closest))
 }
 
 /// A search request: a grid of up to 7x7 cells (or none), mostly walkable, with terrain costs
@@ -492,13 +493,16 @@ fn search_case() -> impl Strategy<Value = SearchCase> {
             prop_oneof![jps_cost_model(), cost_model()],
             any::<bool>(),
             limit(),
+            any::<bool>(),
         )
-            .prop_map(|(cost, full_path, max_expansions)| JpsOptions {
-                cost,
-                full_path,
-                max_expansions,
-                closest_reachable: false,
-            });
+            .prop_map(
+                |(cost, full_path, max_expansions, closest_reachable)| JpsOptions {
+                    cost,
+                    full_path,
+                    max_expansions,
+                    closest_reachable,
+                },
+            );
         (
             values,
             cell_in(width, height),

@@ -155,12 +155,13 @@ impl SearchCase {
         options.window = (bytes.byte() % 4 == 0)
             .then(|| SearchWindow::new(bytes.cell(&grid), bytes.cell(&grid)));
         options.partial_path = bytes.flag();
+        options.closest_reachable = bytes.flag();
         options.trace = bytes.flag();
         let jps = JpsOptions {
             cost: bytes.cost(),
             full_path: bytes.flag(),
             max_expansions: bytes.limit(),
-            closest_reachable: false,
+            closest_reachable: bytes.flag(),
         };
         let budget = 1 + u32::from(bytes.byte() % 16);
         let goals = (0..bytes.byte() % 4).map(|_| bytes.cell(&grid)).collect();
@@ -200,8 +201,12 @@ fn astar_errors(case: &SearchCase) -> Vec<SearchError> {
     let SearchCase {
         grid, start, goal, ..
     } = case;
-    let mut errors = endpoint_errors(grid, *start, *goal);
     let options = &case.options;
+    let mut errors = endpoint_errors(grid, *start, *goal);
+    // A blocked goal is searched for its closest reachable cell when that is asked for.
+    errors.retain(|error| {
+        !(options.closest_reachable && matches!(error, SearchError::GoalBlocked(_)))
+    });
     let weight = match options.weighting {
         Weighting::Static(weight) => (!(weight.is_finite() && weight >= 1.0)).then_some(weight),
         Weighting::Dynamic { epsilon } => {
@@ -308,8 +313,9 @@ fn time_sliced(case: &SearchCase, searcher: &mut Searcher) -> SearchResult {
     panic!("a time-sliced search does not finish");
 }
 
-/// A result is legal: a found path reaches the goal, a partial one only when asked for, every
-/// path walks legal steps inside the window and costs what its steps add up to.
+/// A result is legal: a found path reaches the goal, a partial one only when asked for (a
+/// limit's partial path, or the path to the closest reachable cell), every path walks legal
+/// steps inside the window and costs what its steps add up to.
 fn check_astar_result(case: &SearchCase, result: &SearchResult) {
     let options = &case.options;
     assert_eq!(result.trace.is_some(), options.trace);
@@ -317,7 +323,12 @@ fn check_astar_result(case: &SearchCase, result: &SearchResult) {
         (SearchStatus::Found, Some(path)) => path,
         (SearchStatus::NoPath, None) => return,
         (SearchStatus::LimitReached(_), None) => return,
-        (SearchStatus::LimitReached(_), Some(path)) if options.partial_path => path,
+        (SearchStatus::LimitReached(_), Some(path))
+            if options.partial_path || options.closest_reachable =>
+        {
+            path
+        }
+        (SearchStatus::NoPath, Some(path)) if options.closest_reachable => path,
         (status, path) => panic!("{status:?} with {path:?}"),
     };
     let end = if result.status == SearchStatus::Found {
@@ -378,6 +389,9 @@ fn run_jps(
         Ok(result) => result,
         Err(error) => {
             let mut fitting = endpoint_errors(&case.grid, case.start, case.goal);
+            fitting.retain(|fit| {
+                !(options.closest_reachable && matches!(fit, SearchError::GoalBlocked(_)))
+            });
             if !options.cost.is_valid() {
                 fitting.push(SearchError::InvalidCostModel);
             }
@@ -405,6 +419,11 @@ fn run_jps(
                 options.cost,
             );
             assert_eq!(legal, Ok(()), "{path:?}");
+        }
+    } else if options.closest_reachable {
+        // The path to the closest reachable cell, full or as turning points.
+        if let Some(path) = &result.path {
+            assert_eq!(path.start(), Some(case.start), "{result:?}");
         }
     } else {
         assert_eq!(result.path, None, "{result:?}");
