@@ -5,7 +5,7 @@
 
 use crate::VisualiserSystems;
 use crate::endpoints::Endpoints;
-use crate::settings::{Algorithm, SearchSettings};
+use crate::settings::SearchSettings;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy_astar::astar_grid::{JpsOptions, JumpGrid, SearchStatus, Searcher};
@@ -133,7 +133,7 @@ fn run_jump_point_search(
     }
     let jps = &mut *jps;
     jps.outcome = match endpoints.pair() {
-        Some((start, goal)) if settings.algorithm == Algorithm::JumpPoint => Some(search(
+        Some((start, goal)) if settings.runs_own_jump_points() => Some(search(
             &mut jps.searcher,
             nav.grid(),
             start,
@@ -164,6 +164,7 @@ fn draw_jump_point_path(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::Algorithm;
 
     fn settings(algorithm: Algorithm) -> SearchSettings {
         SearchSettings {

@@ -8,7 +8,8 @@ use crate::map::{LoadedMap, MapAction, MapSource, ObstacleSettings};
 use crate::replay::{Replay, ReplayCommand};
 use crate::search::{SearchAgent, TraceLookup};
 use crate::settings::{
-    ALGORITHM_MENU, Algorithm, CostChoice, INTEGER_STRAIGHT_COST, SearchSettings,
+    ALGORITHM_MENU, Algorithm, CostChoice, INTEGER_STRAIGHT_COST, MAX_PANEL_AGENT_SIZE,
+    SearchSettings,
 };
 use crate::status::{self, StatusLine, Tone};
 use bevy::ecs::system::SystemParam;
@@ -281,6 +282,21 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
                     "show the partial path when a limit stops",
                 ),
             );
+            ui.checkbox(
+                &mut settings.closest_reachable,
+                "unreachable goal: path to the closest cell",
+            );
+            ui.horizontal(|ui| {
+                ui.label("agent size");
+                ui.add(
+                    egui::DragValue::new(&mut settings.agent_size)
+                        .range(1..=MAX_PANEL_AGENT_SIZE)
+                        .suffix(" cells"),
+                );
+                if settings.agent_size > 1 && jps {
+                    ui.label("(JPS: A* answers)");
+                }
+            });
             // Always one line, so that the sections below stay where they are.
             if settings.options(Cell::new(0, 0)).is_optimal() {
                 ui.colored_label(
@@ -458,7 +474,7 @@ fn help_section(ui: &mut egui::Ui) {
 fn status_bar(ui: &mut egui::Ui, shown: &Shown, controls: &Controls) {
     let (path, trace) = *shown.agent;
     let model = controls.settings.cost_model();
-    let jps = controls.settings.algorithm == Algorithm::JumpPoint;
+    let jps = controls.settings.runs_own_jump_points();
     let line = if jps {
         status::jps_result_line(&shown.endpoints, shown.jps.outcome.as_ref(), model)
     } else {

@@ -15,13 +15,15 @@
 //! | `smoothing on\|off`                            | smoothing                               |
 //! | `window off` / `window W H`                    | search window                           |
 //! | `limit off` / `limit N`                        | expansion limit                         |
+//! | `closest on\|off`                              | path to the closest cell when unreachable |
+//! | `size N`                                       | agent size                              |
 //! | `replay restart\|play\|step N\|seek N\|end`    | replay buttons and slider               |
 //! | `replay speed N`, `replay auto on\|off`        | replay speed, autoplay                  |
 
 use crate::VisualiserSystems;
 use crate::map::{MapAction, MapRng, MapSource, ObstacleSettings};
 use crate::replay::{Replay, ReplayCommand};
-use crate::settings::{Algorithm, CostChoice, SearchSettings};
+use crate::settings::{Algorithm, CostChoice, MAX_PANEL_AGENT_SIZE, SearchSettings};
 use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -63,6 +65,8 @@ enum SettingChange {
     Smoothing(bool),
     Window(Option<UVec2>),
     Limit(Option<u32>),
+    Closest(bool),
+    Size(u8),
 }
 
 impl SettingChange {
@@ -87,6 +91,8 @@ impl SettingChange {
             Self::Smoothing(on) => settings.smoothing = on,
             Self::Window(window) => settings.window = window,
             Self::Limit(limit) => settings.max_expansions = limit,
+            Self::Closest(on) => settings.closest_reachable = on,
+            Self::Size(size) => settings.agent_size = size,
         }
     }
 }
@@ -151,6 +157,12 @@ fn parse(text: &str) -> Option<ScriptCommand> {
         }
         ["limit", "off"] => C::Settings(S::Limit(None)),
         ["limit", max] => C::Settings(S::Limit(Some(whole(max)?))),
+        ["closest", on] => C::Settings(S::Closest(on_off(on)?)),
+        ["size", size] => C::Settings(S::Size(
+            u8::try_from(whole(size)?)
+                .ok()
+                .filter(|size| (1..=MAX_PANEL_AGENT_SIZE).contains(size))?,
+        )),
         ["replay", "restart"] => C::Replay(ReplayCommand::Restart),
         ["replay", "play"] => C::Replay(ReplayCommand::TogglePlay),
         ["replay", "step", delta] => C::Replay(ReplayCommand::Step(delta.parse().ok()?)),
@@ -234,6 +246,8 @@ mod tests {
             "window 21 15",
             "limit 300",
             "smoothing on",
+            "closest on",
+            "size 2",
         ] {
             match parse(text) {
                 Some(ScriptCommand::Settings(change)) => change.apply(&mut settings),
@@ -252,6 +266,8 @@ mod tests {
         assert_eq!(settings.window, Some(UVec2::new(21, 15)));
         assert_eq!(settings.max_expansions, Some(300));
         assert!(settings.smoothing);
+        assert!(settings.closest_reachable);
+        assert_eq!(settings.agent_size, 2);
         assert_eq!(
             parse("replay step -3"),
             Some(ScriptCommand::Replay(ReplayCommand::Step(-3)))
@@ -265,6 +281,9 @@ mod tests {
             "map atlantis",
             "scatter lots",
             "algorithm bfs",
+            "size 0",
+            "size 5",
+            "closest maybe",
             "movement 6",
             "heuristic taxicab",
             "window 10",

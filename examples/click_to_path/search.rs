@@ -4,7 +4,7 @@
 
 use crate::VisualiserSystems;
 use crate::endpoints::Endpoints;
-use crate::settings::{Algorithm, SearchSettings};
+use crate::settings::SearchSettings;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
@@ -53,7 +53,7 @@ fn sync_request(
     let (entity, request) = agent.into_inner();
     let wanted = endpoints
         .pair()
-        .filter(|_| settings.algorithm != Algorithm::JumpPoint);
+        .filter(|_| !settings.runs_own_jump_points());
     match (wanted, request) {
         (Some((start, goal)), Some(mut request)) => {
             let wanted = settings.request(start, goal);

@@ -60,7 +60,16 @@ pub struct SearchSettings {
     pub max_expansions: Option<u32>,
     /// When a window or expansion limit stops the search, show the path to the closest cell.
     pub partial_path: bool,
+    /// When the goal cannot be reached (or is a wall), show the path to the reachable cell
+    /// closest to it.
+    pub closest_reachable: bool,
+    /// The side of the agent's square footprint, 1 to [`MAX_PANEL_AGENT_SIZE`]: the path's
+    /// cells are the footprint's top-left cells.
+    pub agent_size: u8,
 }
+
+/// The largest agent the panel offers.
+pub const MAX_PANEL_AGENT_SIZE: u8 = 4;
 
 impl Default for SearchSettings {
     fn default() -> Self {
@@ -77,6 +86,8 @@ impl Default for SearchSettings {
             window: None,
             max_expansions: None,
             partial_path: true,
+            closest_reachable: false,
+            agent_size: 1,
         }
     }
 }
@@ -119,7 +130,8 @@ impl SearchSettings {
             .with_movement(movement)
             .with_cost(self.cost_model())
             .with_heuristic(self.effective_heuristic())
-            .with_partial_path(self.partial_path);
+            .with_partial_path(self.partial_path)
+            .with_closest_reachable(self.closest_reachable);
         if self.is_weighted() {
             options = options.with_weight(self.weight.max(1.0));
         }
@@ -137,6 +149,13 @@ impl SearchSettings {
         PathRequest::new(start, goal)
             .with_options(self.options(start))
             .with_smoothing(self.smoothing)
+            .with_size(self.agent_size.clamp(1, MAX_PANEL_AGENT_SIZE))
+    }
+
+    /// Whether the panel's own jump point search runs: it searches for one-cell agents only,
+    /// so larger agents are searched by the plugin (which answers them with A*).
+    pub fn runs_own_jump_points(&self) -> bool {
+        self.algorithm == Algorithm::JumpPoint && self.agent_size <= 1
     }
 }
 
@@ -180,6 +199,28 @@ mod tests {
         };
         assert_eq!(settings.effective_heuristic(), Heuristic::Octile);
         assert!(settings.options(Cell::new(0, 0)).weighting.is_unit());
+    }
+
+    #[test]
+    fn the_request_carries_the_agent_size_and_the_closest_cell_option() {
+        let settings = SearchSettings {
+            agent_size: 3,
+            closest_reachable: true,
+            algorithm: Algorithm::JumpPoint,
+            ..SearchSettings::default()
+        };
+        let request = settings.request(Cell::new(1, 1), Cell::new(5, 5));
+        assert_eq!(request.size, 3);
+        assert!(request.options.closest_reachable);
+        assert!(!settings.runs_own_jump_points());
+        let too_big = SearchSettings {
+            agent_size: 9,
+            ..SearchSettings::default()
+        };
+        assert_eq!(
+            too_big.request(Cell::new(0, 0), Cell::new(1, 1)).size,
+            MAX_PANEL_AGENT_SIZE
+        );
     }
 
     #[test]

@@ -123,6 +123,14 @@ pub fn result_line(
                 drawn_length(path, cell_size),
             ),
         ),
+        PathStatus::NoPath if path.is_partial() => StatusLine::new(
+            Tone::Warning,
+            format!(
+                "Unreachable: the gold line leads to {}, the reachable cell closest to {goal} \
+                 ({work}).",
+                path.cells.last().copied().unwrap_or(start)
+            ),
+        ),
         PathStatus::NoPath => StatusLine::new(
             Tone::Error,
             format!(
