@@ -303,20 +303,14 @@ fn run_for_kind(args: &ScenArgs) -> Result<bool, String> {
     let drawn_at = args.ascii.and_then(|index| queries.position_of(index));
     let mut drawing = None;
     let mut found_unreachable = 0;
-    let report = run_scenario(
-        queries.grid(),
-        &queries.scenario,
-        LengthPrecision::default(),
-        &args.search,
-        |position, path| {
-            if path.is_some() && queries.scenario.queries[position].optimal_length < 0.0 {
-                found_unreachable += 1;
-            }
-            if Some(position) == drawn_at {
-                drawing = Some((draw_path(queries.grid(), path), path.map(|path| path.cost)));
-            }
-        },
-    )?;
+    let (report, mismatches) = queries.check(&args.search, |position, path| {
+        if path.is_some() && queries.scenario.queries[position].optimal_length < 0.0 {
+            found_unreachable += 1;
+        }
+        if Some(position) == drawn_at {
+            drawing = Some((draw_path(queries.grid(), path), path.map(|path| path.cost)));
+        }
+    })?;
     if let Some(index) = args.ascii {
         let query = &scenario.queries[index];
         match (
@@ -344,7 +338,6 @@ fn run_for_kind(args: &ScenArgs) -> Result<bool, String> {
             ),
         }
     }
-    let mismatches = report.mismatches + queries.fit_disagreements;
     println!(
         "{} ({}): {} queries, {} set apart (start or goal does not fit), {} unreachable for the \
          agent ({found_unreachable} found a path anyway), {mismatches} mismatches, max |error| \

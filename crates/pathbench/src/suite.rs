@@ -5,7 +5,6 @@ use crate::algorithm::SearchArgs;
 use crate::kind::KindArgs;
 use crate::memory::MemoryPerCell;
 use crate::scen::{load_with_precision, run_scenario, tolerance_line};
-use crate::tolerance::LengthPrecision;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -246,15 +245,9 @@ fn run_for_kind(
         let (terrain, scenario) = load_with_legend(map, scen, &args.kind.legend())?;
         let queries = AgentQueries::new(&terrain, &scenario, &args.kind.kind(), &options)
             .map_err(|error| format!("{}: {error}", map.display()))?;
-        let report = run_scenario(
-            queries.grid(),
-            &queries.scenario,
-            LengthPrecision::default(),
-            &args.search,
-            |_, _| {},
-        )
-        .map_err(|error| format!("{}: {error}", map.display()))?;
-        let mismatches = report.mismatches + queries.fit_disagreements;
+        let (report, mismatches) = queries
+            .check(&args.search, |_, _| {})
+            .map_err(|error| format!("{}: {error}", map.display()))?;
         let name = map_name(map);
         println!(
             "{name:<28} {:>7} {:>6} {:>7} {mismatches:>6} {:>10.1} {:>10.1} {:>12.0}{} {:>9.2}",
