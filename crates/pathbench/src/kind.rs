@@ -61,7 +61,7 @@ pub fn parse_size(text: &str) -> Result<u8, String> {
 }
 
 /// [`parse_size`] as a clap value parser.
-fn size_parser() -> impl TypedValueParser<Value = u8> {
+pub fn size_parser() -> impl TypedValueParser<Value = u8> {
     clap::builder::StringValueParser::new().try_map(|text| parse_size(&text))
 }
 

@@ -15,6 +15,7 @@ mod memory;
 mod random;
 mod reference;
 mod scen;
+mod side_by_side;
 mod suite;
 mod tolerance;
 

@@ -21,6 +21,17 @@ pub struct SuiteArgs {
     pub search: SearchArgs,
     #[command(flatten)]
     pub kind: KindArgs,
+    /// Times A* and jump point search side by side, query by query, for the plain reading at
+    /// size 1 (no derived grid), size 1 through the derived grid, and each of these sizes
+    /// (comma-separated), under --profile (default walker); every length is checked.
+    #[arg(
+        long,
+        value_name = "SIZES",
+        value_delimiter = ',',
+        value_parser = crate::kind::size_parser(),
+        conflicts_with_all = ["size", "algo"]
+    )]
+    pub sizes: Option<Vec<u8>>,
 }
 
 /// `assets/maps` under the current directory when it is there (run from the repository root),
@@ -76,7 +87,9 @@ pub fn map_pairs(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
 pub fn run(args: &SuiteArgs) -> Result<bool, String> {
     let dir = args.dir.clone().unwrap_or_else(shipped_maps);
     let pairs = map_pairs(&dir)?;
-    if args.kind.is_plain() {
+    if let Some(sizes) = &args.sizes {
+        crate::side_by_side::run(&dir, &pairs, sizes, args.kind.profile, &args.search)
+    } else if args.kind.is_plain() {
         run_plain(args, &dir, &pairs)
     } else {
         run_for_kind(args, &dir, &pairs)

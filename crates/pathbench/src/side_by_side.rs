@@ -1,0 +1,461 @@
+//! `pathbench suite --sizes`: A* and jump point search timed side by side for several agent
+//! kinds, query by query in one process: the plain reading at size 1 (no derived grid), size 1
+//! through the derived grid, and each size asked for, every length checked.
+
+use crate::agent_queries::{AgentQueries, read_map};
+use crate::algorithm::SearchArgs;
+use crate::kind::ProfileName;
+use crate::scen::{ScenReport, load_with_precision, median};
+use crate::tolerance::LengthPrecision;
+use astar_grid::{AgentKind, Algorithm, Engine, Grid, Legend, Scenario, SearchOptions};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What one kind of agent searches on one map: its grid and queries, an engine per algorithm,
+/// and what was measured.
+struct Lane<'a> {
+    label: String,
+    /// The queries the lane runs (those that fit), with the lengths they are checked against.
+    scenario: &'a Scenario,
+    /// Position in `scenario` of each query of the file, `None` when set apart.
+    positions: Vec<Option<usize>>,
+    astar: Engine<'a>,
+    jps: Engine<'a>,
+    astar_report: ScenReport,
+    jps_report: ScenReport,
+    /// By file index: each algorithm's time when it found a path.
+    astar_times: Vec<Option<f64>>,
+    jps_times: Vec<Option<f64>>,
+}
+
+impl<'a> Lane<'a> {
+    fn new(
+        label: String,
+        grid: &'a Grid,
+        scenario: &'a Scenario,
+        precision: LengthPrecision,
+        positions: Vec<Option<usize>>,
+        options: &SearchOptions,
+    ) -> Result<Self, String> {
+        let engine = |algorithm: Algorithm| {
+            Engine::new(grid, algorithm, options)
+                .map_err(|error| format!("{label}: {} does not apply: {error}", algorithm.name()))
+        };
+        let files = positions.len();
+        Ok(Self {
+            astar: engine(Algorithm::AStar)?,
+            jps: engine(Algorithm::JumpPoint)?,
+            astar_report: ScenReport::new(precision, scenario.queries.len()),
+            jps_report: ScenReport::new(precision, scenario.queries.len()),
+            astar_times: vec![None; files],
+            jps_times: vec![None; files],
+            label,
+            scenario,
+            positions,
+        })
+    }
+
+    /// Runs the file's query `index` with both algorithms, when the lane has it.
+    fn run(&mut self, index: usize) -> Result<(), String> {
+        let Some(position) = self.positions[index] else {
+            return Ok(());
+        };
+        let query = &self.scenario.queries[position];
+        for (engine, report, times) in [
+            (
+                &mut self.astar,
+                &mut self.astar_report,
+                &mut self.astar_times,
+            ),
+            (&mut self.jps, &mut self.jps_report, &mut self.jps_times),
+        ] {
+            let started = Instant::now();
+            let result = engine.find_path(query.start, query.goal);
+            let elapsed = started.elapsed().as_secs_f64() * 1e6;
+            let result = result.map_err(|error| {
+                format!(
+                    "{}, {} query {index} ({} -> {}): {error}",
+                    self.label,
+                    engine.algorithm().name(),
+                    query.start,
+                    query.goal
+                )
+            })?;
+            let found = result.found();
+            report.record(
+                elapsed,
+                u64::from(result.stats.expanded),
+                found,
+                query.optimal_length,
+            );
+            times[index] = found.map(|_| elapsed);
+        }
+        Ok(())
+    }
+}
+
+/// One kind's figures over every map of the suite.
+#[derive(Debug, Default)]
+struct LaneTotals {
+    label: String,
+    run: usize,
+    not_fitting: usize,
+    unreachable: usize,
+    mismatches: usize,
+    astar_times: Vec<f64>,
+    jps_times: Vec<f64>,
+    astar_expansions: u64,
+    jps_expansions: u64,
+    /// On the queries every kind found a path for: this kind's time over the plain reading's,
+    /// per query, and the sums of both, for each algorithm.
+    astar_ratios: Vec<f64>,
+    jps_ratios: Vec<f64>,
+    common_astar_us: (f64, f64),
+    common_jps_us: (f64, f64),
+    build_us: f64,
+    built_cells: usize,
+    /// [`astar_grid::AgentGrid::memory_bytes`] and the clearance, per cell, on the largest map.
+    agent_grid_per_cell: f64,
+    clearance_per_cell: f64,
+}
+
+impl LaneTotals {
+    fn add(&mut self, lane: &Lane<'_>) {
+        self.run += lane.astar_report.queries;
+        self.mismatches += lane.astar_report.mismatches + lane.jps_report.mismatches;
+        self.astar_times.extend(&lane.astar_report.times_us);
+        self.jps_times.extend(&lane.jps_report.times_us);
+        self.astar_expansions += lane.astar_report.expansions;
+        self.jps_expansions += lane.jps_report.expansions;
+    }
+
+    fn add_derived(&mut self, queries: &AgentQueries, largest: bool) {
+        self.not_fitting += queries.not_fitting;
+        self.unreachable += queries.unreachable;
+        self.mismatches += queries.fit_disagreements;
+        self.build_us += queries.build_us;
+        self.built_cells += queries.grid().len();
+        if largest {
+            let cells = queries.grid().len().max(1) as f64;
+            self.agent_grid_per_cell = queries.agent.memory_bytes() as f64 / cells;
+            self.clearance_per_cell = queries.agent.clearance().memory_bytes() as f64 / cells;
+        }
+    }
+
+    /// Adds the per-query ratios over the plain lane on the queries where every lane found a
+    /// path with both algorithms.
+    fn add_ratios(&mut self, lane: &Lane<'_>, plain: &Lane<'_>, common: &[usize]) {
+        for &index in common {
+            for (times, base, ratios, sums) in [
+                (
+                    &lane.astar_times,
+                    &plain.astar_times,
+                    &mut self.astar_ratios,
+                    &mut self.common_astar_us,
+                ),
+                (
+                    &lane.jps_times,
+                    &plain.jps_times,
+                    &mut self.jps_ratios,
+                    &mut self.common_jps_us,
+                ),
+            ] {
+                if let (Some(time), Some(base)) = (times[index], base[index]) {
+                    ratios.push(time / base.max(1e-3));
+                    sums.0 += time;
+                    sums.1 += base;
+                }
+            }
+        }
+    }
+
+    fn mean(times: &[f64]) -> f64 {
+        times.iter().sum::<f64>() / times.len().max(1) as f64
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "agent": self.label,
+            "run": self.run,
+            "not_fitting": self.not_fitting,
+            "unreachable": self.unreachable,
+            "mismatches": self.mismatches,
+            "astar_mean_us": Self::mean(&self.astar_times),
+            "astar_median_us": median(&self.astar_times),
+            "jps_mean_us": Self::mean(&self.jps_times),
+            "jps_median_us": median(&self.jps_times),
+            "astar_expansions_mean": self.astar_expansions as f64 / self.run.max(1) as f64,
+            "jps_expansions_mean": self.jps_expansions as f64 / self.run.max(1) as f64,
+            "common_queries": self.astar_ratios.len(),
+            "astar_ratio_of_means": self.common_astar_us.0 / self.common_astar_us.1.max(1e-9),
+            "astar_median_ratio": median(&self.astar_ratios),
+            "jps_ratio_of_means": self.common_jps_us.0 / self.common_jps_us.1.max(1e-9),
+            "jps_median_ratio": median(&self.jps_ratios),
+            "build_ms": self.build_us / 1e3,
+            "build_ns_per_cell": self.build_us * 1e3 / self.built_cells.max(1) as f64,
+            "agent_grid_bytes_per_cell": self.agent_grid_per_cell,
+            "clearance_bytes_per_cell": self.clearance_per_cell,
+        })
+    }
+}
+
+/// The derived kinds of a side-by-side run: size 1, then each size asked for, once each.
+fn derived_sizes(sizes: &[u8]) -> Vec<u8> {
+    let mut kept = vec![1];
+    for &size in sizes {
+        if !kept.contains(&size) {
+            kept.push(size);
+        }
+    }
+    kept
+}
+
+/// Runs every map with the plain reading and the derived kinds of `profile` (default walker) at
+/// size 1 and at `sizes`, query by query, and prints the tables.
+pub fn run(
+    dir: &Path,
+    pairs: &[(PathBuf, PathBuf)],
+    sizes: &[u8],
+    profile: Option<ProfileName>,
+    search: &SearchArgs,
+) -> Result<bool, String> {
+    let profile = profile.unwrap_or(ProfileName::Walker);
+    let sizes = derived_sizes(sizes);
+    let options = search.options();
+    let mut totals: Vec<LaneTotals> = std::iter::once("plain".to_owned())
+        .chain(
+            sizes
+                .iter()
+                .map(|size| format!("{} {size}", profile.name())),
+        )
+        .map(|label| LaneTotals {
+            label,
+            ..LaneTotals::default()
+        })
+        .collect();
+    println!(
+        "{} maps under {}: A* and JPS side by side, query by query, for {}",
+        pairs.len(),
+        dir.display(),
+        totals
+            .iter()
+            .map(|lane| lane.label.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!(
+        "{:<22} {:<9} {:>7} {:>6} {:>7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>8}",
+        "map",
+        "agent",
+        "queries",
+        "no fit",
+        "unreach",
+        "wrong",
+        "A* mean",
+        "A* med",
+        "JPS mean",
+        "JPS med",
+        "build ms"
+    );
+    let mut largest_cells = 0;
+    for (map, scen) in pairs {
+        let (plain_grid, scenario, precision) = load_with_precision(map, scen)?;
+        let terrain = read_map(map, &Legend::moving_ai_kinds())?;
+        let largest = terrain.len() > largest_cells;
+        largest_cells = largest_cells.max(terrain.len());
+        let derived = sizes
+            .iter()
+            .map(|&size| {
+                AgentQueries::new(
+                    &terrain,
+                    &scenario,
+                    &AgentKind::new(profile.profile(), size),
+                    &options,
+                )
+                .map_err(|error| format!("{}: {error}", map.display()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let lanes = run_map(
+            &plain_grid,
+            &scenario,
+            precision,
+            &derived,
+            &totals,
+            &options,
+        )
+        .map_err(|error| format!("{}: {error}", map.display()))?;
+        print_map_rows(map, &lanes, &derived);
+        let common: Vec<usize> = (0..scenario.queries.len())
+            .filter(|&index| {
+                lanes.iter().all(|lane| {
+                    lane.astar_times[index].is_some() && lane.jps_times[index].is_some()
+                })
+            })
+            .collect();
+        for (position, lane) in lanes.iter().enumerate() {
+            let total = &mut totals[position];
+            total.add(lane);
+            total.add_ratios(lane, &lanes[0], &common);
+            if let Some(queries) = position.checked_sub(1).and_then(|at| derived.get(at)) {
+                total.add_derived(queries, largest);
+            }
+        }
+    }
+    print_totals(&totals);
+    Ok(totals.iter().all(|lane| lane.mismatches == 0))
+}
+
+/// The lanes of one map (the plain reading first), each query run by every lane in turn, the
+/// lane that starts moving round by one query to the next.
+fn run_map<'a>(
+    plain_grid: &'a Grid,
+    scenario: &'a Scenario,
+    precision: LengthPrecision,
+    derived: &'a [AgentQueries],
+    totals: &[LaneTotals],
+    options: &SearchOptions,
+) -> Result<Vec<Lane<'a>>, String> {
+    let files = scenario.queries.len();
+    let mut lanes = vec![Lane::new(
+        totals[0].label.clone(),
+        plain_grid,
+        scenario,
+        precision,
+        (0..files).map(Some).collect(),
+        options,
+    )?];
+    for (queries, total) in derived.iter().zip(&totals[1..]) {
+        let positions = (0..files).map(|index| queries.position_of(index)).collect();
+        lanes.push(Lane::new(
+            total.label.clone(),
+            queries.grid(),
+            &queries.scenario,
+            LengthPrecision::default(),
+            positions,
+            options,
+        )?);
+    }
+    for index in 0..files {
+        for offset in 0..lanes.len() {
+            let count = lanes.len();
+            lanes[(index + offset) % count].run(index)?;
+        }
+    }
+    Ok(lanes)
+}
+
+/// One row per lane of a map.
+fn print_map_rows(map: &Path, lanes: &[Lane<'_>], derived: &[AgentQueries]) {
+    let name = map
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    for (position, lane) in lanes.iter().enumerate() {
+        let queries = position.checked_sub(1).and_then(|at| derived.get(at));
+        let wrong = lane.astar_report.mismatches
+            + lane.jps_report.mismatches
+            + queries.map_or(0, |queries| queries.fit_disagreements);
+        println!(
+            "{:<22} {:<9} {:>7} {:>6} {:>7} {wrong:>5} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>8}",
+            if position == 0 { name.as_str() } else { "" },
+            lane.label,
+            lane.astar_report.queries,
+            queries.map_or(0, |queries| queries.not_fitting),
+            queries.map_or(0, |queries| queries.unreachable),
+            lane.astar_report.mean_us(),
+            lane.astar_report.median_us(),
+            lane.jps_report.mean_us(),
+            lane.jps_report.median_us(),
+            queries.map_or_else(
+                || "-".to_owned(),
+                |queries| format!("{:.2}", queries.build_us / 1e3)
+            )
+        );
+    }
+}
+
+/// The tables over all maps and the JSON summary.
+fn print_totals(totals: &[LaneTotals]) {
+    println!("all maps, each agent's own queries (us per query):");
+    println!(
+        "{:<9} {:>7} {:>7} {:>7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "agent",
+        "run",
+        "no fit",
+        "unreach",
+        "wrong",
+        "A* mean",
+        "A* med",
+        "JPS mean",
+        "JPS med",
+        "A* exp",
+        "JPS exp"
+    );
+    for lane in totals {
+        let run = lane.run.max(1) as f64;
+        println!(
+            "{:<9} {:>7} {:>7} {:>7} {:>5} {:>9.1} {:>9.1} {:>9.2} {:>9.2} {:>9.0} {:>9.0}",
+            lane.label,
+            lane.run,
+            lane.not_fitting,
+            lane.unreachable,
+            lane.mismatches,
+            LaneTotals::mean(&lane.astar_times),
+            median(&lane.astar_times),
+            LaneTotals::mean(&lane.jps_times),
+            median(&lane.jps_times),
+            lane.astar_expansions as f64 / run,
+            lane.jps_expansions as f64 / run
+        );
+    }
+    let common = totals.first().map_or(0, |plain| plain.astar_ratios.len());
+    println!(
+        "against plain, on the {common} queries every agent found a path for (x mean: ratio of \
+         mean times; x median: median of per-query ratios):"
+    );
+    println!(
+        "{:<9} {:>10} {:>11} {:>11} {:>12} {:>9} {:>12} {:>11} {:>11}",
+        "agent",
+        "A* x mean",
+        "A* x median",
+        "JPS x mean",
+        "JPS x median",
+        "build ms",
+        "build ns/cell",
+        "grid B/cell",
+        "clear B/cell"
+    );
+    for lane in totals {
+        let json = lane.to_json();
+        let figure = |key: &str| json[key].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "{:<9} {:>10.3} {:>11.3} {:>11.3} {:>12.3} {:>9.1} {:>12.1} {:>11.3} {:>11.3}",
+            lane.label,
+            figure("astar_ratio_of_means"),
+            figure("astar_median_ratio"),
+            figure("jps_ratio_of_means"),
+            figure("jps_median_ratio"),
+            figure("build_ms"),
+            figure("build_ns_per_cell"),
+            figure("agent_grid_bytes_per_cell"),
+            figure("clearance_bytes_per_cell")
+        );
+    }
+    println!("(grid and clearance bytes per cell: AgentGrid::memory_bytes on the largest map)");
+    let summary = serde_json::json!({
+        "lanes": totals.iter().map(LaneTotals::to_json).collect::<Vec<_>>(),
+        "mismatches": totals.iter().map(|lane| lane.mismatches).sum::<usize>(),
+    });
+    println!("{summary}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_one_comes_first_and_sizes_are_kept_once() {
+        assert_eq!(derived_sizes(&[]), [1]);
+        assert_eq!(derived_sizes(&[2, 3]), [1, 2, 3]);
+        assert_eq!(derived_sizes(&[3, 1, 3, 2]), [1, 3, 2]);
+    }
+}
