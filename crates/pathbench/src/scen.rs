@@ -312,32 +312,65 @@ fn run_for_kind(args: &ScenArgs) -> Result<bool, String> {
         }
     })?;
     if let Some(index) = args.ascii {
-        let query = &scenario.queries[index];
-        match (
-            drawing,
-            queries.agent.check_endpoints(query.start, query.goal),
-        ) {
-            (Some((picture, cost)), _) => {
-                let optimal = queries.scenario.queries[drawn_at.unwrap_or_default()].optimal_length;
-                println!(
-                    "query {index}: {} -> {}, reference {}, found {}",
-                    query.start,
-                    query.goal,
-                    if optimal < 0.0 {
-                        "no path".to_owned()
-                    } else {
-                        format!("{optimal:.4}")
-                    },
-                    cost.map_or_else(|| "no path".to_owned(), |cost| format!("{cost:.4}"))
-                );
-                print!("{picture}");
-            }
-            (None, Err(error)) => println!("query {index}: {error}"),
-            (None, Ok(())) => println!(
-                "query {index}: the derived grid takes its endpoints but the eroded map does not"
-            ),
-        }
+        print_kind_drawing(index, &scenario, &queries, drawing);
     }
+    print_kind_report(
+        args,
+        &scenario,
+        &queries,
+        &report,
+        mismatches,
+        found_unreachable,
+    );
+    Ok(mismatches == 0)
+}
+
+/// Query `index`'s path drawn on the derived grid, or why its endpoints do not fit.
+fn print_kind_drawing(
+    index: usize,
+    scenario: &Scenario,
+    queries: &AgentQueries,
+    drawing: Option<(String, Option<f64>)>,
+) {
+    let query = &scenario.queries[index];
+    let reference = queries
+        .position_of(index)
+        .map(|position| queries.scenario.queries[position].optimal_length);
+    let length = |length: Option<f64>| {
+        length
+            .filter(|&length| length >= 0.0)
+            .map_or_else(|| "no path".to_owned(), |length| format!("{length:.4}"))
+    };
+    match (
+        drawing,
+        queries.agent.check_endpoints(query.start, query.goal),
+    ) {
+        (Some((picture, cost)), _) => {
+            println!(
+                "query {index}: {} -> {}, reference {}, found {}",
+                query.start,
+                query.goal,
+                length(reference),
+                length(cost)
+            );
+            print!("{picture}");
+        }
+        (None, Err(error)) => println!("query {index}: {error}"),
+        (None, Ok(())) => println!(
+            "query {index}: the derived grid takes its endpoints but the eroded map does not"
+        ),
+    }
+}
+
+/// The summary lines and JSON line of [`run_for_kind`].
+fn print_kind_report(
+    args: &ScenArgs,
+    scenario: &Scenario,
+    queries: &AgentQueries,
+    report: &ScenReport,
+    mismatches: usize,
+    found_unreachable: usize,
+) {
     println!(
         "{} ({}): {} queries, {} set apart (start or goal does not fit), {} unreachable for the \
          agent ({found_unreachable} found a path anyway), {mismatches} mismatches, max |error| \
@@ -391,5 +424,4 @@ fn run_for_kind(args: &ScenArgs) -> Result<bool, String> {
         summary["astar_expansions_mean"] = astar.into();
     }
     println!("{summary}");
-    Ok(mismatches == 0)
 }

@@ -248,30 +248,7 @@ pub fn run(
             ..LaneTotals::default()
         })
         .collect();
-    println!(
-        "{} maps under {}: A* and JPS side by side, query by query, for {}",
-        pairs.len(),
-        dir.display(),
-        totals
-            .iter()
-            .map(|lane| lane.label.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    println!(
-        "{:<22} {:<9} {:>7} {:>6} {:>7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>8}",
-        "map",
-        "agent",
-        "queries",
-        "no fit",
-        "unreach",
-        "wrong",
-        "A* mean",
-        "A* med",
-        "JPS mean",
-        "JPS med",
-        "build ms"
-    );
+    print_header(dir, pairs.len(), &totals);
     let mut largest_cells = 0;
     for (map, scen) in pairs {
         let (plain_grid, scenario, precision) = load_with_precision(map, scen)?;
@@ -362,6 +339,34 @@ fn run_map<'a>(
     Ok(lanes)
 }
 
+/// What runs, and the per-map table's header.
+fn print_header(dir: &Path, maps: usize, totals: &[LaneTotals]) {
+    println!(
+        "{} maps under {}: A* and JPS side by side, query by query, for {}",
+        maps,
+        dir.display(),
+        totals
+            .iter()
+            .map(|lane| lane.label.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!(
+        "{:<22} {:<9} {:>7} {:>6} {:>7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>8}",
+        "map",
+        "agent",
+        "queries",
+        "no fit",
+        "unreach",
+        "wrong",
+        "A* mean",
+        "A* med",
+        "JPS mean",
+        "JPS med",
+        "build ms"
+    );
+}
+
 /// One row per lane of a map.
 fn print_map_rows(map: &Path, lanes: &[Lane<'_>], derived: &[AgentQueries]) {
     let name = map
@@ -425,6 +430,17 @@ fn print_totals(totals: &[LaneTotals]) {
             lane.jps_expansions as f64 / run
         );
     }
+    print_ratio_table(totals);
+    let summary = serde_json::json!({
+        "lanes": totals.iter().map(LaneTotals::to_json).collect::<Vec<_>>(),
+        "mismatches": totals.iter().map(|lane| lane.mismatches).sum::<usize>(),
+    });
+    println!("{summary}");
+}
+
+/// Each kind's times over the plain reading's on the queries every kind found a path for, its
+/// derived grids' build time and its bytes per cell.
+fn print_ratio_table(totals: &[LaneTotals]) {
     let common = totals.first().map_or(0, |plain| plain.astar_ratios.len());
     println!(
         "against plain, on the {common} queries every agent found a path for (x mean: ratio of \
@@ -459,11 +475,6 @@ fn print_totals(totals: &[LaneTotals]) {
         );
     }
     println!("(grid and clearance bytes per cell: AgentGrid::memory_bytes on the largest map)");
-    let summary = serde_json::json!({
-        "lanes": totals.iter().map(LaneTotals::to_json).collect::<Vec<_>>(),
-        "mismatches": totals.iter().map(|lane| lane.mismatches).sum::<usize>(),
-    });
-    println!("{summary}");
 }
 
 #[cfg(test)]

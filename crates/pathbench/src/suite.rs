@@ -345,6 +345,19 @@ fn print_kind_totals(
             .jps
             .map_or_else(|| "-".to_owned(), |jps| format!("{jps:.2}"))
     );
+    let summary = kind_summary(args, maps, totals, largest, astar_expansions_mean);
+    println!("{summary}");
+}
+
+/// The JSON summary of [`run_for_kind`].
+fn kind_summary(
+    args: &SuiteArgs,
+    maps: usize,
+    totals: &KindTotals,
+    largest: &LargestMap,
+    astar_expansions_mean: Option<f64>,
+) -> serde_json::Value {
+    let run = totals.run.max(1) as f64;
     let mut summary = serde_json::json!({
         "maps": maps,
         "kind": args.kind.label(),
@@ -356,9 +369,9 @@ fn print_kind_totals(
         "unreachable": totals.unreachable,
         "mismatches": totals.mismatches,
         "max_abs_error": totals.max_error,
-        "mean_us": mean_us,
-        "median_us": median_us,
-        "expansions_mean": expansions_mean,
+        "mean_us": totals.total_us / run,
+        "median_us": crate::scen::median(&totals.times),
+        "expansions_mean": totals.expansions as f64 / run,
         "build_ms": totals.build_us / 1e3,
         "memory_map": largest.label,
         "agent_grid_bytes_per_cell": largest.agent_grid,
@@ -369,7 +382,7 @@ fn print_kind_totals(
     if let Some(astar) = astar_expansions_mean {
         summary["astar_expansions_mean"] = astar.into();
     }
-    println!("{summary}");
+    summary
 }
 
 #[cfg(test)]
