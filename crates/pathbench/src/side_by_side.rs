@@ -109,6 +109,56 @@ impl<'a> Lane<'a> {
     }
 }
 
+/// A kind's times over the plain reading's, on the queries of a map (or of several) that both
+/// found a path for with both algorithms: per query, and summed.
+#[derive(Debug, Default)]
+struct Ratios {
+    astar: Vec<f64>,
+    jps: Vec<f64>,
+    /// The kind's summed times and the plain reading's.
+    astar_us: (f64, f64),
+    jps_us: (f64, f64),
+}
+
+impl Ratios {
+    /// `lane` over `plain` on one map.
+    fn of(lane: &Lane<'_>, plain: &Lane<'_>) -> Self {
+        let mut ratios = Self::default();
+        for index in 0..plain.astar_times.len() {
+            let pairs = [
+                (lane.astar_times[index], plain.astar_times[index]),
+                (lane.jps_times[index], plain.jps_times[index]),
+            ];
+            let [(Some(astar), Some(astar_base)), (Some(jps), Some(jps_base))] = pairs else {
+                continue;
+            };
+            ratios.astar.push(astar / astar_base.max(1e-3));
+            ratios.jps.push(jps / jps_base.max(1e-3));
+            ratios.astar_us = (ratios.astar_us.0 + astar, ratios.astar_us.1 + astar_base);
+            ratios.jps_us = (ratios.jps_us.0 + jps, ratios.jps_us.1 + jps_base);
+        }
+        ratios
+    }
+
+    fn extend(&mut self, other: &Self) {
+        self.astar.extend(&other.astar);
+        self.jps.extend(&other.jps);
+        self.astar_us = (
+            self.astar_us.0 + other.astar_us.0,
+            self.astar_us.1 + other.astar_us.1,
+        );
+        self.jps_us = (
+            self.jps_us.0 + other.jps_us.0,
+            self.jps_us.1 + other.jps_us.1,
+        );
+    }
+
+    /// The ratio of two summed times (the kind's, the plain reading's).
+    fn of_means((kind, plain): (f64, f64)) -> f64 {
+        kind / plain.max(1e-9)
+    }
+}
+
 /// One kind's figures over every map of the suite.
 #[derive(Debug, Default)]
 struct LaneTotals {
@@ -121,12 +171,8 @@ struct LaneTotals {
     jps_times: Vec<f64>,
     astar_expansions: u64,
     jps_expansions: u64,
-    /// On the queries every kind found a path for: this kind's time over the plain reading's,
-    /// per query, and the sums of both, for each algorithm.
-    astar_ratios: Vec<f64>,
-    jps_ratios: Vec<f64>,
-    common_astar_us: (f64, f64),
-    common_jps_us: (f64, f64),
+    /// Times over the plain reading's, on the queries both found a path for.
+    ratios: Ratios,
     build_us: f64,
     built_cells: usize,
     /// [`astar_grid::AgentGrid::memory_bytes`] and the clearance, per cell, on the largest map.
@@ -157,33 +203,6 @@ impl LaneTotals {
         }
     }
 
-    /// Adds the per-query ratios over the plain lane on the queries where every lane found a
-    /// path with both algorithms.
-    fn add_ratios(&mut self, lane: &Lane<'_>, plain: &Lane<'_>, common: &[usize]) {
-        for &index in common {
-            for (times, base, ratios, sums) in [
-                (
-                    &lane.astar_times,
-                    &plain.astar_times,
-                    &mut self.astar_ratios,
-                    &mut self.common_astar_us,
-                ),
-                (
-                    &lane.jps_times,
-                    &plain.jps_times,
-                    &mut self.jps_ratios,
-                    &mut self.common_jps_us,
-                ),
-            ] {
-                if let (Some(time), Some(base)) = (times[index], base[index]) {
-                    ratios.push(time / base.max(1e-3));
-                    sums.0 += time;
-                    sums.1 += base;
-                }
-            }
-        }
-    }
-
     fn mean(times: &[f64]) -> f64 {
         times.iter().sum::<f64>() / times.len().max(1) as f64
     }
@@ -201,11 +220,11 @@ impl LaneTotals {
             "jps_median_us": median(&self.jps_times),
             "astar_expansions_mean": self.astar_expansions as f64 / self.run.max(1) as f64,
             "jps_expansions_mean": self.jps_expansions as f64 / self.run.max(1) as f64,
-            "common_queries": self.astar_ratios.len(),
-            "astar_ratio_of_means": self.common_astar_us.0 / self.common_astar_us.1.max(1e-9),
-            "astar_median_ratio": median(&self.astar_ratios),
-            "jps_ratio_of_means": self.common_jps_us.0 / self.common_jps_us.1.max(1e-9),
-            "jps_median_ratio": median(&self.jps_ratios),
+            "common_queries": self.ratios.astar.len(),
+            "astar_ratio_of_means": Ratios::of_means(self.ratios.astar_us),
+            "astar_median_ratio": median(&self.ratios.astar),
+            "jps_ratio_of_means": Ratios::of_means(self.ratios.jps_us),
+            "jps_median_ratio": median(&self.ratios.jps),
             "build_ms": self.build_us / 1e3,
             "build_ns_per_cell": self.build_us * 1e3 / self.built_cells.max(1) as f64,
             "agent_grid_bytes_per_cell": self.agent_grid_per_cell,
@@ -276,18 +295,15 @@ pub fn run(
             &options,
         )
         .map_err(|error| format!("{}: {error}", map.display()))?;
-        print_map_rows(map, &lanes, &derived);
-        let common: Vec<usize> = (0..scenario.queries.len())
-            .filter(|&index| {
-                lanes.iter().all(|lane| {
-                    lane.astar_times[index].is_some() && lane.jps_times[index].is_some()
-                })
-            })
+        let ratios: Vec<Ratios> = lanes
+            .iter()
+            .map(|lane| Ratios::of(lane, &lanes[0]))
             .collect();
+        print_map_rows(map, &lanes, &derived, &ratios);
         for (position, lane) in lanes.iter().enumerate() {
             let total = &mut totals[position];
             total.add(lane);
-            total.add_ratios(lane, &lanes[0], &common);
+            total.ratios.extend(&ratios[position]);
             if let Some(queries) = position.checked_sub(1).and_then(|at| derived.get(at)) {
                 total.add_derived(queries, largest);
             }
@@ -352,7 +368,7 @@ fn print_header(dir: &Path, maps: usize, totals: &[LaneTotals]) {
             .join(", ")
     );
     println!(
-        "{:<22} {:<9} {:>7} {:>6} {:>7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>8}",
+        "{:<22} {:<9} {:>7} {:>6} {:>7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>8}",
         "map",
         "agent",
         "queries",
@@ -363,12 +379,18 @@ fn print_header(dir: &Path, maps: usize, totals: &[LaneTotals]) {
         "A* med",
         "JPS mean",
         "JPS med",
+        "A* x",
+        "JPS x",
         "build ms"
+    );
+    println!(
+        "(us per query on each kind's own queries; x: median over the queries the kind and plain \
+         both found a path for of the per-query time ratio to plain)"
     );
 }
 
 /// One row per lane of a map.
-fn print_map_rows(map: &Path, lanes: &[Lane<'_>], derived: &[AgentQueries]) {
+fn print_map_rows(map: &Path, lanes: &[Lane<'_>], derived: &[AgentQueries], ratios: &[Ratios]) {
     let name = map
         .file_name()
         .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
@@ -377,8 +399,15 @@ fn print_map_rows(map: &Path, lanes: &[Lane<'_>], derived: &[AgentQueries]) {
         let wrong = lane.astar_report.mismatches
             + lane.jps_report.mismatches
             + queries.map_or(0, |queries| queries.fit_disagreements);
+        let ratio = |ratios: &[f64]| {
+            if position == 0 || ratios.is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{:.3}", median(ratios))
+            }
+        };
         println!(
-            "{:<22} {:<9} {:>7} {:>6} {:>7} {wrong:>5} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>8}",
+            "{:<22} {:<9} {:>7} {:>6} {:>7} {wrong:>5} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>7} {:>7} {:>8}",
             if position == 0 { name.as_str() } else { "" },
             lane.label,
             lane.astar_report.queries,
@@ -388,6 +417,8 @@ fn print_map_rows(map: &Path, lanes: &[Lane<'_>], derived: &[AgentQueries]) {
             lane.astar_report.median_us(),
             lane.jps_report.mean_us(),
             lane.jps_report.median_us(),
+            ratio(&ratios[position].astar),
+            ratio(&ratios[position].jps),
             queries.map_or_else(
                 || "-".to_owned(),
                 |queries| format!("{:.2}", queries.build_us / 1e3)
@@ -438,17 +469,17 @@ fn print_totals(totals: &[LaneTotals]) {
     println!("{summary}");
 }
 
-/// Each kind's times over the plain reading's on the queries every kind found a path for, its
+/// Each kind's times over the plain reading's on the queries both found a path for, its
 /// derived grids' build time and its bytes per cell.
 fn print_ratio_table(totals: &[LaneTotals]) {
-    let common = totals.first().map_or(0, |plain| plain.astar_ratios.len());
     println!(
-        "against plain, on the {common} queries every agent found a path for (x mean: ratio of \
-         mean times; x median: median of per-query ratios):"
+        "against plain, on the queries each kind and plain both found a path for (x mean: ratio \
+         of mean times; x median: median of per-query ratios):"
     );
     println!(
-        "{:<9} {:>10} {:>11} {:>11} {:>12} {:>9} {:>12} {:>11} {:>11}",
+        "{:<9} {:>7} {:>10} {:>11} {:>11} {:>12} {:>9} {:>12} {:>11} {:>11}",
         "agent",
+        "queries",
         "A* x mean",
         "A* x median",
         "JPS x mean",
@@ -462,8 +493,9 @@ fn print_ratio_table(totals: &[LaneTotals]) {
         let json = lane.to_json();
         let figure = |key: &str| json[key].as_f64().unwrap_or(f64::NAN);
         println!(
-            "{:<9} {:>10.3} {:>11.3} {:>11.3} {:>12.3} {:>9.1} {:>12.1} {:>11.3} {:>11.3}",
+            "{:<9} {:>7} {:>10.3} {:>11.3} {:>11.3} {:>12.3} {:>9.1} {:>12.1} {:>11.3} {:>11.3}",
             lane.label,
+            lane.ratios.astar.len(),
             figure("astar_ratio_of_means"),
             figure("astar_median_ratio"),
             figure("jps_ratio_of_means"),

@@ -122,8 +122,9 @@ fn side_by_side_runs_every_kind_on_the_same_queries() {
     for lane in lanes {
         assert_eq!(lane["mismatches"], 0, "{lane}");
         assert_eq!(count(&lane["run"]) + count(&lane["not_fitting"]), 480);
-        let common = count(&lane["common_queries"]);
-        assert!(common > 0 && common <= run_of(2), "{lane}");
+        // The plain reading finds every Moving AI query: the ratios cover each kind's paths.
+        let found = count(&lane["run"]) - count(&lane["unreachable"]);
+        assert_eq!(count(&lane["common_queries"]), found, "{lane}");
     }
     assert_eq!(lanes[0]["astar_median_ratio"], 1.0);
 }
