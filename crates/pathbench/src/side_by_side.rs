@@ -23,9 +23,9 @@ struct Lane<'a> {
     jps: Engine<'a>,
     astar_report: ScenReport,
     jps_report: ScenReport,
-    /// By file index: each algorithm's time when it found a path.
-    astar_times: Vec<Option<f64>>,
-    jps_times: Vec<Option<f64>>,
+    /// By file index: each algorithm's time and expansions when it found a path.
+    astar_times: Vec<Option<(f64, u32)>>,
+    jps_times: Vec<Option<(f64, u32)>>,
 }
 
 impl<'a> Lane<'a> {
@@ -103,7 +103,7 @@ impl<'a> Lane<'a> {
                 found,
                 query.optimal_length,
             );
-            times[index] = found.map(|_| elapsed);
+            times[index] = found.map(|_| (elapsed, result.stats.expanded));
         }
         Ok(())
     }
@@ -115,9 +115,13 @@ impl<'a> Lane<'a> {
 struct Ratios {
     astar: Vec<f64>,
     jps: Vec<f64>,
+    /// Per query, A*'s expansions over the plain reading's.
+    astar_expansions: Vec<f64>,
     /// The kind's summed times and the plain reading's.
     astar_us: (f64, f64),
     jps_us: (f64, f64),
+    /// The kind's summed A* expansions and the plain reading's.
+    astar_expanded: (f64, f64),
 }
 
 impl Ratios {
@@ -129,13 +133,26 @@ impl Ratios {
                 (lane.astar_times[index], plain.astar_times[index]),
                 (lane.jps_times[index], plain.jps_times[index]),
             ];
-            let [(Some(astar), Some(astar_base)), (Some(jps), Some(jps_base))] = pairs else {
+            let [
+                (Some(astar), Some(astar_base)),
+                (Some((jps, _)), Some((jps_base, _))),
+            ] = pairs
+            else {
                 continue;
             };
+            let ((astar, expanded), (astar_base, expanded_base)) = (astar, astar_base);
+            let (expanded, expanded_base) = (f64::from(expanded), f64::from(expanded_base));
             ratios.astar.push(astar / astar_base.max(1e-3));
             ratios.jps.push(jps / jps_base.max(1e-3));
+            ratios
+                .astar_expansions
+                .push(expanded / expanded_base.max(1.0));
             ratios.astar_us = (ratios.astar_us.0 + astar, ratios.astar_us.1 + astar_base);
             ratios.jps_us = (ratios.jps_us.0 + jps, ratios.jps_us.1 + jps_base);
+            ratios.astar_expanded = (
+                ratios.astar_expanded.0 + expanded,
+                ratios.astar_expanded.1 + expanded_base,
+            );
         }
         ratios
     }
@@ -143,6 +160,11 @@ impl Ratios {
     fn extend(&mut self, other: &Self) {
         self.astar.extend(&other.astar);
         self.jps.extend(&other.jps);
+        self.astar_expansions.extend(&other.astar_expansions);
+        self.astar_expanded = (
+            self.astar_expanded.0 + other.astar_expanded.0,
+            self.astar_expanded.1 + other.astar_expanded.1,
+        );
         self.astar_us = (
             self.astar_us.0 + other.astar_us.0,
             self.astar_us.1 + other.astar_us.1,
@@ -153,9 +175,16 @@ impl Ratios {
         );
     }
 
-    /// The ratio of two summed times (the kind's, the plain reading's).
+    /// The ratio of two sums (the kind's, the plain reading's).
     fn of_means((kind, plain): (f64, f64)) -> f64 {
         kind / plain.max(1e-9)
+    }
+
+    /// A*'s time per expansion over the plain reading's.
+    fn astar_per_expansion(&self) -> f64 {
+        let per_expansion = |us: f64, expanded: f64| us / expanded.max(1.0);
+        per_expansion(self.astar_us.0, self.astar_expanded.0)
+            / per_expansion(self.astar_us.1, self.astar_expanded.1).max(1e-12)
     }
 }
 
@@ -225,6 +254,8 @@ impl LaneTotals {
             "astar_median_ratio": median(&self.ratios.astar),
             "jps_ratio_of_means": Ratios::of_means(self.ratios.jps_us),
             "jps_median_ratio": median(&self.ratios.jps),
+            "astar_expansions_median_ratio": median(&self.ratios.astar_expansions),
+            "astar_per_expansion_ratio": self.ratios.astar_per_expansion(),
             "build_ms": self.build_us / 1e3,
             "build_ns_per_cell": self.build_us * 1e3 / self.built_cells.max(1) as f64,
             "agent_grid_bytes_per_cell": self.agent_grid_per_cell,
@@ -368,7 +399,7 @@ fn print_header(dir: &Path, maps: usize, totals: &[LaneTotals]) {
             .join(", ")
     );
     println!(
-        "{:<22} {:<9} {:>7} {:>6} {:>7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>8}",
+        "{:<22} {:<9} {:>7} {:>6} {:>7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>8}",
         "map",
         "agent",
         "queries",
@@ -380,12 +411,13 @@ fn print_header(dir: &Path, maps: usize, totals: &[LaneTotals]) {
         "JPS mean",
         "JPS med",
         "A* x",
+        "exp x",
         "JPS x",
         "build ms"
     );
     println!(
         "(us per query on each kind's own queries; x: median over the queries the kind and plain \
-         both found a path for of the per-query time ratio to plain)"
+         both found a path for of the per-query ratio to plain, of times, and of A* expansions)"
     );
 }
 
@@ -407,7 +439,7 @@ fn print_map_rows(map: &Path, lanes: &[Lane<'_>], derived: &[AgentQueries], rati
             }
         };
         println!(
-            "{:<22} {:<9} {:>7} {:>6} {:>7} {wrong:>5} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>7} {:>7} {:>8}",
+            "{:<22} {:<9} {:>7} {:>6} {:>7} {wrong:>5} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>7} {:>7} {:>7} {:>8}",
             if position == 0 { name.as_str() } else { "" },
             lane.label,
             lane.astar_report.queries,
@@ -418,6 +450,7 @@ fn print_map_rows(map: &Path, lanes: &[Lane<'_>], derived: &[AgentQueries], rati
             lane.jps_report.mean_us(),
             lane.jps_report.median_us(),
             ratio(&ratios[position].astar),
+            ratio(&ratios[position].astar_expansions),
             ratio(&ratios[position].jps),
             queries.map_or_else(
                 || "-".to_owned(),
@@ -474,14 +507,17 @@ fn print_totals(totals: &[LaneTotals]) {
 fn print_ratio_table(totals: &[LaneTotals]) {
     println!(
         "against plain, on the queries each kind and plain both found a path for (x mean: ratio \
-         of mean times; x median: median of per-query ratios):"
+         of mean times; x median: median of per-query ratios; exp x med: median of per-query A* \
+         expansion ratios; us/exp x: A*'s time per expansion over plain's):"
     );
     println!(
-        "{:<9} {:>7} {:>10} {:>11} {:>11} {:>12} {:>9} {:>12} {:>11} {:>11}",
+        "{:<9} {:>7} {:>10} {:>11} {:>9} {:>10} {:>11} {:>12} {:>9} {:>12} {:>11} {:>11}",
         "agent",
         "queries",
         "A* x mean",
         "A* x median",
+        "exp x med",
+        "us/exp x",
         "JPS x mean",
         "JPS x median",
         "build ms",
@@ -493,11 +529,13 @@ fn print_ratio_table(totals: &[LaneTotals]) {
         let json = lane.to_json();
         let figure = |key: &str| json[key].as_f64().unwrap_or(f64::NAN);
         println!(
-            "{:<9} {:>7} {:>10.3} {:>11.3} {:>11.3} {:>12.3} {:>9.1} {:>12.1} {:>11.3} {:>11.3}",
+            "{:<9} {:>7} {:>10.3} {:>11.3} {:>9.3} {:>10.3} {:>11.3} {:>12.3} {:>9.1} {:>12.1} {:>11.3} {:>11.3}",
             lane.label,
             lane.ratios.astar.len(),
             figure("astar_ratio_of_means"),
             figure("astar_median_ratio"),
+            figure("astar_expansions_median_ratio"),
+            figure("astar_per_expansion_ratio"),
             figure("jps_ratio_of_means"),
             figure("jps_median_ratio"),
             figure("build_ms"),
