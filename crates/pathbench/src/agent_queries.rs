@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Instant;
 
 /// The queries one agent kind runs on a map, ready for
-/// [`run_scenario`](crate::scen::run_scenario) on [`AgentQueries::grid`].
+/// [`run_scenario`] on [`AgentQueries::grid`].
 #[derive(Clone, Debug)]
 pub struct AgentQueries {
     /// The core's derived grid of the kind.
