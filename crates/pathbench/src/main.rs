@@ -1,16 +1,21 @@
 //! `pathbench`: runs Moving AI benchmark scenarios through the project's searches and checks
 //! every path length against the optimum.
 
+mod agent_queries;
 #[cfg(feature = "compare")]
 mod agents;
 mod algorithm;
 #[cfg(feature = "compare")]
 mod compare;
+mod erosion;
 mod flow;
 mod generated;
+mod kind;
 mod memory;
 mod random;
+mod reference;
 mod scen;
+mod side_by_side;
 mod suite;
 mod tolerance;
 

@@ -1,6 +1,8 @@
 //! `pathbench suite`: every map and scenario pair under a directory, with a per-map table.
 
+use crate::agent_queries::{AgentQueries, load_with_legend};
 use crate::algorithm::SearchArgs;
+use crate::kind::KindArgs;
 use crate::memory::MemoryPerCell;
 use crate::scen::{load_with_precision, run_scenario, tolerance_line};
 use clap::Args;
@@ -17,6 +19,19 @@ pub struct SuiteArgs {
     pub dir: Option<PathBuf>,
     #[command(flatten)]
     pub search: SearchArgs,
+    #[command(flatten)]
+    pub kind: KindArgs,
+    /// Times A* and jump point search side by side, query by query, for the plain reading at
+    /// size 1 (no derived grid), size 1 through the derived grid, and each of these sizes
+    /// (comma-separated), under --profile (default walker); every length is checked.
+    #[arg(
+        long,
+        value_name = "SIZES",
+        value_delimiter = ',',
+        value_parser = crate::kind::size_parser(),
+        conflicts_with_all = ["size", "algo"]
+    )]
+    pub sizes: Option<Vec<u8>>,
 }
 
 /// `assets/maps` under the current directory when it is there (run from the repository root),
@@ -72,6 +87,17 @@ pub fn map_pairs(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
 pub fn run(args: &SuiteArgs) -> Result<bool, String> {
     let dir = args.dir.clone().unwrap_or_else(shipped_maps);
     let pairs = map_pairs(&dir)?;
+    if let Some(sizes) = &args.sizes {
+        crate::side_by_side::run(&dir, &pairs, sizes, args.kind.profile, &args.search)
+    } else if args.kind.is_plain() {
+        run_plain(args, &dir, &pairs)
+    } else {
+        run_for_kind(args, &dir, &pairs)
+    }
+}
+
+/// The plain reading at size 1: each scenario's own lengths, no derived grid.
+fn run_plain(args: &SuiteArgs, dir: &Path, pairs: &[(PathBuf, PathBuf)]) -> Result<bool, String> {
     println!("{} maps under {}", pairs.len(), dir.display());
     let compare_astar = args.search.algo == astar_grid::Algorithm::JumpPoint;
     println!(
@@ -92,7 +118,7 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
     // Memory per cell of the largest map (most cells), and the most A* memory per cell.
     let mut memory: Option<(usize, String, MemoryPerCell)> = None;
     let mut most_astar = (0.0, String::new());
-    for (map, scen) in &pairs {
+    for (map, scen) in pairs {
         let (grid, scenario, precision) = load_with_precision(map, scen)?;
         let report = run_scenario(&grid, &scenario, precision, &args.search, |_, _| {})?;
         let measured = MemoryPerCell::measure(&grid, &scenario)
@@ -164,6 +190,199 @@ pub fn run(args: &SuiteArgs) -> Result<bool, String> {
     }
     println!("{summary}");
     Ok(mismatches == 0)
+}
+
+/// Totals of a suite run for one agent kind.
+#[derive(Debug, Default)]
+struct KindTotals {
+    queries: usize,
+    run: usize,
+    not_fitting: usize,
+    unreachable: usize,
+    mismatches: usize,
+    at_relative: usize,
+    total_us: f64,
+    expansions: u64,
+    astar_expansions: u64,
+    max_error: f64,
+    build_us: f64,
+    times: Vec<f64>,
+}
+
+/// Memory per cell measured on the largest map (most cells) of a suite run for one agent kind.
+#[derive(Debug, Default)]
+struct LargestMap {
+    cells: usize,
+    label: String,
+    /// The search contexts after the map's last query, on the derived grid.
+    search: MemoryPerCell,
+    /// [`astar_grid::AgentGrid::memory_bytes`] per cell.
+    agent_grid: f64,
+    /// The clearance's share of it.
+    clearance: f64,
+}
+
+/// A size above 1 or a terrain profile: every map's queries on the kind's derived grid, checked
+/// against the reference on the eroded map, with the queries whose start or goal does not fit
+/// counted apart.
+fn run_for_kind(
+    args: &SuiteArgs,
+    dir: &Path,
+    pairs: &[(PathBuf, PathBuf)],
+) -> Result<bool, String> {
+    println!(
+        "{} maps under {}, agent {}",
+        pairs.len(),
+        dir.display(),
+        args.kind.label()
+    );
+    let compare_astar = args.search.algo == astar_grid::Algorithm::JumpPoint;
+    println!(
+        "{:<28} {:>7} {:>6} {:>7} {:>6} {:>10} {:>10} {:>12}{} {:>9}",
+        "map",
+        "queries",
+        "no fit",
+        "unreach",
+        "wrong",
+        "mean us",
+        "median us",
+        "expanded",
+        if compare_astar { "   A* expanded" } else { "" },
+        "build ms"
+    );
+    let options = args.search.options();
+    let mut totals = KindTotals::default();
+    // The largest map (most cells): its label, search memory and derived grid bytes per cell.
+    let mut largest = LargestMap::default();
+    for (map, scen) in pairs {
+        let (terrain, scenario) = load_with_legend(map, scen, &args.kind.legend())?;
+        let queries = AgentQueries::new(&terrain, &scenario, &args.kind.kind(), &options)
+            .map_err(|error| format!("{}: {error}", map.display()))?;
+        let (report, mismatches) = queries
+            .check(&args.search, |_, _| {})
+            .map_err(|error| format!("{}: {error}", map.display()))?;
+        let name = map_name(map);
+        println!(
+            "{name:<28} {:>7} {:>6} {:>7} {mismatches:>6} {:>10.1} {:>10.1} {:>12.0}{} {:>9.2}",
+            scenario.queries.len(),
+            queries.not_fitting,
+            queries.unreachable,
+            report.mean_us(),
+            report.median_us(),
+            report.expansions_mean(),
+            report
+                .astar_expansions_mean()
+                .map_or_else(String::new, |astar| format!(" {astar:>14.0}")),
+            queries.build_us / 1e3
+        );
+        if terrain.len() > largest.cells {
+            let cells = terrain.len() as f64;
+            largest = LargestMap {
+                cells: terrain.len(),
+                label: format!("{name}, {}x{}", terrain.width(), terrain.height()),
+                search: MemoryPerCell::measure(queries.grid(), &queries.scenario)
+                    .map_err(|error| format!("{}: {error}", map.display()))?,
+                agent_grid: queries.agent.memory_bytes() as f64 / cells,
+                clearance: queries.agent.clearance().memory_bytes() as f64 / cells,
+            };
+        }
+        totals.queries += scenario.queries.len();
+        totals.run += report.queries;
+        totals.not_fitting += queries.not_fitting;
+        totals.unreachable += queries.unreachable;
+        totals.mismatches += mismatches;
+        totals.at_relative += report.checked_at_relative;
+        totals.total_us += report.total_us;
+        totals.expansions += report.expansions;
+        totals.astar_expansions += report.astar_expansions.unwrap_or(0);
+        totals.max_error = totals.max_error.max(report.max_abs_error);
+        totals.build_us += queries.build_us;
+        totals.times.extend(report.times_us);
+    }
+    print_kind_totals(args, pairs.len(), &totals, compare_astar, &largest);
+    Ok(totals.mismatches == 0)
+}
+
+/// The closing row, lines and JSON summary of [`run_for_kind`].
+fn print_kind_totals(
+    args: &SuiteArgs,
+    maps: usize,
+    totals: &KindTotals,
+    compare_astar: bool,
+    largest: &LargestMap,
+) {
+    let run = totals.run.max(1) as f64;
+    let mean_us = totals.total_us / run;
+    let median_us = crate::scen::median(&totals.times);
+    let expansions_mean = totals.expansions as f64 / run;
+    let astar_expansions_mean = compare_astar.then(|| totals.astar_expansions as f64 / run);
+    println!(
+        "{:<28} {:>7} {:>6} {:>7} {:>6} {mean_us:>10.1} {median_us:>10.1} {expansions_mean:>12.0}{} {:>9.2}",
+        "all",
+        totals.queries,
+        totals.not_fitting,
+        totals.unreachable,
+        totals.mismatches,
+        astar_expansions_mean.map_or_else(String::new, |astar| format!(" {astar:>14.0}")),
+        totals.build_us / 1e3
+    );
+    println!(
+        "{} queries run ({} set apart: start or goal does not fit); reference: a Dijkstra on each \
+         map eroded by brute force; {}",
+        totals.run,
+        totals.not_fitting,
+        tolerance_line(0, totals.at_relative)
+    );
+    println!(
+        "memory per cell on the largest map ({}): AgentGrid {:.3} B (clearance {:.3} B), \
+         A* context {:.2} B, JPS context {} B",
+        largest.label,
+        largest.agent_grid,
+        largest.clearance,
+        largest.search.astar,
+        largest
+            .search
+            .jps
+            .map_or_else(|| "-".to_owned(), |jps| format!("{jps:.2}"))
+    );
+    let summary = kind_summary(args, maps, totals, largest, astar_expansions_mean);
+    println!("{summary}");
+}
+
+/// The JSON summary of [`run_for_kind`].
+fn kind_summary(
+    args: &SuiteArgs,
+    maps: usize,
+    totals: &KindTotals,
+    largest: &LargestMap,
+    astar_expansions_mean: Option<f64>,
+) -> serde_json::Value {
+    let run = totals.run.max(1) as f64;
+    let mut summary = serde_json::json!({
+        "maps": maps,
+        "kind": args.kind.label(),
+        "size": args.kind.size,
+        "profile": args.kind.profile.map(crate::kind::ProfileName::name),
+        "queries": totals.queries,
+        "run": totals.run,
+        "not_fitting": totals.not_fitting,
+        "unreachable": totals.unreachable,
+        "mismatches": totals.mismatches,
+        "max_abs_error": totals.max_error,
+        "mean_us": totals.total_us / run,
+        "median_us": crate::scen::median(&totals.times),
+        "expansions_mean": totals.expansions as f64 / run,
+        "build_ms": totals.build_us / 1e3,
+        "memory_map": largest.label,
+        "agent_grid_bytes_per_cell": largest.agent_grid,
+        "clearance_bytes_per_cell": largest.clearance,
+        "memory_bytes_per_cell": largest.search.to_json(),
+        "checked_at_relative": totals.at_relative,
+    });
+    if let Some(astar) = astar_expansions_mean {
+        summary["astar_expansions_mean"] = astar.into();
+    }
+    summary
 }
 
 #[cfg(test)]
