@@ -50,6 +50,9 @@ pub(crate) struct InFlightSearch {
     pub kind: KindKey,
     /// The map version of the snapshot.
     pub map_version: MapVersion,
+    /// The navigation grid's id and the profiles' revision when it started: a result of
+    /// another grid, or (for agents of other kinds) of other profiles, is stale.
+    pub origin: (u64, u64),
     /// Map changes published since it started.
     pub changes: Vec<Arc<MapChange>>,
     /// The requests it answers: one, or several for one goal.
@@ -68,7 +71,7 @@ impl InFlightSearch {
         task: Task<Option<Vec<SearchOutcome>>>,
         cancelled: Arc<AtomicBool>,
         (snapshot, kind): (Arc<Grid>, KindKey),
-        map_version: MapVersion,
+        (map_version, origin): (MapVersion, (u64, u64)),
         members: Vec<SearchMember>,
     ) -> Self {
         Self {
@@ -77,6 +80,7 @@ impl InFlightSearch {
             snapshot,
             kind,
             map_version,
+            origin,
             changes: Vec::new(),
             members,
             results: None,

@@ -237,6 +237,17 @@ fn bad_kinds_fail_with_the_reason() {
     }
     settle(&mut app, &[fitting]);
     assert!(path(&app, fitting).is_found());
+    // Once the profile the first request names is registered, it is searched.
+    let named_unknown = agents[0];
+    let mut profiles = app.world_mut().resource_mut::<TerrainProfiles>();
+    for name in ["heavy", "boat"] {
+        profiles
+            .add(name, TerrainProfile::heavy())
+            .expect("new name");
+    }
+    assert!(profiles.get(unknown).is_some());
+    settle(&mut app, &[named_unknown]);
+    assert!(path(&app, named_unknown).is_found());
 }
 
 #[test]
@@ -360,5 +371,99 @@ proptest! {
                 );
             }
         }
+    }
+}
+
+/// Replaces the flyer profile with the walker's on the frame it is asked to, after the map
+/// change is published and before dispatch, and touches a request of another kind so that
+/// dispatch builds that kind's grid in the same frame.
+#[derive(Resource)]
+struct ReplaceFlyerAt {
+    frame: u32,
+    flyer: ProfileId,
+    other: Entity,
+}
+
+fn replace_flyer(
+    mut at: ResMut<ReplaceFlyerAt>,
+    mut profiles: ResMut<TerrainProfiles>,
+    mut requests: Query<&mut PathRequest>,
+) {
+    at.frame = at.frame.saturating_sub(1);
+    if at.frame == 1 {
+        profiles
+            .replace(at.flyer, TerrainProfile::walker())
+            .expect("a registered profile");
+        if let Ok(mut request) = requests.get_mut(at.other) {
+            request.set_changed();
+        }
+    }
+}
+
+#[test]
+fn a_profile_replaced_between_stages_re_paths_its_agents() {
+    let (mut app, walker, flyer) = forest_app();
+    let flyer_request = PathRequest::new(Cell::new(1, 3), Cell::new(9, 3)).with_profile(flyer);
+    let flying = spawn(&mut app, flyer_request);
+    let other = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(1, 1), Cell::new(9, 1)).with_profile(walker),
+    );
+    settle(&mut app, &[flying, other]);
+    let over_the_trees = path(&app, flying);
+    assert!(over_the_trees.cells.contains(&Cell::new(5, 3)));
+    app.insert_resource(ReplaceFlyerAt {
+        frame: 3,
+        flyer,
+        other,
+    })
+    .add_systems(
+        Update,
+        replace_flyer
+            .after(AStarSystems::Invalidate)
+            .before(AStarSystems::Dispatch),
+    );
+    for _ in 0..4 {
+        app.update();
+    }
+    settle(&mut app, &[flying, other]);
+    let after = path(&app, flying);
+    assert!(after.revision > over_the_trees.revision);
+    assert_legal_and_optimal(&seen_by(&app, flyer, 1), &after, &flyer_request);
+}
+
+/// Replaces the navigation grid after Invalidate on the frame it is asked to.
+#[derive(Resource)]
+struct ReplaceGridAt(u32);
+
+fn replace_grid(mut at: ResMut<ReplaceGridAt>, mut nav: ResMut<NavGrid>) {
+    at.0 = at.0.saturating_sub(1);
+    if at.0 == 1 {
+        let mut walled = forest();
+        for y in 0..8 {
+            walled.set_cost(Cell::new(7, y), 0).expect("on the map");
+        }
+        nav.replace_grid(walled);
+    }
+}
+
+#[test]
+fn a_result_searched_on_a_replaced_grid_is_not_applied() {
+    for (profile, size) in [(ProfileId::DEFAULT, 1), (ProfileId::DEFAULT, 2)] {
+        let mut app = app_with_grid(AStarPlugin::default(), forest());
+        // The grid is replaced in the frame the search starts, between Dispatch and Apply.
+        app.insert_resource(ReplaceGridAt(2)).add_systems(
+            Update,
+            replace_grid
+                .after(AStarSystems::Dispatch)
+                .before(AStarSystems::Apply),
+        );
+        let request = PathRequest::new(Cell::new(0, 6), Cell::new(10, 6))
+            .with_profile(profile)
+            .with_size(size);
+        let agent = spawn(&mut app, request);
+        settle(&mut app, &[agent]);
+        // Column x = 7 is walled on the new grid: no path, whatever the old grid allowed.
+        assert_eq!(path(&app, agent).status, PathStatus::NoPath, "size {size}");
     }
 }

@@ -12,6 +12,7 @@ use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
 use crate::{
     MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
+    TerrainProfiles,
 };
 use astar_grid::Grid;
 use bevy::prelude::*;
@@ -29,6 +30,7 @@ use std::sync::Arc;
 pub(crate) fn poll_searches(
     settings: Res<PathfindingSettings>,
     nav: Option<Res<NavGrid>>,
+    profiles: Res<TerrainProfiles>,
     mut bookkeeping: SearchBookkeeping,
     mut agents: AppliedAgents,
     mut notifier: PathNotifier,
@@ -44,6 +46,7 @@ pub(crate) fn poll_searches(
     let mut applier = ResultApplier {
         settings: &settings,
         nav: nav.as_deref(),
+        profiles_revision: profiles.revision(),
         pending_changes: None,
         retired,
         budget: settings.max_paths_applied_per_frame.max(1) as usize,
@@ -140,6 +143,7 @@ type AppliedAgents<'w, 's> = Query<
 struct AppliedSearch<'a> {
     snapshot: &'a Arc<Grid>,
     kind: KindKey,
+    origin: (u64, u64),
     map_version: MapVersion,
     changes: &'a [Arc<MapChange>],
 }
@@ -148,6 +152,8 @@ struct AppliedSearch<'a> {
 struct ResultApplier<'a> {
     settings: &'a PathfindingSettings,
     nav: Option<&'a NavGrid>,
+    /// The profiles' revision now.
+    profiles_revision: u64,
     /// The grid's unpublished changes, gathered at most once per frame.
     pending_changes: Option<MapChange>,
     /// Where replaced outcomes go, to be freed off the main thread.
@@ -180,6 +186,7 @@ impl ResultApplier<'_> {
             let target = AppliedSearch {
                 snapshot: &search.snapshot,
                 kind: search.kind,
+                origin: search.origin,
                 map_version: search.map_version,
                 changes: &search.changes,
             };
@@ -206,6 +213,11 @@ impl ResultApplier<'_> {
         let policy = self.settings.invalidation;
         let stale = match self.nav {
             None => true,
+            // Another grid, or other profiles for a kind's derived grid: nothing carries over.
+            Some(nav) if nav.id() != search.origin.0 => true,
+            Some(_) if !search.kind.is_default() && search.origin.1 != self.profiles_revision => {
+                true
+            }
             Some(nav) if nav.is_current(search.snapshot) => false,
             // A derived grid takes in edits when they are published: until then, any edit of
             // the navigation grid may have changed it.

@@ -41,6 +41,8 @@ pub(super) struct Launcher<'a> {
     pub(super) retired: &'a mut RetiredOutcomes,
     pub(super) now: Duration,
     pub(super) map_version: MapVersion,
+    /// The navigation grid's id and the profiles' revision the searches start on.
+    pub(super) origin: (u64, u64),
     /// Searches started this frame.
     pub(super) started: u32,
     /// Queue entries to remove once the queue has been read.
@@ -76,7 +78,7 @@ impl Launcher<'_> {
             task,
             cancelled,
             (snapshot, kind),
-            self.map_version,
+            (self.map_version, self.origin),
             members,
         ));
         self.started += 1;

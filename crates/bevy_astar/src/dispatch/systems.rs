@@ -96,6 +96,7 @@ pub(crate) fn dispatch_searches(
             retired,
             now: time.elapsed(),
             map_version: *version,
+            origin: (nav.id(), profiles.revision()),
             started: 0,
             served: Vec::new(),
         },
@@ -278,6 +279,9 @@ impl Dispatcher<'_, '_, '_> {
             }
             Route::FailNow(job, status) => {
                 let mut outcome = SearchOutcome::without_path(&job, status, target.algorithm);
+                // A bad kind depends on the profiles and the map size, not on the cells: it is
+                // checked again rather than served from the cache.
+                outcome.cacheable = !matches!(status, PathStatus::InvalidKind(_));
                 outcome.map_version = self.launcher.map_version;
                 let outcome = Arc::new(outcome);
                 let capacity = self.launcher.settings.cache_capacity;

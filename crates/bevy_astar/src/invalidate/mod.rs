@@ -174,12 +174,16 @@ pub struct MapChanged {
     pub change: Arc<MapChange>,
     /// The changes of the derived grids, for the kinds whose grid changed.
     pub(crate) kinds: Vec<(KindKey, Arc<MapChange>)>,
+    /// A whole-map change for every other kind but the default, when the derived grids were
+    /// dropped (the grid was replaced, or a profile was added or replaced).
+    pub(crate) kinds_reset: Option<Arc<MapChange>>,
 }
 
 impl MapChanged {
     /// What changed for agents of `size` cells under `profile`: the navigation grid's change
     /// for one-cell agents of the default profile, else the change of their kind's derived grid
-    /// (`None` when it did not change, or no agent of that kind has searched yet).
+    /// (the whole map when the derived grids were rebuilt; `None` when it did not change, or no
+    /// agent of that kind has searched yet).
     #[must_use]
     pub fn change_for(&self, profile: ProfileId, size: u8) -> Option<&MapChange> {
         self.change_for_kind(KindKey { profile, size })
@@ -193,6 +197,7 @@ impl MapChanged {
             version: MapVersion::default(),
             change: Arc::new(change),
             kinds: Vec::new(),
+            kinds_reset: None,
         }
     }
 
@@ -205,5 +210,6 @@ impl MapChanged {
             .iter()
             .find(|(changed, _)| *changed == kind)
             .map(|(_, change)| change)
+            .or(self.kinds_reset.as_ref())
     }
 }

@@ -108,6 +108,7 @@ pub(crate) fn publish_map_changes(
     changed.write(MapChanged {
         version: *version,
         change: Arc::new(change),
-        kinds,
+        kinds: kinds.kinds,
+        kinds_reset: kinds.reset.then(|| Arc::new(MapChange::whole_map())),
     });
 }

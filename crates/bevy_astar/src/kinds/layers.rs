@@ -14,6 +14,26 @@ pub(crate) struct AgentLayers {
     layers: HashMap<KindKey, Layer>,
     /// The navigation grid and profile revision the layers were built for.
     built_for: Option<(u64, u64)>,
+    /// Set when [`AgentLayers::grid_for`] dropped the layers between two publications (the
+    /// grid or the profiles changed): the next publication tells every kind.
+    reset_pending: bool,
+}
+
+/// What a publication changed for the agent kinds.
+#[derive(Default)]
+pub(crate) struct KindChanges {
+    /// The change of each kind's derived grid that changed.
+    pub kinds: Vec<(KindKey, Arc<MapChange>)>,
+    /// Whether every derived grid was dropped (the grid was replaced, or the profiles
+    /// changed): every kind but the default then sees the whole map change.
+    pub reset: bool,
+}
+
+impl KindChanges {
+    /// Whether nothing changed for any kind.
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty() && !self.reset
+    }
 }
 
 /// One kind's derived grid, and the snapshot of it that searches read.
@@ -52,10 +72,11 @@ impl AgentLayers {
             .get(kind.profile)
             .ok_or(KindError::UnknownProfile(kind.profile))?;
         if self.built_for != Some((nav.id(), profiles.revision())) {
-            // Built for another grid or other profiles: the published change that told the
-            // agents so is the whole map.
+            // Built for another grid or other profiles: dropped, and the next publication
+            // tells every kind that the whole map changed.
             self.layers.clear();
             self.built_for = Some((nav.id(), profiles.revision()));
+            self.reset_pending = true;
         }
         let layer = match self.layers.entry(kind) {
             bevy::platform::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
@@ -71,28 +92,29 @@ impl AgentLayers {
         })
     }
 
-    /// Brings every layer up to date with `change`, just published for `nav`; returns the change
-    /// as each layer's kind sees it (the whole map for every layer when the grid was replaced or
-    /// a profile changed, which drops the layers to be built again on use).
+    /// Brings every layer up to date with `change`, just published for `nav`; returns the
+    /// change as each layer's kind sees it. When the grid was replaced or the profiles changed,
+    /// the layers are dropped, to be built again on use, and every kind but the default sees
+    /// the whole map change ([`KindChanges::reset`]).
     pub fn apply(
         &mut self,
         nav: &NavGrid,
         profiles: &TerrainProfiles,
         change: &MapChange,
-    ) -> Vec<(KindKey, Arc<MapChange>)> {
+    ) -> KindChanges {
         let current = Some((nav.id(), profiles.revision()));
-        if change.is_whole_map() || self.built_for != current {
-            let whole = Arc::new(MapChange::whole_map());
+        if change.is_whole_map() || self.built_for != current || self.reset_pending {
             self.built_for = current;
-            return self
-                .layers
-                .drain()
-                .map(|(kind, _)| (kind, Arc::clone(&whole)))
-                .collect();
+            self.reset_pending = false;
+            self.layers.clear();
+            return KindChanges {
+                kinds: Vec::new(),
+                reset: true,
+            };
         }
         let changed: Vec<Cell> = change.cells().map(|cell| cell.cell).collect();
         if changed.is_empty() {
-            return Vec::new();
+            return KindChanges::default();
         }
         let mut kinds = Vec::new();
         let mut broken = Vec::new();
@@ -110,7 +132,10 @@ impl AgentLayers {
             self.layers.remove(&kind);
             kinds.push((kind, Arc::new(MapChange::whole_map())));
         }
-        kinds
+        KindChanges {
+            kinds,
+            reset: false,
+        }
     }
 }
 
@@ -120,6 +145,10 @@ impl Layer {
     /// them as a map change.
     fn update(&mut self, terrain: &Grid, changed: &[Cell]) -> Result<MapChange, KindError> {
         let derived = self.agent.update(terrain, changed)?;
+        if derived.is_empty() {
+            // Nothing changed for this kind: the snapshot stays the one searches hold.
+            return Ok(MapChange::default());
+        }
         let snapshot = Arc::make_mut(&mut self.snapshot);
         let mut changes = Vec::with_capacity(derived.len());
         for cell in derived {

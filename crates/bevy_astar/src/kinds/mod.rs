@@ -28,6 +28,7 @@ use astar_grid::TerrainProfile;
 use astar_grid::agent::AgentError;
 use astar_grid::agent::MAX_AGENT_SIZE;
 use bevy::prelude::*;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 /// A terrain profile registered in [`TerrainProfiles`], named by a request's
 /// [`PathRequest::profile`](crate::PathRequest::profile).
@@ -65,15 +66,23 @@ impl ProfileId {
 #[reflect(Resource, Debug, Default, PartialEq)]
 pub struct TerrainProfiles {
     profiles: Vec<(String, TerrainProfile)>,
-    /// Bumped by every replacement, so that derived grids are rebuilt.
+    /// Drawn anew by every change, so that derived grids are rebuilt.
     revision: u64,
+}
+
+/// The source of [`TerrainProfiles`] revisions, shared by every value, so that two different
+/// tables never share a revision (a table put in the place of another is noticed).
+static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
+
+fn next_revision() -> u64 {
+    NEXT_REVISION.fetch_add(1, Ordering::Relaxed)
 }
 
 impl Default for TerrainProfiles {
     fn default() -> Self {
         Self {
             profiles: vec![("default".to_owned(), TerrainProfile::identity())],
-            revision: 0,
+            revision: next_revision(),
         }
     }
 }
@@ -96,7 +105,9 @@ pub enum ProfileError {
 }
 
 impl TerrainProfiles {
-    /// Registers `profile` under `name`; returns its id.
+    /// Registers `profile` under `name`; returns its id. Agents of every kind but the default
+    /// see a change of the whole map at the next publication, so that requests that failed for
+    /// want of the profile are searched again (register profiles at startup).
     ///
     /// # Errors
     /// [`ProfileError`] when the name is taken, the profile passes no terrain, or there are too
@@ -115,6 +126,8 @@ impl TerrainProfiles {
         }
         let id = u16::try_from(self.profiles.len()).map_err(|_| ProfileError::TooMany)?;
         self.profiles.push((name, profile));
+        // Requests that named the id before it existed are searched again.
+        self.revision = next_revision();
         Ok(ProfileId(id))
     }
 
@@ -135,7 +148,7 @@ impl TerrainProfiles {
             return Err(ProfileError::NoPassableTerrain(name.clone()));
         }
         *slot = profile;
-        self.revision += 1;
+        self.revision = next_revision();
         Ok(())
     }
 
@@ -166,7 +179,7 @@ impl TerrainProfiles {
             .map(|((name, profile), id)| (ProfileId(id), name.as_str(), profile))
     }
 
-    /// How many times a profile was replaced.
+    /// How many times a profile was added or replaced.
     pub(crate) const fn revision(&self) -> u64 {
         self.revision
     }
