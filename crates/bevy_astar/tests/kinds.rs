@@ -467,3 +467,28 @@ fn a_result_searched_on_a_replaced_grid_is_not_applied() {
         assert_eq!(path(&app, agent).status, PathStatus::NoPath, "size {size}");
     }
 }
+
+/// Changes the terrain cost of the far corner of the forest every frame, between Dispatch and
+/// Apply: an edit no 2x2 path near the start can depend on.
+fn edit_far_corner(mut nav: ResMut<NavGrid>, mut cost: Local<u8>) {
+    *cost = if *cost == 2 { 3 } else { 2 };
+    let _ = nav.set_cost(Cell::new(11, 7), *cost);
+}
+
+#[test]
+fn edits_elsewhere_do_not_hold_back_a_fat_agents_results() {
+    let (mut app, walker, _) = forest_app();
+    app.add_systems(
+        Update,
+        edit_far_corner
+            .after(AStarSystems::Dispatch)
+            .before(AStarSystems::Apply),
+    );
+    let request = PathRequest::new(Cell::new(0, 0), Cell::new(3, 2))
+        .with_profile(walker)
+        .with_size(2);
+    let boss = spawn(&mut app, request);
+    settle(&mut app, &[boss]);
+    let found = path(&app, boss);
+    assert_legal_and_optimal(&seen_by(&app, walker, 2), &found, &request);
+}

@@ -11,10 +11,10 @@ use crate::kinds::KindKey;
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
 use crate::{
-    MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
-    TerrainProfiles,
+    CellChange, MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings,
+    PathfindingStats, TerrainProfiles,
 };
-use astar_grid::Grid;
+use astar_grid::{Cell, Grid};
 use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
 use bevy::tasks::futures::check_ready;
@@ -48,6 +48,7 @@ pub(crate) fn poll_searches(
         nav: nav.as_deref(),
         profiles_revision: profiles.revision(),
         pending_changes: None,
+        pending_by_size: Vec::new(),
         retired,
         budget: settings.max_paths_applied_per_frame.max(1) as usize,
     };
@@ -156,13 +157,60 @@ struct ResultApplier<'a> {
     profiles_revision: u64,
     /// The grid's unpublished changes, gathered at most once per frame.
     pending_changes: Option<MapChange>,
+    /// The same, as agents of each size may see them ([`pending_for_size`]).
+    pending_by_size: Vec<(u8, [MapChange; 2])>,
     /// Where replaced outcomes go, to be freed off the main thread.
     retired: &'a mut RetiredOutcomes,
     /// Paths that may still be written this frame.
     budget: usize,
 }
 
+/// The unpublished edits `pending` as an agent of `size` cells may see them: every anchor whose
+/// footprint covers an edited cell, changed both ways (blocked, and opened), so that a result
+/// either could touch counts as touched.
+fn widen_for_size(pending: &MapChange, size: u8) -> [MapChange; 2] {
+    let reach = u32::from(size.max(1)) - 1;
+    let anchors: Vec<Cell> = pending
+        .cells()
+        .flat_map(|changed| {
+            let cell = changed.cell;
+            (cell.y.saturating_sub(reach)..=cell.y).flat_map(move |y| {
+                (cell.x.saturating_sub(reach)..=cell.x).map(move |x| Cell::new(x, y))
+            })
+        })
+        .collect();
+    let both_ways = |before, after| {
+        MapChange::from_cells(anchors.iter().map(|&cell| CellChange {
+            cell,
+            before,
+            after,
+        }))
+    };
+    [both_ways(1, 0), both_ways(0, 1)]
+}
+
 impl ResultApplier<'_> {
+    /// The grid's unpublished changes widened for agents of `size` cells
+    /// ([`widen_for_size`]), gathered at most once per frame and size.
+    fn pending_for_size(&mut self, nav: &NavGrid, size: u8) -> &[MapChange; 2] {
+        let index = match self
+            .pending_by_size
+            .iter()
+            .position(|(known, _)| *known == size)
+        {
+            Some(index) => index,
+            None => {
+                let pending = self
+                    .pending_changes
+                    .get_or_insert_with(|| nav.pending_changes());
+                let widened = widen_for_size(pending, size);
+                self.pending_by_size.push((size, widened));
+                self.pending_by_size.len() - 1
+            }
+        };
+        &self.pending_by_size[index].1
+    }
+
     /// Applies the finished outcomes of the search `id` in member order while the budget
     /// lasts; the members not reached wait in `search` for the next frame.
     fn apply_search(
@@ -219,9 +267,18 @@ impl ResultApplier<'_> {
                 true
             }
             Some(nav) if nav.is_current(search.snapshot) => false,
-            // A derived grid takes in edits when they are published: until then, any edit of
-            // the navigation grid may have changed it.
-            Some(nav) if !search.kind.is_default() && nav.has_pending_changes() => true,
+            // A derived grid takes in edits when they are published: until then, an edit of
+            // the navigation grid counts for every anchor whose footprint covers it.
+            Some(nav) if !search.kind.is_default() => {
+                search
+                    .changes
+                    .iter()
+                    .any(|change| outcome.affected_by(change, policy))
+                    || self
+                        .pending_for_size(nav, search.kind.size)
+                        .iter()
+                        .any(|change| outcome.affected_by(change, policy))
+            }
             Some(nav) => {
                 search
                     .changes
