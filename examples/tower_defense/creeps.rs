@@ -12,7 +12,10 @@ use bevy_astar::prelude::*;
 use rand::RngExt;
 
 pub(crate) fn plugin(app: &mut App) {
-    app.init_resource::<CreepTally>()
+    let profiles =
+        CreepProfiles::register(&mut app.world_mut().get_resource_or_init::<TerrainProfiles>());
+    app.insert_resource(profiles)
+        .init_resource::<CreepTally>()
         .add_systems(Startup, make_creep_image)
         .add_systems(
             Update,
@@ -21,6 +24,34 @@ pub(crate) fn plugin(app: &mut App) {
                 .run_if(resource_exists::<NavGrid>),
         )
         .add_systems(PreUpdate, despawn_on_restart);
+}
+
+/// The terrain profiles creeps move by, registered in the plugin's [`TerrainProfiles`]: the map's
+/// rock and towers are trees ([`Terrain::nav_value`](crate::map::Terrain::nav_value)), which
+/// walkers cannot enter.
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CreepProfiles {
+    /// Creeps on foot: [`TerrainProfile::walker`].
+    pub(crate) walker: ProfileId,
+}
+
+impl CreepProfiles {
+    /// Registers the creeps' profiles in `profiles` (a profile of the same name registered
+    /// already is taken as it is).
+    pub(crate) fn register(profiles: &mut TerrainProfiles) -> Self {
+        Self {
+            walker: profile_named(profiles, "walker", TerrainProfile::walker()),
+        }
+    }
+}
+
+/// The id of the profile called `name`, registered as `profile` if there is none.
+fn profile_named(profiles: &mut TerrainProfiles, name: &str, profile: TerrainProfile) -> ProfileId {
+    profiles.id(name).unwrap_or_else(|| {
+        profiles
+            .add(name, profile)
+            .expect("a new name, and the presets pass ground")
+    })
 }
 
 /// The kinds of creep.
@@ -174,6 +205,7 @@ pub(crate) fn spawn_creep(
     commands: &mut Commands,
     nav: &NavGrid,
     image: &CreepImage,
+    profiles: &CreepProfiles,
     rng: &mut impl RngExt,
     spawn: CreepSpawn,
 ) {
@@ -206,7 +238,9 @@ pub(crate) fn spawn_creep(
         Transform::from_translation(nav.cell_center(cell).extend(3.0)),
         // The request is all a creep needs to get a path; the follower walks it. When a tower
         // cuts the path, the new search starts from the cell the creep has got to.
-        PathRequest::new(cell, GOAL).with_start_at_agent(true),
+        PathRequest::new(cell, GOAL)
+            .with_start_at_agent(true)
+            .with_profile(profiles.walker),
         PathFollower::new(speed),
         creep,
     ));

@@ -56,9 +56,10 @@ fn main() {
             AStarPlugin::default()
                 .with_max_searches_per_frame(128)
                 .with_cache_capacity(8192),
-            // The tilemap is the map: rock and tower tiles are walls.
+            // The tilemap is the map: rock and tower tiles are trees to the plugin, walls to
+            // walking creeps and open sky to flying ones.
             TilemapNavPlugin::default().with_rule(|_tile, texture| {
-                map::Terrain::from_texture(texture).map_or(0, map::Terrain::nav_cost)
+                map::Terrain::from_texture(texture).map_or(0, map::Terrain::nav_value)
             }),
             AStarDebugPlugin::default(),
             EguiPlugin::default(),

@@ -7,6 +7,7 @@ use bevy::image::ImageSampler;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat, TextureUsages};
 use bevy::window::PrimaryWindow;
+use bevy_astar::astar_grid::agent::moving_ai::{GROUND, TREES};
 use bevy_astar::astar_grid::{Components, SearchOptions};
 use bevy_astar::prelude::*;
 use bevy_astar::tilemap::{NavTilemap, cell_to_tile_pos};
@@ -68,11 +69,21 @@ impl Terrain {
         texture.and_then(|index| Self::ALL.get(index.0 as usize).copied())
     }
 
-    /// The tile's value in the navigation grid: rock and towers are walls.
-    pub(crate) const fn nav_cost(self) -> u8 {
+    /// The tile's terrain value in the navigation grid: rock and towers are trees
+    /// ([`TREES`]), which walking creeps cannot enter and flying ones fly over; the rest is
+    /// plain ground. Creeps read these values through their terrain profile, never as costs.
+    pub(crate) const fn nav_value(self) -> u8 {
         match self {
-            Self::Rock | Self::Tower => 0,
-            Self::Grass | Self::Meadow | Self::Spawn | Self::Goal => 1,
+            Self::Rock | Self::Tower => TREES,
+            Self::Grass | Self::Meadow | Self::Spawn | Self::Goal => GROUND,
+        }
+    }
+
+    /// Whether walking creeps may enter the tile.
+    pub(crate) const fn is_walkable(self) -> bool {
+        match self {
+            Self::Rock | Self::Tower => false,
+            Self::Grass | Self::Meadow | Self::Spawn | Self::Goal => true,
         }
     }
 
@@ -124,7 +135,7 @@ impl Layout {
                 rng.random_range(0..MAP_HEIGHT),
             );
             let near_end = |end: Cell| cell.x.abs_diff(end.x) <= 2 && cell.y.abs_diff(end.y) <= 2;
-            if layout.get(cell).nav_cost() == 0 || near_end(SPAWN) || near_end(GOAL) {
+            if !layout.get(cell).is_walkable() || near_end(SPAWN) || near_end(GOAL) {
                 continue;
             }
             if connectivity.try_block(cell, &[SPAWN]).is_ok() {
@@ -183,12 +194,13 @@ pub(crate) struct Connectivity {
 }
 
 impl Connectivity {
-    /// The labels of `layout` (without towers), under the creeps' movement rule.
+    /// The labels of `layout` (without towers) as walking creeps see it, under their movement
+    /// rule.
     pub(crate) fn new(layout: &Layout) -> Self {
         let mut grid = Grid::new(MAP_WIDTH, MAP_HEIGHT);
         for (cell, terrain) in layout.cells() {
             // In bounds by construction.
-            let _ = grid.set_cost(cell, terrain.nav_cost());
+            let _ = grid.set_cost(cell, u8::from(terrain.is_walkable()));
         }
         let components = Components::new(&grid, SearchOptions::default().movement);
         Self { grid, components }

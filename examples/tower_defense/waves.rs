@@ -2,7 +2,7 @@
 //! tougher each time; and the stress test, thousands of creeps released across the map at once.
 
 use crate::GameSystems;
-use crate::creeps::{CreepImage, CreepKind, CreepSpawn, spawn_creep};
+use crate::creeps::{CreepImage, CreepKind, CreepProfiles, CreepSpawn, spawn_creep};
 use crate::economy::{Economy, Restart};
 use crate::map::{Connectivity, GOAL, MAP_HEIGHT, MAP_WIDTH, SPAWN};
 use bevy::prelude::*;
@@ -133,6 +133,7 @@ fn spawn_creeps(
     time: Res<Time>,
     nav: Res<NavGrid>,
     image: Res<CreepImage>,
+    profiles: Res<CreepProfiles>,
     economy: Res<Economy>,
     mut waves: ResMut<Waves>,
 ) {
@@ -152,7 +153,14 @@ fn spawn_creeps(
             stress: false,
             traced: core::mem::take(&mut waves.first_of_wave),
         };
-        spawn_creep(&mut commands, &nav, &image, &mut waves.rng, spawn);
+        spawn_creep(
+            &mut commands,
+            &nav,
+            &image,
+            &profiles,
+            &mut waves.rng,
+            spawn,
+        );
         // Mostly a steady trickle, sometimes two at once.
         waves.next_spawn += if waves.rng.random_bool(0.15) {
             0.05
@@ -173,6 +181,7 @@ fn release_stress(
     nav: Res<NavGrid>,
     connectivity: Res<Connectivity>,
     image: Res<CreepImage>,
+    profiles: Res<CreepProfiles>,
     mut stresses: MessageReader<Stress>,
     mut waves: ResMut<Waves>,
 ) {
@@ -203,7 +212,14 @@ fn release_stress(
             stress: true,
             traced: false,
         };
-        spawn_creep(&mut commands, &nav, &image, &mut waves.rng, spawn);
+        spawn_creep(
+            &mut commands,
+            &nav,
+            &image,
+            &profiles,
+            &mut waves.rng,
+            spawn,
+        );
     }
     info!("released {count} stress-test creeps");
 }
