@@ -4,6 +4,7 @@
 use crate::GameSystems;
 use crate::economy::{Economy, Restart};
 use crate::map::{GOAL, TILE};
+use crate::routes::{BOSS_SIZE, Walkers};
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
@@ -99,7 +100,15 @@ impl CreepKind {
         }
     }
 
-    const fn size(self) -> f32 {
+    /// Side of the creep's square footprint, in tiles.
+    pub(crate) const fn footprint(self) -> u8 {
+        match self {
+            Self::Grunt | Self::Runner | Self::Brute => 1,
+        }
+    }
+
+    /// The sprite's side, in tiles.
+    const fn sprite_size(self) -> f32 {
         match self {
             Self::Grunt => 0.42,
             Self::Runner => 0.34,
@@ -231,7 +240,7 @@ pub(crate) fn spawn_creep(
         Sprite {
             image: image.0.clone(),
             color: creep.tint(),
-            custom_size: Some(Vec2::splat(kind.size() * TILE)),
+            custom_size: Some(Vec2::splat(kind.sprite_size() * TILE)),
             ..default()
         },
         Anchor(jitter),
@@ -249,18 +258,28 @@ pub(crate) fn spawn_creep(
     }
 }
 
-/// The cells creeps stand on now (for the placement check).
-pub(crate) fn creep_cells<'a>(
+/// The footprint anchors the walking creeps stand on now, by size (for the placement check).
+pub(crate) fn walkers_on_field<'a>(
     nav: &NavGrid,
-    creeps: impl IntoIterator<Item = &'a Transform>,
-) -> Vec<Cell> {
-    let mut cells: Vec<Cell> = creeps
-        .into_iter()
-        .filter_map(|transform| nav.world_to_cell(transform.translation.truncate()))
-        .collect();
-    cells.sort_unstable_by_key(|cell| (cell.y, cell.x));
-    cells.dedup();
-    cells
+    creeps: impl IntoIterator<Item = (&'a Creep, &'a Transform)>,
+) -> Walkers {
+    let mut walkers = Walkers::default();
+    for (creep, transform) in creeps {
+        let size = creep.kind.footprint();
+        let Some(anchor) = nav.footprint_anchor(transform.translation.truncate(), size) else {
+            continue;
+        };
+        if size == BOSS_SIZE {
+            walkers.bosses.push(anchor);
+        } else {
+            walkers.small.push(anchor);
+        }
+    }
+    for anchors in [&mut walkers.small, &mut walkers.bosses] {
+        anchors.sort_unstable_by_key(|cell| (cell.y, cell.x));
+        anchors.dedup();
+    }
+    walkers
 }
 
 /// Creeps whose `Path` changed this frame.

@@ -1,14 +1,17 @@
 //! Towers: a left click on a free tile builds one, unless it would cut every route from the spawn
-//! to the goal or trap a creep (judged on the connectivity labels before anything changes); the
-//! tile becomes a tower tile, which `bevy_astar` sees as a wall, and only the creeps whose paths
-//! crossed it search again. Towers shoot the nearest creep in range.
+//! to the goal or trap a creep, for walkers of any size (judged on the plugin's connectivity
+//! before anything changes); the tile becomes a tower tile, which walking creeps cannot enter,
+//! and only the creeps whose paths crossed it search again. Towers shoot the nearest creep in
+//! range.
 
 use crate::GameSystems;
-use crate::creeps::{Creep, CreepImage, creep_cells};
+use crate::creeps::{Creep, CreepImage, CreepProfiles, walkers_on_field};
 use crate::economy::{Economy, Restart, TOWER_COST};
-use crate::map::{Battlefield, Blocking, Connectivity, Layout, TILE, Terrain};
+use crate::map::{Battlefield, Layout, TILE, Terrain};
+use crate::routes::{BOSS_SIZE, Blocking, RouteCheck};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
+use bevy_astar::NavConnectivity;
 use bevy_astar::prelude::*;
 use bevy_astar::tilemap::cell_to_tile_pos;
 use bevy_ecs_tilemap::prelude::*;
@@ -85,7 +88,12 @@ impl core::fmt::Display for Refusal {
             Self::Terrain(reason) => formatter.write_str(reason),
             Self::Gold => write!(formatter, "not enough gold: a tower costs {TOWER_COST}"),
             Self::GameOver => formatter.write_str("the game is over: press R to play again"),
-            Self::Blocking(Blocking::CutsSpawn) => {
+            Self::Blocking(Blocking::CutsSpawn(BOSS_SIZE)) => write!(
+                formatter,
+                "it would leave no route {BOSS_SIZE} tiles wide from the spawn to the goal: \
+                 bosses could not pass"
+            ),
+            Self::Blocking(Blocking::CutsSpawn(_)) => {
                 formatter.write_str("it would cut every route from the spawn to the goal")
             }
             Self::Blocking(Blocking::TrapsCreeps(1)) => {
@@ -100,6 +108,9 @@ impl core::fmt::Display for Refusal {
             Self::Blocking(Blocking::CreepOnCell) => {
                 formatter.write_str("a creep is standing there")
             }
+            Self::Blocking(Blocking::NotReady) => {
+                formatter.write_str("the routes of the map are still being worked out")
+            }
         }
     }
 }
@@ -111,10 +122,12 @@ impl Refusal {
             Self::Terrain(_) => "not a free tile".to_owned(),
             Self::Gold => "not enough gold".to_owned(),
             Self::GameOver => "game over".to_owned(),
-            Self::Blocking(Blocking::CutsSpawn) => "it would cut every route".to_owned(),
+            Self::Blocking(Blocking::CutsSpawn(BOSS_SIZE)) => "bosses could not pass".to_owned(),
+            Self::Blocking(Blocking::CutsSpawn(_)) => "it would cut every route".to_owned(),
             Self::Blocking(Blocking::TrapsCreeps(1)) => "it would trap a creep".to_owned(),
             Self::Blocking(Blocking::TrapsCreeps(count)) => format!("it would trap {count} creeps"),
             Self::Blocking(Blocking::CreepOnCell) => "a creep is there".to_owned(),
+            Self::Blocking(Blocking::NotReady) => "not yet".to_owned(),
         }
     }
 }
@@ -146,8 +159,7 @@ fn judge(
     cell: Cell,
     terrain: Terrain,
     economy: &Economy,
-    connectivity: &Connectivity,
-    creeps: &[Cell],
+    routes: &RouteCheck,
 ) -> Result<(), Refusal> {
     if economy.is_over() {
         return Err(Refusal::GameOver);
@@ -158,7 +170,7 @@ fn judge(
     if economy.gold < TOWER_COST {
         return Err(Refusal::Gold);
     }
-    connectivity.check(cell, creeps).map_err(Refusal::Blocking)
+    routes.check(cell).map_err(Refusal::Blocking)
 }
 
 /// The terrain a tile shows now (towers included).
@@ -203,7 +215,8 @@ fn hover_and_click(
 struct Builder<'w, 's> {
     commands: Commands<'w, 's>,
     economy: ResMut<'w, Economy>,
-    connectivity: ResMut<'w, Connectivity>,
+    connectivity: Res<'w, NavConnectivity>,
+    profiles: Res<'w, CreepProfiles>,
     log: ResMut<'w, PlacementLog>,
     hovered: ResMut<'w, HoveredCell>,
     stats: Res<'w, PathfindingStats>,
@@ -214,50 +227,60 @@ struct Builder<'w, 's> {
 }
 
 /// Builds the requested towers that pass [`judge`]; the others leave a refusal on the map and
-/// in the log. Also judges the hovered tile for the preview.
+/// in the log. Also judges the hovered tile for the preview. Each tower is judged with every
+/// tower standing and those built before it in this frame, which the plugin has not seen yet.
 fn build_towers(
     mut requests: MessageReader<PlaceTower>,
     mut builder: Builder,
     nav: Res<NavGrid>,
-    creeps: Query<(&Transform, &Path), With<Creep>>,
+    towers: Query<&Tower>,
+    creeps: Query<(&Creep, &Transform, &Path)>,
 ) {
     let Ok(storage) = builder.storages.get(builder.battlefield.tilemap) else {
         return;
     };
     let storage = storage.clone();
-    let mut creep_positions = None;
-    let mut positions = || creep_cells(&nav, creeps.iter().map(|(transform, _)| transform));
+    let mut tower_cells: Vec<Cell> = towers.iter().map(|tower| tower.cell).collect();
+    let mut walkers = None;
+    let mut positions = || {
+        walkers_on_field(
+            &nav,
+            creeps
+                .iter()
+                .map(|(creep, transform, _)| (creep, transform)),
+        )
+    };
     for &PlaceTower(cell) in requests.read() {
-        let positions = creep_positions.get_or_insert_with(&mut positions);
+        let walkers = walkers.get_or_insert_with(&mut positions);
         let Some(terrain) = terrain_at(cell, &storage, &builder.tiles) else {
             continue;
         };
-        let verdict = judge(
-            cell,
-            terrain,
-            &builder.economy,
-            &builder.connectivity,
-            positions,
-        );
+        let routes = RouteCheck {
+            connectivity: &builder.connectivity,
+            walker: builder.profiles.walker,
+            towers: &tower_cells,
+            creeps: walkers,
+        };
+        let verdict = judge(cell, terrain, &builder.economy, &routes);
         if let Err(refusal) = verdict {
             builder.commands.spawn(refusal_text(&nav, cell, &refusal));
             builder.log.refusal = Some((cell, refusal));
             continue;
         }
-        let placed = builder.connectivity.try_block(cell, positions);
-        if placed.is_err() || !builder.economy.buy_tower() {
+        if !builder.economy.buy_tower() {
             continue;
         }
-        // The tile becomes a tower tile: `bevy_astar`'s tilemap sync blocks its cell in the
-        // `NavGrid`, and the plugin re-queues exactly the creeps whose paths crossed it.
+        // The tile becomes a tower tile: `bevy_astar`'s tilemap sync changes its cell in the
+        // `NavGrid`, and the plugin re-queues exactly the creeps whose paths it cut.
         if let Some(tile) = storage.checked_get(&cell_to_tile_pos(cell))
             && let Ok(mut texture) = builder.tiles.get_mut(tile)
         {
             *texture = Terrain::Tower.texture();
         }
+        tower_cells.push(cell);
         let paths_cut = creeps
             .iter()
-            .filter(|(_, path)| path.cells.contains(&cell))
+            .filter(|(_, _, path)| path.cells.contains(&cell))
             .count();
         builder.log.last_tower = Some(TowerReport {
             cell,
@@ -270,14 +293,13 @@ fn build_towers(
     // The preview: what a click on the hovered tile would do.
     let verdict = builder.hovered.cell.and_then(|cell| {
         let terrain = terrain_at(cell, &storage, &builder.tiles)?;
-        let positions = creep_positions.get_or_insert_with(&mut positions);
-        Some(judge(
-            cell,
-            terrain,
-            &builder.economy,
-            &builder.connectivity,
-            positions,
-        ))
+        let routes = RouteCheck {
+            connectivity: &builder.connectivity,
+            walker: builder.profiles.walker,
+            towers: &tower_cells,
+            creeps: walkers.get_or_insert_with(&mut positions),
+        };
+        Some(judge(cell, terrain, &builder.economy, &routes))
     });
     if builder.hovered.verdict != verdict {
         builder.hovered.verdict = verdict;
@@ -489,7 +511,6 @@ fn reset_on_restart(
             *texture = layout.get(tower.cell).texture();
         }
     }
-    commands.insert_resource(Connectivity::new(&layout));
     *log = PlacementLog::default();
 }
 
@@ -497,11 +518,12 @@ fn reset_on_restart(
 mod tests {
     use super::*;
     use crate::map::{GOAL, SPAWN};
+    use crate::routes::Walkers;
+    use crate::routes::tests::headless_app;
 
     #[test]
     fn placements_are_judged_in_order_tile_gold_routes() {
-        let layout = Layout::generate(1);
-        let connectivity = Connectivity::new(&layout);
+        let (app, profiles) = headless_app(&Layout::generate(1));
         let rich = Economy {
             gold: 1_000,
             ..Economy::default()
@@ -511,31 +533,48 @@ mod tests {
             ..Economy::default()
         };
         let open = Cell::new(SPAWN.x + 2, SPAWN.y);
+        let none = Walkers::default();
+        let on_open = Walkers {
+            small: vec![open],
+            bosses: Vec::new(),
+        };
+        let routes = |creeps| RouteCheck {
+            connectivity: app.world().resource::<NavConnectivity>(),
+            walker: profiles.walker,
+            towers: &[],
+            creeps,
+        };
+        assert_eq!(judge(open, Terrain::Grass, &rich, &routes(&none)), Ok(()));
         assert_eq!(
-            judge(open, Terrain::Grass, &rich, &connectivity, &[]),
-            Ok(())
-        );
-        assert_eq!(
-            judge(open, Terrain::Grass, &poor, &connectivity, &[]),
+            judge(open, Terrain::Grass, &poor, &routes(&none)),
             Err(Refusal::Gold)
         );
         assert!(matches!(
-            judge(open, Terrain::Rock, &rich, &connectivity, &[]),
+            judge(open, Terrain::Rock, &rich, &routes(&none)),
             Err(Refusal::Terrain(_))
         ));
         assert_eq!(
-            judge(open, Terrain::Grass, &rich, &connectivity, &[open]),
+            judge(open, Terrain::Grass, &rich, &routes(&on_open)),
             Err(Refusal::Blocking(Blocking::CreepOnCell))
         );
-        // The cell in front of the goal: refused for cutting the spawn off only if it is the
-        // goal's only neighbour, which the map never makes it; blocking the goal itself is.
+        // The goal itself is not a free tile, whatever the routes say.
         assert!(matches!(
-            judge(GOAL, Terrain::Goal, &rich, &connectivity, &[]),
+            judge(GOAL, Terrain::Goal, &rich, &routes(&none)),
             Err(Refusal::Terrain(_))
         ));
+        // The tile beside the goal is free, but a boss needs it to stand on the goal.
+        assert_eq!(
+            judge(
+                Cell::new(GOAL.x - 1, GOAL.y),
+                Terrain::Grass,
+                &rich,
+                &routes(&none)
+            ),
+            Err(Refusal::Blocking(Blocking::CutsSpawn(BOSS_SIZE)))
+        );
         let over = Economy { lives: 0, ..rich };
         assert_eq!(
-            judge(open, Terrain::Grass, &over, &connectivity, &[]),
+            judge(open, Terrain::Grass, &over, &routes(&none)),
             Err(Refusal::GameOver)
         );
     }
@@ -543,9 +582,14 @@ mod tests {
     #[test]
     fn refusals_say_why() {
         assert!(
-            Refusal::Blocking(Blocking::CutsSpawn)
+            Refusal::Blocking(Blocking::CutsSpawn(1))
                 .to_string()
                 .contains("every route")
+        );
+        assert!(
+            Refusal::Blocking(Blocking::CutsSpawn(BOSS_SIZE))
+                .to_string()
+                .contains("bosses")
         );
         assert!(
             Refusal::Blocking(Blocking::TrapsCreeps(3))

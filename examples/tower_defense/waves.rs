@@ -4,8 +4,10 @@
 use crate::GameSystems;
 use crate::creeps::{CreepImage, CreepKind, CreepProfiles, CreepSpawn, spawn_creep};
 use crate::economy::{Economy, Restart};
-use crate::map::{Connectivity, GOAL, MAP_HEIGHT, MAP_WIDTH, SPAWN};
+use crate::map::{GOAL, MAP_HEIGHT, MAP_WIDTH, SPAWN};
+use crate::routes::creep_movement;
 use bevy::prelude::*;
+use bevy_astar::NavConnectivity;
 use bevy_astar::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -179,7 +181,7 @@ fn spawn_creeps(
 fn release_stress(
     mut commands: Commands,
     nav: Res<NavGrid>,
-    connectivity: Res<Connectivity>,
+    connectivity: Res<NavConnectivity>,
     image: Res<CreepImage>,
     profiles: Res<CreepProfiles>,
     mut stresses: MessageReader<Stress>,
@@ -191,7 +193,11 @@ fn release_stress(
     }
     let open: Vec<Cell> = (0..MAP_HEIGHT)
         .flat_map(|y| (0..MAP_WIDTH).map(move |x| Cell::new(x, y)))
-        .filter(|&cell| cell.x + 8 < GOAL.x && connectivity.reaches_goal(cell))
+        .filter(|&cell| {
+            cell.x + 8 < GOAL.x
+                && connectivity.reaches(profiles.walker, 1, creep_movement(), cell, GOAL)
+                    == Some(true)
+        })
         .collect();
     if open.is_empty() {
         return;
