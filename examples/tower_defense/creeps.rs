@@ -106,7 +106,7 @@ impl CreepKind {
             Self::Grunt => 1.7,
             Self::Runner => 2.8,
             Self::Brute => 1.05,
-            Self::Boss => 0.75,
+            Self::Boss => 0.9,
             Self::Flyer => 2.1,
         }
     }
@@ -137,7 +137,7 @@ impl CreepKind {
             Self::Runner => Color::srgb(0.98, 0.86, 0.3),
             Self::Brute => Color::srgb(0.75, 0.4, 0.95),
             Self::Boss => Color::srgb(0.9, 0.15, 0.3),
-            Self::Flyer => Color::srgb(0.6, 0.92, 1.0),
+            Self::Flyer => Color::srgb(0.97, 0.97, 1.0),
         }
     }
 
@@ -170,7 +170,7 @@ impl CreepKind {
             Self::Runner => 0.34,
             Self::Brute => 0.6,
             Self::Boss => 1.7,
-            Self::Flyer => 0.4,
+            Self::Flyer => 0.5,
         }
     }
 
@@ -329,12 +329,12 @@ pub(crate) fn spawn_creep(
         entity.with_child((
             Sprite {
                 image: image.0.clone(),
-                color: Color::BLACK.with_alpha(0.35),
+                color: Color::BLACK.with_alpha(0.5),
                 custom_size: Some(Vec2::splat(kind.sprite_size() * TILE * 0.8)),
                 ..default()
             },
             Anchor(jitter),
-            Transform::from_xyz(TILE * 0.18, -TILE * 0.28, -2.5),
+            Transform::from_xyz(TILE * 0.25, -TILE * 0.4, -2.5),
         ));
     }
     if traced {
