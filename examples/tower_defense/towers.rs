@@ -579,6 +579,62 @@ mod tests {
         );
     }
 
+    /// A headless app that runs [`build_towers`] on `layout`, its tiles in a tile storage that
+    /// nothing syncs into the navigation grid: towers built are not published.
+    fn builder_app(layout: &Layout) -> App {
+        let (mut app, _) = headless_app(layout);
+        let size = TilemapSize {
+            x: crate::map::MAP_WIDTH,
+            y: crate::map::MAP_HEIGHT,
+        };
+        let mut storage = TileStorage::empty(size);
+        for y in 0..size.y {
+            for x in 0..size.x {
+                let cell = Cell::new(x, y);
+                let tile = app.world_mut().spawn(layout.get(cell).texture()).id();
+                storage.set(&cell_to_tile_pos(cell), tile);
+            }
+        }
+        let tilemap = app.world_mut().spawn(storage).id();
+        app.insert_resource(Battlefield { tilemap })
+            .insert_resource(Economy {
+                gold: 1_000,
+                ..Economy::default()
+            })
+            .init_resource::<PlacementLog>()
+            .init_resource::<HoveredCell>()
+            .add_message::<PlaceTower>()
+            .add_systems(Update, build_towers.before(AStarSystems::Invalidate));
+        app
+    }
+
+    fn towers_on(app: &mut App) -> Vec<Cell> {
+        let mut towers = app.world_mut().query::<&Tower>();
+        towers.iter(app.world()).map(|tower| tower.cell).collect()
+    }
+
+    #[test]
+    fn two_towers_asked_for_in_one_frame_are_judged_together() {
+        let mut app = builder_app(&Layout::without_boulders(0));
+        // The wall at x = 16 is open in rows 0 to 4 and 19 to 23; narrow both openings to two
+        // tiles (published), then ask for a tower in each in the same frame.
+        crate::routes::tests::build(&mut app, &[0, 1, 2, 19, 20, 21].map(|y| Cell::new(16, y)));
+        let (top, bottom) = (Cell::new(16, 3), Cell::new(16, 22));
+        app.world_mut().write_message(PlaceTower(top));
+        app.world_mut().write_message(PlaceTower(bottom));
+        app.update();
+        assert_eq!(towers_on(&mut app), vec![top]);
+        assert_eq!(
+            app.world().resource::<PlacementLog>().refusal,
+            Some((bottom, Refusal::Blocking(Blocking::CutsSpawn(BOSS_SIZE))))
+        );
+        // A frame later, the tower built (still not in the navigation grid) counts as well.
+        app.world_mut().write_message(PlaceTower(bottom));
+        app.update();
+        assert_eq!(towers_on(&mut app), vec![top]);
+        assert_eq!(app.world().resource::<Economy>().towers_built, 1);
+    }
+
     #[test]
     fn refusals_say_why() {
         assert!(
