@@ -325,21 +325,25 @@ pub(crate) fn spawn_creep(
         creep,
     ));
     if !kind.walks() {
-        // A shadow on the ground below and behind the flyer.
-        entity.with_child((
-            Sprite {
-                image: image.0.clone(),
-                color: Color::BLACK.with_alpha(0.5),
-                custom_size: Some(Vec2::splat(kind.sprite_size() * TILE * 0.8)),
-                ..default()
-            },
-            Anchor(jitter),
-            Transform::from_xyz(TILE * 0.25, -TILE * 0.4, -2.5),
-        ));
+        entity.with_child(flyer_shadow(image, kind, jitter));
     }
     if traced {
         entity.insert(DebugPath);
     }
+}
+
+/// A flyer's shadow on the ground, below and behind it (a child of the flyer).
+fn flyer_shadow(image: &CreepImage, kind: CreepKind, jitter: Vec2) -> impl Bundle {
+    (
+        Sprite {
+            image: image.0.clone(),
+            color: Color::BLACK.with_alpha(0.5),
+            custom_size: Some(Vec2::splat(kind.sprite_size() * TILE * 0.8)),
+            ..default()
+        },
+        Anchor(jitter),
+        Transform::from_xyz(TILE * 0.25, -TILE * 0.4, -2.5),
+    )
 }
 
 /// The footprint anchors the walking creeps stand on now, by size (for the placement check).

@@ -8,7 +8,7 @@ use crate::GameSystems;
 use crate::creeps::{Creep, CreepImage, CreepProfiles, walkers_on_field};
 use crate::economy::{Economy, Restart, TOWER_COST};
 use crate::map::{Battlefield, Layout, TILE, Terrain};
-use crate::routes::{BOSS_SIZE, Blocking, RouteCheck};
+use crate::routes::{BOSS_SIZE, Blocking, RouteCheck, Walkers};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_astar::NavConnectivity;
@@ -291,13 +291,24 @@ fn build_towers(
         spawn_tower(&mut builder.commands, &nav, builder.image.as_deref(), cell);
     }
     // The preview: what a click on the hovered tile would do.
+    let walkers = walkers.get_or_insert_with(positions);
+    preview_hovered(&mut builder, &storage, &tower_cells, walkers);
+}
+
+/// Judges the hovered tile for the preview, with the towers and creeps the placements saw.
+fn preview_hovered(
+    builder: &mut Builder,
+    storage: &TileStorage,
+    tower_cells: &[Cell],
+    walkers: &Walkers,
+) {
     let verdict = builder.hovered.cell.and_then(|cell| {
-        let terrain = terrain_at(cell, &storage, &builder.tiles)?;
+        let terrain = terrain_at(cell, storage, &builder.tiles)?;
         let routes = RouteCheck {
             connectivity: &builder.connectivity,
             walker: builder.profiles.walker,
-            towers: &tower_cells,
-            creeps: walkers.get_or_insert_with(&mut positions),
+            towers: tower_cells,
+            creeps: walkers,
         };
         Some(judge(cell, terrain, &builder.economy, &routes))
     });
@@ -518,7 +529,6 @@ fn reset_on_restart(
 mod tests {
     use super::*;
     use crate::map::{GOAL, SPAWN};
-    use crate::routes::Walkers;
     use crate::routes::tests::headless_app;
 
     #[test]
