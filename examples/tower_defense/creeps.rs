@@ -1,9 +1,11 @@
-//! Creeps: three kinds, each an agent with a `PathRequest` to the goal and a `PathFollower`; they
+//! Creeps: five kinds, each an agent with a `PathRequest` to the goal and a `PathFollower`; they
 //! search again from where they stand when a tower cuts their path, and cost a life at the goal.
+//! Bosses are 2x2 walkers, who need routes two tiles wide; flyers fly over rock and towers.
 
 use crate::GameSystems;
 use crate::economy::{Economy, Restart};
-use crate::map::{GOAL, TILE};
+use crate::map::TILE;
+use crate::routes::{BOSS_SIZE, Walkers, goal_anchor};
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
@@ -12,15 +14,49 @@ use bevy_astar::prelude::*;
 use rand::RngExt;
 
 pub(crate) fn plugin(app: &mut App) {
-    app.init_resource::<CreepTally>()
+    let profiles =
+        CreepProfiles::register(&mut app.world_mut().get_resource_or_init::<TerrainProfiles>());
+    app.insert_resource(profiles)
+        .init_resource::<CreepTally>()
         .add_systems(Startup, make_creep_image)
         .add_systems(
             Update,
-            (reach_goal, drop_stuck_creeps)
+            (reach_goal, drop_stuck_creeps, outline_bosses)
                 .in_set(GameSystems::Play)
                 .run_if(resource_exists::<NavGrid>),
         )
         .add_systems(PreUpdate, despawn_on_restart);
+}
+
+/// The terrain profiles creeps move by, registered in the plugin's [`TerrainProfiles`]: the map's
+/// rock and towers are trees ([`Terrain::nav_value`](crate::map::Terrain::nav_value)), which
+/// walkers cannot enter.
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CreepProfiles {
+    /// Creeps on foot: [`TerrainProfile::walker`].
+    pub(crate) walker: ProfileId,
+    /// Flying creeps: [`TerrainProfile::flyer`].
+    pub(crate) flyer: ProfileId,
+}
+
+impl CreepProfiles {
+    /// Registers the creeps' profiles in `profiles` (a profile of the same name registered
+    /// already is taken as it is).
+    pub(crate) fn register(profiles: &mut TerrainProfiles) -> Self {
+        Self {
+            walker: profile_named(profiles, "walker", TerrainProfile::walker()),
+            flyer: profile_named(profiles, "flyer", TerrainProfile::flyer()),
+        }
+    }
+}
+
+/// The id of the profile called `name`, registered as `profile` if there is none.
+fn profile_named(profiles: &mut TerrainProfiles, name: &str, profile: TerrainProfile) -> ProfileId {
+    profiles.id(name).unwrap_or_else(|| {
+        profiles
+            .add(name, profile)
+            .expect("a new name, and the presets pass ground")
+    })
 }
 
 /// The kinds of creep.
@@ -32,15 +68,46 @@ pub(crate) enum CreepKind {
     Runner,
     /// Slow, big and tough.
     Brute,
+    /// Two tiles by two, slowest and toughest: it needs routes two tiles wide.
+    Boss,
+    /// Frail, flies over rock and towers straight to the goal.
+    Flyer,
 }
 
 impl CreepKind {
+    /// Every kind, in the order the script names them.
+    pub(crate) const ALL: [Self; 5] = [
+        Self::Grunt,
+        Self::Runner,
+        Self::Brute,
+        Self::Boss,
+        Self::Flyer,
+    ];
+
+    /// The kind's name in scripts.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Self::Grunt => "grunt",
+            Self::Runner => "runner",
+            Self::Brute => "brute",
+            Self::Boss => "boss",
+            Self::Flyer => "flyer",
+        }
+    }
+
+    /// The kind called `name`.
+    pub(crate) fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+
     /// Tiles per second.
     pub(crate) const fn speed(self) -> f32 {
         match self {
             Self::Grunt => 1.7,
             Self::Runner => 2.8,
             Self::Brute => 1.05,
+            Self::Boss => 0.9,
+            Self::Flyer => 2.1,
         }
     }
 
@@ -49,6 +116,8 @@ impl CreepKind {
             Self::Grunt => 1.0,
             Self::Runner => 0.55,
             Self::Brute => 3.2,
+            Self::Boss => 14.0,
+            Self::Flyer => 0.8,
         }
     }
 
@@ -56,7 +125,9 @@ impl CreepKind {
     pub(crate) const fn bounty(self) -> u32 {
         match self {
             Self::Grunt | Self::Runner => 3,
+            Self::Flyer => 4,
             Self::Brute => 7,
+            Self::Boss => 30,
         }
     }
 
@@ -65,15 +136,47 @@ impl CreepKind {
             Self::Grunt => Color::srgb(0.95, 0.45, 0.25),
             Self::Runner => Color::srgb(0.98, 0.86, 0.3),
             Self::Brute => Color::srgb(0.75, 0.4, 0.95),
+            Self::Boss => Color::srgb(0.9, 0.15, 0.3),
+            Self::Flyer => Color::srgb(0.97, 0.97, 1.0),
         }
     }
 
-    const fn size(self) -> f32 {
+    /// Side of the creep's square footprint, in tiles.
+    pub(crate) const fn footprint(self) -> u8 {
+        match self {
+            Self::Grunt | Self::Runner | Self::Brute | Self::Flyer => 1,
+            Self::Boss => BOSS_SIZE,
+        }
+    }
+
+    /// Whether the creep walks (rock and towers stop it) rather than flies.
+    pub(crate) const fn walks(self) -> bool {
+        !matches!(self, Self::Flyer)
+    }
+
+    /// The terrain profile the creep moves by.
+    pub(crate) const fn profile(self, profiles: &CreepProfiles) -> ProfileId {
+        if self.walks() {
+            profiles.walker
+        } else {
+            profiles.flyer
+        }
+    }
+
+    /// The sprite's side, in tiles: a boss fills most of its 2x2 footprint.
+    const fn sprite_size(self) -> f32 {
         match self {
             Self::Grunt => 0.42,
             Self::Runner => 0.34,
             Self::Brute => 0.6,
+            Self::Boss => 1.7,
+            Self::Flyer => 0.5,
         }
+    }
+
+    /// Height of the sprite above the map: flyers pass over the towers.
+    const fn depth(self) -> f32 {
+        if self.walks() { 3.0 } else { 5.0 }
     }
 }
 
@@ -162,6 +265,7 @@ fn make_creep_image(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CreepSpawn {
     pub(crate) kind: CreepKind,
+    /// The anchor (top-left cell) of its footprint.
     pub(crate) cell: Cell,
     pub(crate) wave: u32,
     pub(crate) stress: bool,
@@ -169,11 +273,13 @@ pub(crate) struct CreepSpawn {
     pub(crate) traced: bool,
 }
 
-/// Spawns a creep on `spawn.cell` that asks for a path to the goal.
+/// Spawns a creep with its footprint anchored on `spawn.cell` that asks for a path to the goal,
+/// by its kind's size and terrain profile.
 pub(crate) fn spawn_creep(
     commands: &mut Commands,
     nav: &NavGrid,
     image: &CreepImage,
+    profiles: &CreepProfiles,
     rng: &mut impl RngExt,
     spawn: CreepSpawn,
 ) {
@@ -191,48 +297,84 @@ pub(crate) fn spawn_creep(
         max_health: health,
         stress,
     };
-    // Creeps walk the cell centres; a small random offset of the sprite keeps a crowd from
-    // looking like one creep.
-    let jitter = Vec2::new(rng.random_range(-0.7..0.7), rng.random_range(-0.7..0.7));
+    // Creeps walk the centres of their footprints; a small random offset of the sprite keeps a
+    // crowd from looking like one creep. A boss is drawn centred on its footprint.
+    let jitter = if kind.footprint() == 1 {
+        Vec2::new(rng.random_range(-0.7..0.7), rng.random_range(-0.7..0.7))
+    } else {
+        Vec2::ZERO
+    };
     let speed = kind.speed() * TILE * rng.random_range(0.92..1.08);
+    let size = kind.footprint();
     let mut entity = commands.spawn((
         Sprite {
             image: image.0.clone(),
             color: creep.tint(),
-            custom_size: Some(Vec2::splat(kind.size() * TILE)),
+            custom_size: Some(Vec2::splat(kind.sprite_size() * TILE)),
             ..default()
         },
         Anchor(jitter),
-        Transform::from_translation(nav.cell_center(cell).extend(3.0)),
+        Transform::from_translation(nav.footprint_center(cell, size).extend(kind.depth())),
         // The request is all a creep needs to get a path; the follower walks it. When a tower
         // cuts the path, the new search starts from the cell the creep has got to.
-        PathRequest::new(cell, GOAL).with_start_at_agent(true),
+        PathRequest::new(cell, goal_anchor(size))
+            .with_start_at_agent(true)
+            .with_profile(kind.profile(profiles))
+            .with_size(size),
         PathFollower::new(speed),
         creep,
     ));
+    if !kind.walks() {
+        entity.with_child(flyer_shadow(image, kind, jitter));
+    }
     if traced {
         entity.insert(DebugPath);
     }
 }
 
-/// The cells creeps stand on now (for the placement check).
-pub(crate) fn creep_cells<'a>(
+/// A flyer's shadow on the ground, below and behind it (a child of the flyer).
+fn flyer_shadow(image: &CreepImage, kind: CreepKind, jitter: Vec2) -> impl Bundle {
+    (
+        Sprite {
+            image: image.0.clone(),
+            color: Color::BLACK.with_alpha(0.5),
+            custom_size: Some(Vec2::splat(kind.sprite_size() * TILE * 0.8)),
+            ..default()
+        },
+        Anchor(jitter),
+        Transform::from_xyz(TILE * 0.25, -TILE * 0.4, -2.5),
+    )
+}
+
+/// The footprint anchors the walking creeps stand on now, by size (for the placement check).
+pub(crate) fn walkers_on_field<'a>(
     nav: &NavGrid,
-    creeps: impl IntoIterator<Item = &'a Transform>,
-) -> Vec<Cell> {
-    let mut cells: Vec<Cell> = creeps
-        .into_iter()
-        .filter_map(|transform| nav.world_to_cell(transform.translation.truncate()))
-        .collect();
-    cells.sort_unstable_by_key(|cell| (cell.y, cell.x));
-    cells.dedup();
-    cells
+    creeps: impl IntoIterator<Item = (&'a Creep, &'a Transform)>,
+) -> Walkers {
+    let mut walkers = Walkers::default();
+    for (creep, transform) in creeps.into_iter().filter(|(creep, _)| creep.kind.walks()) {
+        let size = creep.kind.footprint();
+        let Some(anchor) = nav.footprint_anchor(transform.translation.truncate(), size) else {
+            continue;
+        };
+        if size == BOSS_SIZE {
+            walkers.bosses.push(anchor);
+        } else {
+            walkers.small.push(anchor);
+        }
+    }
+    for anchors in [&mut walkers.small, &mut walkers.bosses] {
+        anchors.sort_unstable_by_key(|cell| (cell.y, cell.x));
+        anchors.dedup();
+    }
+    walkers
 }
 
 /// Creeps whose `Path` changed this frame.
 type ChangedCreepPath = (With<Creep>, Changed<Path>);
 
-/// Creeps on the goal leave, taking a life (stress-test creeps are free).
+/// Creeps on the goal (their footprint over it) leave, taking a life (stress-test creeps are
+/// free).
 fn reach_goal(
     mut commands: Commands,
     nav: Res<NavGrid>,
@@ -240,8 +382,9 @@ fn reach_goal(
     mut tally: ResMut<CreepTally>,
     creeps: Query<(Entity, &Creep, &Transform, &PathFollower)>,
 ) {
-    let goal = nav.cell_center(GOAL);
     for (entity, creep, transform, follower) in &creeps {
+        let size = creep.kind.footprint();
+        let goal = nav.footprint_center(goal_anchor(size), size);
         let there = transform.translation.truncate().distance_squared(goal) < (TILE * 0.3).powi(2);
         if there && follower.is_finished() {
             commands.entity(entity).try_despawn();
@@ -269,6 +412,20 @@ fn drop_stuck_creeps(
     }
 }
 
+/// Outlines each boss's 2x2 footprint on the map.
+fn outline_bosses(creeps: Query<(&Creep, &Transform)>, mut gizmos: Gizmos) {
+    for (creep, transform) in &creeps {
+        if creep.kind == CreepKind::Boss {
+            let side = f32::from(BOSS_SIZE) * TILE;
+            gizmos.rect_2d(
+                transform.translation.truncate(),
+                Vec2::splat(side - 2.0),
+                creep.kind.color().with_alpha(0.8),
+            );
+        }
+    }
+}
+
 fn despawn_on_restart(
     mut commands: Commands,
     mut restarts: MessageReader<Restart>,
@@ -289,14 +446,61 @@ mod tests {
     use super::*;
 
     #[test]
-    fn later_waves_are_tougher_and_brutes_toughest() {
-        for kind in [CreepKind::Grunt, CreepKind::Runner, CreepKind::Brute] {
+    fn later_waves_are_tougher_and_bosses_toughest() {
+        for kind in CreepKind::ALL {
             assert!(creep_health(kind, 5) > creep_health(kind, 1));
             assert!(creep_health(kind, 1_000).is_finite());
         }
         assert!(creep_health(CreepKind::Brute, 1) > creep_health(CreepKind::Grunt, 1));
         assert!(creep_health(CreepKind::Runner, 1) < creep_health(CreepKind::Grunt, 1));
         assert!(CreepKind::Runner.speed() > CreepKind::Brute.speed());
+        assert!(creep_health(CreepKind::Boss, 1) > creep_health(CreepKind::Brute, 1));
+        assert!(CreepKind::Boss.speed() < CreepKind::Brute.speed());
+    }
+
+    #[test]
+    fn bosses_are_big_walkers_and_flyers_fly() {
+        let profiles = CreepProfiles::register(&mut TerrainProfiles::default());
+        assert_eq!(CreepKind::Boss.footprint(), BOSS_SIZE);
+        assert_eq!(CreepKind::Boss.profile(&profiles), profiles.walker);
+        assert_eq!(CreepKind::Flyer.footprint(), 1);
+        assert_eq!(CreepKind::Flyer.profile(&profiles), profiles.flyer);
+        assert_ne!(profiles.walker, profiles.flyer);
+        for kind in CreepKind::ALL {
+            assert_eq!(CreepKind::named(kind.name()), Some(kind));
+        }
+        assert_eq!(CreepKind::named("dragon"), None);
+    }
+
+    #[test]
+    fn walkers_on_the_field_are_anchored_by_size_and_flyers_left_out() {
+        let nav = NavGrid::new(Grid::new(8, 8)).with_cell_size(Vec2::splat(10.0));
+        let creep = |kind| Creep {
+            kind,
+            health: 1.0,
+            max_health: 1.0,
+            stress: false,
+        };
+        let at = |x, y| Transform::from_xyz(x, y, 0.0);
+        let (grunt, boss, flyer) = (
+            creep(CreepKind::Grunt),
+            creep(CreepKind::Boss),
+            creep(CreepKind::Flyer),
+        );
+        // The boss's footprint centre (30, 20) is the corner its four cells share.
+        let positions = [
+            (at(15.0, 25.0), &grunt),
+            (at(30.0, 20.0), &boss),
+            (at(55.0, 55.0), &flyer),
+        ];
+        let walkers = walkers_on_field(
+            &nav,
+            positions
+                .iter()
+                .map(|(transform, creep)| (*creep, transform)),
+        );
+        assert_eq!(walkers.small, vec![Cell::new(1, 2)]);
+        assert_eq!(walkers.bosses, vec![Cell::new(2, 1)]);
     }
 
     #[test]

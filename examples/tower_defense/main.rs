@@ -6,7 +6,8 @@
 //! ```
 //!
 //! Left click a free tile to build a tower (it costs gold; kills earn gold). A tower that would
-//! cut every route from the spawn to the goal, or trap a creep, is refused with the reason.
+//! cut every route from the spawn to the goal, or trap a creep, for creeps of any size, is
+//! refused with the reason.
 //! When one lands, only the creeps whose paths crossed its tile search again, from where they
 //! stand. Creeps that reach the goal cost a life. Keys: `Space` sends the next wave now, `S`
 //! releases 2,000 stress-test creeps, `D` toggles the debug overlay, `R` restarts. The left
@@ -15,6 +16,7 @@
 mod creeps;
 mod economy;
 mod map;
+mod routes;
 mod script;
 mod towers;
 mod ui;
@@ -56,9 +58,10 @@ fn main() {
             AStarPlugin::default()
                 .with_max_searches_per_frame(128)
                 .with_cache_capacity(8192),
-            // The tilemap is the map: rock and tower tiles are walls.
+            // The tilemap is the map: rock and tower tiles are trees to the plugin, walls to
+            // walking creeps and open sky to flying ones.
             TilemapNavPlugin::default().with_rule(|_tile, texture| {
-                map::Terrain::from_texture(texture).map_or(0, map::Terrain::nav_cost)
+                map::Terrain::from_texture(texture).map_or(0, map::Terrain::nav_value)
             }),
             AStarDebugPlugin::default(),
             EguiPlugin::default(),
@@ -77,6 +80,7 @@ fn main() {
         )
         .add_plugins((
             map::plugin,
+            routes::plugin,
             economy::plugin,
             waves::plugin,
             creeps::plugin,

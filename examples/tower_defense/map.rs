@@ -1,13 +1,15 @@
 //! The battlefield: a generated layout of grass, rock walls, the spawn and the goal, drawn as a
 //! `bevy_ecs_tilemap` tilemap (which `bevy_astar` turns into its `NavGrid`), the camera that fits
-//! it between the two windows, and the connectivity labels that judge tower placements.
+//! it between the two windows.
 
+use crate::routes::{WALKER_SIZES, creep_movement, goal_anchor, spawn_anchor};
 use bevy::asset::RenderAssetUsages;
 use bevy::image::ImageSampler;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat, TextureUsages};
 use bevy::window::PrimaryWindow;
-use bevy_astar::astar_grid::{Components, SearchOptions};
+use bevy_astar::astar_grid::agent::moving_ai::{GROUND, TREES};
+use bevy_astar::astar_grid::{AgentGrid, Components};
 use bevy_astar::prelude::*;
 use bevy_astar::tilemap::{NavTilemap, cell_to_tile_pos};
 use bevy_ecs_tilemap::prelude::*;
@@ -32,9 +34,7 @@ pub(crate) const RIGHT_RESERVE: f32 = 268.0;
 const LAYOUT_SEED: u64 = 5;
 
 pub(crate) fn plugin(app: &mut App) {
-    let layout = Layout::generate(LAYOUT_SEED);
-    app.insert_resource(Connectivity::new(&layout))
-        .insert_resource(layout)
+    app.insert_resource(Layout::generate(LAYOUT_SEED))
         .add_systems(Startup, (spawn_camera, spawn_tilemap))
         .add_systems(PostUpdate, fit_camera.before(TransformSystems::Propagate));
 }
@@ -68,11 +68,21 @@ impl Terrain {
         texture.and_then(|index| Self::ALL.get(index.0 as usize).copied())
     }
 
-    /// The tile's value in the navigation grid: rock and towers are walls.
-    pub(crate) const fn nav_cost(self) -> u8 {
+    /// The tile's terrain value in the navigation grid: rock and towers are trees
+    /// ([`TREES`]), which walking creeps cannot enter and flying ones fly over; the rest is
+    /// plain ground. Creeps read these values through their terrain profile, never as costs.
+    pub(crate) const fn nav_value(self) -> u8 {
         match self {
-            Self::Rock | Self::Tower => 0,
-            Self::Grass | Self::Meadow | Self::Spawn | Self::Goal => 1,
+            Self::Rock | Self::Tower => TREES,
+            Self::Grass | Self::Meadow | Self::Spawn | Self::Goal => GROUND,
+        }
+    }
+
+    /// Whether walking creeps may enter the tile.
+    pub(crate) const fn is_walkable(self) -> bool {
+        match self {
+            Self::Rock | Self::Tower => false,
+            Self::Grass | Self::Meadow | Self::Spawn | Self::Goal => true,
         }
     }
 
@@ -96,9 +106,31 @@ pub(crate) struct Layout {
 
 impl Layout {
     /// Three rock walls with gaps, boulders scattered by `seed`, the spawn on the left edge and
-    /// the goal on the right edge; boulders that would cut the spawn off are left out.
+    /// the goal on the right edge; boulders that would cut the spawn off from the goal, for
+    /// walkers of any size, are left out.
     pub(crate) fn generate(seed: u64) -> Self {
         let mut rng = StdRng::seed_from_u64(seed);
+        let mut layout = Self::walls(&mut rng);
+        for _ in 0..40 {
+            let cell = Cell::new(
+                rng.random_range(0..MAP_WIDTH),
+                rng.random_range(0..MAP_HEIGHT),
+            );
+            let near_end = |end: Cell| cell.x.abs_diff(end.x) <= 2 && cell.y.abs_diff(end.y) <= 2;
+            if !layout.get(cell).is_walkable() || near_end(SPAWN) || near_end(GOAL) {
+                continue;
+            }
+            let previous = layout.get(cell);
+            layout.set(cell, Terrain::Rock);
+            if !layout.joins_spawn_and_goal() {
+                layout.set(cell, previous);
+            }
+        }
+        layout
+    }
+
+    /// Grass and meadow drawn by `rng`, the three walls, the spawn and the goal.
+    fn walls(rng: &mut StdRng) -> Self {
         let mut layout = Self {
             terrain: (0..MAP_WIDTH * MAP_HEIGHT)
                 .map(|_| {
@@ -117,21 +149,37 @@ impl Layout {
         }
         layout.set(SPAWN, Terrain::Spawn);
         layout.set(GOAL, Terrain::Goal);
-        let mut connectivity = Connectivity::new(&layout);
-        for _ in 0..40 {
-            let cell = Cell::new(
-                rng.random_range(0..MAP_WIDTH),
-                rng.random_range(0..MAP_HEIGHT),
-            );
-            let near_end = |end: Cell| cell.x.abs_diff(end.x) <= 2 && cell.y.abs_diff(end.y) <= 2;
-            if layout.get(cell).nav_cost() == 0 || near_end(SPAWN) || near_end(GOAL) {
-                continue;
-            }
-            if connectivity.try_block(cell, &[SPAWN]).is_ok() {
-                layout.set(cell, Terrain::Rock);
+        layout
+    }
+
+    /// The layout of `seed` with its boulders taken away: the walls alone.
+    #[cfg(test)]
+    pub(crate) fn without_boulders(seed: u64) -> Self {
+        let mut layout = Self::generate(seed);
+        for (cell, terrain) in layout.clone().cells() {
+            if terrain == Terrain::Rock && !is_wall(cell) {
+                layout.set(cell, Terrain::Grass);
             }
         }
         layout
+    }
+
+    /// Whether walkers of every size get from the spawn to the goal, by the core's connected
+    /// components on each size's derived grid.
+    fn joins_spawn_and_goal(&self) -> bool {
+        let terrain = self.nav_grid();
+        let walker = TerrainProfile::walker();
+        WALKER_SIZES.into_iter().all(|size| {
+            AgentGrid::new(&terrain, &walker, size).is_ok_and(|seen| {
+                Components::new(seen.grid(), creep_movement())
+                    .same_component(spawn_anchor(size), goal_anchor(size))
+            })
+        })
+    }
+
+    /// The terrain values of the layout, as the tilemap gives them to the plugin.
+    pub(crate) fn nav_grid(&self) -> Grid {
+        Grid::from_fn(MAP_WIDTH, MAP_HEIGHT, |cell| self.get(cell).nav_value())
     }
 
     pub(crate) fn get(&self, cell: Cell) -> Terrain {
@@ -160,79 +208,6 @@ fn is_wall(cell: Cell) -> bool {
         16 => (5..=18).contains(&cell.y),
         24 => !(8..=13).contains(&cell.y),
         _ => false,
-    }
-}
-
-/// Why a cell may not be blocked, from the connectivity labels.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Blocking {
-    /// The spawn would have no route to the goal.
-    CutsSpawn,
-    /// Creeps would be shut in, away from the goal.
-    TrapsCreeps(usize),
-    /// A creep stands on the cell.
-    CreepOnCell,
-}
-
-/// The walkable cells and their connected components, kept in step with the towers, so that a
-/// placement can be judged before it is made ([`Components::check_blocking`]).
-#[derive(Resource, Clone, Debug)]
-pub(crate) struct Connectivity {
-    grid: Grid,
-    components: Components,
-}
-
-impl Connectivity {
-    /// The labels of `layout` (without towers), under the creeps' movement rule.
-    pub(crate) fn new(layout: &Layout) -> Self {
-        let mut grid = Grid::new(MAP_WIDTH, MAP_HEIGHT);
-        for (cell, terrain) in layout.cells() {
-            // In bounds by construction.
-            let _ = grid.set_cost(cell, terrain.nav_cost());
-        }
-        let components = Components::new(&grid, SearchOptions::default().movement);
-        Self { grid, components }
-    }
-
-    /// Whether blocking `cell` leaves the spawn and every creep (standing on `creeps`) a route
-    /// to the goal.
-    pub(crate) fn check(&self, cell: Cell, creeps: &[Cell]) -> Result<(), Blocking> {
-        let points: Vec<Cell> = core::iter::once(SPAWN)
-            .chain(creeps.iter().copied())
-            .collect();
-        let Ok(check) = self.components.check_blocking(&[cell], &points, GOAL) else {
-            // Only cells outside the map are refused, and none are asked about.
-            return Err(Blocking::CutsSpawn);
-        };
-        // The most lasting reason first: a creep moves on, a cut route stays cut.
-        if check.cut_off.contains(&SPAWN) || check.covered.contains(&SPAWN) {
-            Err(Blocking::CutsSpawn)
-        } else if check.covered.iter().any(|&covered| covered != SPAWN) {
-            Err(Blocking::CreepOnCell)
-        } else if !check.cut_off.is_empty() {
-            Err(Blocking::TrapsCreeps(check.cut_off.len()))
-        } else {
-            Ok(())
-        }
-    }
-
-    /// Blocks `cell` if [`Connectivity::check`] allows it.
-    pub(crate) fn try_block(&mut self, cell: Cell, creeps: &[Cell]) -> Result<(), Blocking> {
-        self.check(cell, creeps)?;
-        // The check succeeded, so the cell is inside the map.
-        let _ = self.components.set_blocked(&mut self.grid, cell, true);
-        Ok(())
-    }
-
-    /// Whether a creep on `cell` could walk to the goal now.
-    pub(crate) fn reaches_goal(&self, cell: Cell) -> bool {
-        self.components.same_component(cell, GOAL)
-    }
-
-    /// Whether `cell` is walkable (no rock, no tower).
-    #[cfg(test)]
-    pub(crate) fn is_open(&self, cell: Cell) -> bool {
-        self.grid.is_walkable(cell)
     }
 }
 
@@ -383,16 +358,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_generated_map_joins_spawn_and_goal() {
+    fn the_generated_map_has_its_spawn_and_goal_and_walls() {
         for seed in 0..20 {
             let layout = Layout::generate(seed);
-            let connectivity = Connectivity::new(&layout);
-            assert!(
-                connectivity.components.same_component(SPAWN, GOAL),
-                "seed {seed}"
-            );
             assert_eq!(layout.get(SPAWN), Terrain::Spawn);
             assert_eq!(layout.get(GOAL), Terrain::Goal);
+            assert!(layout.joins_spawn_and_goal(), "seed {seed}");
+            for (cell, terrain) in layout.cells() {
+                if is_wall(cell) {
+                    assert_eq!(terrain, Terrain::Rock, "seed {seed}, {cell}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rock_and_towers_are_trees_and_the_rest_ground() {
+        for terrain in Terrain::ALL {
+            let walker = TerrainProfile::walker().cost(terrain.nav_value());
+            let flyer = TerrainProfile::flyer().cost(terrain.nav_value());
+            assert_eq!(walker.is_some(), terrain.is_walkable(), "{terrain:?}");
+            assert_eq!(flyer, Some(1), "{terrain:?}");
         }
     }
 
@@ -406,44 +392,5 @@ mod tests {
         }
         assert_eq!(Terrain::from_texture(Some(TileTextureIndex(99))), None);
         assert_eq!(Terrain::from_texture(None), None);
-    }
-
-    #[test]
-    fn closing_the_last_gap_is_refused_and_closing_one_of_two_is_not() {
-        // The layout without boulders.
-        let mut layout = Layout::generate(0);
-        for (cell, terrain) in layout.clone().cells() {
-            if terrain == Terrain::Rock && !is_wall(cell) {
-                layout.set(cell, Terrain::Grass);
-            }
-        }
-        let mut connectivity = Connectivity::new(&layout);
-        for y in 9..14 {
-            assert_eq!(connectivity.try_block(Cell::new(8, y), &[]), Ok(()));
-        }
-        assert_eq!(
-            connectivity.try_block(Cell::new(8, 14), &[]),
-            Err(Blocking::CutsSpawn)
-        );
-        assert!(connectivity.is_open(Cell::new(8, 14)));
-        // A creep shut in by towers on its four sides is trapped by the last one.
-        let creep = Cell::new(20, 2);
-        for cell in [Cell::new(19, 2), Cell::new(20, 1), Cell::new(20, 3)] {
-            assert_eq!(connectivity.try_block(cell, &[creep]), Ok(()));
-        }
-        assert_eq!(
-            connectivity.check(Cell::new(21, 2), &[creep]),
-            Err(Blocking::TrapsCreeps(1))
-        );
-        assert_eq!(
-            connectivity.check(creep, &[creep]),
-            Err(Blocking::CreepOnCell)
-        );
-        assert_eq!(connectivity.check(Cell::new(22, 2), &[creep]), Ok(()));
-        // Cutting the spawn off is the reason given even with a creep on the tile.
-        assert_eq!(
-            connectivity.check(Cell::new(8, 14), &[Cell::new(8, 14)]),
-            Err(Blocking::CutsSpawn)
-        );
     }
 }

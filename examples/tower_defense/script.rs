@@ -8,13 +8,15 @@
 //! | `wave`             | the "send the next wave" button                          |
 //! | `stress N`         | releases N stress-test creeps (the button releases 2,000) |
 //! | `gold N`           | sets the gold (to build a scripted defence quickly)      |
+//! | `creeps KIND N`    | sends N creeps of KIND (`grunt`, `runner`, `brute`, `boss`, `flyer`) next |
 //! | `overlay on\|off`  | shows or hides the search overlay                        |
 //! | `trace all\|marked` | records every creep's search, or the marked ones only   |
 //! | `restart`          | the restart button                                       |
 
 use crate::GameSystems;
+use crate::creeps::CreepKind;
 use crate::economy::{Economy, Restart};
-use crate::waves::{SendWave, Stress};
+use crate::waves::{SendCreeps, SendWave, Stress};
 use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::prelude::*;
@@ -37,6 +39,7 @@ enum ScriptCommand {
     Wave,
     Stress(u32),
     Gold(u32),
+    Creeps(CreepKind, u32),
     Overlay(bool),
     TraceAll(bool),
     Restart,
@@ -49,6 +52,7 @@ impl ScriptCommand {
             ["wave"] => Self::Wave,
             ["stress", count] => Self::Stress(count.parse().ok()?),
             ["gold", amount] => Self::Gold(amount.parse().ok()?),
+            ["creeps", kind, count] => Self::Creeps(CreepKind::named(kind)?, count.parse().ok()?),
             ["overlay", "on"] => Self::Overlay(true),
             ["overlay", "off"] => Self::Overlay(false),
             ["trace", "all"] => Self::TraceAll(true),
@@ -64,6 +68,7 @@ impl ScriptCommand {
 struct Targets<'w> {
     send: MessageWriter<'w, SendWave>,
     stress: MessageWriter<'w, Stress>,
+    creeps: MessageWriter<'w, SendCreeps>,
     restart: MessageWriter<'w, Restart>,
     exit: MessageWriter<'w, AppExit>,
     economy: ResMut<'w, Economy>,
@@ -89,6 +94,9 @@ fn run_script(mut commands: MessageReader<CiTestingCustomEvent>, mut targets: Ta
                 targets.stress.write(Stress(count));
             }
             ScriptCommand::Gold(amount) => targets.economy.gold = amount,
+            ScriptCommand::Creeps(kind, count) => {
+                targets.creeps.write(SendCreeps(kind, count));
+            }
             ScriptCommand::Overlay(on) => {
                 if let Some((config, _)) = targets.gizmos.get_config_mut::<AStarGizmos>() {
                     config.enabled = on;
@@ -125,7 +133,19 @@ mod tests {
             ScriptCommand::parse("trace all"),
             Some(ScriptCommand::TraceAll(true))
         );
-        for typo in ["stress", "stress -3", "gold lots", "overlay maybe", "waves"] {
+        assert_eq!(
+            ScriptCommand::parse("creeps boss 2"),
+            Some(ScriptCommand::Creeps(CreepKind::Boss, 2))
+        );
+        for typo in [
+            "stress",
+            "stress -3",
+            "gold lots",
+            "overlay maybe",
+            "waves",
+            "creeps dragon 2",
+            "creeps flyer",
+        ] {
             assert_eq!(ScriptCommand::parse(typo), None, "{typo}");
         }
     }

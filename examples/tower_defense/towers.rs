@@ -1,14 +1,17 @@
 //! Towers: a left click on a free tile builds one, unless it would cut every route from the spawn
-//! to the goal or trap a creep (judged on the connectivity labels before anything changes); the
-//! tile becomes a tower tile, which `bevy_astar` sees as a wall, and only the creeps whose paths
-//! crossed it search again. Towers shoot the nearest creep in range.
+//! to the goal or trap a creep, for walkers of any size (judged on the plugin's connectivity
+//! before anything changes); the tile becomes a tower tile, which walking creeps cannot enter,
+//! and only the creeps whose paths crossed it search again. Towers shoot the nearest creep in
+//! range.
 
 use crate::GameSystems;
-use crate::creeps::{Creep, CreepImage, creep_cells};
+use crate::creeps::{Creep, CreepImage, CreepProfiles, walkers_on_field};
 use crate::economy::{Economy, Restart, TOWER_COST};
-use crate::map::{Battlefield, Blocking, Connectivity, Layout, TILE, Terrain};
+use crate::map::{Battlefield, Layout, TILE, Terrain};
+use crate::routes::{BOSS_SIZE, Blocking, RouteCheck, Walkers};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
+use bevy_astar::NavConnectivity;
 use bevy_astar::prelude::*;
 use bevy_astar::tilemap::cell_to_tile_pos;
 use bevy_ecs_tilemap::prelude::*;
@@ -85,7 +88,12 @@ impl core::fmt::Display for Refusal {
             Self::Terrain(reason) => formatter.write_str(reason),
             Self::Gold => write!(formatter, "not enough gold: a tower costs {TOWER_COST}"),
             Self::GameOver => formatter.write_str("the game is over: press R to play again"),
-            Self::Blocking(Blocking::CutsSpawn) => {
+            Self::Blocking(Blocking::CutsSpawn(BOSS_SIZE)) => write!(
+                formatter,
+                "it would leave no route {BOSS_SIZE} tiles wide from the spawn to the goal: \
+                 bosses could not pass"
+            ),
+            Self::Blocking(Blocking::CutsSpawn(_)) => {
                 formatter.write_str("it would cut every route from the spawn to the goal")
             }
             Self::Blocking(Blocking::TrapsCreeps(1)) => {
@@ -100,6 +108,9 @@ impl core::fmt::Display for Refusal {
             Self::Blocking(Blocking::CreepOnCell) => {
                 formatter.write_str("a creep is standing there")
             }
+            Self::Blocking(Blocking::NotReady) => {
+                formatter.write_str("the routes of the map are still being worked out")
+            }
         }
     }
 }
@@ -111,10 +122,12 @@ impl Refusal {
             Self::Terrain(_) => "not a free tile".to_owned(),
             Self::Gold => "not enough gold".to_owned(),
             Self::GameOver => "game over".to_owned(),
-            Self::Blocking(Blocking::CutsSpawn) => "it would cut every route".to_owned(),
+            Self::Blocking(Blocking::CutsSpawn(BOSS_SIZE)) => "bosses could not pass".to_owned(),
+            Self::Blocking(Blocking::CutsSpawn(_)) => "it would cut every route".to_owned(),
             Self::Blocking(Blocking::TrapsCreeps(1)) => "it would trap a creep".to_owned(),
             Self::Blocking(Blocking::TrapsCreeps(count)) => format!("it would trap {count} creeps"),
             Self::Blocking(Blocking::CreepOnCell) => "a creep is there".to_owned(),
+            Self::Blocking(Blocking::NotReady) => "not yet".to_owned(),
         }
     }
 }
@@ -146,8 +159,7 @@ fn judge(
     cell: Cell,
     terrain: Terrain,
     economy: &Economy,
-    connectivity: &Connectivity,
-    creeps: &[Cell],
+    routes: &RouteCheck,
 ) -> Result<(), Refusal> {
     if economy.is_over() {
         return Err(Refusal::GameOver);
@@ -158,7 +170,7 @@ fn judge(
     if economy.gold < TOWER_COST {
         return Err(Refusal::Gold);
     }
-    connectivity.check(cell, creeps).map_err(Refusal::Blocking)
+    routes.check(cell).map_err(Refusal::Blocking)
 }
 
 /// The terrain a tile shows now (towers included).
@@ -203,7 +215,8 @@ fn hover_and_click(
 struct Builder<'w, 's> {
     commands: Commands<'w, 's>,
     economy: ResMut<'w, Economy>,
-    connectivity: ResMut<'w, Connectivity>,
+    connectivity: Res<'w, NavConnectivity>,
+    profiles: Res<'w, CreepProfiles>,
     log: ResMut<'w, PlacementLog>,
     hovered: ResMut<'w, HoveredCell>,
     stats: Res<'w, PathfindingStats>,
@@ -214,50 +227,60 @@ struct Builder<'w, 's> {
 }
 
 /// Builds the requested towers that pass [`judge`]; the others leave a refusal on the map and
-/// in the log. Also judges the hovered tile for the preview.
+/// in the log. Also judges the hovered tile for the preview. Each tower is judged with every
+/// tower standing and those built before it in this frame, which the plugin has not seen yet.
 fn build_towers(
     mut requests: MessageReader<PlaceTower>,
     mut builder: Builder,
     nav: Res<NavGrid>,
-    creeps: Query<(&Transform, &Path), With<Creep>>,
+    towers: Query<&Tower>,
+    creeps: Query<(&Creep, &Transform, &Path)>,
 ) {
     let Ok(storage) = builder.storages.get(builder.battlefield.tilemap) else {
         return;
     };
     let storage = storage.clone();
-    let mut creep_positions = None;
-    let mut positions = || creep_cells(&nav, creeps.iter().map(|(transform, _)| transform));
+    let mut tower_cells: Vec<Cell> = towers.iter().map(|tower| tower.cell).collect();
+    let mut walkers = None;
+    let mut positions = || {
+        walkers_on_field(
+            &nav,
+            creeps
+                .iter()
+                .map(|(creep, transform, _)| (creep, transform)),
+        )
+    };
     for &PlaceTower(cell) in requests.read() {
-        let positions = creep_positions.get_or_insert_with(&mut positions);
+        let walkers = walkers.get_or_insert_with(&mut positions);
         let Some(terrain) = terrain_at(cell, &storage, &builder.tiles) else {
             continue;
         };
-        let verdict = judge(
-            cell,
-            terrain,
-            &builder.economy,
-            &builder.connectivity,
-            positions,
-        );
+        let routes = RouteCheck {
+            connectivity: &builder.connectivity,
+            walker: builder.profiles.walker,
+            towers: &tower_cells,
+            creeps: walkers,
+        };
+        let verdict = judge(cell, terrain, &builder.economy, &routes);
         if let Err(refusal) = verdict {
             builder.commands.spawn(refusal_text(&nav, cell, &refusal));
             builder.log.refusal = Some((cell, refusal));
             continue;
         }
-        let placed = builder.connectivity.try_block(cell, positions);
-        if placed.is_err() || !builder.economy.buy_tower() {
+        if !builder.economy.buy_tower() {
             continue;
         }
-        // The tile becomes a tower tile: `bevy_astar`'s tilemap sync blocks its cell in the
-        // `NavGrid`, and the plugin re-queues exactly the creeps whose paths crossed it.
+        // The tile becomes a tower tile: `bevy_astar`'s tilemap sync changes its cell in the
+        // `NavGrid`, and the plugin re-queues exactly the creeps whose paths it cut.
         if let Some(tile) = storage.checked_get(&cell_to_tile_pos(cell))
             && let Ok(mut texture) = builder.tiles.get_mut(tile)
         {
             *texture = Terrain::Tower.texture();
         }
+        tower_cells.push(cell);
         let paths_cut = creeps
             .iter()
-            .filter(|(_, path)| path.cells.contains(&cell))
+            .filter(|(_, _, path)| path.cells.contains(&cell))
             .count();
         builder.log.last_tower = Some(TowerReport {
             cell,
@@ -268,16 +291,26 @@ fn build_towers(
         spawn_tower(&mut builder.commands, &nav, builder.image.as_deref(), cell);
     }
     // The preview: what a click on the hovered tile would do.
+    let walkers = walkers.get_or_insert_with(positions);
+    preview_hovered(&mut builder, &storage, &tower_cells, walkers);
+}
+
+/// Judges the hovered tile for the preview, with the towers and creeps the placements saw.
+fn preview_hovered(
+    builder: &mut Builder,
+    storage: &TileStorage,
+    tower_cells: &[Cell],
+    walkers: &Walkers,
+) {
     let verdict = builder.hovered.cell.and_then(|cell| {
-        let terrain = terrain_at(cell, &storage, &builder.tiles)?;
-        let positions = creep_positions.get_or_insert_with(&mut positions);
-        Some(judge(
-            cell,
-            terrain,
-            &builder.economy,
-            &builder.connectivity,
-            positions,
-        ))
+        let terrain = terrain_at(cell, storage, &builder.tiles)?;
+        let routes = RouteCheck {
+            connectivity: &builder.connectivity,
+            walker: builder.profiles.walker,
+            towers: tower_cells,
+            creeps: walkers,
+        };
+        Some(judge(cell, terrain, &builder.economy, &routes))
     });
     if builder.hovered.verdict != verdict {
         builder.hovered.verdict = verdict;
@@ -489,7 +522,6 @@ fn reset_on_restart(
             *texture = layout.get(tower.cell).texture();
         }
     }
-    commands.insert_resource(Connectivity::new(&layout));
     *log = PlacementLog::default();
 }
 
@@ -497,11 +529,11 @@ fn reset_on_restart(
 mod tests {
     use super::*;
     use crate::map::{GOAL, SPAWN};
+    use crate::routes::tests::headless_app;
 
     #[test]
     fn placements_are_judged_in_order_tile_gold_routes() {
-        let layout = Layout::generate(1);
-        let connectivity = Connectivity::new(&layout);
+        let (app, profiles) = headless_app(&Layout::generate(1));
         let rich = Economy {
             gold: 1_000,
             ..Economy::default()
@@ -511,41 +543,119 @@ mod tests {
             ..Economy::default()
         };
         let open = Cell::new(SPAWN.x + 2, SPAWN.y);
+        let none = Walkers::default();
+        let on_open = Walkers {
+            small: vec![open],
+            bosses: Vec::new(),
+        };
+        let routes = |creeps| RouteCheck {
+            connectivity: app.world().resource::<NavConnectivity>(),
+            walker: profiles.walker,
+            towers: &[],
+            creeps,
+        };
+        assert_eq!(judge(open, Terrain::Grass, &rich, &routes(&none)), Ok(()));
         assert_eq!(
-            judge(open, Terrain::Grass, &rich, &connectivity, &[]),
-            Ok(())
-        );
-        assert_eq!(
-            judge(open, Terrain::Grass, &poor, &connectivity, &[]),
+            judge(open, Terrain::Grass, &poor, &routes(&none)),
             Err(Refusal::Gold)
         );
         assert!(matches!(
-            judge(open, Terrain::Rock, &rich, &connectivity, &[]),
+            judge(open, Terrain::Rock, &rich, &routes(&none)),
             Err(Refusal::Terrain(_))
         ));
         assert_eq!(
-            judge(open, Terrain::Grass, &rich, &connectivity, &[open]),
+            judge(open, Terrain::Grass, &rich, &routes(&on_open)),
             Err(Refusal::Blocking(Blocking::CreepOnCell))
         );
-        // The cell in front of the goal: refused for cutting the spawn off only if it is the
-        // goal's only neighbour, which the map never makes it; blocking the goal itself is.
+        // The goal itself is not a free tile, whatever the routes say.
         assert!(matches!(
-            judge(GOAL, Terrain::Goal, &rich, &connectivity, &[]),
+            judge(GOAL, Terrain::Goal, &rich, &routes(&none)),
             Err(Refusal::Terrain(_))
         ));
+        // The tile beside the goal is free, but a boss needs it to stand on the goal.
+        assert_eq!(
+            judge(
+                Cell::new(GOAL.x - 1, GOAL.y),
+                Terrain::Grass,
+                &rich,
+                &routes(&none)
+            ),
+            Err(Refusal::Blocking(Blocking::CutsSpawn(BOSS_SIZE)))
+        );
         let over = Economy { lives: 0, ..rich };
         assert_eq!(
-            judge(open, Terrain::Grass, &over, &connectivity, &[]),
+            judge(open, Terrain::Grass, &over, &routes(&none)),
             Err(Refusal::GameOver)
         );
+    }
+
+    /// A headless app that runs [`build_towers`] on `layout`, its tiles in a tile storage that
+    /// nothing syncs into the navigation grid: towers built are not published.
+    fn builder_app(layout: &Layout) -> App {
+        let (mut app, _) = headless_app(layout);
+        let size = TilemapSize {
+            x: crate::map::MAP_WIDTH,
+            y: crate::map::MAP_HEIGHT,
+        };
+        let mut storage = TileStorage::empty(size);
+        for y in 0..size.y {
+            for x in 0..size.x {
+                let cell = Cell::new(x, y);
+                let tile = app.world_mut().spawn(layout.get(cell).texture()).id();
+                storage.set(&cell_to_tile_pos(cell), tile);
+            }
+        }
+        let tilemap = app.world_mut().spawn(storage).id();
+        app.insert_resource(Battlefield { tilemap })
+            .insert_resource(Economy {
+                gold: 1_000,
+                ..Economy::default()
+            })
+            .init_resource::<PlacementLog>()
+            .init_resource::<HoveredCell>()
+            .add_message::<PlaceTower>()
+            .add_systems(Update, build_towers.before(AStarSystems::Invalidate));
+        app
+    }
+
+    fn towers_on(app: &mut App) -> Vec<Cell> {
+        let mut towers = app.world_mut().query::<&Tower>();
+        towers.iter(app.world()).map(|tower| tower.cell).collect()
+    }
+
+    #[test]
+    fn two_towers_asked_for_in_one_frame_are_judged_together() {
+        let mut app = builder_app(&Layout::without_boulders(0));
+        // The wall at x = 16 is open in rows 0 to 4 and 19 to 23; narrow both openings to two
+        // tiles (published), then ask for a tower in each in the same frame.
+        crate::routes::tests::build(&mut app, &[0, 1, 2, 19, 20, 21].map(|y| Cell::new(16, y)));
+        let (top, bottom) = (Cell::new(16, 3), Cell::new(16, 22));
+        app.world_mut().write_message(PlaceTower(top));
+        app.world_mut().write_message(PlaceTower(bottom));
+        app.update();
+        assert_eq!(towers_on(&mut app), vec![top]);
+        assert_eq!(
+            app.world().resource::<PlacementLog>().refusal,
+            Some((bottom, Refusal::Blocking(Blocking::CutsSpawn(BOSS_SIZE))))
+        );
+        // A frame later, the tower built (still not in the navigation grid) counts as well.
+        app.world_mut().write_message(PlaceTower(bottom));
+        app.update();
+        assert_eq!(towers_on(&mut app), vec![top]);
+        assert_eq!(app.world().resource::<Economy>().towers_built, 1);
     }
 
     #[test]
     fn refusals_say_why() {
         assert!(
-            Refusal::Blocking(Blocking::CutsSpawn)
+            Refusal::Blocking(Blocking::CutsSpawn(1))
                 .to_string()
                 .contains("every route")
+        );
+        assert!(
+            Refusal::Blocking(Blocking::CutsSpawn(BOSS_SIZE))
+                .to_string()
+                .contains("bosses")
         );
         assert!(
             Refusal::Blocking(Blocking::TrapsCreeps(3))

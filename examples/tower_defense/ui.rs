@@ -2,7 +2,7 @@
 //! time, buttons) and the keyboard shortcuts; the pathfinding window beside it is the plugin's.
 
 use crate::GameSystems;
-use crate::creeps::{Creep, CreepTally};
+use crate::creeps::{Creep, CreepKind, CreepTally};
 use crate::economy::{Economy, Restart, TOWER_COST};
 use crate::map::LEFT_RESERVE;
 use crate::towers::{HoveredCell, PlacementLog, Tower};
@@ -201,17 +201,25 @@ fn status_section(ui: &mut egui::Ui, shown: &Shown) {
             waves.countdown.max(0.0).ceil()
         ));
     }
-    let (mut wave_creeps, mut stress_creeps) = (0, 0);
+    let (mut wave_creeps, mut stress_creeps, mut bosses, mut flyers) = (0, 0, 0, 0);
     for creep in &shown.creeps {
         if creep.stress {
             stress_creeps += 1;
         } else {
             wave_creeps += 1;
         }
+        match creep.kind {
+            CreepKind::Boss => bosses += 1,
+            CreepKind::Flyer => flyers += 1,
+            CreepKind::Grunt | CreepKind::Runner | CreepKind::Brute => {}
+        }
     }
     ui.label(format!(
         "Creeps on the field: {wave_creeps} (+{stress_creeps} stress)"
     ));
+    if bosses + flyers > 0 {
+        ui.label(format!("of which {bosses} bosses (2x2), {flyers} flyers"));
+    }
     ui.label(format!(
         "{} towers; {} creeps got through",
         shown.towers.iter().len(),

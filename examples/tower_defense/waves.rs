@@ -1,11 +1,14 @@
 //! Waves: a countdown, then creeps of random kinds at random intervals from the spawn, larger and
-//! tougher each time; and the stress test, thousands of creeps released across the map at once.
+//! tougher each time, flyers among them from the second and bosses closing every fourth; and the
+//! stress test, thousands of creeps released across the map at once.
 
 use crate::GameSystems;
-use crate::creeps::{CreepImage, CreepKind, CreepSpawn, spawn_creep};
+use crate::creeps::{CreepImage, CreepKind, CreepProfiles, CreepSpawn, spawn_creep};
 use crate::economy::{Economy, Restart};
-use crate::map::{Connectivity, GOAL, MAP_HEIGHT, MAP_WIDTH, SPAWN};
+use crate::map::{GOAL, MAP_HEIGHT, MAP_WIDTH};
+use crate::routes::{creep_movement, spawn_anchor};
 use bevy::prelude::*;
+use bevy_astar::NavConnectivity;
 use bevy_astar::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -17,14 +20,17 @@ const FIRST_WAVE_DELAY: f32 = 4.0;
 const WAVE_GAP: f32 = 10.0;
 /// Seed of the waves' randomness: scripted runs see the same waves.
 const WAVE_SEED: u64 = 11;
+/// Every this many waves, bosses close the wave.
+const BOSS_WAVES: u32 = 4;
 
 pub(crate) fn plugin(app: &mut App) {
     app.insert_resource(Waves::new(WAVE_SEED))
         .add_message::<SendWave>()
         .add_message::<Stress>()
+        .add_message::<SendCreeps>()
         .add_systems(
             Update,
-            (start_waves, spawn_creeps, release_stress)
+            (start_waves, send_creeps, spawn_creeps, release_stress)
                 .chain()
                 .in_set(GameSystems::Build)
                 .run_if(resource_exists::<NavGrid>.and_then(resource_exists::<CreepImage>)),
@@ -39,6 +45,10 @@ pub(crate) struct SendWave;
 /// Releases this many stress-test creeps across the map.
 #[derive(Message, Clone, Copy, Debug)]
 pub(crate) struct Stress(pub(crate) u32);
+
+/// Sends this many creeps of a kind from the spawn, before the rest of the current wave.
+#[derive(Message, Clone, Copy, Debug)]
+pub(crate) struct SendCreeps(pub(crate) CreepKind, pub(crate) u32);
 
 /// The wave schedule and the creeps still to come.
 #[derive(Resource, Debug)]
@@ -73,13 +83,15 @@ impl Waves {
         self.pending.len()
     }
 
-    /// Queues wave `number + 1`: more creeps each wave, runners from the second, brutes from the
-    /// third, and a pack of brutes every fifth.
+    /// Queues wave `number + 1`: more creeps each wave, runners and flyers from the second,
+    /// brutes from the third, a pack of brutes every fifth, and bosses at the end of every fourth
+    /// (one more each time).
     fn start_next(&mut self) {
         self.number += 1;
         let wave = self.number;
         let count = 6 + 3 * wave;
         let runners = if wave >= 2 { 0.25 } else { 0.0 };
+        let flyers = if wave >= 2 { 0.15 } else { 0.0 };
         let brutes = if wave >= 3 {
             (0.04 * f64::from(wave)).min(0.3)
         } else {
@@ -91,6 +103,8 @@ impl Waves {
                 CreepKind::Brute
             } else if roll < brutes + runners {
                 CreepKind::Runner
+            } else if roll < brutes + runners + flyers {
+                CreepKind::Flyer
             } else {
                 CreepKind::Grunt
             };
@@ -98,6 +112,11 @@ impl Waves {
         }
         if wave.is_multiple_of(5) {
             self.pending.extend([CreepKind::Brute; 3]);
+        }
+        if wave.is_multiple_of(BOSS_WAVES) {
+            let bosses = (wave / BOSS_WAVES) as usize;
+            self.pending
+                .extend(core::iter::repeat_n(CreepKind::Boss, bosses));
         }
         self.first_of_wave = true;
         self.next_spawn = 0.0;
@@ -128,11 +147,21 @@ fn start_waves(
     }
 }
 
+/// Puts the creeps asked for at the head of the queue.
+fn send_creeps(mut sends: MessageReader<SendCreeps>, mut waves: ResMut<Waves>) {
+    for &SendCreeps(kind, count) in sends.read() {
+        for _ in 0..count {
+            waves.pending.push_front(kind);
+        }
+    }
+}
+
 fn spawn_creeps(
     mut commands: Commands,
     time: Res<Time>,
     nav: Res<NavGrid>,
     image: Res<CreepImage>,
+    profiles: Res<CreepProfiles>,
     economy: Res<Economy>,
     mut waves: ResMut<Waves>,
 ) {
@@ -147,12 +176,19 @@ fn spawn_creeps(
         };
         let spawn = CreepSpawn {
             kind,
-            cell: SPAWN,
+            cell: spawn_anchor(kind.footprint()),
             wave: waves.number,
             stress: false,
             traced: core::mem::take(&mut waves.first_of_wave),
         };
-        spawn_creep(&mut commands, &nav, &image, &mut waves.rng, spawn);
+        spawn_creep(
+            &mut commands,
+            &nav,
+            &image,
+            &profiles,
+            &mut waves.rng,
+            spawn,
+        );
         // Mostly a steady trickle, sometimes two at once.
         waves.next_spawn += if waves.rng.random_bool(0.15) {
             0.05
@@ -171,8 +207,9 @@ fn spawn_creeps(
 fn release_stress(
     mut commands: Commands,
     nav: Res<NavGrid>,
-    connectivity: Res<Connectivity>,
+    connectivity: Res<NavConnectivity>,
     image: Res<CreepImage>,
+    profiles: Res<CreepProfiles>,
     mut stresses: MessageReader<Stress>,
     mut waves: ResMut<Waves>,
 ) {
@@ -182,7 +219,11 @@ fn release_stress(
     }
     let open: Vec<Cell> = (0..MAP_HEIGHT)
         .flat_map(|y| (0..MAP_WIDTH).map(move |x| Cell::new(x, y)))
-        .filter(|&cell| cell.x + 8 < GOAL.x && connectivity.reaches_goal(cell))
+        .filter(|&cell| {
+            cell.x + 8 < GOAL.x
+                && connectivity.reaches(profiles.walker, 1, creep_movement(), cell, GOAL)
+                    == Some(true)
+        })
         .collect();
     if open.is_empty() {
         return;
@@ -203,7 +244,14 @@ fn release_stress(
             stress: true,
             traced: false,
         };
-        spawn_creep(&mut commands, &nav, &image, &mut waves.rng, spawn);
+        spawn_creep(
+            &mut commands,
+            &nav,
+            &image,
+            &profiles,
+            &mut waves.rng,
+            spawn,
+        );
     }
     info!("released {count} stress-test creeps");
 }
@@ -231,9 +279,18 @@ mod tests {
         }
         assert_eq!(waves.number, 9);
         assert!(waves.pending.len() > first);
-        for kind in [CreepKind::Grunt, CreepKind::Runner, CreepKind::Brute] {
+        for kind in [
+            CreepKind::Grunt,
+            CreepKind::Runner,
+            CreepKind::Brute,
+            CreepKind::Flyer,
+        ] {
             assert!(waves.pending.contains(&kind), "{kind:?} in wave 9");
         }
+        assert!(
+            !waves.pending.contains(&CreepKind::Boss),
+            "no boss in wave 9"
+        );
         waves.pending.clear();
         waves.start_next();
         let brutes = waves
@@ -243,5 +300,24 @@ mod tests {
             .take(3)
             .all(|&kind| kind == CreepKind::Brute);
         assert!(brutes, "wave 10 ends with a pack of brutes");
+    }
+
+    #[test]
+    fn every_fourth_wave_ends_with_bosses() {
+        let mut waves = Waves::new(3);
+        for wave in 1..=12 {
+            waves.pending.clear();
+            waves.start_next();
+            let bosses = waves
+                .pending
+                .iter()
+                .filter(|&&kind| kind == CreepKind::Boss)
+                .count();
+            let expected = if wave % 4 == 0 { wave / 4 } else { 0 };
+            assert_eq!(bosses, expected as usize, "wave {wave}");
+            if bosses > 0 {
+                assert_eq!(waves.pending.back(), Some(&CreepKind::Boss), "wave {wave}");
+            }
+        }
     }
 }
