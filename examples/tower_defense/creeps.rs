@@ -7,6 +7,7 @@ use crate::economy::{Economy, Restart};
 use crate::map::TILE;
 use crate::routes::{BOSS_SIZE, Walkers, goal_anchor};
 use bevy::asset::RenderAssetUsages;
+use bevy::gizmos::config::GizmoConfigStore;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::sprite::Anchor;
@@ -18,7 +19,7 @@ pub(crate) fn plugin(app: &mut App) {
         CreepProfiles::register(&mut app.world_mut().get_resource_or_init::<TerrainProfiles>());
     app.insert_resource(profiles)
         .init_resource::<CreepTally>()
-        .add_systems(Startup, make_creep_image)
+        .add_systems(Startup, (make_creep_image, show_walls_as_walkers_see_them))
         .add_systems(
             Update,
             (reach_goal, drop_stuck_creeps, outline_bosses)
@@ -47,6 +48,18 @@ impl CreepProfiles {
             walker: profile_named(profiles, "walker", TerrainProfile::walker()),
             flyer: profile_named(profiles, "flyer", TerrainProfile::flyer()),
         }
+    }
+}
+
+/// The overlay's blocked cells are those walkers cannot enter (rock and towers are trees).
+fn show_walls_as_walkers_see_them(
+    profiles: Res<CreepProfiles>,
+    store: Option<ResMut<GizmoConfigStore>>,
+) {
+    if let Some(mut store) = store
+        && let Some((_, colors)) = store.get_config_mut::<AStarGizmos>()
+    {
+        colors.blocked_profile = profiles.walker;
     }
 }
 

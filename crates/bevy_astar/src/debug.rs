@@ -5,8 +5,9 @@
 
 pub use crate::trace::{DebugPath, PathDebugSettings, PathTrace};
 
-use crate::{NavGrid, Path, PathRequest};
+use crate::{NavGrid, Path, PathRequest, ProfileId, TerrainProfiles};
 use astar_grid::Cell;
+use astar_grid::TerrainProfile;
 use bevy::color::palettes::css;
 use bevy::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
 use bevy::prelude::*;
@@ -85,6 +86,10 @@ pub struct AStarGizmos {
     pub grid_color: Color,
     /// Whether a cross is drawn on every blocked cell.
     pub draw_blocked: bool,
+    /// The terrain profile that decides which cells are blocked ([`ProfileId::DEFAULT`]: the
+    /// cells of value 0), for maps whose walls are terrain values of a profile such as
+    /// [`TerrainProfile::walker`](astar_grid::TerrainProfile::walker).
+    pub blocked_profile: ProfileId,
     /// The crosses' colour.
     pub blocked_color: Color,
 }
@@ -99,6 +104,7 @@ impl Default for AStarGizmos {
             draw_grid: false,
             grid_color: Color::srgba(1.0, 1.0, 1.0, 0.12),
             draw_blocked: false,
+            blocked_profile: ProfileId::DEFAULT,
             blocked_color: Color::srgba(1.0, 0.3, 0.3, 0.6),
         }
     }
@@ -108,7 +114,11 @@ fn gizmos_enabled(store: Option<Res<GizmoConfigStore>>) -> bool {
     store.is_some_and(|store| store.config::<AStarGizmos>().0.enabled)
 }
 
-fn draw_grid(nav: Res<NavGrid>, mut gizmos: Gizmos<AStarGizmos>) {
+fn draw_grid(
+    nav: Res<NavGrid>,
+    profiles: Option<Res<TerrainProfiles>>,
+    mut gizmos: Gizmos<AStarGizmos>,
+) {
     let size = nav.cell_size();
     let cells = UVec2::new(nav.width(), nav.height());
     if gizmos.config_ext.draw_grid {
@@ -119,8 +129,14 @@ fn draw_grid(nav: Res<NavGrid>, mut gizmos: Gizmos<AStarGizmos>) {
     if gizmos.config_ext.draw_blocked {
         let color = gizmos.config_ext.blocked_color;
         let half = size.x.abs().min(size.y.abs()) * 0.35;
+        let identity = TerrainProfile::identity();
+        let profile = profiles
+            .as_deref()
+            .and_then(|profiles| profiles.get(gizmos.config_ext.blocked_profile))
+            .copied()
+            .unwrap_or(identity);
         for (cell, value) in nav.grid().cells() {
-            if value == 0 {
+            if !profile.is_passable(value) {
                 gizmos.cross_2d(nav.cell_center(cell), half, color);
             }
         }
