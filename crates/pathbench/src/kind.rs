@@ -65,8 +65,8 @@ pub fn size_parser() -> impl TypedValueParser<Value = u8> {
     clap::builder::StringValueParser::new().try_map(|text| parse_size(&text))
 }
 
-/// The agent kind options of `scen` and `suite`.
-#[derive(Clone, Copy, Debug, Default, Args)]
+/// The agent kind options of `scen`, `suite` and `compare`.
+#[derive(Clone, Copy, Debug, Args)]
 pub struct KindArgs {
     /// Agent size: the side of its square footprint, anchored at its top-left cell (1 to 8).
     /// Above 1 the queries run on the derived grid of that size and every length is checked
@@ -77,6 +77,16 @@ pub struct KindArgs {
     /// (default: the plain Moving AI reading, S walkable, T, W and @ blocked).
     #[arg(long, value_enum, value_name = "NAME")]
     pub profile: Option<ProfileName>,
+}
+
+impl Default for KindArgs {
+    /// The plain reading: size 1, no profile.
+    fn default() -> Self {
+        Self {
+            size: 1,
+            profile: None,
+        }
+    }
 }
 
 impl KindArgs {

@@ -17,9 +17,11 @@ mod ours;
 mod pathfinding_crate;
 mod report;
 
+use crate::agent_queries::{AgentQueries, load_with_legend};
+use crate::kind::KindArgs;
 use crate::scen::load;
 use crate::suite::map_pairs;
-use astar_grid::{Cell, Grid, Scenario};
+use astar_grid::{Cell, Grid, Scenario, SearchOptions};
 use clap::Args;
 use measure::check_path;
 use report::{Tally, table_header, table_row};
@@ -46,6 +48,11 @@ pub struct CompareArgs {
     /// `ours-astar`, always runs.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub libraries: Vec<String>,
+    /// The agent kind (`--size`, `--profile`): every library then searches the kind's derived
+    /// grid from the core (one-cell searches of the same problem), and lengths come from a
+    /// Dijkstra on a brute-force erosion of the map.
+    #[command(flatten)]
+    pub kind: KindArgs,
 }
 
 /// What a library returned for one query.
@@ -105,7 +112,7 @@ pub fn run(args: &CompareArgs) -> Result<bool, String> {
     let mut groups: BTreeMap<String, Vec<Tally>> = BTreeMap::new();
     let mut group_maps: BTreeMap<String, usize> = BTreeMap::new();
     for (map_index, (map, scen)) in pairs.iter().enumerate() {
-        let (grid, scenario) = load(map, scen)?;
+        let (grid, scenario) = load_for_kind(map, scen, &args.kind)?;
         if grid.has_terrain_costs() {
             return Err(format!(
                 "{}: terrain costs are not supported by every library compared",
@@ -162,11 +169,43 @@ pub fn run(args: &CompareArgs) -> Result<bool, String> {
             "queries_per_map": args.queries,
             "seed": args.seed,
             "baseline": names[0],
+            "kind": args.kind.label(),
             "libraries": libraries,
             "groups": json_groups,
         })
     );
     Ok(true)
+}
+
+/// The map and the queries a kind runs: the map as read and its scenario for the plain
+/// reading; else the kind's derived grid and the queries whose endpoints fit and that the
+/// reference can join, each with the reference's length (queries set apart are counted on
+/// standard error).
+fn load_for_kind(map: &Path, scen: &Path, kind: &KindArgs) -> Result<(Grid, Scenario), String> {
+    if kind.is_plain() {
+        return load(map, scen);
+    }
+    let (terrain, scenario) = load_with_legend(map, scen, &kind.legend())?;
+    let queries = AgentQueries::new(&terrain, &scenario, &kind.kind(), &SearchOptions::default())
+        .map_err(|error| format!("{}: {error}", map.display()))?;
+    let reachable = Scenario {
+        queries: queries
+            .scenario
+            .queries
+            .iter()
+            .filter(|query| query.optimal_length >= 0.0)
+            .cloned()
+            .collect(),
+    };
+    eprintln!(
+        "{}: {}: {} queries kept, {} do not fit, {} unreachable for the kind",
+        map.display(),
+        kind.label(),
+        reachable.queries.len(),
+        queries.not_fitting + queries.fit_disagreements,
+        queries.unreachable,
+    );
+    Ok((queries.grid().clone(), reachable))
 }
 
 /// Prepares and warms up every contender on `grid`, then runs the `picks` queries of `scenario`
@@ -366,6 +405,44 @@ mod tests {
         let picked = select(roster(), &["northstar-hpa".to_owned()]).unwrap();
         assert_eq!(names(picked), ["ours-astar", "northstar-hpa"]);
         assert!(select(roster(), &["dijkstra".to_owned()]).is_err());
+    }
+
+    #[test]
+    fn a_kind_runs_the_exact_contenders_on_its_derived_grid_at_the_reference_lengths() {
+        let maps = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/maps");
+        let (map, scen) = (maps.join("dao/arena.map"), maps.join("dao/arena.map.scen"));
+        // The plain reading is the map and the file's lengths, as before.
+        assert_eq!(
+            load_for_kind(&map, &scen, &KindArgs::default()).unwrap(),
+            load(&map, &scen).unwrap()
+        );
+        let kind = KindArgs {
+            size: 2,
+            ..KindArgs::default()
+        };
+        let (grid, scenario) = load_for_kind(&map, &scen, &kind).unwrap();
+        let (_, plain) = load(&map, &scen).unwrap();
+        assert!(!scenario.queries.is_empty() && scenario.queries.len() < plain.queries.len());
+        let exact = ["ours-astar", "ours-jps", "pathfinding-astar"];
+        for mut contender in roster()
+            .into_iter()
+            .filter(|contender| exact.contains(&contender.name()))
+        {
+            contender.prepare(&grid).unwrap();
+            for query in scenario.queries.iter().step_by(7) {
+                let answer = contender.query(&grid, query.start, query.goal).unwrap();
+                let cells = answer.cells.expect("the reference joins it");
+                let check = check_path(&grid, &cells, query.start, query.goal);
+                assert!(check.is_legal(), "{}: {check:?}", contender.name());
+                let slack = LENGTH_TOLERANCE * query.optimal_length.max(1.0);
+                assert!(
+                    (check.length - query.optimal_length).abs() <= slack,
+                    "{}: {check:?} vs {}",
+                    contender.name(),
+                    query.optimal_length
+                );
+            }
+        }
     }
 
     #[test]
