@@ -4,6 +4,7 @@
 
 use crate::kinds::{AgentLayers, KindKey};
 use crate::{MapChanged, NavGrid, ProfileId, TerrainProfiles};
+use astar_grid::agent::anchors_covering;
 use astar_grid::{BlockingCheck, Cell, Components, ConnectivityError, Grid, Movement};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -119,23 +120,15 @@ impl NavConnectivity {
 }
 
 /// The anchors whose `size` x `size` footprint covers one of `cells`, on a `width` x `height`
-/// map, each once; `Err` with the first cell outside the map.
+/// map, each once ([`anchors_covering`]); `Err` with the first cell outside the map.
 fn covering_anchors(cells: &[Cell], size: u8, width: u32, height: u32) -> Result<Vec<Cell>, Cell> {
-    let reach = u32::from(size.max(1)) - 1;
-    let mut anchors = Vec::new();
-    for &cell in cells {
-        if cell.x >= width || cell.y >= height {
-            return Err(cell);
-        }
-        for y in cell.y.saturating_sub(reach)..=cell.y {
-            for x in cell.x.saturating_sub(reach)..=cell.x {
-                anchors.push(Cell::new(x, y));
-            }
-        }
+    if let Some(&outside) = cells
+        .iter()
+        .find(|cell| cell.x >= width || cell.y >= height)
+    {
+        return Err(outside);
     }
-    anchors.sort_unstable_by_key(|cell| (cell.y, cell.x));
-    anchors.dedup();
-    Ok(anchors)
+    Ok(anchors_covering(cells, size, width, height))
 }
 
 /// Brings the tracked regions up to date with this frame's published changes, and builds

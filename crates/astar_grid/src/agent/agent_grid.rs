@@ -291,10 +291,7 @@ impl AgentGrid {
     /// ```
     #[must_use]
     pub fn anchors_covering(&self, cells: &[Cell]) -> Vec<Cell> {
-        anchors_within(cells, self.size, self.grid.width(), self.grid.height())
-            .into_iter()
-            .map(|index| self.cell_at(index))
-            .collect()
+        super::anchors_covering(cells, self.size, self.grid.width(), self.grid.height())
     }
 
     /// Brings the derived grid (and the clearance) up to date after the cells in `changed` were

@@ -34,6 +34,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::Cell;
+
 mod agent_grid;
 mod clearance;
 mod error;
@@ -44,6 +46,29 @@ pub use agent_grid::AgentGrid;
 pub use clearance::Clearance;
 pub use error::{AgentError, Endpoint, FootprintProblem};
 pub use profile::{HEAVY_SWAMP_COST, TerrainProfile};
+
+/// The anchors of a `width` x `height` map whose `size` x `size` footprint covers one of `cells`
+/// (the cells up to `size - 1` up and left of each, itself included), in row-major order and
+/// each once; anchors outside the map are left out. Memory stays within the smaller of
+/// `size`² anchors a cell and one flag a cell of the map. [`AgentGrid::anchors_covering`] is
+/// this for the grid's own size and map.
+///
+/// ```
+/// use astar_grid::Cell;
+/// use astar_grid::agent::anchors_covering;
+///
+/// let anchors = anchors_covering(&[Cell::new(1, 1), Cell::new(0, 1)], 2, 4, 4);
+/// assert_eq!(anchors, [Cell::new(0, 0), Cell::new(1, 0), Cell::new(0, 1), Cell::new(1, 1)]);
+/// assert!(anchors_covering(&[Cell::new(1, 1)], 2, 0, 4).is_empty());
+/// ```
+#[must_use]
+pub fn anchors_covering(cells: &[Cell], size: u8, width: u32, height: u32) -> Vec<Cell> {
+    let width_cells = width.max(1) as usize;
+    clearance::anchors_within(cells, size, width, height)
+        .into_iter()
+        .map(|index| Cell::new((index % width_cells) as u32, (index / width_cells) as u32))
+        .collect()
+}
 
 /// The largest agent side, in cells, that [`Clearance`] records and [`AgentGrid`] accepts.
 ///
