@@ -14,6 +14,7 @@ use crate::{
     CellChange, MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats, TerrainProfiles,
 };
+use astar_grid::agent::anchors_covering;
 use astar_grid::{Cell, Grid};
 use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
@@ -165,20 +166,12 @@ struct ResultApplier<'a> {
     budget: usize,
 }
 
-/// The unpublished edits `pending` as an agent of `size` cells may see them: every anchor whose
-/// footprint covers an edited cell, changed both ways (blocked, and opened), so that a result
-/// either could touch counts as touched.
-fn widen_for_size(pending: &MapChange, size: u8) -> [MapChange; 2] {
-    let reach = u32::from(size.max(1)) - 1;
-    let anchors: Vec<Cell> = pending
-        .cells()
-        .flat_map(|changed| {
-            let cell = changed.cell;
-            (cell.y.saturating_sub(reach)..=cell.y).flat_map(move |y| {
-                (cell.x.saturating_sub(reach)..=cell.x).map(move |x| Cell::new(x, y))
-            })
-        })
-        .collect();
+/// The unpublished edits `pending` of `nav` as an agent of `size` cells may see them: every
+/// anchor whose footprint covers an edited cell ([`anchors_covering`]), changed both ways
+/// (blocked, and opened), so that a result either could touch counts as touched.
+fn widen_for_size(pending: &MapChange, size: u8, nav: &NavGrid) -> [MapChange; 2] {
+    let edited: Vec<Cell> = pending.cells().map(|changed| changed.cell).collect();
+    let anchors = anchors_covering(&edited, size, nav.width(), nav.height());
     let both_ways = |before, after| {
         MapChange::from_cells(anchors.iter().map(|&cell| CellChange {
             cell,
@@ -203,12 +196,30 @@ impl ResultApplier<'_> {
                 let pending = self
                     .pending_changes
                     .get_or_insert_with(|| nav.pending_changes());
-                let widened = widen_for_size(pending, size);
+                let widened = widen_for_size(pending, size, nav);
                 self.pending_by_size.push((size, widened));
                 self.pending_by_size.len() - 1
             }
         };
         &self.pending_by_size[index].1
+    }
+
+    /// Whether the grid's unpublished changes may have made `outcome`, searched for agents of
+    /// `kind`, wrong: the changes themselves for the navigation grid; for a kind's derived
+    /// grid, which takes in edits when they are published, every anchor whose footprint covers
+    /// an edited cell ([`widen_for_size`]).
+    fn pending_affects(&mut self, nav: &NavGrid, kind: KindKey, outcome: &SearchOutcome) -> bool {
+        let policy = self.settings.invalidation;
+        if kind.is_default() {
+            let pending = self
+                .pending_changes
+                .get_or_insert_with(|| nav.pending_changes());
+            outcome.affected_by(pending, policy)
+        } else {
+            self.pending_for_size(nav, kind.size)
+                .iter()
+                .any(|change| outcome.affected_by(change, policy))
+        }
     }
 
     /// Applies the finished outcomes of the search `id` in member order while the budget
@@ -267,28 +278,12 @@ impl ResultApplier<'_> {
                 true
             }
             Some(nav) if nav.is_current(search.snapshot) => false,
-            // A derived grid takes in edits when they are published: until then, an edit of
-            // the navigation grid counts for every anchor whose footprint covers it.
-            Some(nav) if !search.kind.is_default() => {
-                search
-                    .changes
-                    .iter()
-                    .any(|change| outcome.affected_by(change, policy))
-                    || self
-                        .pending_for_size(nav, search.kind.size)
-                        .iter()
-                        .any(|change| outcome.affected_by(change, policy))
-            }
             Some(nav) => {
                 search
                     .changes
                     .iter()
                     .any(|change| outcome.affected_by(change, policy))
-                    || outcome.affected_by(
-                        self.pending_changes
-                            .get_or_insert_with(|| nav.pending_changes()),
-                        policy,
-                    )
+                    || self.pending_affects(nav, search.kind, &outcome)
             }
         };
         if stale {

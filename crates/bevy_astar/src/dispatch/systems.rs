@@ -20,7 +20,7 @@ use crate::{
     MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats, TerrainProfiles,
 };
-use astar_grid::{Cell, Grid};
+use astar_grid::{AgentGrid, Cell, Grid};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use std::sync::Arc;
@@ -184,16 +184,7 @@ impl Dispatcher<'_, '_, '_> {
             self.launcher.served.push((sequence, entity));
             return false;
         }
-        let kind = KindKey::of(&request);
-        let grid = self.kind_grid(kind);
-        if request.start_at_agent
-            && let Some(cell) =
-                transform.and_then(|transform| agent_cell(self.nav, &grid, kind, transform))
-            && cell != request.start
-        {
-            // Not a change of the request: its answer is still wanted.
-            request.bypass_change_detection().start = cell;
-        }
+        let (grid, kind_fit) = self.kind_grid(&mut request, transform);
         let request: &PathRequest = &request;
         let mut options = request.options;
         options.trace |= debug_path || self.trace_all;
@@ -205,7 +196,7 @@ impl Dispatcher<'_, '_, '_> {
             cut_path: agent.cut_path.as_deref(),
             cached: self.cache.contains(&key),
             running: self.in_flight.is_running(&key),
-            kind_fit: self.kind_fit(request),
+            kind_fit,
         };
         let context = RouteContext {
             settings: self.launcher.settings,
@@ -227,28 +218,29 @@ impl Dispatcher<'_, '_, '_> {
     }
 
     /// The grid `request`'s agent kind searches now (the navigation grid when the kind cannot
-    /// be searched).
-    fn kind_grid(&mut self, kind: KindKey) -> Arc<Grid> {
-        self.layers
-            .grid_for(kind, self.nav, self.profiles)
-            .map_or_else(|_| self.nav.snapshot(), |grid| grid.snapshot)
-    }
-
-    /// Whether `request`'s agent kind can be searched and its footprint fits at the start and
-    /// at the goal (a goal asked for with `closest_reachable` need not fit).
-    fn kind_fit(&mut self, request: &PathRequest) -> Result<(), KindError> {
-        let grid = self
-            .layers
-            .grid_for(KindKey::of(request), self.nav, self.profiles)?;
-        let Some(agent) = grid.agent else {
-            return Ok(());
-        };
-        let goal = if request.options.closest_reachable {
-            request.start
-        } else {
-            request.goal
-        };
-        Ok(agent.check_endpoints(request.start, goal)?)
+    /// be searched), with the request's start moved to the agent where it asks for that, and
+    /// whether the kind can be searched and its footprint fits at the endpoints.
+    fn kind_grid(
+        &mut self,
+        request: &mut Mut<PathRequest>,
+        transform: Option<&Transform>,
+    ) -> (Arc<Grid>, Result<(), KindError>) {
+        let kind = KindKey::of(request);
+        let nav = self.nav;
+        match self.layers.grid_for(kind, nav, self.profiles) {
+            Ok(grid) => {
+                start_at_agent(request, nav, &grid.snapshot, transform);
+                let fit = grid
+                    .agent
+                    .map_or(Ok(()), |agent| footprint_fit(agent, request));
+                (grid.snapshot, fit)
+            }
+            Err(error) => {
+                let snapshot = nav.snapshot();
+                start_at_agent(request, nav, &snapshot, transform);
+                (snapshot, Err(error))
+            }
+        }
     }
 
     /// Carries out `route` for the agent of `target`.
@@ -354,6 +346,35 @@ struct Target<'a, 'p> {
     algorithm: PathAlgorithm,
     path: &'a mut Mut<'p, Path>,
     agent: &'a mut Mut<'p, PathRequestState>,
+}
+
+/// With [`PathRequest::start_at_agent`], moves the request's start to the anchor the agent
+/// stands on ([`agent_cell`]) on `grid`, its kind's grid.
+fn start_at_agent(
+    request: &mut Mut<PathRequest>,
+    nav: &NavGrid,
+    grid: &Grid,
+    transform: Option<&Transform>,
+) {
+    let kind = KindKey::of(request);
+    if request.start_at_agent
+        && let Some(cell) = transform.and_then(|transform| agent_cell(nav, grid, kind, transform))
+        && cell != request.start
+    {
+        // Not a change of the request: its answer is still wanted.
+        request.bypass_change_detection().start = cell;
+    }
+}
+
+/// Whether the footprint of `request`'s agent fits on `agent`, its kind's grid, at the start
+/// and at the goal (a goal asked for with `closest_reachable` need not fit).
+fn footprint_fit(agent: &AgentGrid, request: &PathRequest) -> Result<(), KindError> {
+    let goal = if request.options.closest_reachable {
+        request.start
+    } else {
+        request.goal
+    };
+    Ok(agent.check_endpoints(request.start, goal)?)
 }
 
 /// The anchor of an agent's footprint where its [`Transform`] (the footprint's centre) stands,
