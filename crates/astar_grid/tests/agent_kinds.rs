@@ -11,9 +11,7 @@ use astar_grid::{
     Movement, SearchError, SearchOptions, SearchStatus, Searcher, SmoothingOptions, TerrainProfile,
     line_of_sight, parse_map, parse_map_with, smooth_path_cells, write_map,
 };
-use common::footprint::{
-    check_fat_path, clearance_of, eroded_grid, fat_line_of_sight, fits, footprint_cost,
-};
+use common::footprint::{check_fat_path, clearance_of, eroded_grid, fat_line_of_sight, fits};
 use common::path_check::costs_match;
 use common::random_grid::{
     TERRAIN_VALUES, agent_size, any_cost_model, movement, terrain_grid, terrain_profile,
@@ -178,21 +176,10 @@ fn tower_disconnects_by_brute_force(
 ) -> bool {
     let before = eroded_grid(terrain, profile, size);
     // The towers' cells count as impassable, whatever the profile makes of their terrain.
-    let covered = covering_anchors(terrain, size, towers);
-    let after = Grid::from_fn(terrain.width(), terrain.height(), |anchor| {
-        if covered.contains(&anchor) {
-            0
-        } else {
-            footprint_cost(
-                terrain,
-                profile,
-                size,
-                i64::from(anchor.x),
-                i64::from(anchor.y),
-            )
-            .unwrap_or(0)
-        }
-    });
+    let mut after = before.clone();
+    for anchor in covering_anchors(terrain, size, towers) {
+        after.set_cost(anchor, 0).expect("an anchor of the map");
+    }
     let reaches = |grid: &Grid, point: Cell| {
         grid.is_walkable(point)
             && grid.is_walkable(goal)
