@@ -4,6 +4,7 @@
 use crate::VisualiserSystems;
 use crate::cursor::CursorCell;
 use crate::map::CELL_SIZE;
+use crate::settings::SearchSettings;
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
 
@@ -94,18 +95,21 @@ fn spawn_markers(
     }
 }
 
-/// Left click on a free cell of the map places the next endpoint; clicks on walls are ignored.
+/// Left click on a cell the agent's kind may enter places the next endpoint; clicks on other
+/// cells are ignored.
 fn place_endpoints(
     buttons: Res<ButtonInput<MouseButton>>,
     cursor: Res<CursorCell>,
     nav: Res<NavGrid>,
+    settings: Res<SearchSettings>,
     mut endpoints: ResMut<Endpoints>,
 ) {
     if !buttons.just_pressed(MouseButton::Left) {
         return;
     }
     if let Some(cell) = cursor.cell
-        && nav.is_walkable(cell)
+        && nav.grid().contains(cell)
+        && settings.kind.profile().is_passable(nav.grid().value(cell))
     {
         endpoints.place(cell);
     }

@@ -8,7 +8,8 @@ use crate::endpoints::Endpoints;
 use crate::settings::SearchSettings;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use bevy_astar::astar_grid::{JpsOptions, JumpGrid, SearchStatus, Searcher};
+use bevy_astar::astar_grid::agent::AgentError;
+use bevy_astar::astar_grid::{AgentGrid, JpsOptions, JumpGrid, SearchStatus, Searcher};
 use bevy_astar::prelude::*;
 use core::time::Duration;
 
@@ -35,6 +36,8 @@ pub struct JumpPointSearch {
 pub enum JpsOutcome {
     /// The settings or the map ask for something JPS cannot do (the core's reason).
     Refused(SearchError),
+    /// The map holds no grid for the agent's kind (the core's reason).
+    Kind(AgentError),
     /// The search ran.
     Searched(JpsRun),
 }
@@ -133,13 +136,19 @@ fn run_jump_point_search(
     }
     let jps = &mut *jps;
     jps.outcome = match endpoints.pair() {
-        Some((start, goal)) if settings.runs_own_jump_points() => Some(search(
-            &mut jps.searcher,
-            nav.grid(),
-            start,
-            goal,
-            &settings,
-        )),
+        Some((start, goal)) if settings.runs_own_jump_points() => {
+            // The kind's profile read into a grid of its own: the core searches that.
+            match AgentGrid::new(nav.grid(), &settings.kind.profile(), 1) {
+                Ok(kind_grid) => Some(search(
+                    &mut jps.searcher,
+                    kind_grid.grid(),
+                    start,
+                    goal,
+                    &settings,
+                )),
+                Err(error) => Some(JpsOutcome::Kind(error)),
+            }
+        }
         _ => None,
     };
 }

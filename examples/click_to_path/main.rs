@@ -7,13 +7,14 @@
 //! cargo run --release --example click_to_path -- FILE.map  # any Moving AI map
 //! ```
 //!
-//! Left click places the start, then the goal; right click or drag toggles walls; the wheel
-//! zooms, a middle drag pans and `F` fits the map. The panel on the right picks the map,
-//! scatters and clears obstacles, sets the algorithm (A*, Dijkstra, weighted A*, or jump point
-//! search run through the core), movement, heuristic, costs, smoothing and limits, and drives
-//! the replay (also `Space` play/pause, `Left`/`Right` step, `Shift` for ten, `Home` restart,
-//! `End` finish); the status bar reports the result and the g, h and f the search gave the cell
-//! under the cursor.
+//! Left click places the start, then the goal; right click or drag toggles walls (or swamp,
+//! water or trees, as the brush says); the wheel zooms, a middle drag pans and `F` fits the
+//! map. The panel on the right picks the map, scatters and clears obstacles, sets the algorithm
+//! (A*, Dijkstra, weighted A*, or jump point search run through the core), movement,
+//! heuristic, costs, smoothing and limits, the agent's size and kind (walker, heavy, flyer or
+//! boat, each a terrain profile), and drives the replay (also `Space` play/pause,
+//! `Left`/`Right` step, `Shift` for ten, `Home` restart, `End` finish); the status bar reports
+//! the result and the g, h and f the search gave the cell under the cursor.
 
 mod camera;
 mod cursor;
@@ -27,6 +28,7 @@ mod script;
 mod search;
 mod settings;
 mod status;
+mod terrain;
 mod walls;
 
 use bevy::prelude::*;
@@ -94,6 +96,7 @@ fn main() {
             replay::plugin,
             panel::plugin,
             script::plugin,
+            terrain::plugin,
         ))
         .run();
 }

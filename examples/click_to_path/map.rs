@@ -4,7 +4,8 @@
 use crate::VisualiserSystems;
 use crate::endpoints::Endpoints;
 use bevy::prelude::*;
-use bevy_astar::astar_grid::parse_map;
+use bevy_astar::astar_grid::agent::moving_ai::{GROUND, SWAMP, TREES, WATER};
+use bevy_astar::astar_grid::{Legend, parse_map_with};
 use bevy_astar::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -34,18 +35,22 @@ pub enum MapSource {
     Maze,
     /// Caves grown by a cellular automaton; some pockets are cut off.
     Caves,
+    /// A marsh: a river across the map through a lake, crossed by one ford, swamp around
+    /// the shore, clumps of trees; each agent kind takes its own way across.
+    Marsh,
     /// A Moving AI `.map` file.
     File(PathBuf),
 }
 
 impl MapSource {
     /// The built-in and generated maps, in menu order.
-    pub const MENU: [Self; 5] = [
+    pub const MENU: [Self; 6] = [
         Self::Arena,
         Self::Den312d,
         Self::OpenField,
         Self::Maze,
         Self::Caves,
+        Self::Marsh,
     ];
 
     /// The name shown in the panel.
@@ -56,6 +61,7 @@ impl MapSource {
             Self::OpenField => "open field (64 x 48)".to_owned(),
             Self::Maze => "random maze (63 x 47)".to_owned(),
             Self::Caves => "random caves (80 x 60)".to_owned(),
+            Self::Marsh => "random marsh (72 x 48)".to_owned(),
             Self::File(path) => path.display().to_string(),
         }
     }
@@ -68,6 +74,7 @@ impl MapSource {
             Self::OpenField => Ok(Grid::new(64, 48)),
             Self::Maze => Ok(maze(63, 47, rng)),
             Self::Caves => Ok(caves(80, 60, rng)),
+            Self::Marsh => Ok(marsh(72, 48, rng)),
             Self::File(path) => {
                 let text = std::fs::read_to_string(path)
                     .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
@@ -77,8 +84,10 @@ impl MapSource {
     }
 }
 
+/// Reads a Moving AI map keeping swamp, water, trees and out-of-map cells apart, for the agent
+/// kinds of [`crate::terrain`].
 fn parse(text: &str) -> Result<Grid, String> {
-    parse_map(text).map_err(|error| error.to_string())
+    parse_map_with(text, &Legend::moving_ai_kinds()).map_err(|error| error.to_string())
 }
 
 /// The map as loaded, before any scattered or painted walls.
@@ -268,6 +277,48 @@ fn caves(width: u32, height: u32, rng: &mut StdRng) -> Grid {
     grid
 }
 
+/// The columns of a marsh's ford.
+fn ford_columns(width: u32) -> core::ops::Range<u32> {
+    width * 7 / 10..width * 7 / 10 + 3
+}
+
+/// A marsh: a river from the left edge to the right through a lake on the left, crossed by a
+/// three-cell ford, a ring of swamp around the lake's shore and clumps of trees on dry ground
+/// away from the banks (so that none stands in the ford).
+fn marsh(width: u32, height: u32, rng: &mut StdRng) -> Grid {
+    let (w, h) = (width as f32, height as f32);
+    let lake = Vec2::new(w * 0.32, h * 0.5);
+    let radii = Vec2::new(w * 0.16, h * 0.3);
+    let ford = ford_columns(width);
+    let phase = rng.random_range(0.0..core::f32::consts::TAU);
+    // The river winds by less than a cell a column, so it has no diagonal gaps.
+    let river = |x: f32| h * 0.5 + h * 0.1 * (x * 0.15 + phase).sin();
+    let clumps: Vec<(Vec2, f32)> = (0..9)
+        .map(|_| {
+            let centre = Vec2::new(rng.random_range(0.0..w), rng.random_range(0.0..h));
+            (centre, rng.random_range(1.5..3.5))
+        })
+        .collect();
+    Grid::from_fn(width, height, |cell| {
+        let point = Vec2::new(cell.x as f32 + 0.5, cell.y as f32 + 0.5);
+        let shore = ((point - lake) / radii).length();
+        let in_river = (point.y - river(point.x)).abs() < 1.6 && !ford.contains(&cell.x);
+        if shore < 1.0 || in_river {
+            WATER
+        } else if shore < 1.35 {
+            SWAMP
+        } else if (point.y - river(point.x)).abs() > 4.0
+            && clumps
+                .iter()
+                .any(|&(centre, radius)| point.distance(centre) < radius)
+        {
+            TREES
+        } else {
+            GROUND
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,6 +354,54 @@ mod tests {
             assert!(!grid.is_walkable(Cell::new(x, 19)));
         }
         assert!(grid.walkable_count() > 0);
+    }
+
+    #[test]
+    fn a_marsh_has_a_ford_for_walkers_and_a_river_for_boats() {
+        use bevy_astar::astar_grid::AgentGrid;
+        for seed in 0..8 {
+            let grid = marsh(72, 48, &mut StdRng::seed_from_u64(seed));
+            let reach = |profile: TerrainProfile, from: Cell, to: Cell| {
+                let derived = AgentGrid::new(&grid, &profile, 1).expect("the profile fits");
+                let components = Components::new(derived.grid(), Movement::EIGHT);
+                components.component(from).is_some()
+                    && components.component(from) == components.component(to)
+            };
+            // The right edge, above and below the river: walkers cross at the ford.
+            let edge = 71;
+            let column: Vec<Cell> = (0..48).map(|y| Cell::new(edge, y)).collect();
+            let north = column.iter().find(|&&cell| grid.value(cell) == GROUND);
+            let south = column
+                .iter()
+                .rev()
+                .find(|&&cell| grid.value(cell) == GROUND);
+            let (Some(&north), Some(&south)) = (north, south) else {
+                panic!("seed {seed}: no ground on the right edge");
+            };
+            assert!(reach(TerrainProfile::walker(), north, south), "seed {seed}");
+            // Only at the ford: with its columns flooded, walkers cannot cross.
+            let mut flooded = grid.clone();
+            for x in ford_columns(72) {
+                for y in 10..38 {
+                    let _ = flooded.set_cost(Cell::new(x, y), WATER);
+                }
+            }
+            let walkers = AgentGrid::new(&flooded, &TerrainProfile::walker(), 1).expect("fits");
+            let components = Components::new(walkers.grid(), Movement::EIGHT);
+            assert_ne!(
+                components.component(north),
+                components.component(south),
+                "seed {seed}: walkers cross the river away from the ford"
+            );
+            assert!(!reach(TerrainProfile::boat(), north, south), "seed {seed}");
+            // Boats sail from the lake down the river to the left edge.
+            let lake = Cell::new(23, 24);
+            let mouth = (0..48)
+                .map(|y| Cell::new(0, y))
+                .find(|&cell| grid.value(cell) == WATER);
+            let mouth = mouth.expect("the river reaches the left edge");
+            assert!(reach(TerrainProfile::boat(), lake, mouth), "seed {seed}");
+        }
     }
 
     #[test]

@@ -1,17 +1,12 @@
 //! The map on screen: one texel per cell in a sprite, redrawn whenever the grid changes.
 
 use crate::VisualiserSystems;
+use crate::terrain::terrain_color;
 use bevy::asset::RenderAssetUsages;
 use bevy::image::ImageSampler;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy_astar::prelude::*;
-
-/// Floor, the colour of cost-1 cells.
-const FLOOR: [u8; 3] = [74, 76, 84];
-/// The colour costlier terrain fades towards, reached at cost 16.
-const ROUGH: [u8; 3] = [110, 84, 50];
-const WALL: [u8; 3] = [16, 16, 20];
 
 pub(crate) fn plugin(app: &mut App) {
     app.add_systems(Startup, spawn_map_sprite)
@@ -25,30 +20,11 @@ fn spawn_map_sprite(mut commands: Commands) {
     commands.spawn((MapSprite, Sprite::default(), Transform::default()));
 }
 
-/// The colour of a cell with raw value `value` (0 blocked, else its terrain cost).
-fn cell_color(value: u8) -> [u8; 4] {
-    let [r, g, b] = match value {
-        0 => WALL,
-        1 => FLOOR,
-        cost => {
-            let t = f32::from(cost.min(16) - 1) / 15.0;
-            let mix =
-                |from: u8, to: u8| (f32::from(from) + (f32::from(to) - f32::from(from)) * t) as u8;
-            [
-                mix(FLOOR[0], ROUGH[0]),
-                mix(FLOOR[1], ROUGH[1]),
-                mix(FLOOR[2], ROUGH[2]),
-            ]
-        }
-    };
-    [r, g, b, 255]
-}
-
 /// The grid as an image, texel (x, y) for cell (x, y): row 0 on top, as the grid is laid out.
 fn grid_image(grid: &Grid) -> Image {
     let data = grid
         .cells()
-        .flat_map(|(_, value)| cell_color(value))
+        .flat_map(|(_, value)| terrain_color(value))
         .collect();
     let mut image = Image::new(
         Extent3d {

@@ -12,6 +12,7 @@ use crate::settings::{
     SearchSettings,
 };
 use crate::status::{self, StatusLine, Tone};
+use crate::terrain::{Brush, KindChoice};
 use bevy::ecs::system::SystemParam;
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::prelude::*;
@@ -76,6 +77,7 @@ struct Shown<'w, 's> {
 struct Controls<'w> {
     settings: ResMut<'w, SearchSettings>,
     obstacles: ResMut<'w, ObstacleSettings>,
+    brush: ResMut<'w, Brush>,
     replay: ResMut<'w, Replay>,
     gizmos: ResMut<'w, GizmoConfigStore>,
     stats_window: ResMut<'w, AStarEguiPanel>,
@@ -170,6 +172,18 @@ fn map_section(ui: &mut egui::Ui, shown: &Shown, controls: &mut Controls) {
             if controls.obstacles.density != density {
                 controls.obstacles.density = density;
             }
+            ui.horizontal(|ui| {
+                ui.label("right click paints");
+                let mut brush = *controls.brush;
+                egui::ComboBox::from_id_salt("brush")
+                    .selected_text(brush.name())
+                    .show_ui(ui, |ui| {
+                        for choice in Brush::MENU {
+                            ui.selectable_value(&mut brush, choice, choice.name());
+                        }
+                    });
+                controls.brush.set_if_neq(brush);
+            });
             ui.horizontal(|ui| {
                 if ui.button("Scatter obstacles").clicked() {
                     controls.map_actions.write(MapAction::Scatter { density });
@@ -295,6 +309,13 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
                 );
                 if settings.agent_size > 1 && jps {
                     ui.label("(JPS: A* answers)");
+                }
+            });
+            ui.horizontal(|ui| {
+                ui.label("agent kind");
+                for kind in KindChoice::MENU {
+                    ui.radio_value(&mut settings.kind, kind, kind.name())
+                        .on_hover_text(kind.description());
                 }
             });
             // Always one line, so that the sections below stay where they are.
@@ -460,7 +481,7 @@ fn help_section(ui: &mut egui::Ui) {
         .show(ui, |ui| {
             for line in [
                 "Left click: start, then goal",
-                "Right click / drag: toggle walls",
+                "Right click / drag: paint the brush's terrain",
                 "Wheel: zoom · middle drag: pan · F: fit",
                 "Space: play / pause the replay",
                 "Left / Right: step (Shift: 10)",

@@ -5,7 +5,8 @@
 //!
 //! | Command                                        | Panel control                           |
 //! |------------------------------------------------|-----------------------------------------|
-//! | `map arena\|den312d\|open\|maze\|caves`        | map menu                                |
+//! | `map arena\|den312d\|open\|maze\|caves\|marsh` | map menu                                |
+//! | `brush wall\|swamp\|water\|trees`              | what a right click paints               |
 //! | `seed N`                                       | (seeds generated maps and scattering)   |
 //! | `scatter DENSITY` / `clear`                    | scatter / clear obstacles               |
 //! | `algorithm astar\|dijkstra\|jps` / `algorithm weighted W` | algorithm and weight          |
@@ -17,6 +18,7 @@
 //! | `limit off` / `limit N`                        | expansion limit                         |
 //! | `closest on\|off`                              | path to the closest cell when unreachable |
 //! | `size N`                                       | agent size                              |
+//! | `kind walker\|heavy\|flyer\|boat`              | agent kind (terrain profile)            |
 //! | `replay restart\|play\|step N\|seek N\|end`    | replay buttons and slider               |
 //! | `replay speed N`, `replay auto on\|off`        | replay speed, autoplay                  |
 
@@ -24,6 +26,7 @@ use crate::VisualiserSystems;
 use crate::map::{MapAction, MapRng, MapSource, ObstacleSettings};
 use crate::replay::{Replay, ReplayCommand};
 use crate::settings::{Algorithm, CostChoice, MAX_PANEL_AGENT_SIZE, SearchSettings};
+use crate::terrain::{Brush, KindChoice};
 use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -48,6 +51,7 @@ enum ScriptCommand {
     Seed(u64),
     Scatter(f32),
     Clear,
+    Brush(Brush),
     Settings(SettingChange),
     Replay(ReplayCommand),
     ReplaySpeed(f32),
@@ -67,6 +71,7 @@ enum SettingChange {
     Limit(Option<u32>),
     Closest(bool),
     Size(u8),
+    Kind(KindChoice),
 }
 
 impl SettingChange {
@@ -93,6 +98,7 @@ impl SettingChange {
             Self::Limit(limit) => settings.max_expansions = limit,
             Self::Closest(on) => settings.closest_reachable = on,
             Self::Size(size) => settings.agent_size = size,
+            Self::Kind(kind) => settings.kind = kind,
         }
     }
 }
@@ -124,8 +130,11 @@ fn parse(text: &str) -> Option<ScriptCommand> {
             "open" => MapSource::OpenField,
             "maze" => MapSource::Maze,
             "caves" => MapSource::Caves,
+            "marsh" => MapSource::Marsh,
             _ => return None,
         }),
+        ["brush", name] => C::Brush(Brush::from_name(name)?),
+        ["kind", name] => C::Settings(S::Kind(KindChoice::from_name(name)?)),
         ["seed", seed] => C::Seed(seed.parse().ok()?),
         ["scatter", density] => C::Scatter(number(density)? as f32),
         ["clear"] => C::Clear,
@@ -181,6 +190,7 @@ struct PanelControls<'w> {
     replay: ResMut<'w, Replay>,
     rng: ResMut<'w, MapRng>,
     obstacles: ResMut<'w, ObstacleSettings>,
+    brush: ResMut<'w, Brush>,
     map_actions: MessageWriter<'w, MapAction>,
     replay_commands: MessageWriter<'w, ReplayCommand>,
 }
@@ -212,6 +222,7 @@ fn run_script(
             ScriptCommand::Clear => {
                 controls.map_actions.write(MapAction::ClearObstacles);
             }
+            ScriptCommand::Brush(brush) => *controls.brush = brush,
             ScriptCommand::Settings(change) => change.apply(&mut controls.settings),
             ScriptCommand::Replay(command) => {
                 controls.replay_commands.write(command);
@@ -248,6 +259,7 @@ mod tests {
             "smoothing on",
             "closest on",
             "size 2",
+            "kind boat",
         ] {
             match parse(text) {
                 Some(ScriptCommand::Settings(change)) => change.apply(&mut settings),
@@ -268,6 +280,15 @@ mod tests {
         assert!(settings.smoothing);
         assert!(settings.closest_reachable);
         assert_eq!(settings.agent_size, 2);
+        assert_eq!(settings.kind, KindChoice::Boat);
+        assert_eq!(
+            parse("map marsh"),
+            Some(ScriptCommand::Map(MapSource::Marsh))
+        );
+        assert_eq!(
+            parse("brush water"),
+            Some(ScriptCommand::Brush(Brush::Water))
+        );
         assert_eq!(
             parse("replay step -3"),
             Some(ScriptCommand::Replay(ReplayCommand::Step(-3)))
@@ -284,6 +305,8 @@ mod tests {
             "size 0",
             "size 5",
             "closest maybe",
+            "kind dragon",
+            "brush lava",
             "movement 6",
             "heuristic taxicab",
             "window 10",

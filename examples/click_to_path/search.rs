@@ -5,6 +5,7 @@
 use crate::VisualiserSystems;
 use crate::endpoints::Endpoints;
 use crate::settings::SearchSettings;
+use crate::terrain::KindProfiles;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
@@ -47,6 +48,7 @@ fn sync_request(
     mut commands: Commands,
     endpoints: Res<Endpoints>,
     settings: Res<SearchSettings>,
+    kinds: Res<KindProfiles>,
     nav: Res<NavGrid>,
     agent: Single<(Entity, Option<&mut PathRequest>), With<SearchAgent>>,
 ) {
@@ -56,7 +58,7 @@ fn sync_request(
         .filter(|_| !settings.runs_own_jump_points());
     match (wanted, request) {
         (Some((start, goal)), Some(mut request)) => {
-            let wanted = settings.request(start, goal);
+            let wanted = settings.request(start, goal, kinds.id(settings.kind));
             if !request.set_if_neq(wanted) && nav.is_changed() {
                 request.set_changed();
             }
@@ -64,7 +66,7 @@ fn sync_request(
         (Some((start, goal)), None) => {
             commands
                 .entity(entity)
-                .insert(settings.request(start, goal));
+                .insert(settings.request(start, goal, kinds.id(settings.kind)));
         }
         (None, Some(_)) => {
             commands

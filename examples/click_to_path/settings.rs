@@ -1,5 +1,6 @@
 //! The search settings chosen in the panel, and the `PathRequest` they make.
 
+use crate::terrain::KindChoice;
 use bevy::prelude::*;
 pub use bevy_astar::astar_grid::Algorithm;
 use bevy_astar::astar_grid::SearchWindow;
@@ -66,6 +67,8 @@ pub struct SearchSettings {
     /// The side of the agent's square footprint, 1 to [`MAX_PANEL_AGENT_SIZE`]: the path's
     /// cells are the footprint's top-left cells.
     pub agent_size: u8,
+    /// The agent's kind: the terrain profile its request names.
+    pub kind: KindChoice,
 }
 
 /// The largest agent the panel offers.
@@ -88,6 +91,7 @@ impl Default for SearchSettings {
             partial_path: true,
             closest_reachable: false,
             agent_size: 1,
+            kind: KindChoice::Walker,
         }
     }
 }
@@ -144,12 +148,14 @@ impl SearchSettings {
         options
     }
 
-    /// The request for a path from `start` to `goal` under these settings.
-    pub fn request(&self, start: Cell, goal: Cell) -> PathRequest {
+    /// The request for a path from `start` to `goal` under these settings, for an agent of
+    /// the terrain profile `profile` (the plugin's id of [`SearchSettings::kind`]).
+    pub fn request(&self, start: Cell, goal: Cell, profile: ProfileId) -> PathRequest {
         PathRequest::new(start, goal)
             .with_options(self.options(start))
             .with_smoothing(self.smoothing)
             .with_size(self.agent_size.clamp(1, MAX_PANEL_AGENT_SIZE))
+            .with_profile(profile)
     }
 
     /// Whether the panel's own jump point search runs: it searches for one-cell agents only,
@@ -202,15 +208,19 @@ mod tests {
     }
 
     #[test]
-    fn the_request_carries_the_agent_size_and_the_closest_cell_option() {
+    fn the_request_carries_the_agent_size_profile_and_closest_cell_option() {
+        let mut profiles = TerrainProfiles::default();
+        let flyer = profiles
+            .add("flyer", TerrainProfile::flyer())
+            .expect("a new name");
         let settings = SearchSettings {
             agent_size: 3,
             closest_reachable: true,
             algorithm: Algorithm::JumpPoint,
             ..SearchSettings::default()
         };
-        let request = settings.request(Cell::new(1, 1), Cell::new(5, 5));
-        assert_eq!(request.size, 3);
+        let request = settings.request(Cell::new(1, 1), Cell::new(5, 5), flyer);
+        assert_eq!((request.size, request.profile), (3, flyer));
         assert!(request.options.closest_reachable);
         assert!(!settings.runs_own_jump_points());
         let too_big = SearchSettings {
@@ -218,7 +228,9 @@ mod tests {
             ..SearchSettings::default()
         };
         assert_eq!(
-            too_big.request(Cell::new(0, 0), Cell::new(1, 1)).size,
+            too_big
+                .request(Cell::new(0, 0), Cell::new(1, 1), ProfileId::DEFAULT)
+                .size,
             MAX_PANEL_AGENT_SIZE
         );
     }

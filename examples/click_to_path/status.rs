@@ -3,6 +3,7 @@
 
 use crate::endpoints::Endpoints;
 use crate::jump_points::JpsOutcome;
+use crate::terrain::terrain_name;
 use bevy::prelude::*;
 use bevy_astar::astar_grid::{SearchStatus, SearchTrace, TracedCell};
 use bevy_astar::prelude::*;
@@ -203,6 +204,9 @@ pub fn jps_result_line(
         Some(JpsOutcome::Refused(error)) => {
             return StatusLine::new(Tone::Error, format!("JPS cannot search: {error}."));
         }
+        Some(JpsOutcome::Kind(error)) => {
+            return StatusLine::new(Tone::Error, format!("No grid for this kind: {error}."));
+        }
         Some(JpsOutcome::Searched(run)) => run,
     };
     let work = format!(
@@ -255,10 +259,11 @@ pub fn cell_line(
     step: Option<u32>,
     model: CostModel,
 ) -> String {
-    let terrain = match value {
-        0 => return format!("Cell {cell} · wall"),
-        1 => String::new(),
-        cost => format!(" · terrain cost x{cost}"),
+    let terrain = match (value, terrain_name(value)) {
+        (0, _) => return format!("Cell {cell} · wall"),
+        (_, Some(name)) => format!(" · {name}"),
+        (1, None) => String::new(),
+        (cost, None) => format!(" · terrain cost x{cost}"),
     };
     let Some(trace) = trace else {
         return format!("Cell {cell}{terrain}");

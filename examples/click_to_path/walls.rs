@@ -1,9 +1,11 @@
-//! Wall painting: a right click toggles a cell between wall and floor, and dragging with the
-//! right button paints the same change along the way (never over the start or goal).
+//! Terrain painting: a right click toggles a cell between the brush's terrain (a wall by
+//! default, or swamp, water or trees) and ground, and dragging with the right button paints the
+//! same change along the way (never over the start or goal).
 
 use crate::VisualiserSystems;
 use crate::cursor::CursorCell;
 use crate::endpoints::Endpoints;
+use crate::terrain::Brush;
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
 
@@ -11,10 +13,10 @@ pub(crate) fn plugin(app: &mut App) {
     app.add_systems(Update, paint_walls.in_set(VisualiserSystems::Edit));
 }
 
-/// A right-button stroke in progress: what it paints and the last cell it reached.
+/// A right-button stroke in progress: the terrain value it paints and the last cell it reached.
 #[derive(Clone, Copy, Debug)]
 struct Stroke {
-    walls: bool,
+    value: u8,
     last: Cell,
 }
 
@@ -22,6 +24,7 @@ fn paint_walls(
     buttons: Res<ButtonInput<MouseButton>>,
     cursor: Res<CursorCell>,
     endpoints: Res<Endpoints>,
+    brush: Res<Brush>,
     mut nav: ResMut<NavGrid>,
     mut stroke: Local<Option<Stroke>>,
 ) {
@@ -35,30 +38,26 @@ fn paint_walls(
     let Some(cell) = cursor.cell else {
         return;
     };
-    let walkable = nav.is_walkable(cell);
-    let mut paint = |cell: Cell, walls: bool| {
+    let under = nav.grid().value(cell);
+    let mut paint = |cell: Cell, value: u8| {
         if endpoints.contains(cell) {
             return;
         }
         // The cells come from the cursor or a line between two of its cells: in bounds.
-        let _ = if walls {
-            nav.block(cell)
-        } else {
-            nav.unblock(cell)
-        };
+        let _ = nav.set_cost(cell, value);
     };
     match *stroke {
         None if buttons.just_pressed(MouseButton::Right) => {
-            let walls = walkable;
-            paint(cell, walls);
-            *stroke = Some(Stroke { walls, last: cell });
+            let value = brush.paints_over(under);
+            paint(cell, value);
+            *stroke = Some(Stroke { value, last: cell });
         }
         None => {}
-        Some(Stroke { walls, last }) if last != cell => {
+        Some(Stroke { value, last }) if last != cell => {
             for step in line(last, cell).skip(1) {
-                paint(step, walls);
+                paint(step, value);
             }
-            *stroke = Some(Stroke { walls, last: cell });
+            *stroke = Some(Stroke { value, last: cell });
         }
         Some(_) => {}
     }
