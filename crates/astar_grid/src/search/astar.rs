@@ -358,10 +358,7 @@ impl<'a> ActiveSearch<'a> {
             }
             let (x, y) = plan.rows.split(index);
             if plan.track_closest {
-                let distance = plan
-                    .distance
-                    .of(x.abs_diff(plan.goal_x), y.abs_diff(plan.goal_y));
-                self.closest.offer(Closest::new(index, x, y, distance, g));
+                self.closest.offer(plan.closest_at(index, g));
             }
             // The cell it was reached from is closed: its direction is the reverse of the
             // step that reached this one (`via ^ 2` swaps east and west, south and north, and
@@ -617,6 +614,10 @@ impl Plan {
     }
 
     /// The cell at padded `index`, reached at cost `g`, as a candidate for the closest cell.
+    ///
+    /// Kept out of line: searches that track the closest cell are the rare ones, and inlined
+    /// here it costs every other search's expansion loop a few percent.
+    #[inline(never)]
     fn closest_at(&self, index: usize, g: f64) -> Closest {
         let (x, y) = self.rows.split(index);
         let distance = self
