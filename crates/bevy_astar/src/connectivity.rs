@@ -2,6 +2,7 @@
 //! movement rule sees it, kept in sync with the published map changes, answering "is there a
 //! path?" and "would blocking these cells cut someone off?" without touching the grid.
 
+use crate::KindError;
 use crate::kinds::{AgentLayers, KindKey};
 use crate::{MapChanged, NavGrid, ProfileId, TerrainProfiles};
 use astar_grid::agent::anchors_covering;
@@ -44,9 +45,21 @@ use bevy::prelude::*;
 #[reflect(opaque)]
 #[reflect(Resource, Default)]
 pub struct NavConnectivity {
-    regions: HashMap<(KindKey, Movement), Option<Regions>>,
+    regions: HashMap<(KindKey, Movement), Tracked>,
     /// The navigation grid and profile revision the regions were built for.
     built_for: Option<(u64, u64)>,
+}
+
+/// Where the regions of one tracked kind and movement rule stand.
+#[derive(Clone)]
+enum Tracked {
+    /// To be built in the next Invalidate stage.
+    Pending,
+    /// Built and kept up to date.
+    Built(Box<Regions>),
+    /// The plugin cannot search the kind on this grid with these profiles (an unknown profile,
+    /// a bad size): tried again when the grid or the profiles change.
+    Refused(KindError),
 }
 
 /// The labels of one kind and movement rule, with the grid size they were built for.
@@ -59,12 +72,29 @@ struct Regions {
 
 impl NavConnectivity {
     /// Keeps the regions of agents of `size` cells under `profile` moving by `movement`; they
-    /// are built in the next Invalidate stage (a kind the plugin cannot search, an unknown
-    /// profile or a bad size, is dropped with a warning).
+    /// are built in the next Invalidate stage. A kind the plugin cannot search (an unknown
+    /// profile, a bad size) stays tracked without regions, its reason in
+    /// [`NavConnectivity::refusal`], and is tried again whenever the grid or the profiles
+    /// change (a profile registered later is picked up).
     pub fn track(&mut self, profile: ProfileId, size: u8, movement: Movement) {
         self.regions
             .entry((KindKey { profile, size }, movement))
-            .or_insert(None);
+            .or_insert(Tracked::Pending);
+    }
+
+    /// Stops keeping the regions of the kind and movement rule.
+    pub fn untrack(&mut self, profile: ProfileId, size: u8, movement: Movement) {
+        self.regions.remove(&(KindKey { profile, size }, movement));
+    }
+
+    /// Why a tracked kind has no regions: the plugin cannot search it on this grid with these
+    /// profiles. `None` when it is built, pending, or not tracked.
+    #[must_use]
+    pub fn refusal(&self, profile: ProfileId, size: u8, movement: Movement) -> Option<KindError> {
+        match self.regions.get(&(KindKey { profile, size }, movement))? {
+            Tracked::Refused(error) => Some(*error),
+            Tracked::Pending | Tracked::Built(_) => None,
+        }
     }
 
     /// Whether an agent of the kind at `from` can reach `to`; `None` until the kind is tracked
@@ -113,9 +143,10 @@ impl NavConnectivity {
 
     /// The built regions of a kind, if any.
     fn regions(&self, profile: ProfileId, size: u8, movement: Movement) -> Option<&Regions> {
-        self.regions
-            .get(&(KindKey { profile, size }, movement))?
-            .as_ref()
+        match self.regions.get(&(KindKey { profile, size }, movement))? {
+            Tracked::Built(regions) => Some(regions),
+            Tracked::Pending | Tracked::Refused(_) => None,
+        }
     }
 }
 
@@ -132,7 +163,7 @@ fn covering_anchors(cells: &[Cell], size: u8, width: u32, height: u32) -> Result
 }
 
 /// Brings the tracked regions up to date with this frame's published changes, and builds
-/// those tracked since.
+/// those tracked since. Without a navigation grid every tracked kind waits, without regions.
 pub(crate) fn sync_connectivity(
     mut changes: MessageReader<MapChanged>,
     nav: Option<Res<NavGrid>>,
@@ -140,43 +171,42 @@ pub(crate) fn sync_connectivity(
     mut layers: ResMut<AgentLayers>,
     mut connectivity: ResMut<NavConnectivity>,
 ) {
+    let connectivity = connectivity.bypass_change_detection();
+    let current = nav.as_ref().map(|nav| (nav.id(), profiles.revision()));
+    if connectivity.built_for != current {
+        connectivity.built_for = current;
+        for tracked in connectivity.regions.values_mut() {
+            *tracked = Tracked::Pending;
+        }
+    }
     let Some(nav) = nav else {
         return;
     };
-    let connectivity = connectivity.bypass_change_detection();
-    let current = Some((nav.id(), profiles.revision()));
-    if connectivity.built_for != current {
-        connectivity.built_for = current;
-        for regions in connectivity.regions.values_mut() {
-            *regions = None;
-        }
-    }
     let messages: Vec<&MapChanged> = changes.read().collect();
-    let mut dropped = Vec::new();
-    for (&(kind, movement), regions) in &mut connectivity.regions {
+    for (&(kind, movement), tracked) in &mut connectivity.regions {
+        if matches!(tracked, Tracked::Refused(_)) {
+            continue;
+        }
         let grid = match layers.grid_for(kind, &nav, &profiles) {
             Ok(grid) => grid.snapshot,
             Err(error) => {
-                warn!("connectivity of {kind:?} not kept: {error}");
-                dropped.push((kind, movement));
+                warn!(
+                    "connectivity of {kind:?} not kept until the grid or profiles change: {error}"
+                );
+                *tracked = Tracked::Refused(error);
                 continue;
             }
         };
-        if let Some(built) = regions.as_mut()
-            && !built.update(&grid, &messages, kind)
+        if let Tracked::Built(built) = tracked
+            && built.update(&grid, &messages, kind)
         {
-            *regions = None;
+            continue;
         }
-        if regions.is_none() {
-            *regions = Some(Regions {
-                components: Components::new(&grid, movement),
-                width: grid.width(),
-                height: grid.height(),
-            });
-        }
-    }
-    for key in dropped {
-        connectivity.regions.remove(&key);
+        *tracked = Tracked::Built(Box::new(Regions {
+            components: Components::new(&grid, movement),
+            width: grid.width(),
+            height: grid.height(),
+        }));
     }
 }
 

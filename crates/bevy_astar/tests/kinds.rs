@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy_astar::astar_grid::agent::moving_ai::TREES;
 use bevy_astar::astar_grid::agent::{AgentError, Endpoint, FootprintProblem};
 use bevy_astar::prelude::*;
-use bevy_astar::{KindError, NavConnectivity, TerrainProfiles};
+use bevy_astar::{KindError, MapChange, NavConnectivity, TerrainProfiles};
 use common::footprint::eroded_grid;
 use common::reference_search::ReferenceGraph;
 use common::{
@@ -491,4 +491,131 @@ fn edits_elsewhere_do_not_hold_back_a_fat_agents_results() {
     settle(&mut app, &[boss]);
     let found = path(&app, boss);
     assert_legal_and_optimal(&seen_by(&app, walker, 2), &found, &request);
+}
+
+/// Every [`MapChanged`] the plugin published, in order.
+#[derive(Resource, Default)]
+struct Published(Vec<MapChanged>);
+
+fn record_published(mut messages: MessageReader<MapChanged>, mut published: ResMut<Published>) {
+    published.0.extend(messages.read().cloned());
+}
+
+/// The published messages that tell agents of `size` cells under `profile` the whole map
+/// changed.
+fn whole_map_changes_for(app: &App, profile: ProfileId, size: u8) -> usize {
+    app.world()
+        .resource::<Published>()
+        .0
+        .iter()
+        .filter(|message| {
+            message
+                .change_for(profile, size)
+                .is_some_and(MapChange::is_whole_map)
+        })
+        .count()
+}
+
+fn recording(mut app: App) -> App {
+    app.init_resource::<Published>().add_systems(
+        Update,
+        record_published
+            .after(AStarSystems::Invalidate)
+            .before(AStarSystems::Dispatch),
+    );
+    app
+}
+
+/// Frames enough for two sweeps of unused derived grids.
+const TWO_SWEEPS: usize = 2 * 256 + 2;
+
+#[test]
+fn a_kind_no_request_names_any_more_is_told_its_grid_is_gone() {
+    let (app, walker, _) = forest_app();
+    let mut app = recording(app);
+    let request = PathRequest::new(Cell::new(1, 6), Cell::new(9, 6)).with_size(2);
+    let kept = spawn(&mut app, request.with_profile(walker));
+    let dropped = spawn(&mut app, request);
+    settle(&mut app, &[kept, dropped]);
+    let before = whole_map_changes_for(&app, ProfileId::DEFAULT, 2);
+    assert_eq!(whole_map_changes_for(&app, walker, 2), before);
+    app.world_mut().entity_mut(dropped).remove::<PathRequest>();
+    for _ in 0..TWO_SWEEPS {
+        app.update();
+    }
+    // The default profile's 2x2 grid went with its last request: its kind hears the whole map
+    // changed (so no cached result of it outlives the grid), once. The walker's stays.
+    assert_eq!(
+        whole_map_changes_for(&app, ProfileId::DEFAULT, 2),
+        before + 1
+    );
+    assert_eq!(whole_map_changes_for(&app, walker, 2), before);
+    // Asked for again, the kind's grid is built anew and its search is right.
+    let again = PathRequest::new(Cell::new(1, 5), Cell::new(9, 6)).with_size(2);
+    let agent = spawn(&mut app, again);
+    settle(&mut app, &[agent]);
+    let found = path(&app, agent);
+    assert!(found.is_found());
+    assert_legal_and_optimal(&seen_by(&app, ProfileId::DEFAULT, 2), &found, &again);
+}
+
+#[test]
+fn removing_the_navigation_grid_tells_every_kind() {
+    let (app, walker, _) = forest_app();
+    let mut app = recording(app);
+    let fat = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(1, 6), Cell::new(9, 6))
+            .with_size(2)
+            .with_profile(walker),
+    );
+    settle(&mut app, &[fat]);
+    let before = whole_map_changes_for(&app, walker, 2);
+    app.world_mut().remove_resource::<NavGrid>();
+    app.update();
+    assert_eq!(whole_map_changes_for(&app, walker, 2), before + 1);
+    assert_eq!(
+        whole_map_changes_for(&app, ProfileId::DEFAULT, 1),
+        before + 1
+    );
+    assert!(!path(&app, fat).is_found());
+}
+
+#[test]
+fn connectivity_of_a_profile_registered_later_is_built_once_it_exists() {
+    let mut app = app_with_grid(AStarPlugin::default(), forest());
+    let mut spare = TerrainProfiles::default();
+    let flyer = spare
+        .add("flyer", TerrainProfile::flyer())
+        .expect("new name");
+    let eight = Movement::EIGHT;
+    app.world_mut()
+        .resource_mut::<NavConnectivity>()
+        .track(flyer, 1, eight);
+    app.update();
+    let (west, east) = (Cell::new(1, 3), Cell::new(9, 3));
+    let connectivity = app.world().resource::<NavConnectivity>();
+    assert_eq!(connectivity.reaches(flyer, 1, eight, west, east), None);
+    assert_eq!(
+        connectivity.refusal(flyer, 1, eight),
+        Some(KindError::UnknownProfile(flyer))
+    );
+    let registered = app
+        .world_mut()
+        .resource_mut::<TerrainProfiles>()
+        .add("flyer", TerrainProfile::flyer())
+        .expect("new name");
+    assert_eq!(registered, flyer);
+    app.update();
+    let connectivity = app.world().resource::<NavConnectivity>();
+    assert_eq!(connectivity.refusal(flyer, 1, eight), None);
+    assert_eq!(
+        connectivity.reaches(flyer, 1, eight, west, east),
+        Some(true)
+    );
+    // Without the grid nothing is answered, and nothing is stale when it comes back.
+    app.world_mut().remove_resource::<NavGrid>();
+    app.update();
+    let connectivity = app.world().resource::<NavConnectivity>();
+    assert_eq!(connectivity.reaches(flyer, 1, eight, west, east), None);
 }

@@ -182,8 +182,9 @@ pub struct MapChanged {
 impl MapChanged {
     /// What changed for agents of `size` cells under `profile`: the navigation grid's change
     /// for one-cell agents of the default profile, else the change of their kind's derived grid
-    /// (the whole map when the derived grids were rebuilt; `None` when it did not change, or no
-    /// agent of that kind has searched yet).
+    /// (the whole map when the derived grids were rebuilt or the navigation grid removed, or
+    /// when the kind's grid was dropped because no request named it for a while; `None` when
+    /// it did not change, or no agent of that kind has searched yet).
     #[must_use]
     pub fn change_for(&self, profile: ProfileId, size: u8) -> Option<&MapChange> {
         self.change_for_kind(KindKey { profile, size })

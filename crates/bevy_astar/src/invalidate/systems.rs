@@ -6,10 +6,13 @@ use super::{MapChange, MapChanged, MapVersion};
 use crate::apply::RetiredOutcomes;
 use crate::cache::PathCache;
 use crate::in_flight::InFlightSearches;
-use crate::kinds::AgentLayers;
+use crate::kinds::{AgentLayers, KindChanges, KindKey, SWEEP_FRAMES};
 use crate::queue::{RequestQueue, set_status};
 use crate::request::PathRequestState;
-use crate::{NavGrid, Path, PathStatus, PathfindingSettings, PathfindingStats, TerrainProfiles};
+use crate::{
+    NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats, TerrainProfiles,
+};
+use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy::utils::Parallel;
 use std::sync::Arc;
@@ -75,19 +78,31 @@ pub(crate) fn invalidate_paths(
     }
 }
 
+/// What [`publish_map_changes`] remembers between frames.
+#[derive(Default)]
+pub(crate) struct Publisher {
+    /// The navigation grid last published.
+    grid: Option<u64>,
+    /// Frames run, for the sweeps of unused derived grids.
+    frames: u32,
+}
+
 /// Publishes the edits made to the [`NavGrid`] since the last frame as one new [`MapVersion`],
-/// with the change each agent kind's derived grid saw ([`AgentLayers::apply`]).
+/// with the change each agent kind's derived grid saw ([`AgentLayers::apply`]). Every
+/// [`SWEEP_FRAMES`] frames it also drops the derived grids of kinds nothing uses any more
+/// ([`AgentLayers::evict_unused`]), published as a whole-map change of those kinds.
 pub(crate) fn publish_map_changes(
     mut nav_grid: Option<ResMut<NavGrid>>,
     profiles: Res<TerrainProfiles>,
+    requests: Query<&PathRequest>,
     mut layers: ResMut<AgentLayers>,
     mut version: ResMut<MapVersion>,
-    mut published_grid: Local<Option<u64>>,
+    mut publisher: Local<Publisher>,
     mut changed: MessageWriter<MapChanged>,
 ) {
     let grid_id = nav_grid.as_ref().map(|grid| grid.id());
-    let change = if grid_id != *published_grid {
-        *published_grid = grid_id;
+    let change = if grid_id != publisher.grid {
+        publisher.grid = grid_id;
         if let Some(grid) = nav_grid.as_mut() {
             grid.bypass_change_detection().take_changes();
         }
@@ -97,10 +112,25 @@ pub(crate) fn publish_map_changes(
     } else {
         MapChange::default()
     };
-    let kinds = nav_grid
-        .as_deref()
-        .map(|nav| layers.apply(nav, &profiles, &change))
-        .unwrap_or_default();
+    publisher.frames = publisher.frames.wrapping_add(1);
+    let evicted = if publisher.frames.is_multiple_of(SWEEP_FRAMES) && !layers.is_empty() {
+        let named: HashSet<KindKey> = requests.iter().map(KindKey::of).collect();
+        layers.evict_unused(|kind| named.contains(&kind))
+    } else {
+        Vec::new()
+    };
+    let mut kinds = match nav_grid.as_deref() {
+        Some(nav) => layers.apply(nav, &profiles, &change),
+        // The grid is gone: so is every kind's.
+        None if change.is_whole_map() => layers.grid_removed(),
+        None => KindChanges::default(),
+    };
+    let whole_map = Arc::new(MapChange::whole_map());
+    kinds.kinds.extend(
+        evicted
+            .into_iter()
+            .map(|kind| (kind, Arc::clone(&whole_map))),
+    );
     if change.is_empty() && kinds.is_empty() {
         return;
     }
@@ -109,6 +139,6 @@ pub(crate) fn publish_map_changes(
         version: *version,
         change: Arc::new(change),
         kinds: kinds.kinds,
-        kinds_reset: kinds.reset.then(|| Arc::new(MapChange::whole_map())),
+        kinds_reset: kinds.reset.then_some(whole_map),
     });
 }

@@ -40,7 +40,14 @@ impl KindChanges {
 struct Layer {
     agent: AgentGrid,
     snapshot: Arc<Grid>,
+    /// Whether [`AgentLayers::grid_for`] handed it out since the last sweep
+    /// ([`AgentLayers::evict_unused`]).
+    used: bool,
 }
+
+/// Frames between two sweeps of the derived grids that nothing uses
+/// ([`AgentLayers::evict_unused`]).
+pub(crate) const SWEEP_FRAMES: u32 = 256;
 
 /// The grid a kind searches: a snapshot to hand to a background search, and the kind's derived
 /// grid when it has one.
@@ -83,9 +90,14 @@ impl AgentLayers {
             bevy::platform::collections::hash_map::Entry::Vacant(entry) => {
                 let agent = AgentGrid::new(nav.grid(), profile, kind.size)?;
                 let snapshot = Arc::new(agent.grid().clone());
-                entry.insert(Layer { agent, snapshot })
+                entry.insert(Layer {
+                    agent,
+                    snapshot,
+                    used: true,
+                })
             }
         };
+        layer.used = true;
         Ok(KindGrid {
             snapshot: Arc::clone(&layer.snapshot),
             agent: Some(&layer.agent),
@@ -135,6 +147,43 @@ impl AgentLayers {
         KindChanges {
             kinds,
             reset: false,
+        }
+    }
+}
+
+impl AgentLayers {
+    /// Drops the derived grids of the kinds that no request names (`in_use` says which do) and
+    /// that [`AgentLayers::grid_for`] has not handed out since the last sweep (a search, the
+    /// connectivity of a tracked kind); returns their kinds, which then see the whole map
+    /// change, so that no cached result of theirs outlives the grid. A dropped kind's grid is
+    /// built again on its next use.
+    pub fn evict_unused(&mut self, in_use: impl Fn(KindKey) -> bool) -> Vec<KindKey> {
+        let mut evicted = Vec::new();
+        self.layers.retain(|&kind, layer| {
+            let keep = core::mem::take(&mut layer.used) || in_use(kind);
+            if !keep {
+                evicted.push(kind);
+            }
+            keep
+        });
+        evicted.sort_unstable_by_key(|kind| (kind.profile.index(), kind.size));
+        evicted
+    }
+
+    /// Whether no derived grid is held.
+    pub fn is_empty(&self) -> bool {
+        self.layers.is_empty()
+    }
+
+    /// Forgets every derived grid when the navigation grid is gone: every kind but the
+    /// default sees the whole map change.
+    pub fn grid_removed(&mut self) -> KindChanges {
+        self.layers.clear();
+        self.built_for = None;
+        self.reset_pending = false;
+        KindChanges {
+            kinds: Vec::new(),
+            reset: true,
         }
     }
 }

@@ -22,7 +22,7 @@
 
 mod layers;
 
-pub(crate) use layers::AgentLayers;
+pub(crate) use layers::{AgentLayers, KindChanges, SWEEP_FRAMES};
 
 use astar_grid::TerrainProfile;
 use astar_grid::agent::AgentError;
