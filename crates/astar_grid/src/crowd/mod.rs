@@ -37,14 +37,14 @@
 //! let mut crowd = Crowd::new(AvoidanceSettings::default());
 //! for _ in 0..600 {
 //!     for (agent, goal) in agents.iter_mut().zip(goals) {
-//!         agent.preferred_velocity = agent.velocity_towards(goal);
+//!         agent.preferred_velocity = agent.velocity_towards(goal, 1.0 / 60.0);
 //!     }
 //!     crowd.step(&mut agents, &grid, 1.0 / 60.0);
 //!     let gap = (agents[0].position - agents[1].position).length();
 //!     assert!(gap >= 2.0 * radius - 0.05, "the agents overlap");
 //! }
 //! for (agent, goal) in agents.iter().zip(goals) {
-//!     assert!((agent.position - goal).length() < 0.1);
+//!     assert!((agent.position - goal).length() < 0.01);
 //! }
 //! ```
 
@@ -114,24 +114,27 @@ impl CrowdAgent {
         }
     }
 
-    /// The velocity that heads for `target` at top speed, or slower for the last stretch so that
-    /// it arrives in one second rather than overshooting (zero at the target).
+    /// The velocity that heads for `target` at top speed, or slower on the last stretch, so
+    /// that a step of `time_step` seconds ends on the target rather than past it (zero at the
+    /// target; a time step that is not positive counts as one second).
     ///
     /// ```
     /// use astar_grid::crowd::{CrowdAgent, Vector};
     ///
     /// let agent = CrowdAgent::new(Vector::new(0.0, 0.0), 0.4, 2.0);
-    /// assert_eq!(agent.velocity_towards(Vector::new(10.0, 0.0)), Vector::new(2.0, 0.0));
-    /// assert_eq!(agent.velocity_towards(Vector::new(0.0, 0.5)), Vector::new(0.0, 0.5));
+    /// assert_eq!(agent.velocity_towards(Vector::new(10.0, 0.0), 0.1), Vector::new(2.0, 0.0));
+    /// // 0.1 cells away: one step of 0.1 s at 1 cell/s ends there.
+    /// assert_eq!(agent.velocity_towards(Vector::new(0.0, 0.1), 0.1), Vector::new(0.0, 1.0));
     /// ```
     #[must_use]
-    pub fn velocity_towards(&self, target: Vector) -> Vector {
+    pub fn velocity_towards(&self, target: Vector, time_step: f32) -> Vector {
         let offset = target - self.position;
-        let speed = self.max_speed.max(0.0);
+        let time_step = if time_step > 0.0 { time_step } else { 1.0 };
+        let speed = self.max_speed.max(0.0) * time_step;
         if offset.length_squared() > speed * speed {
-            offset.normalize_or_zero() * speed
+            offset.normalize_or_zero() * self.max_speed.max(0.0)
         } else {
-            offset
+            offset / time_step
         }
     }
 }
