@@ -246,7 +246,10 @@ fn line_program(
 ) -> bool {
     let plane = half_planes[line];
     let along = plane.point.dot(plane.direction);
-    let discriminant = along * along + radius * radius - plane.point.length_squared();
+    // The line's distance from the origin squared, without the cancellation of
+    // |point|^2 - along^2 when the point lies far along the line.
+    let offset = plane.direction.det(plane.point);
+    let discriminant = radius * radius - offset * offset;
     if discriminant < 0.0 {
         // The disc lies entirely outside the half-plane.
         return false;
@@ -362,9 +365,12 @@ fn bisector(plane: &HalfPlane, earlier: &HalfPlane) -> Option<HalfPlane> {
         let t = earlier.direction.det(plane.point - earlier.point) / determinant;
         plane.point + plane.direction * t
     };
+    let direction = (earlier.direction - plane.direction).normalize_or_zero();
+    // Nearly parallel lines meet far away: anchor the bisector at its point nearest the
+    // origin instead, which keeps the first program's arithmetic small.
     Some(HalfPlane {
-        point,
-        direction: (earlier.direction - plane.direction).normalize_or_zero(),
+        point: point - direction * point.dot(direction),
+        direction,
     })
 }
 
