@@ -1,8 +1,8 @@
-//! Crowd steps: the neighbour rebuild, the velocity planning and the move within walls,
-//! separately, for 2,000 and 10,000 agents on a 256 x 256 grid with walls.
+//! Crowd steps: the neighbour rebuild, the velocity planning (and the neighbour queries in it)
+//! and the move within walls, separately, for 2,000 and 10,000 agents on a 256 x 256 grid with walls.
 
 use astar_grid::crowd::{
-    AvoidanceSettings, CrowdAgent, NeighbourGrid, PlanningContext, Vector, VelocityPlanner,
+    AvoidanceSettings, Crowd, CrowdAgent, NeighbourGrid, PlanningContext, Vector, VelocityPlanner,
     move_agents, nearest_legal_position,
 };
 use astar_grid::{Cell, Grid};
@@ -42,8 +42,20 @@ impl Sequence {
 }
 
 /// `count` agents of radius 0.4 and speed 4 spread over a band covering a fifth of the map,
-/// moving and preferring to move in varied directions.
+/// each preferring its own direction, after one second (60 steps) of avoiding each other, so
+/// that their velocities are those of a running crowd rather than random.
 fn crowd(grid: &Grid, count: usize) -> Vec<CrowdAgent> {
+    let mut agents = scattered(grid, count);
+    let mut crowd = Crowd::new(AvoidanceSettings::default());
+    for _ in 0..60 {
+        crowd.step(&mut agents, grid, 1.0 / 60.0);
+    }
+    agents
+}
+
+/// `count` agents of radius 0.4 and speed 4 at random legal positions in the band, each
+/// preferring a random direction and moving at half of that velocity.
+fn scattered(grid: &Grid, count: usize) -> Vec<CrowdAgent> {
     let mut sequence = Sequence(7);
     let mut agents = Vec::with_capacity(count);
     while agents.len() < count {
@@ -69,6 +81,21 @@ fn stages(criterion: &mut Criterion) {
         neighbours.rebuild(&agents, settings.bucket_size());
         criterion.bench_function(&format!("crowd/{count}/rebuild_neighbours"), |bench| {
             bench.iter(|| neighbours.rebuild(black_box(&agents), settings.bucket_size()));
+        });
+        let mut found = Vec::new();
+        criterion.bench_function(&format!("crowd/{count}/neighbour_queries"), |bench| {
+            bench.iter(|| {
+                for (index, agent) in agents.iter().enumerate() {
+                    neighbours.nearest(
+                        agent.position,
+                        Some(index),
+                        settings.neighbour_distance,
+                        settings.max_neighbours,
+                        &mut found,
+                    );
+                    black_box(&found);
+                }
+            });
         });
         let context = PlanningContext {
             agents: &agents,

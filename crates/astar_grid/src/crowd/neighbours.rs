@@ -209,7 +209,6 @@ impl NeighbourGrid {
         if max_count == 0 || max_distance.is_nan() || max_distance <= 0.0 || self.is_empty() {
             return;
         }
-        let limit = max_distance * max_distance;
         // A little more than the distance, so that rounding in the bucket arithmetic never
         // leaves out a bucket that holds an agent in range.
         let reach = max_distance * 1.001
@@ -220,26 +219,70 @@ impl NeighbourGrid {
         let last_column = self.clamped_bucket(position.x + reach - self.origin.x, self.columns);
         let first_row = self.clamped_bucket(position.y - reach - self.origin.y, self.rows);
         let last_row = self.clamped_bucket(position.y + reach - self.origin.y, self.rows);
-        for row in first_row..=last_row {
-            for column in first_column..=last_column {
-                let bound = match found.last() {
-                    Some(last) if found.len() == max_count => last.distance_squared,
-                    _ => limit,
-                };
-                if self.bucket_gap_squared(position, column, row, reach - max_distance) > bound {
-                    continue;
-                }
-                let bucket = row * self.columns + column;
-                for slot in self.starts[bucket]..self.starts[bucket + 1] {
-                    let distance_squared = (self.positions[slot] - position).length_squared();
-                    if distance_squared < limit && Some(self.indices[slot]) != exclude {
-                        let candidate = Neighbour {
-                            index: self.indices[slot],
-                            distance_squared,
-                        };
-                        insert_nearest(found, candidate, max_count);
+        // Buckets ring by ring outwards from the one holding the position: the nearest agents
+        // come first, the bound shrinks early, and most outer buckets are skipped.
+        let (centre_column, centre_row) = (
+            self.clamped_bucket(position.x - self.origin.x, self.columns),
+            self.clamped_bucket(position.y - self.origin.y, self.rows),
+        );
+        let rings = (centre_column - first_column)
+            .max(last_column - centre_column)
+            .max(centre_row - first_row)
+            .max(last_row - centre_row);
+        for ring in 0..=rings {
+            let rows =
+                centre_row.saturating_sub(ring).max(first_row)..=(centre_row + ring).min(last_row);
+            for row in rows {
+                let edge_row = row + ring == centre_row || row == centre_row + ring;
+                let columns = centre_column.saturating_sub(ring).max(first_column)
+                    ..=(centre_column + ring).min(last_column);
+                for column in columns {
+                    let edge_column =
+                        column + ring == centre_column || column == centre_column + ring;
+                    if !(edge_row || edge_column) {
+                        continue;
                     }
+                    self.scan_bucket(
+                        position,
+                        (column, row),
+                        exclude,
+                        (max_distance, reach),
+                        max_count,
+                        found,
+                    );
                 }
+            }
+        }
+    }
+
+    /// Adds to `found` the agents of bucket (`column`, `row`) in range, unless the bucket lies
+    /// entirely beyond the current bound.
+    fn scan_bucket(
+        &self,
+        position: Vector,
+        (column, row): (usize, usize),
+        exclude: Option<usize>,
+        (max_distance, reach): (f32, f32),
+        max_count: usize,
+        found: &mut Vec<Neighbour>,
+    ) {
+        let limit = max_distance * max_distance;
+        let bound = match found.last() {
+            Some(last) if found.len() == max_count => last.distance_squared,
+            _ => limit,
+        };
+        if self.bucket_gap_squared(position, column, row, reach - max_distance) > bound {
+            return;
+        }
+        let bucket = row * self.columns + column;
+        for slot in self.starts[bucket]..self.starts[bucket + 1] {
+            let distance_squared = (self.positions[slot] - position).length_squared();
+            if distance_squared < limit && Some(self.indices[slot]) != exclude {
+                let candidate = Neighbour {
+                    index: self.indices[slot],
+                    distance_squared,
+                };
+                insert_nearest(found, candidate, max_count);
             }
         }
     }
