@@ -66,6 +66,11 @@
 //!   grid derived from the terrain in which a cell is walkable where the agent's whole
 //!   footprint fits, with the profile's costs; every tool above honours size and profile by
 //!   running on it, and [`AgentGrid::update`] keeps it up to date under edits.
+//! - **Crowds** ([`crowd`]): local avoidance for agents following their paths. ORCA plans each
+//!   agent's velocity off its nearest neighbours (found with a [`crowd::NeighbourGrid`]) and
+//!   off the blocked cells, [`crowd::move_within_walls`] moves it without ever entering a
+//!   wall, and [`crowd::nearest_legal_position`] pushes it out of a cell blocked under it;
+//!   [`crowd::Crowd::step`] runs a whole step.
 //! - **Formats**: Moving AI maps with [`parse_map`] / [`parse_map_with`] and [`write_map`]
 //!   (characters mapped by a [`Legend`]), scenarios with [`parse_scenario`] and
 //!   [`write_scenario`], and ASCII grids for tests with [`Grid::from_ascii`] and
@@ -77,6 +82,7 @@ mod cell;
 mod closest;
 mod connectivity;
 mod cost;
+pub mod crowd;
 mod engine;
 mod flow_field;
 pub mod formats;

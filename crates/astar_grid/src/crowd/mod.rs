@@ -1,0 +1,279 @@
+//! Local avoidance for crowds of agents: ORCA velocities that keep agents off each other and
+//! off the walls, and a mover that never lets an agent into a blocked cell.
+//!
+//! Everything is in cell units of grid space: cell (x, y) of a [`Grid`] covers
+//! `[x, x + 1) x [y, y + 1)`, and `y` grows with the row index, so it points down the map. An
+//! agent is a disc ([`CrowdAgent`]); blocked cells (byte 0) and everything outside the grid are
+//! walls.
+//!
+//! A step has three stages, each public so that a game engine can run them itself (the second
+//! over several threads):
+//!
+//! 1. [`NeighbourGrid::rebuild`] sorts the agents into buckets, in O(n).
+//! 2. [`VelocityPlanner::plan_velocities`] plans each agent's new velocity with ORCA
+//!    (van den Berg, Guy, Lin and Manocha, "Reciprocal n-body collision avoidance", 2011):
+//!    half-planes of permitted velocities from the walls ([`AvoidanceSettings::wall_time_horizon`])
+//!    and from the nearest neighbours ([`agent_half_plane`]), and linear programs in the disc
+//!    of the maximum speed that keep the one nearest to the preferred velocity
+//!    ([`solve_velocity`]). It reads a shared [`PlanningContext`] and writes only its output.
+//! 3. [`move_agents`] moves each agent by its velocity with [`move_within_walls`], which
+//!    sweeps the disc and slides it along walls, so no agent ever ends inside a wall.
+//!
+//! [`Crowd::step`] runs the three. [`nearest_legal_position`] puts back on legal ground an
+//! agent whose cell was just blocked under it.
+//!
+//! ```
+//! use astar_grid::Grid;
+//! use astar_grid::crowd::{AvoidanceSettings, Crowd, CrowdAgent, Vector, footprint_radius};
+//!
+//! // Two agents swap places along a corridor three cells wide (outside the grid is wall).
+//! let grid = Grid::new(12, 3);
+//! let radius = footprint_radius(1);
+//! let goals = [Vector::new(10.5, 1.5), Vector::new(1.5, 1.5)];
+//! let mut agents = [
+//!     CrowdAgent::new(Vector::new(1.5, 1.5), radius, 3.0),
+//!     CrowdAgent::new(Vector::new(10.5, 1.5), radius, 3.0),
+//! ];
+//! let mut crowd = Crowd::new(AvoidanceSettings::default());
+//! for _ in 0..600 {
+//!     for (agent, goal) in agents.iter_mut().zip(goals) {
+//!         agent.preferred_velocity = agent.velocity_towards(goal, 1.0 / 60.0);
+//!     }
+//!     crowd.step(&mut agents, &grid, 1.0 / 60.0);
+//!     let gap = (agents[0].position - agents[1].position).length();
+//!     assert!(gap >= 2.0 * radius - 0.05, "the agents overlap");
+//! }
+//! for (agent, goal) in agents.iter().zip(goals) {
+//!     assert!((agent.position - goal).length() < 0.01);
+//! }
+//! ```
+
+mod neighbours;
+mod orca;
+mod vector;
+mod walls;
+
+pub use neighbours::{Neighbour, NeighbourGrid};
+pub use orca::{HalfPlane, PlanningContext, VelocityPlanner, agent_half_plane, solve_velocity};
+pub use vector::Vector;
+pub use walls::{MIN_RADIUS, WALL_SKIN, disc_fits, move_within_walls, nearest_legal_position};
+
+use crate::Grid;
+
+/// The shortest time horizon (and time step) the planner works with, in seconds; shorter ones
+/// count as this one, so that nothing divides by zero.
+pub const MIN_TIME_HORIZON: f32 = 1e-3;
+
+/// How much less than half its footprint an agent's radius is ([`footprint_radius`]), in
+/// cells. The disc then fits a corridor as wide as its footprint with room to spare: the mover
+/// keeps a [`WALL_SKIN`] from each wall, rounding must not push a disc that fits exactly into a
+/// wall, and the little play left lets it slide along both walls of the corridor at once.
+pub const FOOTPRINT_MARGIN: f32 = 0.05;
+
+/// The radius of the disc of an agent whose footprint is `size` x `size` cells (size 0 counts
+/// as 1): `size / 2` less [`FOOTPRINT_MARGIN`], so that it fits a corridor `size` cells wide.
+///
+/// ```
+/// use astar_grid::crowd::footprint_radius;
+///
+/// assert_eq!(footprint_radius(1), 0.45);
+/// assert_eq!(footprint_radius(2), 0.95);
+/// ```
+#[must_use]
+pub fn footprint_radius(size: u8) -> f32 {
+    f32::from(size.max(1)) * 0.5 - FOOTPRINT_MARGIN
+}
+
+/// A moving agent of a crowd: a disc with a velocity, in cell units (positions in cells,
+/// velocities in cells per second).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CrowdAgent {
+    /// Centre of the disc.
+    pub position: Vector,
+    /// The velocity it moved at in the last step; neighbours read it to share the avoidance.
+    pub velocity: Vector,
+    /// The velocity it would take with nobody in the way, usually towards its next waypoint
+    /// ([`CrowdAgent::velocity_towards`]).
+    pub preferred_velocity: Vector,
+    /// Radius of the disc ([`footprint_radius`] for a square footprint).
+    pub radius: f32,
+    /// Its top speed.
+    pub max_speed: f32,
+}
+
+impl CrowdAgent {
+    /// An agent at rest at `position`.
+    #[must_use]
+    pub const fn new(position: Vector, radius: f32, max_speed: f32) -> Self {
+        Self {
+            position,
+            velocity: Vector::ZERO,
+            preferred_velocity: Vector::ZERO,
+            radius,
+            max_speed,
+        }
+    }
+
+    /// The velocity that heads for `target` at top speed, or slower on the last stretch, so
+    /// that a step of `time_step` seconds ends on the target rather than past it (zero at the
+    /// target; a time step that is not positive counts as one second).
+    ///
+    /// ```
+    /// use astar_grid::crowd::{CrowdAgent, Vector};
+    ///
+    /// let agent = CrowdAgent::new(Vector::new(0.0, 0.0), 0.4, 2.0);
+    /// assert_eq!(agent.velocity_towards(Vector::new(10.0, 0.0), 0.1), Vector::new(2.0, 0.0));
+    /// // 0.1 cells away: one step of 0.1 s at 1 cell/s ends there.
+    /// assert_eq!(agent.velocity_towards(Vector::new(0.0, 0.1), 0.1), Vector::new(0.0, 1.0));
+    /// ```
+    #[must_use]
+    pub fn velocity_towards(&self, target: Vector, time_step: f32) -> Vector {
+        let offset = target - self.position;
+        let time_step = if time_step > 0.0 { time_step } else { 1.0 };
+        let speed = self.max_speed.max(0.0) * time_step;
+        if offset.length_squared() > speed * speed {
+            offset.normalize_or_zero() * self.max_speed.max(0.0)
+        } else {
+            offset / time_step
+        }
+    }
+}
+
+/// How agents avoid each other and the walls.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AvoidanceSettings {
+    /// Seconds ahead for which a velocity must keep an agent off its neighbours (RVO2's
+    /// `timeHorizon`). Longer horizons avoid earlier and more smoothly but are more cautious in
+    /// a dense crowd. Default 2.
+    pub time_horizon: f32,
+    /// Seconds ahead for which a velocity must keep an agent off the walls (RVO2's
+    /// `timeHorizonObst`): an agent approaches a wall no faster than the gap over this horizon.
+    /// It also sets how far planning looks for walls (this times the top speed, plus the
+    /// radius), so the cost of the wall half-planes grows with its square. Default 0.5.
+    pub wall_time_horizon: f32,
+    /// How far, in cells, an agent looks for neighbours (RVO2's `neighborDist`). Default 5.
+    pub neighbour_distance: f32,
+    /// How many of the nearest neighbours it avoids (RVO2's `maxNeighbors`). Default 10.
+    pub max_neighbours: usize,
+}
+
+impl Default for AvoidanceSettings {
+    fn default() -> Self {
+        Self {
+            time_horizon: 2.0,
+            wall_time_horizon: 0.5,
+            neighbour_distance: 5.0,
+            max_neighbours: 10,
+        }
+    }
+}
+
+impl AvoidanceSettings {
+    /// The bucket side [`Crowd::step`] gives the neighbour grid: half the neighbour distance
+    /// (at least a quarter of a cell), so that a query scans about five buckets across.
+    #[must_use]
+    pub fn bucket_size(&self) -> f32 {
+        (self.neighbour_distance * 0.5).max(0.25)
+    }
+}
+
+/// Moves every agent by its planned velocity over `time_step` seconds with
+/// [`move_within_walls`], and stores the velocity it actually moved at (the planned one, unless
+/// a wall shortened the move). Agents beyond `velocities` stay put; a time step that is not
+/// positive and finite moves nobody.
+pub fn move_agents(agents: &mut [CrowdAgent], velocities: &[Vector], grid: &Grid, time_step: f32) {
+    if !(time_step > 0.0 && time_step.is_finite()) {
+        return;
+    }
+    for (agent, &velocity) in agents.iter_mut().zip(velocities) {
+        let displacement = velocity * time_step;
+        let moved = move_within_walls(grid, agent.position, agent.radius, displacement);
+        agent.velocity = if moved == agent.position + displacement {
+            velocity
+        } else {
+            (moved - agent.position) / time_step
+        };
+        agent.position = moved;
+    }
+}
+
+/// A whole crowd step with memory reused from step to step: the neighbour grid, one
+/// [`VelocityPlanner`] and the planned velocities.
+///
+/// ```
+/// use astar_grid::Grid;
+/// use astar_grid::crowd::{AvoidanceSettings, Crowd, CrowdAgent, Vector, disc_fits};
+///
+/// // Agents walk into a wall: they stop in front of it, never inside.
+/// let grid = Grid::from_ascii("....#\n....#\n....#")?;
+/// let mut agents: Vec<CrowdAgent> = (0..3)
+///     .map(|row| {
+///         let mut agent = CrowdAgent::new(Vector::new(0.5, row as f32 + 0.5), 0.4, 4.0);
+///         agent.preferred_velocity = Vector::new(4.0, 0.0);
+///         agent
+///     })
+///     .collect();
+/// let mut crowd = Crowd::new(AvoidanceSettings::default());
+/// for _ in 0..120 {
+///     crowd.step(&mut agents, &grid, 1.0 / 60.0);
+///     assert!(agents.iter().all(|agent| disc_fits(&grid, agent.position, agent.radius)));
+/// }
+/// assert!(agents.iter().all(|agent| agent.position.x > 3.4));
+/// # Ok::<(), astar_grid::ParseError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Crowd {
+    /// How the agents avoid each other and the walls.
+    pub settings: AvoidanceSettings,
+    /// The neighbour grid of the last step.
+    neighbours: NeighbourGrid,
+    /// The planner's memory.
+    planner: VelocityPlanner,
+    /// The velocities planned in the last step.
+    velocities: Vec<Vector>,
+}
+
+impl Crowd {
+    /// A crowd stepper with these settings.
+    #[must_use]
+    pub fn new(settings: AvoidanceSettings) -> Self {
+        Self {
+            settings,
+            ..Self::default()
+        }
+    }
+
+    /// Advances `agents` by `time_step` seconds: rebuilds the neighbour grid, plans every
+    /// velocity from the agents as they were, then moves every agent within the walls of
+    /// `grid`. A time step that is not positive and finite changes nothing.
+    pub fn step(&mut self, agents: &mut [CrowdAgent], grid: &Grid, time_step: f32) {
+        if !(time_step > 0.0 && time_step.is_finite()) {
+            return;
+        }
+        self.neighbours.rebuild(agents, self.settings.bucket_size());
+        self.velocities.clear();
+        self.velocities.resize(agents.len(), Vector::ZERO);
+        let context = PlanningContext {
+            agents,
+            neighbours: &self.neighbours,
+            grid,
+            settings: &self.settings,
+            time_step,
+        };
+        self.planner
+            .plan_velocities(&context, 0..agents.len(), &mut self.velocities);
+        move_agents(agents, &self.velocities, grid, time_step);
+    }
+
+    /// The neighbour grid of the last step.
+    #[must_use]
+    pub fn neighbours(&self) -> &NeighbourGrid {
+        &self.neighbours
+    }
+
+    /// The velocities planned in the last step, by agent.
+    #[must_use]
+    pub fn planned_velocities(&self) -> &[Vector] {
+        &self.velocities
+    }
+}
