@@ -7,8 +7,8 @@ pub mod common;
 use astar_grid::Grid;
 use astar_grid::crowd::{
     AvoidanceSettings, Crowd, CrowdAgent, HalfPlane, Neighbour, NeighbourGrid, PlanningContext,
-    Vector, VelocityPlanner, WALL_SKIN, disc_fits, move_within_walls, nearest_legal_position,
-    solve_velocity,
+    Vector, VelocityPlanner, WALL_SKIN, disc_fits, footprint_radius, move_within_walls,
+    nearest_legal_position, solve_velocity,
 };
 use common::random_grid::random_grid;
 use proptest::prelude::*;
@@ -429,6 +429,14 @@ proptest! {
 /// An open 30 x 20 grid, two agents on the middle row crossing head-on, and how far apart
 /// they come and how many steps until both are within 0.05 of their goals.
 fn head_on(offset: f32) -> (f32, Option<usize>, Vec<(Vector, Vector)>) {
+    head_on_with_priorities(offset, (0, 0))
+}
+
+/// [`head_on`] with the given priorities of the agent heading towards +x and of the other.
+fn head_on_with_priorities(
+    offset: f32,
+    priorities: (u32, u32),
+) -> (f32, Option<usize>, Vec<(Vector, Vector)>) {
     let grid = Grid::new(30, 20);
     let radius = 0.45;
     let goals = [Vector::new(25.0, 10.0), Vector::new(5.0, 10.0 + offset)];
@@ -437,6 +445,7 @@ fn head_on(offset: f32) -> (f32, Option<usize>, Vec<(Vector, Vector)>) {
         CrowdAgent::new(goals[0], radius, 4.0),
     ];
     agents[0].position.y = 10.0;
+    (agents[0].priority, agents[1].priority) = priorities;
     let mut crowd = Crowd::new(AvoidanceSettings::default());
     let mut closest = f32::INFINITY;
     let mut arrived = None;
@@ -627,4 +636,341 @@ proptest! {
             agents[1..].iter().filter(|other| (other.position - agents[0].position).length_squared() < 25.0).count()
         ));
     }
+}
+
+/// The corridor scenario: two open rooms of 6 x 6 cells joined by a corridor one cell wide and
+/// 10 long (row 2, columns 6 to 15), walls above and below it.
+fn corridor_grid() -> Grid {
+    Grid::from_fn(22, 6, |cell| {
+        u8::from(cell.x < 6 || cell.x >= 16 || cell.y == 2)
+    })
+}
+
+/// Where an agent of the corridor scenario steers: at the near mouth of the corridor until it
+/// reaches it, then at the far mouth, then at its goal. `eastward` agents start in the west
+/// room; the others are their mirror images.
+fn corridor_target(position: Vector, goal: Vector, eastward: bool) -> Vector {
+    let (west_mouth, east_mouth) = (Vector::new(5.5, 2.5), Vector::new(16.5, 2.5));
+    let (near, far, progress) = if eastward {
+        (west_mouth, east_mouth, position.x)
+    } else {
+        (east_mouth, west_mouth, 22.0 - position.x)
+    };
+    if progress < 5.5 {
+        near
+    } else if progress < 16.5 {
+        far
+    } else {
+        goal
+    }
+}
+
+/// What a run of the corridor scenario showed.
+#[derive(Debug, PartialEq)]
+struct CorridorRun {
+    /// The step at which every agent was within 0.1 of its goal, if it came.
+    arrived: Option<usize>,
+    /// The largest overlap of two discs seen, as a fraction of the radius.
+    worst_overlap: f32,
+    /// The first step and agent found inside a wall, if any.
+    in_wall: Option<(usize, usize)>,
+    /// Every agent's position after every step.
+    trace: Vec<Vec<Vector>>,
+}
+
+/// Runs the corridor scenario for up to `steps` steps with `per_side` agents starting in each
+/// room (at most 5, on a dice-five pattern), goals at the mirror-image spots in the other room,
+/// radius `footprint_radius(1)`, speed 3, the given priorities of the eastward and the westward
+/// flow, and `settings`.
+fn run_corridor(
+    per_side: usize,
+    (east_priority, west_priority): (u32, u32),
+    settings: AvoidanceSettings,
+    steps: usize,
+) -> CorridorRun {
+    let grid = corridor_grid();
+    let dt = 1.0 / 60.0;
+    let radius = footprint_radius(1);
+    let spots = [(2.5, 2.5), (1.5, 1.5), (1.5, 3.5), (3.5, 1.5), (3.5, 3.5)];
+    let mut agents = Vec::new();
+    let mut goals = Vec::new();
+    for &(x, y) in &spots[..per_side] {
+        for eastward in [true, false] {
+            let start = if eastward { x } else { 22.0 - x };
+            let mut agent = CrowdAgent::new(Vector::new(start, y), radius, 3.0);
+            agent.priority = if eastward {
+                east_priority
+            } else {
+                west_priority
+            };
+            agents.push(agent);
+            goals.push(Vector::new(22.0 - start, y));
+        }
+    }
+    let mut crowd = Crowd::new(settings);
+    let mut run = CorridorRun {
+        arrived: None,
+        worst_overlap: 0.0,
+        in_wall: None,
+        trace: Vec::new(),
+    };
+    for step in 1..=steps {
+        for (index, agent) in agents.iter_mut().enumerate() {
+            let target = corridor_target(agent.position, goals[index], index % 2 == 0);
+            agent.preferred_velocity = agent.velocity_towards(target, dt);
+        }
+        crowd.step(&mut agents, &grid, dt);
+        for (index, agent) in agents.iter().enumerate() {
+            if run.in_wall.is_none() && !fits_nearby(&grid, agent.position, radius - LEGAL_EPSILON)
+            {
+                run.in_wall = Some((step, index));
+            }
+            for other in &agents[index + 1..] {
+                let gap = (agent.position - other.position).length();
+                run.worst_overlap = run.worst_overlap.max((2.0 * radius - gap) / radius);
+            }
+        }
+        run.trace
+            .push(agents.iter().map(|agent| agent.position).collect());
+        let there = agents
+            .iter()
+            .zip(&goals)
+            .all(|(agent, &goal)| (agent.position - goal).length() < 0.1);
+        if there {
+            run.arrived = Some(step);
+            break;
+        }
+    }
+    run
+}
+
+/// Opposing flows through a corridor one agent wide: with the flows' priorities different,
+/// everybody arrives, nobody is ever inside a wall and no two discs overlap by more than 5% of
+/// the radius (runs show about 1%), whichever flow has the higher priority. Bounds: one agent
+/// each way arrives in about 870 steps (some 22 cells at 3 cells per second, plus the yielding
+/// agent backing out of the corridor), bound 1,000; five each way in at most about 2,900,
+/// bound 3,600 (a minute).
+#[test]
+fn opposing_flows_pass_in_a_one_agent_corridor() {
+    for (per_side, bound) in [(1, 1_000), (5, 3_600)] {
+        for priorities in [(1, 0), (0, 1)] {
+            let run = run_corridor(per_side, priorities, AvoidanceSettings::default(), bound);
+            let case = format!("{per_side} each way, priorities {priorities:?}");
+            assert_eq!(run.in_wall, None, "{case}: (step, agent) inside a wall");
+            assert!(
+                run.worst_overlap < 0.05,
+                "{case}: overlap {}",
+                run.worst_overlap
+            );
+            assert!(
+                run.arrived.is_some(),
+                "{case}: not all there in {bound} steps"
+            );
+        }
+    }
+}
+
+/// Without priorities the flows of the corridor scenario deadlock, as pure ORCA does: nobody
+/// has reason to back out. This is what the priorities are for, and it shows that the test
+/// above passes because of them.
+#[test]
+fn equal_priorities_deadlock_in_a_one_agent_corridor() {
+    for per_side in [1, 5] {
+        let run = run_corridor(per_side, (0, 0), AvoidanceSettings::default(), 3_600);
+        assert_eq!(run.arrived, None, "{per_side} each way");
+        assert_eq!(run.in_wall, None);
+    }
+}
+
+/// The corridor runs are deterministic.
+#[test]
+fn corridor_runs_are_deterministic() {
+    let first = run_corridor(5, (1, 0), AvoidanceSettings::default(), 600);
+    assert_eq!(
+        first,
+        run_corridor(5, (1, 0), AvoidanceSettings::default(), 600)
+    );
+}
+
+/// The largest distance from the middle row of each agent of a head-on run.
+fn deviations(trace: &[(Vector, Vector)]) -> (f32, f32) {
+    trace
+        .iter()
+        .fold((0.0f32, 0.0f32), |(first, second), (a, b)| {
+            (
+                first.max((a.y - 10.0).abs()),
+                second.max((b.y - 10.0).abs()),
+            )
+        })
+}
+
+/// Head-on on open ground with different priorities: the agent of the higher priority strays
+/// less from its straight line than the other, both ways round, and they still pass without
+/// overlapping by more than a tenth of a radius.
+#[test]
+fn higher_priority_deviates_less_head_on() {
+    for offset in [0.0, 0.3] {
+        for (priorities, higher_first) in [((1, 0), true), ((0, 1), false)] {
+            let (closest, arrived, trace) = head_on_with_priorities(offset, priorities);
+            let (first, second) = deviations(&trace);
+            let (higher, lower) = if higher_first {
+                (first, second)
+            } else {
+                (second, first)
+            };
+            assert!(
+                higher < lower,
+                "offset {offset}, {priorities:?}: {higher} vs {lower}"
+            );
+            assert!(closest >= 0.9 - 0.045, "offset {offset}: {closest} apart");
+            assert!(
+                arrived.is_some(),
+                "offset {offset}, {priorities:?}: not there"
+            );
+        }
+        // Equal priorities, whatever their value, share the avoiding as without priorities.
+        assert_eq!(head_on_with_priorities(offset, (2, 2)), head_on(offset));
+    }
+}
+
+/// The ORCA half-plane as it was before priorities: each agent takes exactly half of the
+/// correction. A copy of the earlier library code, kept as the reference for equal priorities.
+fn half_plane_before_priorities(
+    agents: &[CrowdAgent],
+    index: usize,
+    other: usize,
+    time_horizon: f32,
+    time_step: f32,
+) -> HalfPlane {
+    let (agent, neighbour) = (&agents[index], &agents[other]);
+    let relative_position = neighbour.position - agent.position;
+    let relative_velocity = agent.velocity - neighbour.velocity;
+    let distance_squared = relative_position.length_squared();
+    let combined_radius = agent.radius.max(0.0) + neighbour.radius.max(0.0);
+    let combined_squared = combined_radius * combined_radius;
+    let (direction, correction) = if distance_squared > combined_squared {
+        let inverse_horizon = 1.0 / time_horizon.max(1e-3);
+        let w = relative_velocity - relative_position * inverse_horizon;
+        let w_squared = w.length_squared();
+        let along = w.dot(relative_position);
+        if along < 0.0 && along * along > combined_squared * w_squared {
+            let length = w_squared.sqrt();
+            let unit = w / length;
+            (
+                Vector::new(unit.y, -unit.x),
+                unit * (combined_radius * inverse_horizon - length),
+            )
+        } else {
+            let leg = (distance_squared - combined_squared).sqrt();
+            let (p, r) = (relative_position, combined_radius);
+            let direction = if p.det(w) > 0.0 {
+                Vector::new(p.x * leg - p.y * r, p.x * r + p.y * leg) / distance_squared
+            } else {
+                -Vector::new(p.x * leg + p.y * r, -p.x * r + p.y * leg) / distance_squared
+            };
+            let projected = direction * relative_velocity.dot(direction);
+            (direction, projected - relative_velocity)
+        }
+    } else {
+        let inverse_step = 1.0 / time_step.max(1e-3);
+        let w = relative_velocity - relative_position * inverse_step;
+        let length = w.length();
+        let unit = if length > 1e-6 {
+            w / length
+        } else if relative_position.length_squared() > 0.0 {
+            -relative_position.normalize_or_zero()
+        } else if index < other {
+            Vector::new(-1.0, 0.0)
+        } else {
+            Vector::new(1.0, 0.0)
+        };
+        (
+            Vector::new(unit.y, -unit.x),
+            unit * (combined_radius * inverse_step - length),
+        )
+    };
+    HalfPlane {
+        point: agent.velocity + correction * 0.5,
+        direction,
+    }
+}
+
+/// Equal priorities plan exactly as before priorities existed: through 300 steps of the gap
+/// scenario (200 agents, all of priority 7) and of the corridor scenario (all of priority 3,
+/// flows head-on), every neighbour half-plane the planner builds equals, bit for bit, the one
+/// of the earlier code, and so does the velocity solved from them.
+#[test]
+fn equal_priorities_plan_as_before() {
+    let (grid, mut agents, goals) = gap_scenario();
+    for agent in &mut agents {
+        agent.priority = 7;
+    }
+    let corridor = corridor_grid();
+    let mut flows: Vec<CrowdAgent> = (0..10)
+        .map(|k| {
+            let x = if k % 2 == 0 {
+                1.5 + (k / 2) as f32 * 0.5
+            } else {
+                20.5 - (k / 2) as f32 * 0.5
+            };
+            let mut agent = CrowdAgent::new(Vector::new(x, 0.5 + (k / 2) as f32), 0.45, 3.0);
+            agent.priority = 3;
+            agent
+        })
+        .collect();
+    let flow_goals: Vec<Vector> = flows
+        .iter()
+        .map(|agent| Vector::new(22.0 - agent.position.x, agent.position.y))
+        .collect();
+    let dt = 1.0 / 60.0;
+    let settings = AvoidanceSettings::default();
+    let mut crowd = Crowd::new(settings);
+    let mut planner = VelocityPlanner::new();
+    let mut neighbours = NeighbourGrid::new();
+    let mut checked = 0;
+    for _ in 0..300 {
+        for (agent, &goal) in agents.iter_mut().zip(&goals) {
+            agent.preferred_velocity = agent.velocity_towards(goal, dt);
+        }
+        for (index, agent) in flows.iter_mut().enumerate() {
+            let target = corridor_target(agent.position, flow_goals[index], index % 2 == 0);
+            agent.preferred_velocity = agent.velocity_towards(target, dt);
+        }
+        for (grid, agents) in [(&grid, &mut agents), (&corridor, &mut flows)] {
+            neighbours.rebuild(agents, settings.bucket_size());
+            let context = PlanningContext {
+                agents,
+                neighbours: &neighbours,
+                grid,
+                settings: &settings,
+                time_step: dt,
+            };
+            for index in 0..agents.len() {
+                let velocity = planner.plan_velocity(&context, index);
+                let walls = planner.wall_count();
+                let mut expected = planner.half_planes()[..walls].to_vec();
+                for neighbour in planner.neighbours() {
+                    expected.push(half_plane_before_priorities(
+                        agents,
+                        index,
+                        neighbour.index,
+                        settings.time_horizon,
+                        dt,
+                    ));
+                }
+                assert_eq!(planner.half_planes(), expected.as_slice());
+                let before = solve_velocity(
+                    &expected,
+                    walls,
+                    agents[index].preferred_velocity,
+                    agents[index].max_speed,
+                    &mut Vec::new(),
+                );
+                assert_eq!(velocity, before);
+                checked += expected.len() - walls;
+            }
+            crowd.step(agents, grid, dt);
+        }
+    }
+    assert!(checked > 100_000, "only {checked} half-planes compared");
 }

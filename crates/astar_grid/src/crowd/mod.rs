@@ -54,7 +54,10 @@ mod vector;
 mod walls;
 
 pub use neighbours::{Neighbour, NeighbourGrid};
-pub use orca::{HalfPlane, PlanningContext, VelocityPlanner, agent_half_plane, solve_velocity};
+pub use orca::{
+    HalfPlane, PlanningContext, VelocityPlanner, YIELDING_SHARE, agent_half_plane, avoidance_share,
+    solve_velocity,
+};
 pub use vector::Vector;
 pub use walls::{MIN_RADIUS, WALL_SKIN, disc_fits, move_within_walls, nearest_legal_position};
 
@@ -99,6 +102,12 @@ pub struct CrowdAgent {
     pub radius: f32,
     /// Its top speed.
     pub max_speed: f32,
+    /// Who gives way in a head-on meeting ([`agent_half_plane`]): of two agents whose
+    /// preferred velocities point in opposed directions, the one of the lower priority takes
+    /// nearly all of the avoiding ([`YIELDING_SHARE`]), so that a flow of higher priority
+    /// passes one of lower priority even in a corridor one agent wide. Give every agent of a
+    /// flow (say, all those heading for the same goal) the same priority. 0 by default.
+    pub priority: u32,
 }
 
 impl CrowdAgent {
@@ -111,6 +120,7 @@ impl CrowdAgent {
             preferred_velocity: Vector::ZERO,
             radius,
             max_speed,
+            priority: 0,
         }
     }
 

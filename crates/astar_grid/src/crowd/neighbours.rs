@@ -10,6 +10,9 @@ const BUCKETS_PER_AGENT: f32 = 16.0;
 /// The bucket table's size limit for small crowds.
 const MIN_BUCKET_LIMIT: f32 = 4096.0;
 
+/// Queries for at most this many neighbours keep them in a buffer on the stack.
+const SMALL_QUERY: usize = 16;
+
 /// One agent found by [`NeighbourGrid::nearest`]: its index in the agent slice and its squared
 /// distance from the query point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,14 +27,15 @@ impl Neighbour {
     /// Whether `self` comes before `other` in the query's order: nearer first, and of two at
     /// exactly the same squared distance the lower index first.
     fn precedes(&self, other: &Self) -> bool {
-        (self.distance_squared, self.index) < (other.distance_squared, other.index)
+        self.distance_squared < other.distance_squared
+            || (self.distance_squared == other.distance_squared && self.index < other.index)
     }
 }
 
 /// A uniform bucket grid over the positions of a slice of agents.
 ///
 /// [`NeighbourGrid::rebuild`] sorts the agents into square buckets in O(n) with a counting sort
-/// into two flat arrays (bucket starts, and the agents' indices and positions in bucket order);
+/// into flat arrays (bucket starts, and the agents' indices and coordinates in bucket order);
 /// its memory is kept and reused by later rebuilds. The buckets span the agents' bounding box,
 /// so positions anywhere (even far outside a grid) are fine; when the box would need more than
 /// 16 buckets per agent the buckets grow instead.
@@ -62,16 +66,20 @@ pub struct NeighbourGrid {
     origin: Vector,
     /// Side of a bucket, in cells.
     bucket_size: f32,
+    /// One over the side of a bucket.
+    inverse_bucket_size: f32,
     /// Buckets per row.
     columns: usize,
     /// Rows of buckets.
     rows: usize,
-    /// Start of each bucket's run in `indices` and `positions`, one more entry than buckets.
+    /// Start of each bucket's run in `indices`, `xs` and `ys`, one more entry than buckets.
     starts: Vec<usize>,
     /// Agent indices in bucket order.
     indices: Vec<usize>,
-    /// Agent positions in bucket order.
-    positions: Vec<Vector>,
+    /// Agent `x` coordinates in bucket order.
+    xs: Vec<f32>,
+    /// Agent `y` coordinates in bucket order.
+    ys: Vec<f32>,
     /// Bucket of each agent, by agent index (kept between rebuilds for its memory).
     buckets: Vec<usize>,
 }
@@ -107,7 +115,8 @@ impl NeighbourGrid {
     /// buckets; reuses the memory of earlier rebuilds.
     pub fn rebuild(&mut self, agents: &[CrowdAgent], bucket_size: f32) {
         self.indices.clear();
-        self.positions.clear();
+        self.xs.clear();
+        self.ys.clear();
         self.buckets.clear();
         let (low, high) = bounds(agents);
         self.origin = low;
@@ -124,12 +133,14 @@ impl NeighbourGrid {
             self.starts[bucket + 1] += self.starts[bucket];
         }
         self.indices.resize(agents.len(), 0);
-        self.positions.resize(agents.len(), Vector::ZERO);
+        self.xs.resize(agents.len(), 0.0);
+        self.ys.resize(agents.len(), 0.0);
         for (index, (agent, &bucket)) in agents.iter().zip(&self.buckets).enumerate() {
             let slot = self.starts[bucket];
             self.starts[bucket] += 1;
             self.indices[slot] = index;
-            self.positions[slot] = agent.position;
+            self.xs[slot] = agent.position.x;
+            self.ys[slot] = agent.position.y;
         }
         // Each start now holds the end of its bucket, which is the start of the next one.
         for bucket in (1..=count).rev() {
@@ -164,6 +175,7 @@ impl NeighbourGrid {
             size *= 2.0;
         };
         self.bucket_size = size;
+        self.inverse_bucket_size = 1.0 / size;
         #[expect(
             clippy::cast_possible_truncation,
             clippy::cast_sign_loss,
@@ -180,9 +192,9 @@ impl NeighbourGrid {
         #[expect(
             clippy::cast_possible_truncation,
             clippy::cast_sign_loss,
-            reason = "the cast saturates (NaN to 0) and the result is clamped"
+            reason = "the cast of a non-negative value floors it and saturates, and the result is clamped"
         )]
-        let bucket = (offset / self.bucket_size).floor().max(0.0) as usize;
+        let bucket = (offset * self.inverse_bucket_size).max(0.0) as usize;
         bucket.min(limit.saturating_sub(1))
     }
 
@@ -197,6 +209,11 @@ impl NeighbourGrid {
     /// from `position` is below `max_distance` squared, `exclude` (usually the asking agent)
     /// left out, in increasing (squared distance, index) order. Allocates only when `found`
     /// must grow past its capacity.
+    ///
+    /// Only the buckets whose squares come nearer than the current bound are visited:
+    /// `max_distance` until `max_count` agents are found, then the distance of the farthest of
+    /// them, so the search range shrinks as nearer agents turn up (as RVO2's kd-tree query
+    /// does).
     pub fn nearest(
         &self,
         position: Vector,
@@ -209,118 +226,158 @@ impl NeighbourGrid {
         if max_count == 0 || max_distance.is_nan() || max_distance <= 0.0 || self.is_empty() {
             return;
         }
-        // A little more than the distance, so that rounding in the bucket arithmetic never
-        // leaves out a bucket that holds an agent in range.
-        let reach = max_distance * 1.001
-            + (position.x.abs() + position.y.abs() + self.origin.x.abs() + self.origin.y.abs())
-                * 1e-6
-            + 1e-4;
-        let first_column = self.clamped_bucket(position.x - reach - self.origin.x, self.columns);
-        let last_column = self.clamped_bucket(position.x + reach - self.origin.x, self.columns);
-        let first_row = self.clamped_bucket(position.y - reach - self.origin.y, self.rows);
-        let last_row = self.clamped_bucket(position.y + reach - self.origin.y, self.rows);
-        // Buckets ring by ring outwards from the one holding the position: the nearest agents
-        // come first, the bound shrinks early, and most outer buckets are skipped.
-        let (centre_column, centre_row) = (
-            self.clamped_bucket(position.x - self.origin.x, self.columns),
-            self.clamped_bucket(position.y - self.origin.y, self.rows),
-        );
-        let rings = (centre_column - first_column)
-            .max(last_column - centre_column)
-            .max(centre_row - first_row)
-            .max(last_row - centre_row);
-        for ring in 0..=rings {
-            let rows =
-                centre_row.saturating_sub(ring).max(first_row)..=(centre_row + ring).min(last_row);
-            for row in rows {
-                let edge_row = row + ring == centre_row || row == centre_row + ring;
-                let columns = centre_column.saturating_sub(ring).max(first_column)
-                    ..=(centre_column + ring).min(last_column);
-                for column in columns {
-                    let edge_column =
-                        column + ring == centre_column || column == centre_column + ring;
-                    if !(edge_row || edge_column) {
-                        continue;
-                    }
-                    self.scan_bucket(
-                        position,
-                        (column, row),
-                        exclude,
-                        (max_distance, reach),
-                        max_count,
-                        found,
-                    );
-                }
-            }
+        let capacity = max_count.min(self.len());
+        if capacity <= SMALL_QUERY {
+            let mut nearest = [Neighbour {
+                index: 0,
+                distance_squared: 0.0,
+            }; SMALL_QUERY];
+            let count = self.search(position, exclude, max_distance, &mut nearest[..capacity]);
+            found.extend_from_slice(&nearest[..count]);
+        } else {
+            found.resize(
+                capacity,
+                Neighbour {
+                    index: 0,
+                    distance_squared: 0.0,
+                },
+            );
+            let count = self.search(position, exclude, max_distance, found);
+            found.truncate(count);
         }
     }
 
-    /// Adds to `found` the agents of bucket (`column`, `row`) in range, unless the bucket lies
-    /// entirely beyond the current bound.
-    fn scan_bucket(
+    /// The search of [`NeighbourGrid::nearest`] into `nearest`, which it fills up to its
+    /// length, sorted; returns how many it holds.
+    ///
+    /// The buckets of one row are consecutive in the slot arrays, so each row is one run of
+    /// slots: the columns whose squares come within the current bound of `position`. Rows are
+    /// visited outwards from the one holding the position, alternately on either side, each
+    /// side until a row lies wholly beyond the bound.
+    fn search(
         &self,
         position: Vector,
-        (column, row): (usize, usize),
         exclude: Option<usize>,
-        (max_distance, reach): (f32, f32),
-        max_count: usize,
-        found: &mut Vec<Neighbour>,
-    ) {
-        let limit = max_distance * max_distance;
-        let bound = match found.last() {
-            Some(last) if found.len() == max_count => last.distance_squared,
-            _ => limit,
+        max_distance: f32,
+        nearest: &mut [Neighbour],
+    ) -> usize {
+        let mut best = Best {
+            nearest,
+            count: 0,
+            limit: max_distance * max_distance,
+            bound: max_distance * max_distance,
+            exclude: exclude.unwrap_or(usize::MAX),
         };
-        if self.bucket_gap_squared(position, column, row, reach - max_distance) > bound {
-            return;
+        // No agent is nearer than `max_distance` to a point that is not finite.
+        if !position.is_finite() {
+            return 0;
         }
-        let bucket = row * self.columns + column;
-        for slot in self.starts[bucket]..self.starts[bucket + 1] {
-            let distance_squared = (self.positions[slot] - position).length_squared();
-            if distance_squared < limit && Some(self.indices[slot]) != exclude {
-                let candidate = Neighbour {
-                    index: self.indices[slot],
-                    distance_squared,
-                };
-                insert_nearest(found, candidate, max_count);
+        // Rounding in the bucket arithmetic may put an agent a hair outside its bucket's
+        // square; buckets are treated as grown by this much so that none in range is missed.
+        let slack =
+            (position.x.abs() + position.y.abs() + self.origin.x.abs() + self.origin.y.abs())
+                * 1e-6
+                + 1e-4;
+        let centre_row = self.clamped_bucket(position.y - self.origin.y, self.rows);
+        self.scan_row(position, centre_row, slack, &mut best);
+        let (mut above, mut below) = (true, true);
+        for step in 1..self.rows {
+            above = above
+                && step <= centre_row
+                && self.scan_row(position, centre_row - step, slack, &mut best);
+            below = below
+                && centre_row + step < self.rows
+                && self.scan_row(position, centre_row + step, slack, &mut best);
+            if !(above || below) {
+                break;
             }
         }
+        best.count
     }
 
-    /// The squared distance from `position` to bucket (`column`, `row`) grown by `slack` on each
-    /// side: no agent of the bucket is nearer.
-    fn bucket_gap_squared(&self, position: Vector, column: usize, row: usize, slack: f32) -> f32 {
+    /// Offers `best` the agents of bucket row `row` in the columns whose squares (grown by
+    /// `slack`) come within the current bound of `position`; false, offering nothing, when the
+    /// whole row lies beyond the bound.
+    fn scan_row(&self, position: Vector, row: usize, slack: f32, best: &mut Best<'_>) -> bool {
         #[expect(
             clippy::cast_precision_loss,
-            reason = "bucket coordinates are at most the bucket limit, exact in f32"
+            reason = "bucket rows are at most the bucket limit, exact in f32"
         )]
-        let corner = self.origin + Vector::new(column as f32, row as f32) * self.bucket_size;
-        let gap = |low: f32, value: f32| {
-            let high = low + self.bucket_size;
-            ((low - value).max(value - high) - slack).max(0.0)
-        };
-        let dx = gap(corner.x, position.x);
-        let dy = gap(corner.y, position.y);
-        dx * dx + dy * dy
+        let low = self.origin.y + row as f32 * self.bucket_size;
+        let gap = ((low - position.y).max(position.y - (low + self.bucket_size)) - slack).max(0.0);
+        if gap * gap > best.bound {
+            return false;
+        }
+        let half_width = (best.bound - gap * gap).sqrt() + slack;
+        let first = self.clamped_bucket(position.x - half_width - self.origin.x, self.columns);
+        let last = self.clamped_bucket(position.x + half_width - self.origin.x, self.columns);
+        let base = row * self.columns;
+        let run = self.starts[base + first]..self.starts[base + last + 1];
+        let (xs, ys, indices) = (
+            &self.xs[run.clone()],
+            &self.ys[run.clone()],
+            &self.indices[run],
+        );
+        for ((&x, &y), &index) in xs.iter().zip(ys).zip(indices) {
+            let (dx, dy) = (x - position.x, y - position.y);
+            let distance_squared = dx * dx + dy * dy;
+            if distance_squared <= best.bound {
+                best.offer(distance_squared, index);
+            }
+        }
+        true
     }
 }
 
-/// Inserts `candidate` into `found` (sorted, at most `max_count` long) if it is among the
-/// `max_count` first.
-fn insert_nearest(found: &mut Vec<Neighbour>, candidate: Neighbour, max_count: usize) {
-    if found.len() == max_count {
-        match found.last() {
-            Some(last) if candidate.precedes(last) => {
-                found.pop();
+/// The nearest agents found so far by a query, sorted by (squared distance, index), in a
+/// buffer as long as the most the query returns.
+struct Best<'a> {
+    /// The buffer; its first `count` entries are the agents found.
+    nearest: &'a mut [Neighbour],
+    /// How many it holds.
+    count: usize,
+    /// The query distance squared: only agents nearer than this count.
+    limit: f32,
+    /// The largest squared distance an agent may have to be among the nearest: `limit` until
+    /// the buffer is full, then that of its farthest agent (which a nearer one, or one as near
+    /// of a lower index, displaces).
+    bound: f32,
+    /// The agent index left out (`usize::MAX` for none).
+    exclude: usize,
+}
+
+impl Best<'_> {
+    /// Inserts the agent `index` at `distance_squared` if it is in range and among the
+    /// nearest.
+    fn offer(&mut self, distance_squared: f32, index: usize) {
+        // Callers offer only distances within the bound, so never NaN.
+        if distance_squared >= self.limit || index == self.exclude {
+            return;
+        }
+        let candidate = Neighbour {
+            index,
+            distance_squared,
+        };
+        let full = self.count == self.nearest.len();
+        let mut slot = self.count;
+        if full {
+            slot -= 1;
+            if !candidate.precedes(&self.nearest[slot]) {
+                return;
             }
-            _ => return,
+        }
+        while slot > 0 && candidate.precedes(&self.nearest[slot - 1]) {
+            self.nearest[slot] = self.nearest[slot - 1];
+            slot -= 1;
+        }
+        self.nearest[slot] = candidate;
+        if !full {
+            self.count += 1;
+        }
+        if self.count == self.nearest.len() {
+            self.bound = self.nearest[self.count - 1].distance_squared;
         }
     }
-    let mut slot = found.len();
-    while slot > 0 && candidate.precedes(&found[slot - 1]) {
-        slot -= 1;
-    }
-    found.insert(slot, candidate);
 }
 
 /// The corners of the bounding box of the agents' finite positions (both zero without any).

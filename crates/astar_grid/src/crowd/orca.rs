@@ -4,7 +4,8 @@
 //!
 //! This follows van den Berg, Guy, Lin and Manocha, "Reciprocal n-body collision avoidance"
 //! (2011), and the structure of the RVO2 library: one half-plane per neighbour, each agent
-//! taking half of the responsibility for avoiding the other; a two-dimensional linear program
+//! taking half of the responsibility for avoiding the other (or, when two meet head-on with
+//! different priorities, the lower nearly all of it); a two-dimensional linear program
 //! in the disc of the agent's maximum speed; and, when the half-planes leave no velocity, a
 //! three-dimensional program that minimises the largest violation of the neighbours'
 //! half-planes while keeping every wall half-plane.
@@ -63,12 +64,14 @@ impl HalfPlane {
 }
 
 /// The ORCA half-plane that agent `other` imposes on agent `index` of `agents`: the velocities
-/// that, if `other` does its half, keep the two discs apart for `time_horizon` seconds.
+/// that, if `other` does its share, keep the two discs apart for `time_horizon` seconds.
 ///
 /// As in RVO2: when the discs are apart the velocity obstacle is the cone of the relative
 /// positions they would touch at within the horizon, truncated by the disc of those reached
 /// exactly at the horizon; the relative velocity is projected onto its nearest boundary (the
-/// truncating circle, or the left or right leg) and the agent takes half of the correction.
+/// truncating circle, or the left or right leg) and the agent takes its share of the
+/// correction ([`avoidance_share`]: half, unless the two meet head-on with different
+/// priorities, when the one of the lower priority takes nearly all of it).
 /// When the discs already overlap, the obstacle is the disc of relative velocities that would
 /// separate them within one `time_step`, so they separate as fast as allowed.
 ///
@@ -137,8 +140,54 @@ pub fn agent_half_plane(
         )
     };
     HalfPlane {
-        point: agent.velocity + correction * 0.5,
+        point: agent.velocity + correction * avoidance_share(agent, neighbour),
         direction,
+    }
+}
+
+/// The share of the avoiding that the agent of lower priority takes in a head-on meeting
+/// ([`avoidance_share`]); the other takes the rest.
+///
+/// Not all of it: with the whole of it the agent of higher priority ignores the other
+/// entirely, and when the yielding agent cannot get out of the way (pinned by its own flow in
+/// a corridor) nobody gives way. Five agents each way through a corridor one agent wide
+/// deadlocked with the whole share in one of the two priority orders, and took 2,500 to 4,300
+/// steps with shares from 0.6 to 0.99, the overlap staying near 1% of the radius throughout;
+/// three quarters gave the shortest worst case (2,855 steps).
+pub const YIELDING_SHARE: f32 = 0.75;
+
+/// The share of the avoidance between `agent` and `neighbour` that `agent` takes in
+/// [`agent_half_plane`]: one half, unless the two meet head-on and their priorities differ.
+///
+/// They meet head-on when their preferred velocities point in opposed directions (their dot
+/// product is negative; an agent that prefers to stand still opposes nobody). Then the one of
+/// the lower [`CrowdAgent::priority`] takes [`YIELDING_SHARE`] and the other the rest. The two
+/// shares of a pair always add up to one, so the pair still avoids the whole velocity obstacle.
+///
+/// ```
+/// use astar_grid::crowd::{CrowdAgent, Vector, YIELDING_SHARE, avoidance_share};
+///
+/// let mut east = CrowdAgent::new(Vector::new(0.0, 0.0), 0.4, 2.0);
+/// let mut west = CrowdAgent::new(Vector::new(3.0, 0.0), 0.4, 2.0);
+/// east.preferred_velocity = Vector::new(2.0, 0.0);
+/// west.preferred_velocity = Vector::new(-2.0, 0.0);
+/// assert_eq!(avoidance_share(&east, &west), 0.5);
+/// east.priority = 1;
+/// assert_eq!(avoidance_share(&west, &east), YIELDING_SHARE);
+/// assert_eq!(avoidance_share(&east, &west), 1.0 - YIELDING_SHARE);
+/// // Heading the same way, they share the avoiding equally whatever their priorities.
+/// west.preferred_velocity = Vector::new(2.0, 0.5);
+/// assert_eq!(avoidance_share(&east, &west), 0.5);
+/// ```
+#[must_use]
+pub fn avoidance_share(agent: &CrowdAgent, neighbour: &CrowdAgent) -> f32 {
+    let head_on = agent.preferred_velocity.dot(neighbour.preferred_velocity) < 0.0;
+    if !head_on || agent.priority == neighbour.priority {
+        0.5
+    } else if agent.priority < neighbour.priority {
+        YIELDING_SHARE
+    } else {
+        1.0 - YIELDING_SHARE
     }
 }
 
@@ -456,7 +505,7 @@ impl VelocityPlanner {
 
     /// The new velocity of agent `index` of `context.agents`: the one nearest to its preferred
     /// velocity, no faster than its `max_speed`, that keeps it off the blocked cells of the
-    /// grid and, doing its half, off its neighbours. Neighbours the neighbour grid names beyond
+    /// grid and, doing its share, off its neighbours. Neighbours the neighbour grid names beyond
     /// the slice are ignored. A time step that is not positive and finite plans zero.
     ///
     /// # Panics

@@ -158,6 +158,9 @@ pub(crate) fn wall_half_planes(
     if !position.is_finite() || !reach.is_finite() {
         return;
     }
+    if no_blocked_cell_near(grid, position, reach) {
+        return;
+    }
     collect_blocked_cells(grid, position, reach, &mut scratch.cells);
     scratch.faces.clear();
     for &(_, x, y) in &scratch.cells {
@@ -185,6 +188,36 @@ pub(crate) fn wall_half_planes(
             -(distance - radius).max(0.0) / horizon,
         ));
     }
+}
+
+/// Whether no blocked cell (outside ones included) lies in the box of cells that
+/// [`collect_blocked_cells`] scans for `reach` around `position`: the grid's rows under the box
+/// hold no zero byte. The grid's buffer keeps a blocked border, which stands for every cell
+/// outside, so the test reads one run of bytes per row; for most agents, away from walls, it
+/// is all the wall planning costs.
+fn no_blocked_cell_near(grid: &Grid, position: Vector, reach: f32) -> bool {
+    let raw = grid.raw();
+    if raw.is_empty() {
+        return false;
+    }
+    let (width, height) = (i64::from(grid.width()), i64::from(grid.height()));
+    // Cells from -1 to the side are the border and the grid; in the buffer they are columns
+    // (and rows) 0 to side + 1.
+    let buffer_index =
+        |value: f32, side: i64| usize::try_from(floor_cell(value).clamp(-1, side) + 1).unwrap_or(0);
+    let (first_column, last_column) = (
+        buffer_index(position.x - reach, width),
+        buffer_index(position.x + reach, width),
+    );
+    let (first_row, last_row) = (
+        buffer_index(position.y - reach, height),
+        buffer_index(position.y + reach, height),
+    );
+    let stride = grid.stride();
+    (first_row..=last_row).all(|row| {
+        raw.get(row * stride + first_column..=row * stride + last_column)
+            .is_some_and(|bytes| !bytes.contains(&0))
+    })
 }
 
 /// Writes to `cells` the blocked cells (outside ones included) whose squares are within `reach`
