@@ -5,7 +5,7 @@
 
 pub use crate::trace::{DebugPath, PathDebugSettings, PathTrace};
 
-use crate::{NavGrid, Path, PathRequest, ProfileId, TerrainProfiles};
+use crate::{Avoidance, CrowdVelocity, NavGrid, Path, PathRequest, ProfileId, TerrainProfiles};
 use astar_grid::Cell;
 use astar_grid::TerrainProfile;
 use bevy::color::palettes::css;
@@ -60,7 +60,7 @@ impl Plugin for AStarDebugPlugin {
         .register_type::<AStarGizmos>()
         .add_systems(
             PostUpdate,
-            (draw_grid, draw_traces)
+            (draw_grid, draw_traces, draw_crowds)
                 .chain()
                 .after(TransformSystems::Propagate)
                 .run_if(resource_exists::<NavGrid>.and_then(gizmos_enabled)),
@@ -92,6 +92,15 @@ pub struct AStarGizmos {
     pub blocked_profile: ProfileId,
     /// The crosses' colour.
     pub blocked_color: Color,
+    /// Whether agents with [`Avoidance`](crate::Avoidance) are drawn: a circle of their radius
+    /// and their desired and actual velocities (half a second's travel).
+    pub draw_crowds: bool,
+    /// The avoiding agents' circles.
+    pub crowd_radius_color: Color,
+    /// Their desired velocities: towards the next waypoint at full speed.
+    pub desired_velocity_color: Color,
+    /// Their actual velocities.
+    pub actual_velocity_color: Color,
 }
 
 impl Default for AStarGizmos {
@@ -106,7 +115,44 @@ impl Default for AStarGizmos {
             draw_blocked: false,
             blocked_profile: ProfileId::DEFAULT,
             blocked_color: Color::srgba(1.0, 0.3, 0.3, 0.6),
+            draw_crowds: true,
+            crowd_radius_color: Color::srgba(0.9, 0.9, 1.0, 0.5),
+            desired_velocity_color: Color::srgba(1.0, 0.55, 0.1, 0.8),
+            actual_velocity_color: Color::srgba(0.3, 1.0, 0.6, 0.9),
         }
+    }
+}
+
+/// Seconds of travel a velocity is drawn as.
+const VELOCITY_DRAWN_FOR: f32 = 0.5;
+
+/// Circles of the avoiding agents' radii, with their desired and actual velocities.
+fn draw_crowds(
+    nav: Res<NavGrid>,
+    agents: Query<(
+        &GlobalTransform,
+        &Avoidance,
+        &CrowdVelocity,
+        Option<&PathRequest>,
+    )>,
+    mut gizmos: Gizmos<AStarGizmos>,
+) {
+    let overlay = gizmos.config_ext.clone();
+    if !overlay.draw_crowds {
+        return;
+    }
+    let cell = nav.cell_size().abs().min_element();
+    for (transform, avoidance, velocity, request) in &agents {
+        let centre = transform.translation().truncate();
+        let size = request.map_or(1, |request| request.size);
+        let radius = avoidance
+            .radius
+            .unwrap_or_else(|| astar_grid::crowd::footprint_radius(size) * cell);
+        gizmos.circle_2d(centre, radius, overlay.crowd_radius_color);
+        let desired = centre + velocity.desired * VELOCITY_DRAWN_FOR;
+        gizmos.line_2d(centre, desired, overlay.desired_velocity_color);
+        let actual = centre + velocity.actual * VELOCITY_DRAWN_FOR;
+        gizmos.line_2d(centre, actual, overlay.actual_velocity_color);
     }
 }
 

@@ -1,6 +1,7 @@
 //! Path following: moves an agent's `Transform` along its path's waypoints.
 
 use crate::Path;
+use crate::crowd::Avoidance;
 use bevy::prelude::*;
 
 /// Moves the agent's [`Transform`] along its [`Path`]'s waypoints at `speed` world units per
@@ -8,6 +9,9 @@ use bevy::prelude::*;
 ///
 /// A new path (a new [`Path::revision`]) restarts the walk at its second waypoint: the first one
 /// is the centre of the start cell, where the agent already is.
+///
+/// The agent walks straight through other agents; with [`Avoidance`] it is steered round the
+/// other avoiding agents and along the walls instead (see [`crate::crowd`]).
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -60,22 +64,19 @@ impl PathFollower {
     }
 }
 
-/// Advances every follower along its path.
+/// Advances every follower without [`Avoidance`] along its path (the crowd systems steer the
+/// others, see [`crate::crowd`]).
 ///
 /// Most frames move an agent part of the way to its next waypoint; the waypoint is kept in the
 /// follower, so those frames touch only the follower, the path's revision and the transform.
 pub(crate) fn follow_paths(
     time: Res<Time>,
-    mut followers: Query<(&Path, &mut PathFollower, &mut Transform)>,
+    mut followers: Query<(&Path, &mut PathFollower, &mut Transform), Without<Avoidance>>,
 ) {
     let delta = time.delta_secs();
     for (path, follower, mut transform) in &mut followers {
         let follower = follower.into_inner();
-        if follower.revision != path.revision {
-            follower.revision = path.revision;
-            follower.next_waypoint = usize::from(path.waypoints.len() > 1);
-            follower.finished = !follower.aim(&path.waypoints);
-        }
+        follower.sync_with(path);
         if follower.finished {
             continue;
         }
@@ -100,6 +101,37 @@ pub(crate) fn follow_paths(
 }
 
 impl PathFollower {
+    /// Restarts the walk at the second waypoint when `path` is new (a new revision).
+    pub(crate) fn sync_with(&mut self, path: &Path) {
+        if self.revision != path.revision {
+            self.revision = path.revision;
+            self.next_waypoint = usize::from(path.waypoints.len() > 1);
+            self.finished = !self.aim(&path.waypoints);
+        }
+    }
+
+    /// The waypoint the agent is heading for, unless it has finished.
+    pub(crate) const fn target(&self) -> Option<Vec2> {
+        if self.finished {
+            None
+        } else {
+            Some(self.target)
+        }
+    }
+
+    /// Moves on to the waypoint after the current one (finished after the last).
+    pub(crate) fn pass_waypoint(&mut self, waypoints: &[Vec2]) {
+        self.next_waypoint += 1;
+        if !self.aim(waypoints) {
+            self.finished = true;
+        }
+    }
+
+    /// Ends the walk where the agent stands.
+    pub(crate) const fn finish(&mut self) {
+        self.finished = true;
+    }
+
     /// Points the follower at waypoint `next_waypoint`; false when the path has no more.
     fn aim(&mut self, waypoints: &[Vec2]) -> bool {
         match waypoints.get(self.next_waypoint) {

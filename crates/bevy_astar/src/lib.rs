@@ -28,6 +28,9 @@
 //! - Agents of several sizes and terrain kinds share the map: a request names its
 //!   [`PathRequest::size`] and a [`PathRequest::profile`] registered in [`TerrainProfiles`]
 //!   ([`kinds`] tells how each kind gets its own derived grid).
+//! - With [`Avoidance`], a [`PathFollower`] is steered round the other avoiding agents and
+//!   along the walls ([`crowd`]: ORCA local avoidance, in parallel), and searches again when it
+//!   stops making progress.
 //! - [`PathFound`] / [`PathNotFound`], each both a message and an entity event, announce
 //!   results; [`PathfindingStats`] counts the work.
 //! - `debug::AStarDebugPlugin` (feature `debug`, on by default) draws searches with gizmos;
@@ -41,6 +44,7 @@
 mod apply;
 mod cache;
 mod connectivity;
+pub mod crowd;
 #[cfg(feature = "debug")]
 pub mod debug;
 mod dispatch;
@@ -65,6 +69,7 @@ mod trace;
 pub use apply::{PathFound, PathNotFound};
 pub use astar_grid;
 pub use connectivity::NavConnectivity;
+pub use crowd::{Avoidance, CrowdSettings, CrowdVelocity};
 pub use follow::PathFollower;
 pub use invalidate::{CellChange, MapChange, MapChanged, MapVersion};
 pub use kinds::{KindError, ProfileError, ProfileId, TerrainProfiles};
@@ -88,9 +93,10 @@ pub mod prelude {
     #[cfg(feature = "debug")]
     pub use crate::debug::{AStarDebugPlugin, AStarGizmos};
     pub use crate::{
-        AStarPlugin, AStarSystems, DebugPath, InvalidationPolicy, MapChanged, MapVersion, NavGrid,
-        Path, PathAlgorithm, PathFailure, PathFollower, PathFound, PathNotFound, PathRequest,
-        PathStatus, PathTrace, PathfindingSettings, PathfindingStats, ProfileId, TerrainProfiles,
+        AStarPlugin, AStarSystems, Avoidance, CrowdSettings, CrowdVelocity, DebugPath,
+        InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path, PathAlgorithm, PathFailure,
+        PathFollower, PathFound, PathNotFound, PathRequest, PathStatus, PathTrace,
+        PathfindingSettings, PathfindingStats, ProfileId, TerrainProfiles,
     };
     pub use astar_grid::{
         Cell, CornerRule, CostModel, Grid, Heuristic, Limit, Movement, Neighborhood, SearchError,

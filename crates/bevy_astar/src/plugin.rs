@@ -3,6 +3,7 @@
 use crate::apply::{RetiredOutcomes, free_retired_outcomes, poll_searches};
 use crate::cache::PathCache;
 use crate::connectivity::sync_connectivity;
+use crate::crowd::{CrowdScratch, gather_crowds, move_crowds, plan_crowds};
 use crate::dispatch::{dispatch_searches, queue_changed_requests};
 use crate::engine::flow_field::{
     FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
@@ -15,9 +16,10 @@ use crate::kinds::AgentLayers;
 use crate::queue::RequestQueue;
 use crate::trace::{DebugPath, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
-    InvalidationPolicy, MapChanged, MapVersion, NavConnectivity, NavGrid, Path, PathAlgorithm,
-    PathFailure, PathFollower, PathFound, PathNotFound, PathRequest, PathStatus,
-    PathfindingSettings, PathfindingStats, ProfileId, TerrainProfiles,
+    Avoidance, CrowdSettings, CrowdVelocity, InvalidationPolicy, MapChanged, MapVersion,
+    NavConnectivity, NavGrid, Path, PathAlgorithm, PathFailure, PathFollower, PathFound,
+    PathNotFound, PathRequest, PathStatus, PathfindingSettings, PathfindingStats, ProfileId,
+    TerrainProfiles,
 };
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
@@ -40,7 +42,8 @@ use core::time::Duration;
 ///    (queuing their agents again) and results for requests changed meanwhile; caches and
 ///    applies the rest to [`Path`](crate::Path), each announced by [`PathFound`] or
 ///    [`PathNotFound`], both a message and an entity event triggered on the agent.
-/// 4. [`Follow`](Self::Follow): moves [`PathFollower`](crate::PathFollower)s along their paths.
+/// 4. [`Follow`](Self::Follow): moves [`PathFollower`](crate::PathFollower)s along their paths;
+///    those with [`Avoidance`](crate::Avoidance) are steered as a crowd ([`crate::crowd`]).
 ///
 /// Edit the grid and change requests before [`AStarSystems::Invalidate`] to have them handled in
 /// the same frame; edits made later are handled the next frame (and a result is never applied
@@ -228,6 +231,11 @@ impl Plugin for AStarPlugin {
             .register_type::<ProfileId>()
             .register_type::<TerrainProfiles>()
             .register_type::<NavConnectivity>()
+            .register_type::<Avoidance>()
+            .register_type::<CrowdVelocity>()
+            .register_type::<CrowdSettings>()
+            .init_resource::<CrowdSettings>()
+            .init_resource::<CrowdScratch>()
             .init_resource::<PathDebugSettings>()
             .init_resource::<TerrainProfiles>()
             .init_resource::<AgentLayers>()
@@ -282,7 +290,11 @@ impl Plugin for AStarPlugin {
                     (poll_searches, free_retired_outcomes, drop_unwanted_traces)
                         .chain()
                         .in_set(AStarSystems::Apply),
-                    follow_paths.in_set(AStarSystems::Follow),
+                    (
+                        follow_paths,
+                        (gather_crowds, plan_crowds, move_crowds).chain(),
+                    )
+                        .in_set(AStarSystems::Follow),
                 ),
             );
     }

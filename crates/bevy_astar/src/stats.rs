@@ -48,6 +48,13 @@ pub struct PathfindingStats {
     pub flow_fields_dropped: u64,
     /// Flow fields kept now (one per goal, movement rule and cost model in use).
     pub flow_fields: usize,
+    /// Agents with [`Avoidance`](crate::Avoidance) steered in the most recent frame.
+    pub crowd_agents: usize,
+    /// Searches asked for by avoiding agents that stopped making progress (see
+    /// [`CrowdSettings::stuck_after`](crate::CrowdSettings::stuck_after)).
+    pub crowd_searches_when_stuck: u64,
+    /// Avoiding agents put back on legal ground after the ground under them was blocked.
+    pub crowd_agents_pushed_out: u64,
     /// Searches running now.
     pub in_flight: usize,
     /// Requests waiting to be dispatched.

@@ -1,0 +1,167 @@
+//! Crowds: local avoidance for path followers, so that agents walk around each other instead of
+//! through each other, never leave walkable ground, and search again when they stop making
+//! progress.
+//!
+//! Avoidance is opt-in, per agent: a [`PathFollower`](crate::PathFollower) with an
+//! [`Avoidance`] component is steered by the crowd systems of
+//! [`AStarSystems::Follow`](crate::AStarSystems::Follow) instead of walking straight along its
+//! waypoints. Agents without it move exactly as before, and the avoiding agents do not see them.
+//!
+//! Each frame, for the avoiding agents of each terrain profile (a crowd per profile: flyers do
+//! not bump into walkers):
+//!
+//! 1. **Gather** ([`plugin`]): each agent's position in grid space, its radius (from its
+//!    footprint, [`astar_grid::crowd::footprint_radius`], unless [`Avoidance::radius`] says), its
+//!    top speed (the follower's), and its *preferred velocity*: full speed towards its next
+//!    waypoint. A waypoint counts as passed within the agent's radius of it. An agent whose
+//!    cell was just blocked under it (a tower landed on it) is first put back on the nearest
+//!    legal ground.
+//! 2. **Plan**: ORCA, the optimal reciprocal collision avoidance of van den Berg et al.
+//!    ([`astar_grid::crowd`]), picks for each agent the velocity nearest its preferred one that
+//!    keeps it off its nearest neighbours for [`CrowdSettings::time_horizon`] seconds and off the
+//!    walls (the cells its profile cannot enter) for [`CrowdSettings::wall_time_horizon`]. The
+//!    agents are planned in parallel on the compute task pool, in chunks.
+//! 3. **Move**: each agent moves by its velocity, swept against the walls (it slides along
+//!    them and never ends inside one), and its [`CrowdVelocity`] records what it wanted and what
+//!    it did.
+//! 4. **Progress**: an agent that has not come [`CrowdSettings::stuck_distance`] cells closer
+//!    to its next waypoint for [`CrowdSettings::stuck_after`] seconds searches again from where
+//!    it stands (its request's start moves there), unless it is already within reach of its
+//!    goal, where it stops: a crowd round one goal cannot all stand on it.
+//!
+//! Opposing flows: agents heading for different places have different priorities (from the
+//! 8 x 8-cell square of the map their goal lies in, unless [`Avoidance::priority`] says), and
+//! where two agents walk against each other the one of lower priority takes the larger share of
+//! the avoiding ([`astar_grid::crowd::YIELDING_SHARE`]), so flows meeting in a corridor one
+//! agent wide do not stand face to face for ever: the lower flow is pushed back out.
+//!
+//! Stuck agents: one that has made no progress for [`CrowdSettings::stuck_after`] waits its
+//! turn when the agents just ahead of it want to go its way (a queue, moving or not); it stops
+//! when it is within reach of its goal (others stand on it); otherwise (a dead end, or agents
+//! coming the other way that do not give way) it searches again from where it stands.
+
+mod plugin;
+
+pub(crate) use plugin::{CrowdScratch, gather_crowds, move_crowds, plan_crowds};
+
+use bevy::prelude::*;
+use core::time::Duration;
+
+/// Turns local avoidance on for a [`PathFollower`](crate::PathFollower): the agent is steered
+/// round the other avoiding agents of its terrain profile and along the walls, and searches
+/// again when it stops making progress (see [`crate::crowd`]).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_astar::prelude::*;
+///
+/// let creep = (
+///     PathRequest::new(Cell::new(0, 0), Cell::new(30, 12)),
+///     PathFollower::new(60.0),
+///     Avoidance::default(),
+///     Transform::default(),
+/// );
+/// # let _ = creep;
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq)]
+#[require(CrowdVelocity, CrowdProgress)]
+pub struct Avoidance {
+    /// The agent's radius in world units; `None` for its footprint's
+    /// ([`astar_grid::crowd::footprint_radius`] of its request's size, times the cell size).
+    pub radius: Option<f32>,
+    /// Its priority where it meets an agent walking against it: the lower gives way. `None`
+    /// for a priority derived from where its request's goal lies, the same for every agent
+    /// heading there.
+    pub priority: Option<u32>,
+}
+
+impl Avoidance {
+    /// Avoidance with a radius of `radius` world units.
+    #[must_use]
+    pub const fn with_radius(mut self, radius: f32) -> Self {
+        self.radius = Some(radius);
+        self
+    }
+
+    /// Avoidance with priority `priority`.
+    #[must_use]
+    pub const fn with_priority(mut self, priority: u32) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+}
+
+/// What an avoiding agent wanted to do and did in the last frame, in world units per second:
+/// `desired` heads for its next waypoint at full speed, `actual` is how it moved.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq)]
+pub struct CrowdVelocity {
+    /// The preferred velocity: towards the next waypoint at the follower's speed.
+    pub desired: Vec2,
+    /// The velocity the agent moved at.
+    pub actual: Vec2,
+}
+
+/// How far an avoiding agent has got towards its next waypoint, to tell when it is stuck.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct CrowdProgress {
+    /// The path revision and waypoint being measured.
+    pub target: (u64, usize),
+    /// The smallest distance to that waypoint so far, in cells.
+    pub best: f32,
+    /// Seconds since `best` last improved by [`CrowdSettings::stuck_distance`].
+    pub waited: f32,
+}
+
+/// How the crowd systems steer avoiding agents (see [`crate::crowd`]); a resource, changeable
+/// at run time. Distances are in cells.
+#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Resource, Debug, Default, PartialEq)]
+pub struct CrowdSettings {
+    /// Seconds ahead for which a velocity must keep an agent off its neighbours. Longer
+    /// horizons avoid earlier and more smoothly, shorter ones let a dense crowd press closer.
+    pub time_horizon: f32,
+    /// Seconds ahead for which a velocity must keep an agent off the walls.
+    pub wall_time_horizon: f32,
+    /// How far an agent looks for neighbours, in cells.
+    pub neighbour_distance: f32,
+    /// How many of the nearest neighbours it avoids.
+    pub max_neighbours: usize,
+    /// How long an agent may go without coming [`CrowdSettings::stuck_distance`] closer to its
+    /// next waypoint before it searches again from where it stands.
+    pub stuck_after: Duration,
+    /// The progress, in cells, that counts.
+    pub stuck_distance: f32,
+    /// Agents planned per task on the compute task pool; crowds no larger are planned on the
+    /// calling thread.
+    pub agents_per_task: usize,
+}
+
+impl Default for CrowdSettings {
+    fn default() -> Self {
+        let core = astar_grid::crowd::AvoidanceSettings::default();
+        Self {
+            time_horizon: core.time_horizon,
+            wall_time_horizon: core.wall_time_horizon,
+            neighbour_distance: core.neighbour_distance,
+            max_neighbours: core.max_neighbours,
+            stuck_after: Duration::from_secs(3),
+            stuck_distance: 0.25,
+            agents_per_task: 512,
+        }
+    }
+}
+
+impl CrowdSettings {
+    /// The core's avoidance settings.
+    #[must_use]
+    pub fn avoidance(&self) -> astar_grid::crowd::AvoidanceSettings {
+        astar_grid::crowd::AvoidanceSettings {
+            time_horizon: self.time_horizon,
+            wall_time_horizon: self.wall_time_horizon,
+            neighbour_distance: self.neighbour_distance,
+            max_neighbours: self.max_neighbours,
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! Headless tests of the crowd systems of the Follow stage: avoiding agents pass each other
+//! without overlapping, never stand in a wall, get off ground blocked under them and search again
+//! when stuck; agents without avoidance walk exactly as before.
+
+pub mod common;
+
+use bevy::prelude::*;
+use bevy_astar::astar_grid::crowd::{Vector, disc_fits, footprint_radius};
+use bevy_astar::prelude::*;
+use common::{FRAME, app_with_grid, current_grid, path, stats};
+use core::time::Duration;
+
+/// World units per cell in the test apps.
+const CELL: f32 = 10.0;
+/// Three cells a second.
+const SPEED: f32 = 30.0;
+
+/// Spawns a follower from `start` to `goal`, avoiding when `avoiding`.
+fn spawn_walker(app: &mut App, start: Cell, goal: Cell, avoiding: bool) -> Entity {
+    let position = app.world().resource::<NavGrid>().cell_center(start);
+    let mut agent = app.world_mut().spawn((
+        PathRequest::new(start, goal),
+        PathFollower::new(SPEED),
+        Transform::from_translation(position.extend(0.0)),
+    ));
+    if avoiding {
+        agent.insert(Avoidance::default());
+    }
+    agent.id()
+}
+
+/// The agent's position in cells (grid space).
+fn cells_at(app: &App, agent: Entity) -> Vector {
+    let world = app
+        .world()
+        .get::<Transform>(agent)
+        .expect("an agent")
+        .translation
+        .truncate()
+        / CELL;
+    Vector::new(world.x, world.y)
+}
+
+fn finished(app: &App, agent: Entity) -> bool {
+    app.world()
+        .get::<PathFollower>(agent)
+        .is_some_and(PathFollower::is_finished)
+        && path(app, agent).is_found()
+}
+
+/// The agent's distance from the centre of `cell`, in cells.
+fn distance_to(app: &App, agent: Entity, cell: Cell) -> f32 {
+    let centre = Vector::new(cell.x as f32 + 0.5, cell.y as f32 + 0.5);
+    (cells_at(app, agent) - centre).length()
+}
+
+#[test]
+fn two_agents_crossing_head_on_pass_without_overlapping() {
+    let mut app = app_with_grid(AStarPlugin::default(), Grid::new(24, 9));
+    let (west, east) = (Cell::new(2, 4), Cell::new(21, 4));
+    let agents = [
+        spawn_walker(&mut app, west, east, true),
+        spawn_walker(&mut app, east, west, true),
+    ];
+    let radius = footprint_radius(1);
+    // Tolerance: 10% of the radius.
+    let tolerance = 0.1 * radius;
+    let mut closest = f32::INFINITY;
+    // The straight walk takes 19 cells / 3 cells a second = 6.3 s; the bound is 10 s.
+    let bound = (10.0 / FRAME.as_secs_f32()) as usize;
+    let mut frames = 0;
+    while frames < bound && !agents.iter().all(|&agent| finished(&app, agent)) {
+        app.update();
+        frames += 1;
+        let gap = (cells_at(&app, agents[0]) - cells_at(&app, agents[1])).length();
+        closest = closest.min(gap);
+        assert!(
+            gap >= 2.0 * radius - tolerance,
+            "overlap at frame {frames}: {gap}"
+        );
+    }
+    assert!(frames < bound, "not both arrived within {bound} frames");
+    assert!(distance_to(&app, agents[0], east) <= radius);
+    assert!(distance_to(&app, agents[1], west) <= radius);
+    // They did meet: one stepped aside rather than the two never coming close.
+    assert!(closest < 3.0, "closest approach {closest}");
+}
+
+/// A 40 x 30 room split by a wall at x = 20 with a gap two cells wide at y = 14 and 15.
+fn gap_room() -> Grid {
+    Grid::from_fn(40, 30, |cell| {
+        u8::from(cell.x != 20 || (14..=15).contains(&cell.y))
+    })
+}
+
+#[test]
+fn two_hundred_agents_pass_a_two_cell_gap_and_never_stand_in_a_wall() {
+    let mut app = app_with_grid(AStarPlugin::default(), gap_room());
+    let grid = current_grid(&app);
+    let radius = footprint_radius(1);
+    let mut agents = Vec::new();
+    // 200 agents on a 10 x 20 block west of the wall, each with its own goal in a 10 x 20
+    // block east of it.
+    for row in 0..20 {
+        for column in 0..10 {
+            let start = Cell::new(3 + column, 5 + row);
+            let goal = Cell::new(27 + column, 5 + row);
+            agents.push(spawn_walker(&mut app, start, goal, true));
+        }
+    }
+    let through = |app: &App| {
+        agents
+            .iter()
+            .filter(|&&agent| cells_at(app, agent).x > 21.0)
+            .count()
+    };
+    // The bound: 180 simulated seconds. ORCA crowds clog at a doorway: the whole crowd takes
+    // about 150 s, 1.3 agents a second through a gap two agents wide.
+    let bound = (180.0 / FRAME.as_secs_f32()) as usize;
+    let mut frames = 0;
+    while frames < bound && through(&app) < agents.len() {
+        app.update();
+        frames += 1;
+        for &agent in &agents {
+            let at = cells_at(&app, agent);
+            assert!(
+                disc_fits(&grid, at, radius - 1e-3),
+                "agent {agent} in a wall at frame {frames}: {at:?}"
+            );
+        }
+    }
+    assert_eq!(
+        through(&app),
+        agents.len(),
+        "through the gap after {frames} frames"
+    );
+}
+
+/// Walks `from` along `waypoints` by `distance`, as a plain follower does.
+fn walk_along(from: Vec2, waypoints: &[Vec2], mut distance: f32) -> Vec2 {
+    let mut position = from;
+    for &waypoint in waypoints {
+        let gap = position.distance(waypoint);
+        if gap > distance {
+            return position + (waypoint - position) / gap * distance;
+        }
+        position = waypoint;
+        distance -= gap;
+    }
+    position
+}
+
+#[test]
+fn without_avoidance_an_agent_walks_its_path_exactly_as_before() {
+    let mut app = app_with_grid(AStarPlugin::default(), Grid::new(24, 9));
+    let (west, east) = (Cell::new(2, 4), Cell::new(21, 4));
+    let plain = spawn_walker(&mut app, west, east, false);
+    // Avoiding agents cross its way; it does not see them, nor they it.
+    for y in [1, 7] {
+        spawn_walker(&mut app, Cell::new(12, y), Cell::new(12, 8 - y), true);
+    }
+    let mut started = None;
+    let mut walked = 0.0;
+    for _ in 0..400 {
+        app.update();
+        let found = path(&app, plain);
+        if !found.is_found() {
+            continue;
+        }
+        let transform = app.world().get::<Transform>(plain).expect("an agent");
+        let Some((from, waypoints)) = &started else {
+            // The path arrived this frame; the agent may have taken this frame's step along
+            // its first leg already.
+            walked = transform
+                .translation
+                .truncate()
+                .distance(found.waypoints[0]);
+            started = Some((found.waypoints[0], found.waypoints[1..].to_vec()));
+            continue;
+        };
+        walked += SPEED * FRAME.as_secs_f32();
+        let expected = walk_along(*from, waypoints, walked);
+        assert!(
+            transform.translation.truncate().distance(expected) < 1e-3,
+            "{} against {expected}",
+            transform.translation
+        );
+    }
+    assert!(finished(&app, plain));
+}
+
+#[test]
+fn an_agent_whose_ground_is_blocked_under_it_steps_off() {
+    let mut app = app_with_grid(AStarPlugin::default(), Grid::new(12, 12));
+    let cell = Cell::new(5, 5);
+    let agent = spawn_walker(&mut app, cell, cell, true);
+    for _ in 0..5 {
+        app.update();
+    }
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .block(cell)
+        .expect("on the map");
+    app.update();
+    let grid = current_grid(&app);
+    let at = cells_at(&app, agent);
+    assert!(disc_fits(&grid, at, footprint_radius(1) - 1e-3), "{at:?}");
+    // The nearest place it fits: beside the blocked cell, not far away.
+    assert!(distance_to(&app, agent, cell) < 1.2, "{at:?}");
+    assert_eq!(stats(&app).crowd_agents_pushed_out, 1);
+}
+
+#[test]
+fn agents_held_up_for_stuck_after_search_again_from_where_they_stand() {
+    // Two agents of one priority meet in a corridor one cell wide: neither gives way.
+    let grid = Grid::from_fn(20, 3, |cell| u8::from(cell.y == 1));
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let (west, east) = (Cell::new(2, 1), Cell::new(17, 1));
+    let agents = [
+        spawn_walker(&mut app, west, east, true),
+        spawn_walker(&mut app, east, west, true),
+    ];
+    for &agent in &agents {
+        app.world_mut()
+            .entity_mut(agent)
+            .insert(Avoidance::default().with_priority(0));
+    }
+    app.world_mut().resource_mut::<CrowdSettings>().stuck_after = Duration::from_secs(1);
+    // They meet after about 2.5 s, then close the last gap ever more slowly.
+    let frames = (12.0 / FRAME.as_secs_f32()) as usize;
+    for _ in 0..frames {
+        app.update();
+    }
+    assert!(stats(&app).crowd_searches_when_stuck >= 2);
+    // Each searched again from where it got to, between the two starts.
+    for agent in agents {
+        let request = app.world().get::<PathRequest>(agent).expect("a request");
+        assert!(
+            request.start != west && request.start != east,
+            "{request:?}"
+        );
+        assert!((west.x..=east.x).contains(&request.start.x));
+    }
+}
+
+/// Two 6 x 6 rooms joined by a corridor one cell wide and 10 long, at y = 3.
+fn rooms_and_corridor() -> Grid {
+    Grid::from_fn(22, 7, |cell| {
+        let in_room = (cell.x < 6 || cell.x >= 16) && cell.y < 6;
+        u8::from(in_room || cell.y == 3)
+    })
+}
+
+#[test]
+fn opposing_flows_in_a_corridor_one_agent_wide_all_arrive() {
+    let mut app = app_with_grid(AStarPlugin::default(), rooms_and_corridor());
+    let grid = current_grid(&app);
+    let radius = footprint_radius(1);
+    let mut walkers = Vec::new();
+    // Five agents a room, each heading for its own cell of the other room: two flows, each of
+    // one priority (the goals of a flow lie in one region of the map).
+    for row in 0..5 {
+        let west = Cell::new(1 + row % 2, row);
+        let east = Cell::new(19 + row % 2, row);
+        walkers.push((spawn_walker(&mut app, west, east, true), east));
+        walkers.push((spawn_walker(&mut app, east, west, true), west));
+    }
+    let arrived = |app: &App| {
+        walkers
+            .iter()
+            .all(|&(agent, goal)| finished(app, agent) && distance_to(app, agent, goal) < 3.0)
+    };
+    // The bound: 90 simulated seconds (the flows take about 50).
+    let bound = (90.0 / FRAME.as_secs_f32()) as usize;
+    let mut frames = 0;
+    let mut deepest = 0.0_f32;
+    while frames < bound && !arrived(&app) {
+        app.update();
+        frames += 1;
+        for (index, &(agent, _)) in walkers.iter().enumerate() {
+            let at = cells_at(&app, agent);
+            assert!(disc_fits(&grid, at, radius - 1e-3), "in a wall: {at:?}");
+            for &(other, _) in &walkers[index + 1..] {
+                let gap = (at - cells_at(&app, other)).length();
+                deepest = deepest.max(2.0 * radius - gap);
+            }
+        }
+    }
+    assert!(frames < bound, "not all arrived within {bound} frames");
+    // Pushed back out of the corridor, the lower flow still never sinks into the higher one
+    // by more than a quarter of a radius.
+    assert!(deepest < 0.25 * radius, "overlap {deepest}");
+}
