@@ -310,13 +310,9 @@ pub(crate) fn spawn_creep(
         max_health: health,
         stress,
     };
-    // Creeps walk the centres of their footprints; a small random offset of the sprite keeps a
-    // crowd from looking like one creep. A boss is drawn centred on its footprint.
-    let jitter = if kind.footprint() == 1 {
-        Vec2::new(rng.random_range(-0.7..0.7), rng.random_range(-0.7..0.7))
-    } else {
-        Vec2::ZERO
-    };
+    // Creeps walk the centres of their footprints and avoid each other (`Avoidance`), so a wave
+    // flows round itself and queues at gaps; the sprite is drawn where the creep is.
+    let jitter = Vec2::ZERO;
     let speed = kind.speed() * TILE * rng.random_range(0.92..1.08);
     let size = kind.footprint();
     let mut entity = commands.spawn((
@@ -337,6 +333,11 @@ pub(crate) fn spawn_creep(
         PathFollower::new(speed),
         creep,
     ));
+    // Wave creeps avoid each other. The stress test's thousands, released across the whole
+    // map at once, would not fit its room side by side: they test the pathfinding alone.
+    if !stress {
+        entity.insert(Avoidance::default());
+    }
     if !kind.walks() {
         entity.with_child(flyer_shadow(image, kind, jitter));
     }
@@ -386,8 +387,12 @@ pub(crate) fn walkers_on_field<'a>(
 /// Creeps whose `Path` changed this frame.
 type ChangedCreepPath = (With<Creep>, Changed<Path>);
 
-/// Creeps on the goal (their footprint over it) leave, taking a life (stress-test creeps are
-/// free).
+/// How near the goal, in tiles, a creep that has finished its walk leaves: the crowd stops
+/// creeps short of a goal that others stand on.
+const GOAL_REACH: f32 = 3.0;
+
+/// Creeps that have walked to the goal (within [`GOAL_REACH`] of it) leave, taking a life
+/// (stress-test creeps are free).
 fn reach_goal(
     mut commands: Commands,
     nav: Res<NavGrid>,
@@ -398,7 +403,7 @@ fn reach_goal(
     for (entity, creep, transform, follower) in &creeps {
         let size = creep.kind.footprint();
         let goal = nav.footprint_center(goal_anchor(size), size);
-        let there = transform.translation.truncate().distance_squared(goal) < (TILE * 0.3).powi(2);
+        let there = transform.translation.truncate().distance(goal) < TILE * GOAL_REACH;
         if there && follower.is_finished() {
             commands.entity(entity).try_despawn();
             if creep.stress {

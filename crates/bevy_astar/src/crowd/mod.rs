@@ -13,7 +13,7 @@
 //! 1. **Gather** ([`plugin`]): each agent's position in grid space, its radius (from its
 //!    footprint, [`astar_grid::crowd::footprint_radius`], unless [`Avoidance::radius`] says), its
 //!    top speed (the follower's), and its *preferred velocity*: full speed towards its next
-//!    waypoint. A waypoint counts as passed within the agent's radius of it. An agent whose
+//!    waypoint (for a one-cell agent, the furthest of the next few that its cell sees). A waypoint counts as passed within the agent's radius of it. An agent whose
 //!    cell was just blocked under it (a tower landed on it) is first put back on the nearest
 //!    legal ground.
 //! 2. **Plan**: ORCA, the optimal reciprocal collision avoidance of van den Berg et al.

@@ -149,7 +149,8 @@ fn priority_of(avoidance: &Avoidance, request: &PathRequest) -> u32 {
 
 /// Passes the waypoints the agent at `position` is done with, and returns the next one. A
 /// waypoint is done with within `reach` cells of it, or once the agent is past it along the
-/// leg that follows (pushed aside by the crowd, it need not come back to the point itself).
+/// leg that follows (pushed aside by the crowd, it need not come back to the point itself);
+/// the last is done with within [`LAST_REACH`].
 fn next_target(
     follower: &mut PathFollower,
     path: &Path,
@@ -162,6 +163,8 @@ fn next_target(
         let point = space.point(follower.target()?);
         let index = follower.next_waypoint();
         let last = index + 1 >= path.waypoints.len();
+        // The last waypoint is reached on it, not near it.
+        let reach = if last { reach.min(LAST_REACH) } else { reach };
         let within = (point - position).length_squared() <= reach * reach;
         let past = path
             .waypoints
@@ -181,6 +184,9 @@ fn next_target(
         });
     }
 }
+
+/// How near the last waypoint, in cells, an agent has reached it.
+const LAST_REACH: f32 = 0.05;
 
 /// How many waypoints past the next one an agent may steer for.
 const LOOKAHEAD: usize = 4;
@@ -334,8 +340,14 @@ pub(crate) fn gather_crowds(
         }
         let mut agent = CrowdAgent::new(position, radius, space.cells(follower.speed.max(0.0)));
         agent.velocity = space.velocity(velocity.actual);
-        let target = next_target(&mut follower, path, space, position, radius)
-            .map(|target| look_ahead(target, path, space, position, &crowd.walls));
+        // Lines of sight are a one-cell agent's: larger ones keep to their waypoints.
+        let target = next_target(&mut follower, path, space, position, radius).map(|target| {
+            if request.size <= 1 {
+                look_ahead(target, path, space, position, &crowd.walls)
+            } else {
+                target
+            }
+        });
         agent.preferred_velocity = match target {
             Some(_) => preferred_velocity(&agent, target, time_step),
             None => holding_velocity(&agent, path, space, time_step),

@@ -1,6 +1,7 @@
 //! The warm-up and the measured frames of `pathbench agents`, the same for every
 //! [`Contender`]: towers at the same frames, the same timestamps, the same watch on cut agents.
 
+use super::crowd_meter::process_cpu_time;
 use super::record::{RepathWatch, RunRecord, SpanSeries};
 use super::{Contender, Scenario, WARMUP_LIMIT};
 use bevy::app::App;
@@ -27,6 +28,8 @@ pub fn run(contender: &dyn Contender, scenario: &Scenario) -> Result<RunRecord, 
     warm_up(contender, scenario, &mut app, &mut record)?;
     let before = contender.counters(app.world());
     let mut watch = RepathWatch::default();
+    contender.begin_measurement(app.world_mut());
+    let cpu_before = process_cpu_time();
     let measured = Instant::now();
     for frame in 1..=scenario.frames {
         measure_frame(
@@ -38,6 +41,10 @@ pub fn run(contender: &dyn Contender, scenario: &Scenario) -> Result<RunRecord, 
         )?;
     }
     record.wall_time = measured.elapsed();
+    record.cpu_time = cpu_before
+        .zip(process_cpu_time())
+        .map(|(before, after)| after.saturating_sub(before));
+    record.crowd = contender.crowd_figures(app.world());
     record.unfinished_placements = watch.unfinished();
     contender
         .counters(app.world())

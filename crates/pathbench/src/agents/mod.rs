@@ -21,6 +21,7 @@
 //! - [`record`]: what a run records (frame spans, placements, counters).
 //! - [`report`]: the table and the JSON line.
 
+mod crowd_meter;
 mod drive;
 mod map;
 mod northstar;
@@ -82,6 +83,12 @@ pub struct AgentsArgs {
     /// searches then get less time per frame than in a game running at 60 frames per second).
     #[arg(long)]
     pub unpaced: bool,
+    /// Run `bevy_astar` twice, side by side: agents that walk through each other, then agents
+    /// with `Avoidance` (local avoidance); `--peer` is ignored. The report adds how deep agents
+    /// stand in each other, the agents stuck for more than 5 s, and the CPU time of every
+    /// thread.
+    #[arg(long)]
+    pub crowd: bool,
 }
 
 /// The plugin measured beside this project's.
@@ -295,10 +302,26 @@ pub trait Contender {
     fn waiting(&self, world: &mut World) -> usize;
     /// The library's running counters.
     fn counters(&self, world: &World) -> Counters;
+    /// Called once the warm-up is over, before the first measured frame.
+    fn begin_measurement(&self, world: &mut World) {
+        let _ = world;
+    }
+    /// What the crowd meter saw over the measured frames, for contenders that run one.
+    fn crowd_figures(&self, world: &World) -> Option<crowd_meter::CrowdFigures> {
+        let _ = world;
+        None
+    }
 }
 
-/// Every contender, this project's plugin first.
+/// Every contender, this project's plugin first; with `--crowd`, the plugin without and with
+/// avoidance.
 fn roster(args: &AgentsArgs) -> Vec<Box<dyn Contender>> {
+    if args.crowd {
+        return vec![
+            Box::new(ours::Ours::new(args)),
+            Box::new(ours::Ours::new(args).with_crowd()),
+        ];
+    }
     vec![
         Box::new(ours::Ours::new(args)),
         Box::new(northstar::Northstar::new(args.northstar_mode)),
@@ -318,7 +341,7 @@ pub fn run(args: &AgentsArgs) -> Result<bool, String> {
     );
     let mut runs = Vec::new();
     for (index, contender) in roster.iter().enumerate() {
-        if index > 0 && args.peer == Peer::None {
+        if index > 0 && args.peer == Peer::None && !args.crowd {
             break;
         }
         eprintln!("agents: warming up {}", contender.library());
@@ -332,6 +355,7 @@ pub fn run(args: &AgentsArgs) -> Result<bool, String> {
 mod tests {
     use super::*;
     use astar_grid::Grid;
+    use record::RunRecord;
     use bevy_astar::NavGrid;
 
     fn small_args(peer: Peer) -> AgentsArgs {
@@ -347,6 +371,7 @@ mod tests {
             max_paths_applied_per_frame: None,
             speed: 6.0,
             unpaced: false,
+            crowd: false,
         }
     }
 
@@ -395,6 +420,30 @@ mod tests {
     }
 
     #[test]
+    fn a_crowd_run_sets_avoiding_agents_beside_plain_ones_and_meters_both() {
+        let args = AgentsArgs {
+            crowd: true,
+            unpaced: true,
+            ..small_args(Peer::Northstar)
+        };
+        let roster = roster(&args);
+        let libraries: Vec<&str> = roster.iter().map(|contender| contender.library()).collect();
+        assert_eq!(libraries, ["bevy_astar", "bevy_astar+orca"]);
+        let scenario = Scenario::new(&args, &roster).unwrap();
+        let runs: Vec<RunRecord> = roster
+            .iter()
+            .map(|contender| drive::run(&**contender, &scenario).unwrap())
+            .collect();
+        let figures: Vec<_> = runs.iter().map(|run| run.crowd.unwrap()).collect();
+        // 120 measured frames, a sample every 10.
+        assert!(figures.iter().all(|figures| figures.samples == 12));
+        // Plain followers on shared routes stand in each other; avoiding ones hardly.
+        assert!(figures[0].penetration_p99 > 0.5, "{:?}", figures[0]);
+        assert!(figures[1].penetration_p99 < 0.1, "{:?}", figures[1]);
+        assert!(runs.iter().all(|run| run.cpu_time.is_some()));
+    }
+
+    #[test]
     fn arguments_out_of_range_are_refused() {
         let args = |agents, seconds, size, speed| AgentsArgs {
             agents,
@@ -408,6 +457,7 @@ mod tests {
             max_paths_applied_per_frame: None,
             speed,
             unpaced: true,
+            crowd: false,
         };
         let scenario = |args: AgentsArgs| Scenario::new(&args, &roster(&args));
         assert!(scenario(args(0, 1, 64, 1.0)).is_err());

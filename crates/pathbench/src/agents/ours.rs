@@ -7,6 +7,7 @@
 //! the agent has got to. Agents walk their old path while they wait for the new one. The plugin
 //! moves them itself: there is no game code to time.
 
+use super::crowd_meter::{CrowdFigures, CrowdMeter, Indexed, meter_crowd};
 use super::record::{Counters, FrameStamps, Placement, Repath, RepathWatch, Watched, stamp};
 use super::{AgentsArgs, Contender, Scenario, cell_at, cell_center};
 use bevy::prelude::*;
@@ -24,6 +25,8 @@ struct Walker {
 /// `AStarPlugin` under the scenario, with the settings the arguments change.
 pub struct Ours {
     settings: PathfindingSettings,
+    /// Whether the agents avoid each other (`Avoidance`).
+    crowd: bool,
 }
 
 impl Ours {
@@ -40,12 +43,30 @@ impl Ours {
                     .unwrap_or(defaults.max_paths_applied_per_frame),
                 ..defaults
             },
+            crowd: false,
         }
+    }
+
+    /// The same contender with agents that avoid each other.
+    #[must_use]
+    pub const fn with_crowd(mut self) -> Self {
+        self.crowd = true;
+        self
     }
 }
 
+impl Indexed for Walker {
+    fn index(&self) -> usize {
+        self.index
+    }
+}
+
+/// How near the goal's centre, in cells, an agent that avoids others counts as arrived (the
+/// plugin stops it within its arrival reach when others stand on the goal).
+const CROWD_ARRIVAL: f32 = 3.0;
+
 /// The headless app: the plugin, the grid, the agents and the timestamp systems.
-fn build_app(settings: &PathfindingSettings, scenario: &Scenario) -> App {
+fn build_app(settings: &PathfindingSettings, scenario: &Scenario, crowd: bool) -> App {
     let mut app = App::new();
     let plugin = AStarPlugin::default().with_settings(settings.clone());
 
@@ -55,6 +76,8 @@ fn build_app(settings: &PathfindingSettings, scenario: &Scenario) -> App {
         ))
         .insert_resource(NavGrid::new(scenario.map.grid.clone()))
         .init_resource::<FrameStamps>()
+        .init_resource::<CrowdMeter>()
+        .add_systems(Last, meter_crowd::<Walker>)
         .add_systems(
             Update,
             (
@@ -90,6 +113,15 @@ fn build_app(settings: &PathfindingSettings, scenario: &Scenario) -> App {
                 .collect::<Vec<_>>(),
         )
         .for_each(drop);
+    if crowd {
+        let mut walkers = app.world_mut().query_filtered::<Entity, With<Walker>>();
+        let entities: Vec<Entity> = walkers.iter(app.world()).collect();
+        for entity in entities {
+            app.world_mut()
+                .entity_mut(entity)
+                .insert(Avoidance::default());
+        }
+    }
     app.finish();
     app.cleanup();
     app
@@ -111,7 +143,7 @@ fn restart(
 }
 
 /// Restarts agents that reached the goal or whose search failed; returns (arrivals, failures).
-fn restart_finished(world: &mut World, scenario: &Scenario) -> (u64, u64) {
+fn restart_finished(world: &mut World, scenario: &Scenario, crowd: bool) -> (u64, u64) {
     let size = scenario.map.size();
     let goal = scenario.map.goal;
     let mut agents = world.query::<(
@@ -124,9 +156,13 @@ fn restart_finished(world: &mut World, scenario: &Scenario) -> (u64, u64) {
     let (mut arrivals, mut failures) = (0, 0);
     for (mut walker, path, follower, mut transform, mut request) in agents.iter_mut(world) {
         let failed = path.status.failure().is_some();
-        let arrived = path.is_found()
-            && follower.is_finished()
-            && cell_at(transform.translation.truncate(), size) == Some(goal);
+        let position = transform.translation.truncate();
+        let at_goal = if crowd {
+            position.distance(cell_center(goal)) <= CROWD_ARRIVAL
+        } else {
+            cell_at(position, size) == Some(goal)
+        };
+        let arrived = path.is_found() && follower.is_finished() && at_goal;
         if failed || arrived {
             arrivals += u64::from(arrived);
             failures += u64::from(failed);
@@ -241,7 +277,11 @@ fn repath_status(world: &World, grid: &Grid, agent: &Watched) -> Repath {
 
 impl Contender for Ours {
     fn library(&self) -> &'static str {
-        "bevy_astar"
+        if self.crowd {
+            "bevy_astar+orca"
+        } else {
+            "bevy_astar"
+        }
     }
 
     fn search(&self) -> String {
@@ -259,7 +299,11 @@ impl Contender for Ours {
             } else {
                 ""
             }
-        )
+        ) + if self.crowd {
+            "; agents avoid each other (Avoidance: ORCA)"
+        } else {
+            ""
+        }
     }
 
     fn plugin_sets(&self) -> &'static [&'static str] {
@@ -267,7 +311,15 @@ impl Contender for Ours {
     }
 
     fn build_app(&self, scenario: &Scenario) -> App {
-        build_app(&self.settings, scenario)
+        build_app(&self.settings, scenario, self.crowd)
+    }
+
+    fn begin_measurement(&self, world: &mut World) {
+        world.resource_mut::<CrowdMeter>().begin();
+    }
+
+    fn crowd_figures(&self, world: &World) -> Option<CrowdFigures> {
+        Some(world.resource::<CrowdMeter>().figures())
     }
 
     fn plugin_spans(&self, stamps: &FrameStamps) -> Result<(Duration, Vec<Duration>), String> {
@@ -282,7 +334,7 @@ impl Contender for Ours {
     }
 
     fn restart_finished(&self, world: &mut World, scenario: &Scenario) -> (u64, u64) {
-        restart_finished(world, scenario)
+        restart_finished(world, scenario, self.crowd)
     }
 
     fn place_tower(

@@ -204,6 +204,11 @@ pub struct RunRecord {
     pub failures: u64,
     /// Wall-clock time of the measured frames.
     pub wall_time: Duration,
+    /// CPU time of the whole process over the measured frames, every thread included (`None`
+    /// where the platform does not tell).
+    pub cpu_time: Option<Duration>,
+    /// What the crowd meter saw (`--crowd` runs only).
+    pub crowd: Option<super::crowd_meter::CrowdFigures>,
 }
 
 /// A library's running counters, read after the warm-up and at the end of a run.

@@ -27,6 +27,15 @@ struct Figures {
     edit: Spread,
     reaction: Spread,
     waiting: Spread,
+    seconds: f64,
+}
+
+/// CPU time of the whole process per measured frame, in milliseconds, where known.
+fn cpu_per_frame(record: &RunRecord) -> Option<f64> {
+    let frames = record.plugin.frames.len().max(1) as f64;
+    record
+        .cpu_time
+        .map(|time| time.as_secs_f64() * 1e3 / frames)
 }
 
 impl Figures {
@@ -61,6 +70,7 @@ impl Figures {
             waiting: Spread::of(record.waiting.iter().map(|&count| count as f64)),
             edit: durations(|p| p.edit_time),
             reaction: durations(|p| p.reaction_time),
+            seconds,
         }
     }
 
@@ -114,6 +124,14 @@ impl Figures {
             "failures": record.failures,
             "warmup_frames": record.warmup_frames,
             "wall_seconds": record.wall_time.as_secs_f64(),
+            "cpu_ms_per_frame": cpu_per_frame(record),
+            "arrivals_per_second": record.arrivals as f64 / self.seconds,
+            "crowd": record.crowd.map(|crowd| json!({
+                "penetration_mean": crowd.penetration_mean,
+                "penetration_p99": crowd.penetration_p99,
+                "stuck_over_5_s": crowd.stuck,
+                "samples": crowd.samples,
+            })),
             "target_p99_under_1ms": p99_met,
             "target_repath_within_4_frames": repath_met,
         })
@@ -243,6 +261,26 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
     each("arrivals / failed searches / crushed", &|f, run| {
         format!("{} / {} / {}", run.arrivals, run.failures, f.crushed)
     });
+    each("arrivals per simulated second", &|f, run| {
+        format!("{:.1}", run.arrivals as f64 / f.seconds)
+    });
+    each("CPU of every thread, ms/frame (mean)", &|_, run| {
+        cpu_per_frame(run).map_or_else(|| "unknown".to_owned(), milliseconds)
+    });
+    if runs.iter().any(|run| run.crowd.is_some()) {
+        each("penetration, fraction of radius: mean", &|_, run| {
+            run.crowd
+                .map_or_else(|| "-".to_owned(), |c| format!("{:.3}", c.penetration_mean))
+        });
+        each("  p99", &|_, run| {
+            run.crowd
+                .map_or_else(|| "-".to_owned(), |c| format!("{:.3}", c.penetration_p99))
+        });
+        each("agents stuck for more than 5 s", &|_, run| {
+            run.crowd
+                .map_or_else(|| "-".to_owned(), |c| format!("{}", c.stuck))
+        });
+    }
     each("warm-up frames", &|_, run| format!("{}", run.warmup_frames));
     each("wall-clock of measured frames, s", &|_, run| {
         format!("{:.1}", run.wall_time.as_secs_f64())
