@@ -144,8 +144,8 @@ impl Default for CrowdSettings {
         Self {
             time_horizon: core.time_horizon,
             wall_time_horizon: core.wall_time_horizon,
-            neighbour_distance: core.neighbour_distance,
-            max_neighbours: core.max_neighbours,
+            neighbour_distance: 3.0,
+            max_neighbours: 8,
             stuck_after: Duration::from_secs(3),
             stuck_distance: 0.25,
             agents_per_task: 512,
