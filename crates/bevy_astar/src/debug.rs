@@ -92,7 +92,7 @@ pub struct AStarGizmos {
     pub blocked_profile: ProfileId,
     /// The crosses' colour.
     pub blocked_color: Color,
-    /// Whether agents with [`Avoidance`](crate::Avoidance) are drawn: a circle of their radius
+    /// Whether agents with [`Avoidance`] are drawn: a circle of their radius
     /// and their desired and actual velocities (half a second's travel).
     pub draw_crowds: bool,
     /// The avoiding agents' circles.

@@ -10,7 +10,7 @@
 //! Each frame, for the avoiding agents of each terrain profile (a crowd per profile: flyers do
 //! not bump into walkers):
 //!
-//! 1. **Gather** ([`plugin`]): each agent's position in grid space, its radius (from its
+//! 1. **Gather**: each agent's position in grid space, its radius (from its
 //!    footprint, [`astar_grid::crowd::footprint_radius`], unless [`Avoidance::radius`] says), its
 //!    top speed (the follower's), and its *preferred velocity*: full speed towards its next
 //!    waypoint (for a one-cell agent, the furthest of the next few that its cell sees). A waypoint counts as passed within the agent's radius of it. An agent whose

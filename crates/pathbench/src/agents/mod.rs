@@ -355,8 +355,8 @@ pub fn run(args: &AgentsArgs) -> Result<bool, String> {
 mod tests {
     use super::*;
     use astar_grid::Grid;
-    use record::RunRecord;
     use bevy_astar::NavGrid;
+    use record::RunRecord;
 
     fn small_args(peer: Peer) -> AgentsArgs {
         AgentsArgs {
