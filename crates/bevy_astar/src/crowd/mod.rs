@@ -10,12 +10,13 @@
 //! Each frame, for the avoiding agents of each terrain profile (a crowd per profile: flyers do
 //! not bump into walkers):
 //!
-//! 1. **Gather**: each agent's position in grid space, its radius (from its
-//!    footprint, [`astar_grid::crowd::footprint_radius`], unless [`Avoidance::radius`] says), its
-//!    top speed (the follower's), and its *preferred velocity*: full speed towards its next
-//!    waypoint (for a one-cell agent, the furthest of the next few that its cell sees). A waypoint counts as passed within the agent's radius of it. An agent whose
-//!    cell was just blocked under it (a tower landed on it) is first put back on the nearest
-//!    legal ground.
+//! 1. **Gather**: each agent's position in grid space, its radius (from its footprint,
+//!    [`astar_grid::crowd::footprint_radius`], unless [`Avoidance::radius`] says), its top speed
+//!    (the follower's), and its *preferred velocity*: full speed towards its next waypoint (for a
+//!    one-cell agent, the furthest of the next few that its cell sees). A waypoint counts as
+//!    passed within the agent's radius of it, or once the agent is past it along the next leg;
+//!    the last one on it. An agent whose cell was just blocked under it (a tower landed on it)
+//!    is first put back on the nearest legal ground.
 //! 2. **Plan**: ORCA, the optimal reciprocal collision avoidance of van den Berg et al.
 //!    ([`astar_grid::crowd`]), picks for each agent the velocity nearest its preferred one that
 //!    keeps it off its nearest neighbours for [`CrowdSettings::time_horizon`] seconds and off the
