@@ -50,6 +50,9 @@ struct Target {
     last: bool,
     /// The path revision and the waypoint's index.
     key: (u64, usize),
+    /// Whether the agent's cell sees the point (a straight line crosses no wall); a one-cell
+    /// agent the crowd pushed out of sight of its path searches again sooner.
+    seen: bool,
 }
 
 /// World space to the grid space of the core's crowd (cells, `y` along the rows).
@@ -149,12 +152,13 @@ fn priority_of(avoidance: &Avoidance, request: &PathRequest) -> u32 {
 
 /// Passes the waypoints the agent at `position` is done with, and returns the next one. A
 /// waypoint is done with within `reach` cells of it, or once the agent is past it along the
-/// leg that follows (pushed aside by the crowd, it need not come back to the point itself);
+/// leg that follows and sees the waypoint after it (pushed aside by the crowd, it need not come
+/// back to the point itself, but a wall between it and the next leg keeps it on this one);
 /// the last is done with within [`LAST_REACH`].
 fn next_target(
     follower: &mut PathFollower,
     path: &Path,
-    space: GridSpace,
+    (space, walls): (GridSpace, &Grid),
     position: Vector,
     reach: f32,
 ) -> Option<Target> {
@@ -166,10 +170,10 @@ fn next_target(
         // The last waypoint is reached on it, not near it.
         let reach = if last { reach.min(LAST_REACH) } else { reach };
         let within = (point - position).length_squared() <= reach * reach;
-        let past = path
-            .waypoints
-            .get(index + 1)
-            .is_some_and(|&next| (position - point).dot(space.point(next) - point) > 0.0);
+        let past = path.waypoints.get(index + 1).is_some_and(|&next| {
+            let next = space.point(next);
+            (position - point).dot(next - point) > 0.0 && sees(walls, position, next)
+        });
         if within || past {
             follower.pass_waypoint(&path.waypoints);
             if last {
@@ -181,6 +185,7 @@ fn next_target(
             point,
             last,
             key: (path.revision, index),
+            seen: true,
         });
     }
 }
@@ -201,25 +206,34 @@ fn look_ahead(
     position: Vector,
     walls: &Grid,
 ) -> Target {
-    let cell_of = |point: Vector| {
-        (point.x >= 0.0 && point.y >= 0.0).then(|| Cell::new(point.x as u32, point.y as u32))
-    };
-    let Some(from) = cell_of(position) else {
-        return target;
-    };
     let (revision, index) = target.key;
     let end = (index + LOOKAHEAD).min(path.waypoints.len().saturating_sub(1));
     for ahead in (index + 1..=end).rev() {
         let point = space.point(path.waypoints[ahead]);
-        if cell_of(point).is_some_and(|to| line_of_sight(walls, from, to, Movement::EIGHT)) {
+        if sees(walls, position, point) {
             return Target {
                 point,
                 last: ahead + 1 == path.waypoints.len(),
                 key: (revision, index),
+                seen: true,
             };
         }
     }
-    target
+    Target {
+        seen: sees(walls, position, target.point),
+        ..target
+    }
+}
+
+/// Whether the cell at `from` sees the cell at `to` (grid space): a straight line between their
+/// centres crosses no wall.
+fn sees(walls: &Grid, from: Vector, to: Vector) -> bool {
+    let cell_of = |point: Vector| {
+        (point.x >= 0.0 && point.y >= 0.0).then(|| Cell::new(point.x as u32, point.y as u32))
+    };
+    cell_of(from)
+        .zip(cell_of(to))
+        .is_some_and(|(from, to)| line_of_sight(walls, from, to, Movement::EIGHT))
 }
 
 /// The velocity an agent would take with nobody in the way: full speed towards an
@@ -341,13 +355,15 @@ pub(crate) fn gather_crowds(
         let mut agent = CrowdAgent::new(position, radius, space.cells(follower.speed.max(0.0)));
         agent.velocity = space.velocity(velocity.actual);
         // Lines of sight are a one-cell agent's: larger ones keep to their waypoints.
-        let target = next_target(&mut follower, path, space, position, radius).map(|target| {
-            if request.size <= 1 {
-                look_ahead(target, path, space, position, &crowd.walls)
-            } else {
-                target
-            }
-        });
+        let walls = &crowd.walls;
+        let target =
+            next_target(&mut follower, path, (space, walls), position, radius).map(|target| {
+                if request.size <= 1 {
+                    look_ahead(target, path, space, position, &crowd.walls)
+                } else {
+                    target
+                }
+            });
         agent.preferred_velocity = match target {
             Some(_) => preferred_velocity(&agent, target, time_step),
             None => holding_velocity(&agent, path, space, time_step),
@@ -412,6 +428,10 @@ pub(crate) fn plan_crowds(
     }
 }
 
+/// The share of [`CrowdSettings::stuck_after`] an agent out of sight of its waypoint waits
+/// without progress before it searches again.
+const BLIND_PATIENCE: f32 = 1.0 / 6.0;
+
 /// What an agent's progress says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Progress {
@@ -444,6 +464,12 @@ fn judge_progress(
         return Progress::Moving;
     }
     progress.waited += time_step;
+    // Out of sight of its waypoint (pushed behind a corner), it does not wait for a queue.
+    if !target.seen && progress.waited >= settings.stuck_after.as_secs_f32() * BLIND_PATIENCE {
+        progress.waited = 0.0;
+        progress.best = distance;
+        return Progress::Stuck;
+    }
     if progress.waited < settings.stuck_after.as_secs_f32() {
         return Progress::Moving;
     }
@@ -565,6 +591,7 @@ mod tests {
             point: Vector::new(5.0, 5.0),
             last,
             key,
+            seen: true,
         }
     }
 
@@ -613,6 +640,30 @@ mod tests {
             &settings,
         );
         assert_eq!((progress.target, progress.waited), ((1, 2), 0.0));
+    }
+
+    #[test]
+    fn an_agent_out_of_sight_of_its_waypoint_searches_again_sooner_even_in_a_queue() {
+        let settings = settings();
+        let blind = Target {
+            seen: false,
+            ..target((1, 1), false)
+        };
+        let mut progress = CrowdProgress::default();
+        judge_progress(&mut progress, blind, (9.0, 0.45), || true, 0.1, &settings);
+        let mut waited = 0.0;
+        let outcome = loop {
+            waited += 0.1;
+            match judge_progress(&mut progress, blind, (9.0, 0.45), || true, 0.1, &settings) {
+                Progress::Moving => {}
+                outcome => break outcome,
+            }
+        };
+        assert_eq!(outcome, Progress::Stuck);
+        assert!(
+            waited < settings.stuck_after.as_secs_f32() * 0.25,
+            "{waited}"
+        );
     }
 
     #[test]

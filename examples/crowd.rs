@@ -1,0 +1,165 @@
+//! Crowds that pass each other: two halls joined by a corridor three cells wide and a door one
+//! cell wide. A left click in a hall sends a squad of twelve agents from there to the other
+//! hall; squads from both sides meet in the corridor and pass each other, each agent with
+//! `Avoidance` (local avoidance, see `bevy_astar::crowd`). A right click sends a squad without
+//! avoidance, for comparison: those walk through everyone. The overlay draws each avoiding
+//! agent's radius, its desired velocity (orange) and its actual velocity (green).
+//!
+//! `cargo run --release --example crowd`
+
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_astar::prelude::*;
+use bevy_astar_examples::scripted_input::ScriptedInputPlugin;
+
+const CELL: f32 = 24.0;
+const WIDTH: u32 = 44;
+const HEIGHT: u32 = 24;
+/// Agents a click sends.
+const SQUAD: u32 = 12;
+/// World units per second: three cells a second.
+const SPEED: f32 = CELL * 3.0;
+
+fn main() {
+    App::new()
+        .add_plugins((
+            DefaultPlugins.set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "bevy_astar: crowd".into(),
+                    resolution: (1120, 640).into(),
+                    ..default()
+                }),
+                ..default()
+            }),
+            AStarPlugin::default(),
+            AStarDebugPlugin::default(),
+            ScriptedInputPlugin,
+        ))
+        .insert_resource(nav_grid())
+        .add_systems(Startup, setup)
+        .add_systems(Update, (send_squads, leave_at_the_goal))
+        .run();
+}
+
+/// Two 14-cell halls at either end; between them a wall with a corridor three cells wide
+/// (rows 6 to 8) and a door one cell wide (row 16).
+fn nav_grid() -> NavGrid {
+    let size = Vec2::new(WIDTH as f32, HEIGHT as f32) * CELL;
+    let mut nav = NavGrid::new(Grid::new(WIDTH, HEIGHT))
+        .with_cell_size(Vec2::new(CELL, -CELL))
+        .with_origin(Vec2::new(-size.x, size.y) / 2.0);
+    nav.fill_rect(Cell::new(14, 0), Cell::new(29, 5), 0);
+    nav.fill_rect(Cell::new(14, 9), Cell::new(29, 15), 0);
+    nav.fill_rect(Cell::new(14, 17), Cell::new(29, 23), 0);
+    nav
+}
+
+/// An agent and the hall it heads for.
+#[derive(Component)]
+struct Walker;
+
+fn setup(mut commands: Commands, nav: Res<NavGrid>) {
+    commands.spawn(Camera2d);
+    let floor = Vec2::new(WIDTH as f32, HEIGHT as f32) * CELL;
+    let ground = Sprite::from_color(Color::srgb(0.08, 0.09, 0.11), floor);
+    commands.spawn((ground, Transform::from_xyz(0.0, 0.0, -1.0)));
+    for (cell, cost) in nav.grid().cells() {
+        if cost == 0 {
+            let wall = Sprite::from_color(Color::srgb(0.45, 0.47, 0.52), Vec2::splat(CELL));
+            commands.spawn((
+                wall,
+                Transform::from_translation(nav.cell_center(cell).extend(0.0)),
+            ));
+        }
+    }
+    commands.spawn((
+        Text2d::new(
+            "Left click in a hall: a squad that avoids others. Right click: one that does not.",
+        ),
+        TextFont::from_font_size(16.0),
+        Transform::from_xyz(0.0, floor.y / 2.0 + 16.0, 2.0),
+    ));
+}
+
+/// The cell under the cursor, if the cursor is over the map.
+fn cursor_cell(
+    window: &Window,
+    camera: (&Camera, &GlobalTransform),
+    nav: &NavGrid,
+) -> Option<Cell> {
+    let position = window.cursor_position()?;
+    let world = camera.0.viewport_to_world_2d(camera.1, position).ok()?;
+    nav.world_to_cell(world)
+}
+
+/// Where a squad sent from `cell` goes: the same place in the other hall.
+fn mirror(cell: Cell) -> Cell {
+    Cell::new(WIDTH - 1 - cell.x, cell.y)
+}
+
+/// The cells of a squad around `centre`: free cells of the grid, nearest first.
+fn squad_cells(nav: &NavGrid, centre: Cell) -> Vec<Cell> {
+    let mut cells: Vec<Cell> = nav
+        .grid()
+        .cells()
+        .filter(|&(cell, cost)| cost != 0 && cell.x.abs_diff(centre.x) <= 3)
+        .map(|(cell, _)| cell)
+        .filter(|cell| cell.y.abs_diff(centre.y) <= 3)
+        .collect();
+    cells.sort_by_key(|cell| cell.x.abs_diff(centre.x).pow(2) + cell.y.abs_diff(centre.y).pow(2));
+    cells.truncate(SQUAD as usize);
+    cells
+}
+
+/// A left click sends an avoiding squad from the hall clicked to the other, a right click one
+/// without avoidance.
+fn send_squads(
+    mut commands: Commands,
+    buttons: Res<ButtonInput<MouseButton>>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    camera: Single<(&Camera, &GlobalTransform)>,
+    nav: Res<NavGrid>,
+) {
+    let avoiding = buttons.just_pressed(MouseButton::Left);
+    if !(avoiding || buttons.just_pressed(MouseButton::Right)) {
+        return;
+    }
+    let Some(centre) = cursor_cell(&window, *camera, &nav).filter(|&cell| nav.is_walkable(cell))
+    else {
+        return;
+    };
+    let color = if centre.x < WIDTH / 2 {
+        Color::srgb(0.35, 0.7, 1.0)
+    } else {
+        Color::srgb(1.0, 0.55, 0.35)
+    };
+    for cell in squad_cells(&nav, centre) {
+        let mut agent = commands.spawn((
+            Walker,
+            PathRequest::new(cell, mirror(cell)).with_smoothing(true),
+            PathFollower::new(SPEED),
+            Sprite::from_color(color, Vec2::splat(CELL * 0.7)),
+            Transform::from_translation(nav.cell_center(cell).extend(1.0)),
+        ));
+        if avoiding {
+            agent.insert(Avoidance::default());
+        } else {
+            agent.insert(Sprite::from_color(
+                color.with_alpha(0.45),
+                Vec2::splat(CELL * 0.7),
+            ));
+        }
+    }
+}
+
+/// Agents that have walked their path leave the map.
+fn leave_at_the_goal(
+    mut commands: Commands,
+    agents: Query<(Entity, &PathFollower, &Path), With<Walker>>,
+) {
+    for (entity, follower, path) in &agents {
+        if follower.is_finished() && path.is_found() {
+            commands.entity(entity).despawn();
+        }
+    }
+}
