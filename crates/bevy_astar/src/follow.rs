@@ -1,7 +1,7 @@
 //! Path following: moves an agent's `Transform` along its path's waypoints.
 
-use crate::Path;
 use crate::crowd::Avoidance;
+use crate::{Path, PathRequest};
 use bevy::prelude::*;
 
 /// Moves the agent's [`Transform`] along its [`Path`]'s waypoints at `speed` world units per
@@ -64,14 +64,17 @@ impl PathFollower {
     }
 }
 
-/// Advances every follower without [`Avoidance`] along its path (the crowd systems steer the
-/// others, see [`crate::crowd`]).
+/// Followers the crowd systems do not steer: without [`Avoidance`], or without a request.
+type NotSteered = Or<(Without<Avoidance>, Without<PathRequest>)>;
+
+/// Advances every follower without [`Avoidance`] (or without a [`PathRequest`](crate::PathRequest)
+/// to say its kind) along its path; the crowd systems steer the others, see [`crate::crowd`].
 ///
 /// Most frames move an agent part of the way to its next waypoint; the waypoint is kept in the
 /// follower, so those frames touch only the follower, the path's revision and the transform.
 pub(crate) fn follow_paths(
     time: Res<Time>,
-    mut followers: Query<(&Path, &mut PathFollower, &mut Transform), Without<Avoidance>>,
+    mut followers: Query<(&Path, &mut PathFollower, &mut Transform), NotSteered>,
 ) {
     let delta = time.delta_secs();
     for (path, follower, mut transform) in &mut followers {

@@ -337,3 +337,41 @@ fn a_two_by_two_agent_passes_a_gap_two_cells_wide() {
         "{at} against {goal_position}"
     );
 }
+
+#[test]
+fn a_follower_with_avoidance_but_no_request_walks_its_path_as_before() {
+    let mut app = app_with_grid(AStarPlugin::default(), Grid::new(12, 4));
+    let waypoints = vec![Vec2::new(15.0, 15.0), Vec2::new(95.0, 15.0)];
+    let agent = app
+        .world_mut()
+        .spawn((
+            Path {
+                status: PathStatus::Found,
+                waypoints: waypoints.clone(),
+                revision: 1,
+                ..Path::default()
+            },
+            PathFollower::new(SPEED),
+            Avoidance::default(),
+            Transform::from_translation(waypoints[0].extend(0.0)),
+        ))
+        .id();
+    // The first update's clock advances by nothing.
+    for frame in 1..=10 {
+        app.update();
+        let at = app
+            .world()
+            .get::<Transform>(agent)
+            .expect("an agent")
+            .translation;
+        let expected = walk_along(
+            waypoints[0],
+            &waypoints[1..],
+            SPEED * FRAME.as_secs_f32() * (frame - 1) as f32,
+        );
+        assert!(
+            at.truncate().distance(expected) < 1e-3,
+            "frame {frame}: {at} against {expected}"
+        );
+    }
+}

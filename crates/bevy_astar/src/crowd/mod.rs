@@ -48,9 +48,11 @@ pub(crate) use plugin::{CrowdScratch, gather_crowds, move_crowds, plan_crowds};
 use bevy::prelude::*;
 use core::time::Duration;
 
-/// Turns local avoidance on for a [`PathFollower`](crate::PathFollower): the agent is steered
-/// round the other avoiding agents of its terrain profile and along the walls, and searches
-/// again when it stops making progress (see [`crate::crowd`]).
+/// Turns local avoidance on for a [`PathFollower`](crate::PathFollower) with a
+/// [`PathRequest`](crate::PathRequest) (whose size and profile it avoids as; a follower without
+/// a request walks as without avoidance): the agent is steered round the other avoiding agents
+/// of its terrain profile and along the walls, and searches again when it stops making progress
+/// (see [`crate::crowd`]).
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -70,6 +72,9 @@ use core::time::Duration;
 pub struct Avoidance {
     /// The agent's radius in world units; `None` for its footprint's
     /// ([`astar_grid::crowd::footprint_radius`] of its request's size, times the cell size).
+    /// It may be smaller than the footprint's, not larger (its paths are searched for the
+    /// footprint); a radius that is not a positive number counts as the footprint's. Cells that
+    /// are not square measure it by their shorter side, and the top speed by the longer.
     pub radius: Option<f32>,
     /// Its priority where it meets an agent walking against it: the lower gives way. `None`
     /// for a priority derived from where its request's goal lies, the same for every agent

@@ -9,8 +9,8 @@ use crate::{
     NavGrid, Path, PathFollower, PathRequest, PathfindingStats, ProfileId, TerrainProfiles,
 };
 use astar_grid::crowd::{
-    CrowdAgent, Neighbour, NeighbourGrid, PlanningContext, Vector, VelocityPlanner, disc_fits,
-    footprint_radius, move_agents, nearest_legal_position,
+    CrowdAgent, MIN_RADIUS, Neighbour, NeighbourGrid, PlanningContext, Vector, VelocityPlanner,
+    disc_fits, footprint_radius, move_agents, nearest_legal_position,
 };
 use astar_grid::{Cell, Grid, Movement, line_of_sight};
 use bevy::prelude::*;
@@ -103,6 +103,24 @@ impl GridSpace {
     fn cells(self, length: f32) -> f32 {
         length / self.cell.x.abs().min(self.cell.y.abs())
     }
+
+    /// A world speed in cells per second, by the longer cell side: on cells that are not
+    /// square an agent is never faster than its follower's speed, along either axis.
+    fn speed_in_cells(self, speed: f32) -> f32 {
+        speed / self.cell.x.abs().max(self.cell.y.abs())
+    }
+}
+
+/// The radius of an agent's disc in cells: its footprint's, or the smaller one its
+/// [`Avoidance::radius`] asks for (a larger disc would not fit the ways its footprint was
+/// searched for; a radius that is not a positive number counts as the footprint's).
+fn radius_of(avoidance: &Avoidance, size: u8, space: GridSpace) -> f32 {
+    let footprint = footprint_radius(size);
+    avoidance
+        .radius
+        .map(|radius| space.cells(radius))
+        .filter(|radius| *radius > 0.0)
+        .map_or(footprint, |radius| radius.clamp(MIN_RADIUS, footprint))
 }
 
 impl Crowd {
@@ -158,7 +176,7 @@ fn priority_of(avoidance: &Avoidance, request: &PathRequest) -> u32 {
 fn next_target(
     follower: &mut PathFollower,
     path: &Path,
-    (space, walls): (GridSpace, &Grid),
+    (space, walls): (GridSpace, Option<&Grid>),
     position: Vector,
     reach: f32,
 ) -> Option<Target> {
@@ -172,7 +190,8 @@ fn next_target(
         let within = (point - position).length_squared() <= reach * reach;
         let past = path.waypoints.get(index + 1).is_some_and(|&next| {
             let next = space.point(next);
-            (position - point).dot(next - point) > 0.0 && sees(walls, position, next)
+            (position - point).dot(next - point) > 0.0
+                && walls.is_some_and(|walls| sees(walls, position, next))
         });
         if within || past {
             follower.pass_waypoint(&path.waypoints);
@@ -211,10 +230,11 @@ fn look_ahead(
     for ahead in (index + 1..=end).rev() {
         let point = space.point(path.waypoints[ahead]);
         if sees(walls, position, point) {
+            // Progress is measured towards the waypoint aimed at.
             return Target {
                 point,
                 last: ahead + 1 == path.waypoints.len(),
-                key: (revision, index),
+                key: (revision, ahead),
                 seen: true,
             };
         }
@@ -343,25 +363,23 @@ pub(crate) fn gather_crowds(
             &mut layers,
         );
         let crowd = &mut scratch.crowds[index];
-        let radius = avoidance
-            .radius
-            .map_or_else(|| footprint_radius(request.size), |r| space.cells(r));
+        let radius = radius_of(avoidance, request.size, space);
         let mut position = space.point(transform.translation.truncate());
         if let Some(legal) = pushed_out(&crowd.walls, position, radius) {
             position = legal;
             transform.translation = space.world(legal).extend(transform.translation.z);
             stats.crowd_agents_pushed_out += 1;
         }
-        let mut agent = CrowdAgent::new(position, radius, space.cells(follower.speed.max(0.0)));
+        let speed = space.speed_in_cells(follower.speed.max(0.0));
+        let mut agent = CrowdAgent::new(position, radius, speed);
         agent.velocity = space.velocity(velocity.actual);
         // Lines of sight are a one-cell agent's: larger ones keep to their waypoints.
-        let walls = &crowd.walls;
+        let sight = (request.size <= 1).then_some(&*crowd.walls);
         let target =
-            next_target(&mut follower, path, (space, walls), position, radius).map(|target| {
-                if request.size <= 1 {
-                    look_ahead(target, path, space, position, &crowd.walls)
-                } else {
-                    target
+            next_target(&mut follower, path, (space, sight), position, radius).map(|target| {
+                match sight {
+                    Some(walls) => look_ahead(target, path, space, position, walls),
+                    None => target,
                 }
             });
         agent.preferred_velocity = match target {
@@ -708,6 +726,26 @@ mod tests {
             Vector::new(2.0, -2.0)
         );
         assert_eq!(space.cells(8.0), 0.5);
+    }
+
+    #[test]
+    fn a_radius_asked_for_is_at_most_the_footprints_and_speeds_never_exceed_the_followers() {
+        let nav = NavGrid::new(Grid::new(4, 4)).with_cell_size(Vec2::new(32.0, 16.0));
+        let space = GridSpace::of(&nav);
+        let footprint = footprint_radius(1);
+        assert_eq!(radius_of(&Avoidance::default(), 1, space), footprint);
+        assert_eq!(
+            radius_of(&Avoidance::default().with_radius(4.0), 1, space),
+            0.25
+        );
+        for odd in [64.0, -2.0, f32::NAN, 0.0] {
+            let radius = radius_of(&Avoidance::default().with_radius(odd), 1, space);
+            assert!(radius > 0.0 && radius <= footprint, "{odd}: {radius}");
+        }
+        // 4 cells a second... of the longer side: 64 world units a second along x, 32 along y.
+        let speed = space.speed_in_cells(64.0);
+        assert!(space.world_velocity(Vector::new(speed, 0.0)).length() <= 64.0);
+        assert!(space.world_velocity(Vector::new(0.0, speed)).length() <= 64.0);
     }
 
     #[test]
