@@ -145,9 +145,8 @@ fn draw_crowds(
     for (transform, avoidance, velocity, request) in &agents {
         let centre = transform.translation().truncate();
         let size = request.map_or(1, |request| request.size);
-        let radius = avoidance
-            .radius
-            .unwrap_or_else(|| astar_grid::crowd::footprint_radius(size) * cell);
+        // The disc the crowd systems steer, not the radius asked for.
+        let radius = avoidance.radius_in_cells(size, cell) * cell;
         gizmos.circle_2d(centre, radius, overlay.crowd_radius_color);
         let desired = centre + velocity.desired * VELOCITY_DRAWN_FOR;
         gizmos.line_2d(centre, desired, overlay.desired_velocity_color);

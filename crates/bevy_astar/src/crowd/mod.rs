@@ -96,6 +96,20 @@ impl Avoidance {
         self.priority = Some(priority);
         self
     }
+
+    /// The radius of the agent's disc in cells, for an agent of `size` cells on cells whose
+    /// shorter side is `shorter_side` world units: its footprint's, or the smaller one
+    /// [`Avoidance::radius`] asks for (a larger disc would not fit the ways its footprint was
+    /// searched for; a radius that is not a positive number counts as the footprint's).
+    pub(crate) fn radius_in_cells(&self, size: u8, shorter_side: f32) -> f32 {
+        let footprint = astar_grid::crowd::footprint_radius(size);
+        self.radius
+            .map(|radius| radius / shorter_side)
+            .filter(|radius| *radius > 0.0)
+            .map_or(footprint, |radius| {
+                radius.clamp(astar_grid::crowd::MIN_RADIUS, footprint)
+            })
+    }
 }
 
 /// What an avoiding agent wanted to do and did in the last frame, in world units per second:

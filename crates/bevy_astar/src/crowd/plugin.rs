@@ -9,8 +9,8 @@ use crate::{
     NavGrid, Path, PathFollower, PathRequest, PathfindingStats, ProfileId, TerrainProfiles,
 };
 use astar_grid::crowd::{
-    CrowdAgent, MIN_RADIUS, Neighbour, NeighbourGrid, PlanningContext, Vector, VelocityPlanner,
-    disc_fits, footprint_radius, move_agents, nearest_legal_position,
+    CrowdAgent, Neighbour, NeighbourGrid, PlanningContext, Vector, VelocityPlanner, disc_fits,
+    move_agents, nearest_legal_position,
 };
 use astar_grid::{Cell, Grid, Movement, line_of_sight};
 use bevy::prelude::*;
@@ -99,9 +99,9 @@ impl GridSpace {
         Vec2::new(velocity.x, velocity.y) * self.cell
     }
 
-    /// A world length in cells, by the shorter cell side.
-    fn cells(self, length: f32) -> f32 {
-        length / self.cell.x.abs().min(self.cell.y.abs())
+    /// The shorter cell side, in world units.
+    fn shorter_side(self) -> f32 {
+        self.cell.x.abs().min(self.cell.y.abs())
     }
 
     /// A world speed in cells per second, by the longer cell side: on cells that are not
@@ -109,18 +109,6 @@ impl GridSpace {
     fn speed_in_cells(self, speed: f32) -> f32 {
         speed / self.cell.x.abs().max(self.cell.y.abs())
     }
-}
-
-/// The radius of an agent's disc in cells: its footprint's, or the smaller one its
-/// [`Avoidance::radius`] asks for (a larger disc would not fit the ways its footprint was
-/// searched for; a radius that is not a positive number counts as the footprint's).
-fn radius_of(avoidance: &Avoidance, size: u8, space: GridSpace) -> f32 {
-    let footprint = footprint_radius(size);
-    avoidance
-        .radius
-        .map(|radius| space.cells(radius))
-        .filter(|radius| *radius > 0.0)
-        .map_or(footprint, |radius| radius.clamp(MIN_RADIUS, footprint))
 }
 
 impl Crowd {
@@ -258,11 +246,11 @@ fn sees(walls: &Grid, from: Vector, to: Vector) -> bool {
 
 /// The velocity an agent would take with nobody in the way: full speed towards an
 /// intermediate waypoint, slowing to stop on the last.
-fn preferred_velocity(agent: &CrowdAgent, target: Option<Target>, time_step: f32) -> Vector {
-    match target {
-        None => Vector::ZERO,
-        Some(target) if target.last => agent.velocity_towards(target.point, time_step),
-        Some(target) => (target.point - agent.position).normalize_or_zero() * agent.max_speed,
+fn preferred_velocity(agent: &CrowdAgent, target: Target, time_step: f32) -> Vector {
+    if target.last {
+        agent.velocity_towards(target.point, time_step)
+    } else {
+        (target.point - agent.position).normalize_or_zero() * agent.max_speed
     }
 }
 
@@ -363,7 +351,7 @@ pub(crate) fn gather_crowds(
             &mut layers,
         );
         let crowd = &mut scratch.crowds[index];
-        let radius = radius_of(avoidance, request.size, space);
+        let radius = avoidance.radius_in_cells(request.size, space.shorter_side());
         let mut position = space.point(transform.translation.truncate());
         if let Some(legal) = pushed_out(&crowd.walls, position, radius) {
             position = legal;
@@ -383,7 +371,7 @@ pub(crate) fn gather_crowds(
                 }
             });
         agent.preferred_velocity = match target {
-            Some(_) => preferred_velocity(&agent, target, time_step),
+            Some(target) => preferred_velocity(&agent, target, time_step),
             None => holding_velocity(&agent, path, space, time_step),
         };
         agent.priority = priority_of(avoidance, request);
@@ -482,18 +470,16 @@ fn judge_progress(
         return Progress::Moving;
     }
     progress.waited += time_step;
-    // Out of sight of its waypoint (pushed behind a corner), it does not wait for a queue.
-    if !target.seen && progress.waited >= settings.stuck_after.as_secs_f32() * BLIND_PATIENCE {
-        progress.waited = 0.0;
-        progress.best = distance;
-        return Progress::Stuck;
-    }
-    if progress.waited < settings.stuck_after.as_secs_f32() {
+    // Out of sight of its waypoint (pushed behind a corner), it waits less, and not for a queue.
+    let patience = if target.seen { 1.0 } else { BLIND_PATIENCE };
+    if progress.waited < settings.stuck_after.as_secs_f32() * patience {
         return Progress::Moving;
     }
     progress.waited = 0.0;
     progress.best = distance;
-    if target.last && distance <= arrival_reach(radius) {
+    if !target.seen {
+        Progress::Stuck
+    } else if target.last && distance <= arrival_reach(radius) {
         Progress::Arrived
     } else if queue_ahead() {
         Progress::Queueing
@@ -599,6 +585,7 @@ pub(crate) fn move_crowds(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use astar_grid::crowd::footprint_radius;
 
     fn settings() -> CrowdSettings {
         CrowdSettings::default()
@@ -725,7 +712,7 @@ mod tests {
             space.velocity(Vec2::new(32.0, 32.0)),
             Vector::new(2.0, -2.0)
         );
-        assert_eq!(space.cells(8.0), 0.5);
+        assert_eq!(8.0 / space.shorter_side(), 0.5);
     }
 
     #[test]
@@ -733,13 +720,11 @@ mod tests {
         let nav = NavGrid::new(Grid::new(4, 4)).with_cell_size(Vec2::new(32.0, 16.0));
         let space = GridSpace::of(&nav);
         let footprint = footprint_radius(1);
-        assert_eq!(radius_of(&Avoidance::default(), 1, space), footprint);
-        assert_eq!(
-            radius_of(&Avoidance::default().with_radius(4.0), 1, space),
-            0.25
-        );
+        let radius_of = |avoidance: Avoidance| avoidance.radius_in_cells(1, space.shorter_side());
+        assert_eq!(radius_of(Avoidance::default()), footprint);
+        assert_eq!(radius_of(Avoidance::default().with_radius(4.0)), 0.25);
         for odd in [64.0, -2.0, f32::NAN, 0.0] {
-            let radius = radius_of(&Avoidance::default().with_radius(odd), 1, space);
+            let radius = radius_of(Avoidance::default().with_radius(odd));
             assert!(radius > 0.0 && radius <= footprint, "{odd}: {radius}");
         }
         // 4 cells a second... of the longer side: 64 world units a second along x, 32 along y.
