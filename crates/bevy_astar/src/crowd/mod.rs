@@ -11,7 +11,7 @@
 //! not bump into walkers):
 //!
 //! 1. **Gather**: each agent's position in grid space, its radius (from its footprint,
-//!    [`astar_grid::crowd::footprint_radius`], unless [`Avoidance::radius`] says), its top speed
+//!    [`astar_grid::crowd::footprint_radius`], or a smaller [`Avoidance::radius`]), its top speed
 //!    (the follower's), and its *preferred velocity*: full speed towards its next waypoint (for a
 //!    one-cell agent, the furthest of the next few that its cell sees). A waypoint counts as
 //!    passed within the agent's radius of it, or once the agent is past it along the next leg;
