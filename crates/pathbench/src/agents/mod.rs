@@ -89,6 +89,9 @@ pub struct AgentsArgs {
     /// thread.
     #[arg(long)]
     pub crowd: bool,
+    /// `bevy_astar`'s `CrowdSettings::planning_interval` for `--crowd` (default: the plugin's).
+    #[arg(long, value_name = "N")]
+    pub planning_interval: Option<u32>,
 }
 
 /// The plugin measured beside this project's.
@@ -372,6 +375,7 @@ mod tests {
             speed: 6.0,
             unpaced: false,
             crowd: false,
+            planning_interval: None,
         }
     }
 
@@ -423,6 +427,7 @@ mod tests {
     fn a_crowd_run_sets_avoiding_agents_beside_plain_ones_and_meters_both() {
         let args = AgentsArgs {
             crowd: true,
+            planning_interval: None,
             unpaced: true,
             ..small_args(Peer::Northstar)
         };
@@ -458,6 +463,7 @@ mod tests {
             speed,
             unpaced: true,
             crowd: false,
+            planning_interval: None,
         };
         let scenario = |args: AgentsArgs| Scenario::new(&args, &roster(&args));
         assert!(scenario(args(0, 1, 64, 1.0)).is_err());

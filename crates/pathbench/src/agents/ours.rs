@@ -27,6 +27,11 @@ pub struct Ours {
     settings: PathfindingSettings,
     /// Whether the agents avoid each other (`Avoidance`).
     crowd: bool,
+    /// Whether an agent arrives anywhere within [`GOAL_AREA`] of the goal (the `--crowd`
+    /// scenario, in both of its runs), rather than on the goal cell at the end of its path.
+    goal_area: bool,
+    /// The crowd settings of the agents that avoid each other.
+    crowd_settings: CrowdSettings,
 }
 
 impl Ours {
@@ -44,6 +49,13 @@ impl Ours {
                 ..defaults
             },
             crowd: false,
+            goal_area: args.crowd,
+            crowd_settings: CrowdSettings {
+                planning_interval: args
+                    .planning_interval
+                    .unwrap_or(CrowdSettings::default().planning_interval),
+                ..CrowdSettings::default()
+            },
         }
     }
 
@@ -61,12 +73,17 @@ impl Indexed for Walker {
     }
 }
 
-/// How near the goal's centre, in cells, an agent that avoids others counts as arrived (the
-/// plugin stops it within its arrival reach when others stand on the goal).
-const CROWD_ARRIVAL: f32 = 3.0;
+/// How near the goal's centre, in cells, an agent of the `--crowd` scenario has arrived,
+/// wherever it is on its path: a crowd cannot pour into one cell, and a game's goal takes many
+/// agents at once (as `tower_defense`'s does).
+const GOAL_AREA: f32 = 3.0;
 
 /// The headless app: the plugin, the grid, the agents and the timestamp systems.
-fn build_app(settings: &PathfindingSettings, scenario: &Scenario, crowd: bool) -> App {
+fn build_app(
+    settings: &PathfindingSettings,
+    scenario: &Scenario,
+    crowd: Option<&CrowdSettings>,
+) -> App {
     let mut app = App::new();
     let plugin = AStarPlugin::default().with_settings(settings.clone());
 
@@ -113,7 +130,8 @@ fn build_app(settings: &PathfindingSettings, scenario: &Scenario, crowd: bool) -
                 .collect::<Vec<_>>(),
         )
         .for_each(drop);
-    if crowd {
+    if let Some(crowd) = crowd {
+        app.insert_resource(crowd.clone());
         let mut walkers = app.world_mut().query_filtered::<Entity, With<Walker>>();
         let entities: Vec<Entity> = walkers.iter(app.world()).collect();
         for entity in entities {
@@ -143,7 +161,7 @@ fn restart(
 }
 
 /// Restarts agents that reached the goal or whose search failed; returns (arrivals, failures).
-fn restart_finished(world: &mut World, scenario: &Scenario, crowd: bool) -> (u64, u64) {
+fn restart_finished(world: &mut World, scenario: &Scenario, goal_area: bool) -> (u64, u64) {
     let size = scenario.map.size();
     let goal = scenario.map.goal;
     let mut agents = world.query::<(
@@ -157,12 +175,12 @@ fn restart_finished(world: &mut World, scenario: &Scenario, crowd: bool) -> (u64
     for (mut walker, path, follower, mut transform, mut request) in agents.iter_mut(world) {
         let failed = path.status.failure().is_some();
         let position = transform.translation.truncate();
-        let at_goal = if crowd {
-            position.distance(cell_center(goal)) <= CROWD_ARRIVAL
-        } else {
-            cell_at(position, size) == Some(goal)
-        };
-        let arrived = path.is_found() && follower.is_finished() && at_goal;
+        let arrived = path.is_found()
+            && if goal_area {
+                position.distance(cell_center(goal)) <= GOAL_AREA
+            } else {
+                follower.is_finished() && cell_at(position, size) == Some(goal)
+            };
         if failed || arrived {
             arrivals += u64::from(arrived);
             failures += u64::from(failed);
@@ -311,7 +329,11 @@ impl Contender for Ours {
     }
 
     fn build_app(&self, scenario: &Scenario) -> App {
-        build_app(&self.settings, scenario, self.crowd)
+        build_app(
+            &self.settings,
+            scenario,
+            self.crowd.then_some(&self.crowd_settings),
+        )
     }
 
     fn begin_measurement(&self, world: &mut World) {
@@ -334,7 +356,7 @@ impl Contender for Ours {
     }
 
     fn restart_finished(&self, world: &mut World, scenario: &Scenario) -> (u64, u64) {
-        restart_finished(world, scenario, self.crowd)
+        restart_finished(world, scenario, self.goal_area)
     }
 
     fn place_tower(
