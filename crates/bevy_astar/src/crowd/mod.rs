@@ -15,13 +15,17 @@
 //!    (the follower's), and its *preferred velocity*: full speed towards its next waypoint (for a
 //!    one-cell agent, the furthest of the next few that its cell sees). A waypoint counts as
 //!    passed within the agent's radius of it, or once the agent is past it along the next leg;
-//!    the last one on it. An agent whose cell was just blocked under it (a tower landed on it)
+//!    the last one on it. Lines of sight run from cell centre to cell centre, so an agent draws
+//!    them again only when it enters another cell, heads for another waypoint or the walls
+//!    change. An agent whose cell was just blocked under it (a tower landed on it)
 //!    is first put back on the nearest legal ground.
 //! 2. **Plan**: ORCA, the optimal reciprocal collision avoidance of van den Berg et al.
 //!    ([`astar_grid::crowd`]), picks for each agent the velocity nearest its preferred one that
 //!    keeps it off its nearest neighbours for [`CrowdSettings::time_horizon`] seconds and off the
 //!    walls (the cells its profile cannot enter) for [`CrowdSettings::wall_time_horizon`]. The
-//!    agents are planned in parallel on the compute task pool, in chunks.
+//!    agents are planned in parallel on the compute task pool, in chunks. Each frame plans one
+//!    agent in [`CrowdSettings::planning_interval`] (every other one by default, alternating);
+//!    the others keep the velocity of their last plan, which was made for that many frames.
 //! 3. **Move**: each agent moves by its velocity, swept against the walls (it slides along
 //!    them and never ends inside one), and its [`CrowdVelocity`] records what it wanted and what
 //!    it did.
@@ -42,8 +46,12 @@
 //! coming the other way that do not give way) it searches again from where it stands.
 
 mod plugin;
+mod progress;
+mod space;
+mod steering;
 
-pub(crate) use plugin::{CrowdScratch, gather_crowds, move_crowds, plan_crowds};
+pub(crate) use plugin::{CrowdPlan, CrowdScratch, gather_crowds, move_crowds, plan_crowds};
+pub(crate) use steering::CrowdSight;
 
 use bevy::prelude::*;
 use core::time::Duration;
@@ -68,7 +76,7 @@ use core::time::Duration;
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq)]
-#[require(CrowdVelocity, CrowdProgress)]
+#[require(CrowdVelocity, CrowdProgress, CrowdSight, CrowdPlan)]
 pub struct Avoidance {
     /// The agent's radius in world units; `None` for its footprint's
     /// ([`astar_grid::crowd::footprint_radius`] of its request's size, times the cell size).
@@ -156,6 +164,12 @@ pub struct CrowdSettings {
     /// Agents planned per task on the compute task pool; crowds no larger are planned on the
     /// calling thread.
     pub agents_per_task: usize,
+    /// Frames from one plan of an agent's velocity to the next: each frame plans one agent in
+    /// this many (by entity), and the others keep the velocity of their last plan, which was
+    /// made for that many frames. 1 plans every agent every frame; 2 halves the planning's
+    /// cost, and a plan then holds for a thirtieth of a second at 60 frames a second. Agents
+    /// still move against the walls every frame.
+    pub planning_interval: u32,
 }
 
 impl Default for CrowdSettings {
@@ -169,6 +183,7 @@ impl Default for CrowdSettings {
             stuck_after: Duration::from_secs(3),
             stuck_distance: 0.25,
             agents_per_task: 512,
+            planning_interval: 2,
         }
     }
 }

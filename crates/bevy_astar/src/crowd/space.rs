@@ -1,0 +1,105 @@
+//! World space to the grid space of the core's crowd, and back: cells as units, `y` along the
+//! rows, speeds by the longer cell side.
+
+use crate::NavGrid;
+use astar_grid::crowd::Vector;
+use bevy::prelude::*;
+
+/// World space to the grid space of the core's crowd (cells, `y` along the rows).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct GridSpace {
+    origin: Vec2,
+    cell: Vec2,
+}
+
+impl Default for GridSpace {
+    fn default() -> Self {
+        Self {
+            origin: Vec2::ZERO,
+            cell: Vec2::ONE,
+        }
+    }
+}
+
+impl GridSpace {
+    pub(super) fn of(nav: &NavGrid) -> Self {
+        let cell = nav.cell_size();
+        let usable = |side: f32| if side.abs() > f32::EPSILON { side } else { 1.0 };
+        Self {
+            origin: nav.origin(),
+            cell: Vec2::new(usable(cell.x), usable(cell.y)),
+        }
+    }
+
+    pub(super) fn point(self, world: Vec2) -> Vector {
+        let local = (world - self.origin) / self.cell;
+        Vector::new(local.x, local.y)
+    }
+
+    pub(super) fn world(self, point: Vector) -> Vec2 {
+        self.origin + Vec2::new(point.x, point.y) * self.cell
+    }
+
+    pub(super) fn velocity(self, world: Vec2) -> Vector {
+        let local = world / self.cell;
+        Vector::new(local.x, local.y)
+    }
+
+    pub(super) fn world_velocity(self, velocity: Vector) -> Vec2 {
+        Vec2::new(velocity.x, velocity.y) * self.cell
+    }
+
+    /// The shorter cell side, in world units.
+    pub(super) fn shorter_side(self) -> f32 {
+        self.cell.x.abs().min(self.cell.y.abs())
+    }
+
+    /// A world speed in cells per second, by the longer cell side: on cells that are not
+    /// square an agent is never faster than its follower's speed, along either axis.
+    pub(super) fn speed_in_cells(self, speed: f32) -> f32 {
+        speed / self.cell.x.abs().max(self.cell.y.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Avoidance;
+    use astar_grid::crowd::footprint_radius;
+    use astar_grid::{Cell, Grid};
+
+    #[test]
+    fn grid_space_round_trips_with_flipped_cells() {
+        let nav = NavGrid::new(Grid::new(10, 10))
+            .with_cell_size(Vec2::new(16.0, -16.0))
+            .with_origin(Vec2::new(-80.0, 80.0));
+        let space = GridSpace::of(&nav);
+        let centre = nav.cell_center(Cell::new(3, 7));
+        let point = space.point(centre);
+        assert_eq!(point, Vector::new(3.5, 7.5));
+        assert_eq!(space.world(point), centre);
+        assert_eq!(
+            space.velocity(Vec2::new(32.0, 32.0)),
+            Vector::new(2.0, -2.0)
+        );
+        assert_eq!(8.0 / space.shorter_side(), 0.5);
+    }
+
+    #[test]
+    fn a_radius_asked_for_is_at_most_the_footprints_and_speeds_never_exceed_the_followers() {
+        let nav = NavGrid::new(Grid::new(4, 4)).with_cell_size(Vec2::new(32.0, 16.0));
+        let space = GridSpace::of(&nav);
+        let footprint = footprint_radius(1);
+        let radius_of = |avoidance: Avoidance| avoidance.radius_in_cells(1, space.shorter_side());
+        assert_eq!(radius_of(Avoidance::default()), footprint);
+        assert_eq!(radius_of(Avoidance::default().with_radius(4.0)), 0.25);
+        for odd in [64.0, -2.0, f32::NAN, 0.0] {
+            let radius = radius_of(Avoidance::default().with_radius(odd));
+            assert!(radius > 0.0 && radius <= footprint, "{odd}: {radius}");
+        }
+        // 4 cells a second... of the longer side: 64 world units a second along x, 32 along y.
+        let speed = space.speed_in_cells(64.0);
+        assert!(space.world_velocity(Vector::new(speed, 0.0)).length() <= 64.0);
+        assert!(space.world_velocity(Vector::new(0.0, speed)).length() <= 64.0);
+    }
+}
