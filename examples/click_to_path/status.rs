@@ -325,8 +325,8 @@ mod tests {
     fn a_found_path_reports_cost_length_and_work() {
         let found = Path {
             status: PathStatus::Found,
-            cells: vec![Cell::new(1, 1), Cell::new(2, 2), Cell::new(3, 2)],
-            waypoints: vec![Vec2::ZERO, Vec2::new(16.0, 16.0), Vec2::new(32.0, 16.0)],
+            cells: vec![Cell::new(1, 1), Cell::new(2, 2), Cell::new(3, 2)].into(),
+            waypoints: vec![Vec2::ZERO, Vec2::new(16.0, 16.0), Vec2::new(32.0, 16.0)].into(),
             cost: 24.0,
             search_time: Duration::from_micros(1500),
             ..Path::default()
@@ -388,8 +388,8 @@ mod tests {
     fn an_empty_path_is_drawn_zero_cells_long() {
         let here = Path {
             status: PathStatus::Found,
-            cells: vec![Cell::new(1, 1)],
-            waypoints: vec![Vec2::ZERO],
+            cells: vec![Cell::new(1, 1)].into(),
+            waypoints: vec![Vec2::ZERO].into(),
             ..Path::default()
         };
         let line = result_line(&endpoints(), Some(&here), Some(1), 16.0, CostModel::Octile);

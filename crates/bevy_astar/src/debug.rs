@@ -232,7 +232,7 @@ fn draw_traces(
         let agent_size = request.map_or(1, |request| request.size);
         if agent_size > 1 {
             let footprint = size * f32::from(agent_size);
-            for &cell in &path.cells {
+            for &cell in path.cells.iter() {
                 let center = nav.footprint_center(cell, agent_size);
                 gizmos.rect_2d(center, footprint, footprint_color);
             }

@@ -139,7 +139,15 @@ impl NavGrid {
     /// The world position of the centre of `cell` (also for cells outside the grid).
     #[must_use]
     pub fn cell_center(&self, cell: Cell) -> Vec2 {
-        self.origin + (Vec2::new(cell.x as f32, cell.y as f32) + 0.5) * self.cell_size
+        self.geometry().cell_center(cell)
+    }
+
+    /// Where the grid's cells lie in the world.
+    pub(crate) const fn geometry(&self) -> CellGeometry {
+        CellGeometry {
+            origin: self.origin,
+            cell_size: self.cell_size,
+        }
     }
 
     /// The world position of the centre of the footprint of an agent of `size` cells anchored
@@ -157,7 +165,7 @@ impl NavGrid {
     /// ```
     #[must_use]
     pub fn footprint_center(&self, anchor: Cell, size: u8) -> Vec2 {
-        self.cell_center(anchor) + self.footprint_offset(size)
+        self.geometry().footprint_center(anchor, size)
     }
 
     /// The anchor of the footprint of an agent of `size` cells centred at `center`, or `None`
@@ -169,7 +177,7 @@ impl NavGrid {
 
     /// From the centre of a footprint's anchor cell to the footprint's centre.
     fn footprint_offset(&self, size: u8) -> Vec2 {
-        self.cell_size * (f32::from(size.max(1)) - 1.0) / 2.0
+        self.geometry().footprint_offset(size)
     }
 
     /// The cell containing a world position, or `None` when it lies outside the grid.
@@ -293,5 +301,31 @@ impl NavGrid {
     /// Whether the grid is still the one `handle` was taken of (no edit since).
     pub(crate) fn is_still(&self, handle: &Weak<Grid>) -> bool {
         core::ptr::eq(Arc::as_ptr(&self.grid), handle.as_ptr())
+    }
+}
+
+/// Where a [`NavGrid`]'s cells lie in the world: its origin and cell size, which is all that
+/// turning path cells into world waypoints needs (so that a background task can do it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct CellGeometry {
+    origin: Vec2,
+    cell_size: Vec2,
+}
+
+impl CellGeometry {
+    /// The world position of `cell`'s centre ([`NavGrid::cell_center`]).
+    pub(crate) fn cell_center(self, cell: Cell) -> Vec2 {
+        self.origin + (Vec2::new(cell.x as f32, cell.y as f32) + 0.5) * self.cell_size
+    }
+
+    /// The centre of the footprint of `size` cells anchored at `anchor`
+    /// ([`NavGrid::footprint_center`]).
+    pub(crate) fn footprint_center(self, anchor: Cell, size: u8) -> Vec2 {
+        self.cell_center(anchor) + self.footprint_offset(size)
+    }
+
+    /// From the centre of a footprint's anchor cell to the footprint's centre.
+    fn footprint_offset(self, size: u8) -> Vec2 {
+        self.cell_size * (f32::from(size.max(1)) - 1.0) / 2.0
     }
 }

@@ -6,6 +6,7 @@ use crate::kinds::KindError;
 use astar_grid::{Cell, Limit, SearchError};
 use bevy::prelude::*;
 use core::time::Duration;
+use std::sync::Arc;
 
 /// Where an agent's request stands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Reflect)]
@@ -88,11 +89,13 @@ pub struct Path {
     /// [`SearchOptions::partial_path`](astar_grid::SearchOptions::partial_path)) or the path to
     /// the reachable cell closest to the goal (with
     /// [`SearchOptions::closest_reachable`](astar_grid::SearchOptions::closest_reachable), status
-    /// [`PathStatus::NoPath`]); see [`Path::is_partial`].
-    pub cells: Vec<Cell>,
+    /// [`PathStatus::NoPath`]); see [`Path::is_partial`]. Shared with the search's result (and
+    /// every agent given the same result), so writing a path copies nothing.
+    pub cells: Arc<[Cell]>,
     /// World positions of the points to move through, from the start cell's centre to the goal
-    /// cell's centre: every cell centre, or fewer when the request asked for smoothing.
-    pub waypoints: Vec<Vec2>,
+    /// cell's centre: every cell centre, or fewer when the request asked for smoothing. Worked
+    /// out by the background search and shared as [`Path::cells`] are.
+    pub waypoints: Arc<[Vec2]>,
     /// The cost of [`Path::cells`] (terrain included).
     pub cost: f64,
     /// The [`MapVersion`](crate::MapVersion) of the grid the path was computed on. The path also

@@ -26,7 +26,7 @@ fn a_request_gets_a_path_with_messages_and_events() {
         .iter()
         .map(|&cell| nav.cell_center(cell))
         .collect();
-    assert_eq!(found.waypoints, centers);
+    assert_eq!(*found.waypoints, *centers);
     assert_eq!(found.map_version, *app.world().resource::<MapVersion>());
     assert_eq!(stats(&app).searches_started, 1);
 

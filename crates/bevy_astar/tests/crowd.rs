@@ -359,7 +359,7 @@ fn a_follower_with_avoidance_but_no_request_walks_its_path_as_before() {
         .spawn((
             Path {
                 status: PathStatus::Found,
-                waypoints: waypoints.clone(),
+                waypoints: waypoints.clone().into(),
                 revision: 1,
                 ..Path::default()
             },

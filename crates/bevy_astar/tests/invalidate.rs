@@ -143,7 +143,7 @@ fn agent_on_the_diagonal(plugin: AStarPlugin, algorithm: PathAlgorithm) -> (App,
         PathRequest::new(START, GOAL).with_algorithm(algorithm),
     );
     settle(&mut app, &[agent]);
-    assert_eq!(path(&app, agent).cells, diagonal());
+    assert_eq!(*path(&app, agent).cells, *diagonal());
     (app, agent)
 }
 
@@ -177,7 +177,7 @@ fn a_wall_at_a_corner_the_rule_lets_steps_cut_leaves_the_path() {
     let agent = spawn(&mut app, request);
     settle(&mut app, &[agent]);
     let before = path(&app, agent);
-    assert_eq!(before.cells, diagonal());
+    assert_eq!(*before.cells, *diagonal());
     block(&mut app, FIRST_CORNER);
     settle(&mut app, &[agent]);
     assert_eq!(path(&app, agent).revision, before.revision);

@@ -138,7 +138,7 @@ fn fat_agents_walk_through_their_footprint_centres() {
         .iter()
         .map(|&cell| nav.footprint_center(cell, 2))
         .collect();
-    assert_eq!(found.waypoints, centres);
+    assert_eq!(*found.waypoints, *centres);
     // Cells are 10 units wide: the 2x2 footprint at (2, 0) is centred on (30, 10).
     assert_eq!(centres.last(), Some(&Vec2::new(30.0, 10.0)));
     for _ in 0..200 {

@@ -275,7 +275,7 @@ fn check_settled_path(
     };
     prop_assert!(found.is_found(), "{request:?}: {:?}", found.status);
     let walk = astar_grid::Path {
-        cells: found.cells.clone(),
+        cells: found.cells.to_vec(),
         cost: found.cost,
     };
     let legal = path_check::check_path(grid, &walk, start, goal, options.movement, options.cost);

@@ -30,14 +30,8 @@ impl PathNotifier<'_, '_> {
         nav: &NavGrid,
     ) -> Option<Arc<SearchOutcome>> {
         path.status = outcome.status;
-        path.cells.clone_from(&outcome.cells);
-        path.waypoints.clear();
-        path.waypoints.extend(
-            outcome
-                .waypoint_cells
-                .iter()
-                .map(|&cell| nav.footprint_center(cell, outcome.kind.size)),
-        );
+        path.cells = Arc::clone(&outcome.cells);
+        path.waypoints = outcome.waypoints_in(nav.geometry());
         path.cost = outcome.cost;
         path.map_version = outcome.map_version;
         path.revision += 1;

@@ -333,7 +333,9 @@ mod tests {
         let mut sight = CrowdSight::default();
         assert_eq!(sight.waypoint_after(&path, (1, 1)), Some(path.waypoints[2]));
         // A new revision reads the path again; the last waypoint has none after it.
-        path.waypoints[3] = Vec2::new(9.0, 9.0);
+        let mut waypoints = path.waypoints.to_vec();
+        waypoints[3] = Vec2::new(9.0, 9.0);
+        path.waypoints = waypoints.into();
         path.revision = 2;
         assert_eq!(
             sight.waypoint_after(&path, (2, 2)),

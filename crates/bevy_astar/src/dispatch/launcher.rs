@@ -9,6 +9,7 @@ use crate::engine::jump_point::JumpPoints;
 use crate::engine::{Engine, EngineChoice, SearchJob, SearchOutcome, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::kinds::KindKey;
+use crate::nav_grid::CellGeometry;
 use crate::queue::set_status;
 use crate::request::PathRequestState;
 use crate::trace::DebugPath;
@@ -43,6 +44,8 @@ pub(super) struct Launcher<'a> {
     pub(super) map_version: MapVersion,
     /// The navigation grid's id and the profiles' revision the searches start on.
     pub(super) origin: (u64, u64),
+    /// Where the grid's cells lie in the world, for the waypoints the searches work out.
+    pub(super) geometry: CellGeometry,
     /// Searches started this frame.
     pub(super) started: u32,
     /// Queue entries to remove once the queue has been read.
@@ -67,12 +70,19 @@ impl Launcher<'_> {
         let grid = Arc::clone(&snapshot);
         let cancelled = Arc::new(AtomicBool::new(false));
         let cancel_flag = Arc::clone(&cancelled);
+        let geometry = self.geometry;
         let task = AsyncComputeTaskPool::get().spawn(async move {
             // The woken worker may have taken the core of the system that spawned it (a
             // thread that slept is favoured on waking): on a machine with few cores, giving
             // it back once lets the frame's systems finish before the search gets going.
             std::thread::yield_now();
-            work(&grid, &cancel_flag)
+            // The world waypoints are worked out here too, off the main thread.
+            work(&grid, &cancel_flag).map(|mut outcomes| {
+                for outcome in &mut outcomes {
+                    outcome.place(geometry);
+                }
+                outcomes
+            })
         });
         in_flight.insert(InFlightSearch::new(
             task,

@@ -97,6 +97,7 @@ pub(crate) fn dispatch_searches(
             now: time.elapsed(),
             map_version: *version,
             origin: (nav.id(), profiles.revision()),
+            geometry: nav.geometry(),
             started: 0,
             served: Vec::new(),
         },

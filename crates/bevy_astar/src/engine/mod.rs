@@ -22,11 +22,13 @@ pub(crate) mod repair;
 
 use crate::invalidate::PathFootprint;
 use crate::kinds::KindKey;
+use crate::nav_grid::CellGeometry;
 use crate::{MapVersion, PathAlgorithm, PathStatus};
 use astar_grid::{
     Cell, FlowField, Grid, JumpGrid, SearchError, SearchOptions, SearchResult, SearchStatus,
     SearchTrace, Searcher, SmoothingOptions, smooth_path_cells,
 };
+use bevy::math::Vec2;
 use bevy::platform::time::Instant;
 use core::cell::RefCell;
 use core::sync::atomic::AtomicBool;
@@ -48,13 +50,19 @@ pub(crate) struct SearchOutcome {
     pub start: Cell,
     /// The searched goal.
     pub goal: Cell,
-    /// The path (or partial path), empty when there is none.
-    pub cells: Vec<Cell>,
+    /// The path (or partial path), empty when there is none; shared by every `Path` it is
+    /// written to.
+    pub cells: Arc<[Cell]>,
     /// Where `cells` and the corners of their diagonal steps lie, so that most map changes are
     /// ruled out without reading the path.
     pub footprint: PathFootprint,
     /// The cells whose centres are the waypoints (all of `cells` unless smoothed).
     pub waypoint_cells: Vec<Cell>,
+    /// The waypoints in world space, worked out by the search's task for the grid's
+    /// geometry then ([`SearchOutcome::place`]), and shared as `cells` are.
+    pub waypoints: Arc<[Vec2]>,
+    /// The geometry `waypoints` were worked out for; `None` before they were.
+    pub placed_in: Option<CellGeometry>,
     /// Cost of `cells`.
     pub cost: f64,
     /// The recorded search, when the options asked for it.
@@ -75,6 +83,30 @@ pub(crate) struct SearchOutcome {
 }
 
 impl SearchOutcome {
+    /// Works out the world waypoints for a grid laid out as `geometry`.
+    pub(crate) fn place(&mut self, geometry: CellGeometry) {
+        let size = self.kind.size;
+        self.waypoints = self
+            .waypoint_cells
+            .iter()
+            .map(|&cell| geometry.footprint_center(cell, size))
+            .collect();
+        self.placed_in = Some(geometry);
+    }
+
+    /// The world waypoints on a grid laid out as `geometry`: the shared ones when they were
+    /// worked out for it, else new ones (the grid moved or was rescaled since).
+    pub(crate) fn waypoints_in(&self, geometry: CellGeometry) -> Arc<[Vec2]> {
+        if self.placed_in == Some(geometry) {
+            return Arc::clone(&self.waypoints);
+        }
+        let size = self.kind.size;
+        self.waypoint_cells
+            .iter()
+            .map(|&cell| geometry.footprint_center(cell, size))
+            .collect()
+    }
+
     /// An outcome with `status` and no path yet.
     pub(crate) fn without_path(
         job: &SearchJob,
@@ -85,9 +117,11 @@ impl SearchOutcome {
             status,
             start: job.start,
             goal: job.goal,
-            cells: Vec::new(),
+            cells: Arc::default(),
             footprint: PathFootprint::default(),
             waypoint_cells: Vec::new(),
+            waypoints: Arc::default(),
+            placed_in: None,
             cost: 0.0,
             trace: None,
             duration: Duration::ZERO,
@@ -229,7 +263,7 @@ pub(crate) fn outcome_of(
                     grid.width(),
                     grid.height(),
                 );
-                outcome.cells = path.cells;
+                outcome.cells = path.cells.into();
                 outcome.cost = path.cost;
             }
             outcome
@@ -304,7 +338,7 @@ mod tests {
         assert_eq!(jump.algorithm, PathAlgorithm::JumpPoint);
         assert_eq!(astar.algorithm, PathAlgorithm::AStar);
         // Full cell paths (every step to a neighbour), at the optimal cost under each rule.
-        assert_eq!(jump.cells, [(0, 0), (1, 1), (2, 2)].map(Cell::from));
+        assert_eq!(*jump.cells, [(0, 0), (1, 1), (2, 2)].map(Cell::from));
         assert!((jump.cost - 2.0 * core::f64::consts::SQRT_2).abs() < 1e-9);
         assert_eq!((astar.cells.len(), astar.cost), (5, 4.0));
     }
@@ -342,12 +376,38 @@ mod tests {
         let outcome = smoothed(&grid, start, goal, Movement::EIGHT);
         assert_eq!(outcome.status, PathStatus::Found);
         assert_eq!(
-            outcome.cells,
+            *outcome.cells,
             [(0, 1), (1, 0), (2, 0), (3, 0), (4, 1)].map(Cell::from)
         );
         assert_eq!(
             outcome.waypoint_cells,
             [(0, 1), (1, 0), (3, 0), (4, 1)].map(Cell::from)
         );
+    }
+
+    #[test]
+    fn waypoints_worked_out_in_the_background_are_shared_unless_the_grid_moved() {
+        let grid = Grid::new(6, 3);
+        let mut outcome = smoothed(&grid, Cell::new(0, 1), Cell::new(5, 1), Movement::EIGHT);
+        let nav = crate::NavGrid::new(grid.clone()).with_cell_size(Vec2::splat(16.0));
+        outcome.place(nav.geometry());
+        let centres: Vec<Vec2> = outcome
+            .waypoint_cells
+            .iter()
+            .map(|&cell| nav.cell_center(cell))
+            .collect();
+        let shared = outcome.waypoints_in(nav.geometry());
+        assert!(Arc::ptr_eq(&shared, &outcome.waypoints));
+        assert_eq!(*shared, *centres);
+        // The grid moved after the search: the waypoints follow it.
+        let moved = nav.with_origin(Vec2::new(100.0, -50.0));
+        let fresh = outcome.waypoints_in(moved.geometry());
+        assert!(!Arc::ptr_eq(&fresh, &outcome.waypoints));
+        let expected: Vec<Vec2> = outcome
+            .waypoint_cells
+            .iter()
+            .map(|&cell| moved.cell_center(cell))
+            .collect();
+        assert_eq!(*fresh, *expected);
     }
 }

@@ -148,7 +148,7 @@ pub fn illegal_walk(grid: &Grid, cells: &[Cell], movement: Movement) -> Option<S
 pub fn assert_legal_and_optimal(grid: &Grid, found: &Path, request: &PathRequest) {
     assert_eq!(found.status, PathStatus::Found, "{request:?}");
     let path = astar_grid::Path {
-        cells: found.cells.clone(),
+        cells: found.cells.to_vec(),
         cost: found.cost,
     };
     let PathRequest {
