@@ -42,6 +42,7 @@
 //! [`AStarPlugin`] documents the system sets and their order.
 
 mod apply;
+mod budget;
 mod cache;
 mod connectivity;
 pub mod crowd;
@@ -78,7 +79,7 @@ pub use path::{Path, PathFailure, PathStatus};
 pub use plugin::{AStarPlugin, AStarSystems};
 pub use request::{PathAlgorithm, PathRequest, WorldPositionError};
 pub use settings::{InvalidationPolicy, PathfindingSettings};
-pub use stats::PathfindingStats;
+pub use stats::{CarriedOver, PathfindingStats};
 pub use trace::{DebugPath, PathDebugSettings, PathTrace};
 
 /// The common types: the plugins, the components an agent carries, the settings, the
@@ -93,7 +94,7 @@ pub mod prelude {
     #[cfg(feature = "debug")]
     pub use crate::debug::{AStarDebugPlugin, AStarGizmos};
     pub use crate::{
-        AStarPlugin, AStarSystems, Avoidance, CrowdSettings, CrowdVelocity, DebugPath,
+        AStarPlugin, AStarSystems, Avoidance, CarriedOver, CrowdSettings, CrowdVelocity, DebugPath,
         InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path, PathAlgorithm, PathFailure,
         PathFollower, PathFound, PathNotFound, PathRequest, PathStatus, PathTrace,
         PathfindingSettings, PathfindingStats, ProfileId, TerrainProfiles,

@@ -11,7 +11,9 @@ use crate::engine::flow_field::{
 use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
 use crate::follow::follow_paths;
 use crate::in_flight::InFlightSearches;
-use crate::invalidate::{invalidate_paths, invalidate_results, publish_map_changes};
+use crate::invalidate::{
+    PendingInvalidations, invalidate_paths, invalidate_results, publish_map_changes,
+};
 use crate::kinds::AgentLayers;
 use crate::queue::RequestQueue;
 use crate::trace::{DebugPath, PathDebugSettings, PathTrace, drop_unwanted_traces};
@@ -222,6 +224,7 @@ impl Plugin for AStarPlugin {
             .register_type::<PathAlgorithm>()
             .register_type::<PathfindingSettings>()
             .register_type::<PathfindingStats>()
+            .register_type::<crate::CarriedOver>()
             .register_type::<InvalidationPolicy>()
             .register_type::<MapVersion>()
             .register_type::<NavGrid>()
@@ -243,6 +246,7 @@ impl Plugin for AStarPlugin {
             .insert_resource(self.settings.clone())
             .init_resource::<MapVersion>()
             .init_resource::<PathfindingStats>()
+            .init_resource::<PendingInvalidations>()
             .init_resource::<RequestQueue>()
             .init_resource::<InFlightSearches>()
             .init_resource::<PathCache>()

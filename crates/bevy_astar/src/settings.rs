@@ -80,6 +80,13 @@ pub struct PathfindingSettings {
     /// that re-paths thousands of agents at once spreads their updates over a few frames
     /// instead of stalling one; they walk their old paths meanwhile.
     pub max_paths_applied_per_frame: u32,
+    /// Most main-thread time each stage (Invalidate, Dispatch, Apply) spends on agents in one
+    /// frame, as the Unity A* Project's `maxFrameTime`: once it is spent, the stage leaves the
+    /// rest for the next frames, oldest first (agents to queue after a map change, queued
+    /// requests to serve, results to write), and [`PathfindingStats::carried_over`](crate::PathfindingStats::carried_over)
+    /// counts them. Each stage handles at least one agent a frame. A larger budget re-paths a
+    /// crowd that a tower cut in fewer frames; a smaller one keeps the frame rate steady.
+    pub stage_budget: Duration,
     /// Most flow fields kept for [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField)
     /// requests. A field (one per goal, movement rule and cost model) lives while an agent's
     /// request reads from it, so that after a map change it is updated rather than built
@@ -101,6 +108,7 @@ impl Default for PathfindingSettings {
             repair_cut_paths: false,
             goal_batch_min: 8,
             max_paths_applied_per_frame: 1024,
+            stage_budget: Duration::from_micros(1000),
             max_flow_fields: 32,
         }
     }

@@ -61,10 +61,30 @@ pub struct PathfindingStats {
     pub queue_length: usize,
     /// Searches started in the most recent frame.
     pub started_last_frame: u32,
+    /// What the stages' time budget
+    /// ([`PathfindingSettings::stage_budget`](crate::PathfindingSettings::stage_budget)) left
+    /// for a later frame in the most recent frame.
+    pub carried_over: CarriedOver,
     /// Total time spent searching, summed over finished searches.
     pub total_search_time: Duration,
     /// Longest single search.
     pub max_search_time: Duration,
+}
+
+/// Work on agents that a stage's time budget left for a later frame, in the most recent frame
+/// (see [`PathfindingSettings::stage_budget`](crate::PathfindingSettings::stage_budget)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Debug, Default, PartialEq)]
+pub struct CarriedOver {
+    /// Agents whose path a map change affected, still to be queued again (Invalidate).
+    pub invalidations: usize,
+    /// Queued requests not looked at (Dispatch); requests the search caps hold back are not
+    /// counted.
+    pub dispatches: usize,
+    /// Finished results still to be written into agents' paths (Apply), whether the time or
+    /// [`PathfindingSettings::max_paths_applied_per_frame`](crate::PathfindingSettings::max_paths_applied_per_frame)
+    /// held them back.
+    pub results: usize,
 }
 
 impl PathfindingStats {

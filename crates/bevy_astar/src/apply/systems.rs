@@ -4,6 +4,7 @@
 
 use super::{PathNotifier, RetiredOutcomes};
 use crate::MapVersion;
+use crate::budget::StageClock;
 use crate::cache::PathCache;
 use crate::engine::SearchOutcome;
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
@@ -23,7 +24,8 @@ use core::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Polls every running search once (without blocking) and applies what has finished, oldest
-/// search first, writing at most [`PathfindingSettings::max_paths_applied_per_frame`] paths.
+/// search first, writing at most [`PathfindingSettings::max_paths_applied_per_frame`] paths
+/// within [`PathfindingSettings::stage_budget`].
 ///
 /// A search no agent wants any more (all despawned, or their requests changed) is cancelled;
 /// a result is applied only to agents whose request still asks for it. Results left for a
@@ -52,9 +54,10 @@ pub(crate) fn poll_searches(
         pending_by_size: Vec::new(),
         retired,
         budget: settings.max_paths_applied_per_frame.max(1) as usize,
+        clock: StageClock::start(settings.stage_budget),
     };
     for id in in_flight.with_results() {
-        if applier.budget == 0 {
+        if applier.budget == 0 || applier.clock.was_spent() {
             break;
         }
         let Some(mut search) = in_flight.take(id) else {
@@ -80,6 +83,11 @@ pub(crate) fn poll_searches(
     if settings.cache_capacity == 0 {
         cache.clear();
     }
+    stats.carried_over.results = in_flight
+        .iter_mut()
+        .filter(|(_, search)| search.results.is_some())
+        .map(|(_, search)| search.members.len().saturating_sub(search.next_member))
+        .sum();
     stats.in_flight = in_flight.len();
     stats.queue_length = queue.len();
 }
@@ -164,6 +172,8 @@ struct ResultApplier<'a> {
     retired: &'a mut RetiredOutcomes,
     /// Paths that may still be written this frame.
     budget: usize,
+    /// The stage's time this frame.
+    clock: StageClock,
 }
 
 /// The unpublished edits `pending` of `nav` as an agent of `size` cells may see them: every
@@ -233,7 +243,8 @@ impl ResultApplier<'_> {
         notifier: &mut PathNotifier,
         ledger: &mut Ledger,
     ) {
-        while self.budget > 0 {
+        while self.budget > 0 && search.next_member < search.members.len() && !self.clock.is_spent()
+        {
             let Some(outcome) = search.results.as_mut().and_then(Iterator::next) else {
                 break;
             };
@@ -340,4 +351,85 @@ pub(crate) fn free_retired_outcomes(
     AsyncComputeTaskPool::get()
         .spawn(async move { drop(outcomes) })
         .detach();
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::in_flight::InFlightSearches;
+    use crate::prelude::*;
+    use bevy::prelude::*;
+    use bevy::tasks::block_on;
+    use bevy::time::TimeUpdateStrategy;
+    use core::time::Duration;
+
+    /// Spends the stages' budget from now on.
+    fn spend_the_budget(mut settings: ResMut<PathfindingSettings>) {
+        settings.stage_budget = Duration::ZERO;
+    }
+
+    #[test]
+    fn a_spent_budget_writes_finished_results_over_frames_oldest_first() {
+        let settings = PathfindingSettings {
+            goal_batch_min: 0,
+            max_searches_per_frame: 1024,
+            max_in_flight: 1024,
+            cache_capacity: 0,
+            ..PathfindingSettings::default()
+        };
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            AStarPlugin::default().with_settings(settings),
+        ))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+            16,
+        )))
+        .insert_resource(NavGrid::new(Grid::new(48, 48)))
+        // Every search starts in the first frame's Dispatch; from its Apply on, the budget
+        // is spent.
+        .add_systems(
+            Update,
+            spend_the_budget
+                .after(AStarSystems::Dispatch)
+                .before(AStarSystems::Apply),
+        );
+        let agents: Vec<Entity> = (0..150u32)
+            .map(|index| {
+                let start = Cell::new(index / 48, index % 48);
+                app.world_mut()
+                    .spawn(PathRequest::new(start, Cell::new(45, 24)))
+                    .id()
+            })
+            .collect();
+        app.update();
+        // Wait for every search to finish, as a busy frame might.
+        let mut in_flight = app.world_mut().resource_mut::<InFlightSearches>();
+        for (_, search) in in_flight.iter_mut() {
+            if search.results.is_none() {
+                search.results = block_on(&mut search.task).map(IntoIterator::into_iter);
+            }
+        }
+        let waiting = |app: &App| {
+            agents
+                .iter()
+                .filter(|&&agent| {
+                    app.world()
+                        .get::<Path>(agent)
+                        .is_some_and(|path| path.status.is_pending())
+                })
+                .count()
+        };
+        let mut frames = 0;
+        while waiting(&app) > 0 {
+            let before = waiting(&app);
+            app.update();
+            frames += 1;
+            let stats = app.world().resource::<PathfindingStats>();
+            // The first agent, then 31 more, before the clock is read.
+            assert_eq!(before - waiting(&app), before.min(32), "frame {frames}");
+            assert_eq!(stats.carried_over.results, waiting(&app), "frame {frames}");
+            assert!(frames < 10);
+        }
+        assert!(frames >= 150 / 32, "{frames}");
+    }
 }

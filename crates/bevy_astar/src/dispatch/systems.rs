@@ -5,6 +5,7 @@
 use super::launcher::{AgentQuery, Launcher};
 use super::route::{QueuedRequest, Route, RouteContext, route};
 use crate::apply::PathNotifier;
+use crate::budget::StageClock;
 use crate::cache::{PathCache, RequestKey};
 use crate::engine::EngineChoice;
 use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields};
@@ -114,11 +115,14 @@ pub(crate) fn dispatch_searches(
         trace_all: debug.is_some_and(|debug| debug.trace_all_agents),
     };
     let mut lookups_after_caps = 0;
+    let mut clock = StageClock::start(settings.stage_budget);
+    let mut looked_at = 0;
     for (sequence, entity) in queue.iter() {
         let capped = !dispatcher.launcher.may_start(dispatcher.in_flight);
-        if capped && lookups_after_caps == LOOKUPS_AFTER_CAPS {
+        if (capped && lookups_after_caps == LOOKUPS_AFTER_CAPS) || clock.is_spent() {
             break;
         }
+        looked_at += 1;
         // Stale entries are dropped without counting as a lookup.
         if dispatcher.serve(Subscriber { entity, sequence }, &mut agents) && capped {
             lookups_after_caps += 1;
@@ -136,10 +140,16 @@ pub(crate) fn dispatch_searches(
     for group in batches.into_groups() {
         launcher.start_group(group, in_flight, nav, jump_points, stats, &mut agents);
     }
+    stats.started_last_frame = launcher.started;
+    // What the clock, not the caps, left unread.
+    stats.carried_over.dispatches = if clock.was_spent() {
+        queue.len().saturating_sub(looked_at)
+    } else {
+        0
+    };
     for entry in launcher.served {
         queue.remove(entry);
     }
-    stats.started_last_frame = launcher.started;
     stats.queue_length = queue.len();
     stats.in_flight = in_flight.len();
 }

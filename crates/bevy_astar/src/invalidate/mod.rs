@@ -23,7 +23,9 @@ pub(crate) mod rule;
 mod systems;
 
 pub(crate) use footprint::PathFootprint;
-pub(crate) use systems::{invalidate_paths, invalidate_results, publish_map_changes};
+pub(crate) use systems::{
+    PendingInvalidations, invalidate_paths, invalidate_results, publish_map_changes,
+};
 
 use crate::ProfileId;
 use crate::kinds::KindKey;

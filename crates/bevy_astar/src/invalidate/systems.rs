@@ -4,7 +4,9 @@
 use super::rule::affected_agent;
 use super::{MapChange, MapChanged, MapVersion};
 use crate::apply::RetiredOutcomes;
+use crate::budget::StageClock;
 use crate::cache::PathCache;
+use crate::engine::SearchOutcome;
 use crate::in_flight::InFlightSearches;
 use crate::kinds::{AgentLayers, KindChanges, KindKey, SWEEP_FRAMES};
 use crate::queue::{RequestQueue, set_status};
@@ -15,7 +17,8 @@ use crate::{
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy::utils::Parallel;
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Weak};
 
 /// Applies this frame's [`MapChanged`] messages to the result cache and the running searches.
 pub(crate) fn invalidate_results(
@@ -34,22 +37,44 @@ pub(crate) fn invalidate_results(
     }
 }
 
+/// Agents a map change affected that the stage budget left to be queued in a later frame,
+/// oldest first.
+#[derive(Resource, Default)]
+pub(crate) struct PendingInvalidations {
+    agents: VecDeque<PendingInvalidation>,
+}
+
+/// An affected agent waiting to be queued again.
+struct PendingInvalidation {
+    entity: Entity,
+    /// Whether the change cut its path (a candidate for repair).
+    cut: bool,
+    /// The result the change affected: once the agent shows another one (searched since, so
+    /// knowing the change), there is nothing left to do.
+    affected: Weak<SearchOutcome>,
+}
+
 /// Applies this frame's [`MapChanged`] messages to the agents' current paths: queues exactly
-/// the agents whose path a change affects.
+/// the agents whose path a change affects, oldest change first, within
+/// [`PathfindingSettings::stage_budget`]; the rest wait in [`PendingInvalidations`].
 pub(crate) fn invalidate_paths(
     mut changes: MessageReader<MapChanged>,
     settings: Res<PathfindingSettings>,
-    mut queue: ResMut<RequestQueue>,
-    mut stats: ResMut<PathfindingStats>,
-    mut retired: ResMut<RetiredOutcomes>,
+    mut bookkeeping: (
+        ResMut<RequestQueue>,
+        ResMut<PathfindingStats>,
+        ResMut<RetiredOutcomes>,
+        ResMut<PendingInvalidations>,
+    ),
     mut agents: Query<(Entity, &mut Path, &mut PathRequestState)>,
     mut affected: Local<Parallel<Vec<(Entity, bool)>>>,
 ) {
+    let (queue, stats, retired, pending) = &mut bookkeeping;
     let policy = settings.invalidation;
     for message in changes.read() {
         // Reading every agent's path is the expensive part: done in parallel, then the
-        // affected agents are queued in entity order. Each agent is held to the change of its
-        // own kind's grid.
+        // affected agents wait to be queued in entity order. Each agent is held to the change
+        // of its own kind's grid.
         agents.par_iter().for_each(|(entity, _, state)| {
             let Some(change) = state
                 .applied
@@ -65,17 +90,44 @@ pub(crate) fn invalidate_paths(
         });
         let mut affected_agents: Vec<(Entity, bool)> = affected.drain().collect();
         affected_agents.sort_unstable_by_key(|&(entity, _)| entity);
-        for (entity, cut) in affected_agents {
-            let Ok((_, mut path, mut state)) = agents.get_mut(entity) else {
-                continue;
-            };
-            let cut_path = if cut { state.applied.clone() } else { None };
-            retired.retire(core::mem::replace(&mut state.cut_path, cut_path));
-            queue.enqueue(entity, &mut state);
-            set_status(&mut path, PathStatus::Queued);
-            stats.paths_invalidated += 1;
-        }
+        pending
+            .agents
+            .extend(affected_agents.into_iter().filter_map(|(entity, cut)| {
+                let (_, _, state) = agents.get(entity).ok()?;
+                let affected = state.applied.as_ref().map(Arc::downgrade)?;
+                Some(PendingInvalidation {
+                    entity,
+                    cut,
+                    affected,
+                })
+            }));
     }
+    let mut clock = StageClock::start(settings.stage_budget);
+    while !pending.agents.is_empty() && !clock.is_spent() {
+        let Some(waiting) = pending.agents.pop_front() else {
+            break;
+        };
+        let Ok((_, mut path, mut state)) = agents.get_mut(waiting.entity) else {
+            continue;
+        };
+        let still_shown = state
+            .applied
+            .as_ref()
+            .is_some_and(|applied| core::ptr::eq(Arc::as_ptr(applied), waiting.affected.as_ptr()));
+        if !still_shown {
+            continue;
+        }
+        let cut_path = if waiting.cut {
+            state.applied.clone()
+        } else {
+            None
+        };
+        retired.retire(core::mem::replace(&mut state.cut_path, cut_path));
+        queue.enqueue(waiting.entity, &mut state);
+        set_status(&mut path, PathStatus::Queued);
+        stats.paths_invalidated += 1;
+    }
+    stats.carried_over.invalidations = pending.agents.len();
 }
 
 /// What [`publish_map_changes`] remembers between frames.

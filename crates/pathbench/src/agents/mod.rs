@@ -76,6 +76,9 @@ pub struct AgentsArgs {
     /// `bevy_astar`'s `max_paths_applied_per_frame` setting (default: the plugin's).
     #[arg(long, value_name = "N")]
     pub max_paths_applied_per_frame: Option<u32>,
+    /// `bevy_astar`'s `stage_budget` setting in microseconds (default: the plugin's).
+    #[arg(long, value_name = "US")]
+    pub stage_budget_us: Option<u64>,
     /// Agent speed in cells per second.
     #[arg(long, default_value_t = 4.0)]
     pub speed: f32,
@@ -372,6 +375,7 @@ mod tests {
             repair_cut_paths: false,
             goal_batch_min: None,
             max_paths_applied_per_frame: None,
+            stage_budget_us: None,
             speed: 6.0,
             unpaced: false,
             crowd: false,
@@ -460,6 +464,7 @@ mod tests {
             repair_cut_paths: false,
             goal_batch_min: None,
             max_paths_applied_per_frame: None,
+            stage_budget_us: None,
             speed,
             unpaced: true,
             crowd: false,

@@ -46,6 +46,9 @@ impl Ours {
                 max_paths_applied_per_frame: args
                     .max_paths_applied_per_frame
                     .unwrap_or(defaults.max_paths_applied_per_frame),
+                stage_budget: args
+                    .stage_budget_us
+                    .map_or(defaults.stage_budget, Duration::from_micros),
                 ..defaults
             },
             crowd: false,
@@ -306,12 +309,13 @@ impl Contender for Ours {
         let settings = &self.settings;
         format!(
             "A* (8 neighbours, no corner cutting, octile), background tasks, result cache, {}, \
-             at most {} paths applied a frame{}",
+             at most {} paths applied a frame, {} us a stage{}",
             match settings.goal_batch_min {
                 0 => "no goal batches".to_owned(),
                 min => format!("goal batches of {min}+"),
             },
             settings.max_paths_applied_per_frame,
+            settings.stage_budget.as_micros(),
             if settings.repair_cut_paths {
                 "; cut paths repaired locally"
             } else {
