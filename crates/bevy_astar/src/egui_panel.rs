@@ -298,6 +298,15 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
         ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
         (
+            "Carried over (queue / dispatch / apply)",
+            format!(
+                "{} / {} / {}",
+                stats.carried_over.invalidations,
+                stats.carried_over.dispatches,
+                stats.carried_over.results
+            ),
+        ),
+        (
             "Stale results dropped",
             stats.stale_results_dropped.to_string(),
         ),
@@ -373,6 +382,18 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
                 .text("paths applied / frame"),
         )
         .changed();
+    let mut budget_us = settings.stage_budget.as_micros().min(100_000) as u64;
+    if ui
+        .add(
+            egui::Slider::new(&mut budget_us, 10..=100_000)
+                .logarithmic(true)
+                .text("stage budget (us)"),
+        )
+        .changed()
+    {
+        settings.stage_budget = Duration::from_micros(budget_us);
+        changed = true;
+    }
     changed |= ui
         .checkbox(&mut settings.repair_cut_paths, "repair cut paths locally")
         .changed();
