@@ -349,18 +349,12 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
                 .text("in flight"),
         )
         .changed();
-    let mut interval_ms = settings.min_search_interval.as_millis().min(5_000) as u64;
-    if ui
-        .add(
-            egui::Slider::new(&mut interval_ms, 0..=5_000)
-                .logarithmic(true)
-                .text("min interval (ms)"),
-        )
-        .changed()
-    {
-        settings.min_search_interval = Duration::from_millis(interval_ms);
-        changed = true;
-    }
+    changed |= duration_slider(
+        ui,
+        &mut settings.min_search_interval,
+        (0..=5_000, Duration::from_millis(1)),
+        "min interval (ms)",
+    );
     changed |= ui
         .add(
             egui::Slider::new(&mut settings.cache_capacity, 0..=65_536)
@@ -382,18 +376,12 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
                 .text("paths applied / frame"),
         )
         .changed();
-    let mut budget_us = settings.stage_budget.as_micros().min(100_000) as u64;
-    if ui
-        .add(
-            egui::Slider::new(&mut budget_us, 10..=100_000)
-                .logarithmic(true)
-                .text("stage budget (us)"),
-        )
-        .changed()
-    {
-        settings.stage_budget = Duration::from_micros(budget_us);
-        changed = true;
-    }
+    changed |= duration_slider(
+        ui,
+        &mut settings.stage_budget,
+        (10..=100_000, Duration::from_micros(1)),
+        "stage budget (us)",
+    );
     changed |= ui
         .checkbox(&mut settings.repair_cut_paths, "repair cut paths locally")
         .changed();
@@ -415,6 +403,30 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
             .changed();
     });
     changed
+}
+
+/// A logarithmic slider over `value` in whole `unit`s within `range`; returns whether it moved.
+fn duration_slider(
+    ui: &mut egui::Ui,
+    value: &mut Duration,
+    (range, unit): (core::ops::RangeInclusive<u64>, Duration),
+    text: &str,
+) -> bool {
+    let unit_nanos = unit.as_nanos().max(1);
+    let mut units = u64::try_from(value.as_nanos() / unit_nanos)
+        .unwrap_or(u64::MAX)
+        .min(*range.end());
+    let moved = ui
+        .add(
+            egui::Slider::new(&mut units, range)
+                .logarithmic(true)
+                .text(text),
+        )
+        .changed();
+    if moved {
+        *value = unit.saturating_mul(u32::try_from(units).unwrap_or(u32::MAX));
+    }
+    moved
 }
 
 /// Draws the debug overlay toggles: the [`AStarGizmos`] group on or off, grid lines, blocked
