@@ -37,6 +37,9 @@ pub(crate) struct CrowdScratch {
     frame: u64,
     /// Walls taken so far, to number each crowd's walls afresh (see [`CrowdSight`]).
     walls_taken: u64,
+    /// The time step this frame's plans are made for: the frame's, times the planning interval
+    /// (a plan holds for that many frames).
+    plan_step: f32,
 }
 
 /// The avoiding agents of one terrain profile.
@@ -178,16 +181,15 @@ fn pushed_out(walls: &Grid, position: Vector, radius: f32) -> Option<Vector> {
     nearest_legal_position(walls, position, radius, PUSH_OUT_DISTANCE)
 }
 
-/// An avoiding agent as its crowd sees it this frame: its disc at `position`, its velocities
-/// and priority, and its next waypoint; what it last saw of its path is in `sight`.
+/// An avoiding agent as its crowd sees it this frame: its disc of `radius` at `position`, its
+/// velocities and priority, and its next waypoint; what it last saw of its path is in `sight`.
 fn crowd_agent(
     (avoidance, request, path): (&Avoidance, &PathRequest, &Path),
     (follower, sight): (&mut PathFollower, &mut CrowdSight),
     (space, walls): (GridSpace, Walls<'_>),
-    (position, actual): (Vector, Vec2),
+    (position, radius, actual): (Vector, f32, Vec2),
     step: f32,
 ) -> (CrowdAgent, Option<Target>) {
-    let radius = avoidance.radius_in_cells(request.size, space.shorter_side());
     let speed = space.speed_in_cells(follower.speed.max(0.0));
     let mut agent = CrowdAgent::new(position, radius, speed);
     agent.velocity = space.velocity(actual);
@@ -262,6 +264,7 @@ pub(crate) fn gather_crowds(
     scratch.space = space;
     // A plan holds for `interval` frames, and is made for them.
     let step = time.delta_secs() * interval as f32;
+    scratch.plan_step = step;
     for mut item in &mut agents {
         let request = item.request;
         let crowds = (&mut scratch.crowds, &mut scratch.walls_taken);
@@ -285,7 +288,7 @@ pub(crate) fn gather_crowds(
             (item.avoidance, request, item.path),
             (&mut item.follower, &mut item.sight),
             (space, walls),
-            (position, item.velocity.actual),
+            (position, radius, item.velocity.actual),
             step,
         );
         crowd.entities.push(item.entity);
@@ -320,17 +323,16 @@ fn plan_due(
 
 /// Plans the velocities of the avoiding agents due this frame, in parallel over the compute
 /// task pool for large crowds.
-pub(crate) fn plan_crowds(
-    time: Res<Time>,
-    settings: Res<CrowdSettings>,
-    mut scratch: ResMut<CrowdScratch>,
-) {
+pub(crate) fn plan_crowds(settings: Res<CrowdSettings>, mut scratch: ResMut<CrowdScratch>) {
     let avoidance = settings.avoidance();
-    let step = time.delta_secs() * settings.planning_interval.max(1) as f32;
     let per_task = settings.agents_per_task.max(1);
     let CrowdScratch {
-        crowds, planners, ..
+        crowds,
+        planners,
+        plan_step: step,
+        ..
     } = &mut *scratch;
+    let step = *step;
     for crowd in crowds.iter_mut() {
         crowd
             .neighbours

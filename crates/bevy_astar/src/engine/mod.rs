@@ -85,12 +85,7 @@ pub(crate) struct SearchOutcome {
 impl SearchOutcome {
     /// Works out the world waypoints for a grid laid out as `geometry`.
     pub(crate) fn place(&mut self, geometry: CellGeometry) {
-        let size = self.kind.size;
-        self.waypoints = self
-            .waypoint_cells
-            .iter()
-            .map(|&cell| geometry.footprint_center(cell, size))
-            .collect();
+        self.waypoints = self.world_waypoints(geometry);
         self.placed_in = Some(geometry);
     }
 
@@ -100,6 +95,11 @@ impl SearchOutcome {
         if self.placed_in == Some(geometry) {
             return Arc::clone(&self.waypoints);
         }
+        self.world_waypoints(geometry)
+    }
+
+    /// The footprint centres of `waypoint_cells` on a grid laid out as `geometry`.
+    fn world_waypoints(&self, geometry: CellGeometry) -> Arc<[Vec2]> {
         let size = self.kind.size;
         self.waypoint_cells
             .iter()
