@@ -173,6 +173,49 @@ fn after_warm_up_a_time_sliced_search_allocates_only_its_path() {
     }
 }
 
+/// A 400x400 map (large enough for the open list that keeps its buckets in vectors) of open
+/// ground, walls and terrain, where many buckets outgrow the vectors the ring keeps.
+fn large_map() -> Grid {
+    Grid::from_fn(400, 400, |cell| {
+        // Walls across the map with a door every 40 rows, and patches of costlier ground.
+        let wall = cell.x % 50 == 25 && cell.y % 40 != 20;
+        match (wall, (cell.x / 100 + cell.y / 100) % 3) {
+            (true, _) => 0,
+            (false, 0) => 2,
+            (false, _) => 1,
+        }
+    })
+}
+
+#[test]
+fn after_warm_up_a_search_on_a_large_grid_allocates_only_its_path() {
+    let grid = large_map();
+    let mut searcher = Searcher::new();
+    let queries = [
+        (Cell::new(0, 0), Cell::new(399, 399)),
+        (Cell::new(399, 0), Cell::new(3, 398)),
+        (Cell::new(200, 1), Cell::new(201, 399)),
+        (Cell::new(10, 200), Cell::new(390, 210)),
+    ];
+    for options in [
+        SearchOptions::default(),
+        SearchOptions::default().with_cost(CostModel::INTEGER_10_14),
+        SearchOptions::default().with_movement(Movement::FOUR),
+    ] {
+        for query in queries {
+            let query = (
+                nearest_walkable(&grid, query.0),
+                nearest_walkable(&grid, query.1),
+            );
+            let _ = search(&mut searcher, &grid, query, &options);
+            let (result, allocations) =
+                counting_allocations(|| search(&mut searcher, &grid, query, &options));
+            assert_eq!(result.status, SearchStatus::Found, "{query:?} {options:?}");
+            assert_eq!(allocations, 1, "{query:?} {options:?}");
+        }
+    }
+}
+
 /// A few header lines that announce a 4000x4000 map, with no rows: the parser should find the
 /// rows missing without first allocating the 16 MB grid the header claims (a 40-byte file could
 /// otherwise claim 2^31 cells).

@@ -15,6 +15,7 @@
 //! north, as the directions are listed (which keeps paths along corridors straight). A closed
 //! cell is never opened again.
 
+use super::bucket_queue::{BucketQueue, Buckets, LARGE_GRID, OpenLists, Segments, SlotLists};
 use super::searcher::{START_VIA, VIA_BITS, VIA_MASK};
 use super::{
     Limit, Path, SearchError, SearchOptions, SearchResult, SearchStats, SearchStatus, SearchTrace,
@@ -229,16 +230,21 @@ impl<'a> ActiveSearch<'a> {
         options: &SearchOptions,
     ) -> Result<Self, SearchError> {
         let plan = Plan::new(grid, start, goal, options)?;
-        let open_stamp = searcher.next_generation(grid.raw().len());
-        searcher.open.reset(plan.monotone);
+        let cells = grid.raw().len();
+        let open_stamp = searcher.next_generation(cells);
         let start_index = grid.index(start);
         searcher.costs[start_index] = 0.0;
         searcher.marks[start_index] = open_stamp << VIA_BITS | START_VIA;
         let h = plan.heuristic_at(start_index);
         let closest = plan.closest_at(start_index, 0.0);
-        searcher
-            .open
-            .push(plan.weight.weigh(h), 0.0, start_index as u32);
+        let (f, id) = (plan.weight.weigh(h), start_index as u32);
+        if cells < LARGE_GRID {
+            searcher.open.small.reset(plan.monotone, cells);
+            searcher.open.small.push(f, 0.0, id);
+        } else {
+            searcher.open.large.reset(plan.monotone, cells);
+            searcher.open.large.push(f, 0.0, id);
+        }
         if plan.trace {
             searcher.touched.push((start_index as u32, 0));
         }
@@ -287,27 +293,36 @@ impl<'a> ActiveSearch<'a> {
             // Nothing to expand, whatever the limits: the path is the start alone.
             return Some(SearchStatus::Found);
         }
-        match self.plan.octile {
-            Some(octile) => self.expand_with(budget, octile),
-            None => self.expand_with(
-                budget,
-                AnyPriority {
-                    heuristic: self.plan.heuristic,
-                    weight: self.plan.weight,
-                },
-            ),
+        let any = AnyPriority {
+            heuristic: self.plan.heuristic,
+            weight: self.plan.weight,
+        };
+        // The open list for the grid's size, as `ActiveSearch::new` chose.
+        let small: fn(&mut OpenLists) -> &mut BucketQueue<SlotLists> = |open| &mut open.small;
+        let large: fn(&mut OpenLists) -> &mut BucketQueue<Segments> = |open| &mut open.large;
+        match (self.plan.octile, self.grid.raw().len() < LARGE_GRID) {
+            (Some(octile), true) => self.expand_with(budget, octile, small),
+            (Some(octile), false) => self.expand_with(budget, octile, large),
+            (None, true) => self.expand_with(budget, any, small),
+            (None, false) => self.expand_with(budget, any, large),
         }
     }
 
-    /// [`ActiveSearch::expand`] with the priorities computed by `priority`.
-    #[inline(always)]
-    fn expand_with(&mut self, budget: u32, priority: impl Priority) -> Option<SearchStatus> {
+    /// [`ActiveSearch::expand`] with the priorities computed by `priority` and the open list
+    /// `open_list` picks. Each of its four forms is a function of its own, laid out on its own.
+    #[inline(never)]
+    fn expand_with<B: Buckets>(
+        &mut self,
+        budget: u32,
+        priority: impl Priority,
+        open_list: fn(&mut OpenLists) -> &mut BucketQueue<B>,
+    ) -> Option<SearchStatus> {
         let plan = &self.plan;
         let cells = self.grid.raw();
         let searcher = &mut *self.searcher;
         let costs = &mut searcher.costs[..cells.len()];
         let marks = &mut searcher.marks[..cells.len()];
-        let open = &mut searcher.open;
+        let open = open_list(&mut searcher.open);
         // Marks below `open_mark` belong to earlier searches; marks from `closed_mark` up are
         // closed in this one.
         let open_mark = searcher.generation << VIA_BITS;

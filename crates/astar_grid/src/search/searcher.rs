@@ -1,6 +1,6 @@
 //! The reusable search context: per-cell scratch memory reset in O(1) by a generation stamp.
 
-use super::bucket_queue::BucketQueue;
+use super::bucket_queue::OpenLists;
 use super::{ActiveSearch, SearchError, SearchOptions, SearchResult};
 use crate::{Cell, Grid};
 
@@ -50,7 +50,8 @@ pub struct Searcher {
     /// mark is at least the closed mark, and open when it lies between the open and the closed
     /// mark. 12 bytes per cell with `costs`.
     pub(crate) marks: Vec<u32>,
-    pub(crate) open: BucketQueue,
+    /// The open lists of A*, one per grid size.
+    pub(crate) open: OpenLists,
     /// Stamp of open cells in the current search; `generation + 1` marks closed ones.
     pub(crate) generation: u32,
     /// Trace only: padded index and expansion count when each cell was first reached.
@@ -118,8 +119,13 @@ impl Searcher {
     }
 
     /// Bytes held for A* ([`Searcher::find_path`], [`Searcher::begin`]): 12 bytes per cell of
-    /// the largest grid searched (border included) plus the open list's 16 bytes per entry it
-    /// has room for (trace records not included).
+    /// the largest grid searched (border included) plus the open list (trace records not
+    /// included). The open list's memory follows the most entries a search has queued at once,
+    /// however many searches ran: on grids of fewer than 2^17 cells (border included), 20 bytes
+    /// per entry and a kilobyte; on larger ones, about a byte per cell for the vectors its ring
+    /// of buckets keeps and 16 bytes per entry beyond them, in vectors of fixed sizes. Entries
+    /// beyond the ring's reach (terrain costs) and those of weighted searches take 16 bytes each
+    /// in a heap.
     ///
     /// ```
     /// use astar_grid::{Cell, Grid, SearchOptions, Searcher};
