@@ -110,6 +110,27 @@ fn the_reference_search_reproduces_the_published_lengths() {
     }
 }
 
+/// A searcher kept for every query of a map, as a game keeps one per thread, holds at most 16
+/// bytes per map cell for A*, on these small maps too: its open list's memory follows the
+/// entries a search holds at once, not the buckets the searches went through.
+#[test]
+fn a_searcher_kept_for_every_query_holds_at_most_16_bytes_per_cell() {
+    for (name, map, scenario) in BENCHMARKS {
+        let (grid, scenario) = load(map, scenario);
+        let mut searcher = Searcher::new();
+        for (number, query) in scenario.queries.iter().enumerate() {
+            searcher
+                .find_path(&grid, query.start, query.goal, &SearchOptions::default())
+                .unwrap_or_else(|error| panic!("{name} query {number}: {error}"));
+            let per_cell = searcher.astar_memory_bytes() as f64 / grid.len() as f64;
+            assert!(
+                per_cell <= 16.0,
+                "{name} after query {number}: {per_cell:.2} bytes per cell"
+            );
+        }
+    }
+}
+
 #[test]
 fn maps_round_trip_through_the_writer() {
     for (name, map, _) in BENCHMARKS {

@@ -115,6 +115,28 @@ mod tests {
         assert!(memory.jps.is_some_and(|jps| jps > 0.0), "{memory:?}");
     }
 
+    /// The two smallest maps of the Moving AI set (49x49 and 65x81), shipped with the
+    /// repository, measured as the suite measures every map: at most 16 bytes per cell for A*.
+    #[test]
+    fn the_smallest_benchmark_maps_stay_within_16_bytes_per_cell() {
+        let maps = [
+            (
+                include_str!("../../../assets/maps/dao/arena.map"),
+                include_str!("../../../assets/maps/dao/arena.map.scen"),
+            ),
+            (
+                include_str!("../../../assets/maps/dao/den312d.map"),
+                include_str!("../../../assets/maps/dao/den312d.map.scen"),
+            ),
+        ];
+        for (map, scenario) in maps {
+            let grid = astar_grid::parse_map(map).unwrap();
+            let scenario = astar_grid::parse_scenario(scenario).unwrap();
+            let memory = MemoryPerCell::measure(&grid, &scenario).unwrap();
+            assert!(memory.astar >= 12.0 && memory.astar <= 16.0, "{memory:?}");
+        }
+    }
+
     #[test]
     fn terrain_costs_leave_out_the_jump_point_figures() {
         let grid = Grid::from_fn(16, 16, |cell| if cell.x == 3 { 5 } else { 1 });
