@@ -36,7 +36,9 @@
 //! - **Flow fields and goal batches**: a [`FlowField`] is a Dijkstra field towards one or more
 //!   goals, read with [`FlowField::next_step`] and [`FlowField::path_from`] and kept up to date
 //!   with [`FlowField::update`]; [`FlowField::paths_to_goal`] answers many starts sharing a goal
-//!   with one search that stops once all of them are reached.
+//!   with one search that stops once all of them are reached. [`FieldGrowth`] and
+//!   [`GoalPaths`] grow the same two Dijkstras a budget of cells at a time, to spread one over
+//!   several frames.
 //! - **One switch between them**: an [`Algorithm`] (A\*, Dijkstra, jump points or a flow field)
 //!   chosen at run time, named `astar`, `dijkstra`, `jps` or `flow` on a command line, runs
 //!   queries through an [`Engine`], which checks that the algorithm can honour the options and
@@ -102,7 +104,7 @@ pub use connectivity::{
 };
 pub use cost::CostModel;
 pub use engine::Engine;
-pub use flow_field::{FlowField, FlowFieldError, FlowFieldUpdate};
+pub use flow_field::{FieldGrowth, FlowField, FlowFieldError, FlowFieldUpdate, GoalPaths};
 pub use formats::{
     Legend, ParseError, ParseErrorKind, Scenario, ScenarioQuery, ScenarioWriteError,
     ScenarioWriteErrorKind, Terrain, parse_map, parse_map_with, parse_scenario, write_map,

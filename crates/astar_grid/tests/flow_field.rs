@@ -1,7 +1,9 @@
-//! Flow fields against per-cell Dijkstra searches, before and after incremental updates.
+//! Flow fields against per-cell Dijkstra searches, before and after incremental updates, built
+//! in one go and a slice at a time.
 
 use astar_grid::{
-    Cell, CornerRule, CostModel, FlowField, FlowFieldError, Grid, Movement, SearchOptions, Searcher,
+    Cell, CornerRule, CostModel, FieldGrowth, FlowField, FlowFieldError, GoalPaths, Grid, Movement,
+    SearchOptions, Searcher,
 };
 use proptest::prelude::*;
 
@@ -449,4 +451,83 @@ fn paths_to_one_goal_give_up_when_told_and_only_then() {
     });
     assert_eq!(asked, 0);
     assert_eq!(near.map(|paths| paths.len()), Some(1));
+}
+
+proptest! {
+    /// A field grown in slices of any size is the exact field, whatever the slices.
+    #[test]
+    fn a_field_grown_in_slices_is_exact(
+        mut grid in grid_strategy(9),
+        movement in prop::sample::select(MOVEMENTS.to_vec()),
+        model in prop::sample::select(COST_MODELS.to_vec()),
+        goals in prop::collection::vec((0u32..64, 0u32..64), 1..4),
+        slices in prop::collection::vec(0usize..12, 1..6),
+        stop_early in any::<bool>(),
+    ) {
+        let goals = goals_in(&mut grid, goals);
+        let mut growth = FieldGrowth::new(&grid, &goals, movement, model).unwrap();
+        let mut calls = 0;
+        for &slice in slices.iter().cycle() {
+            calls += 1;
+            // Finishing early settles the rest; else every cell is settled by the slices.
+            if (stop_early && calls > slices.len()) || growth.advance(slice) {
+                break;
+            }
+            prop_assert!(calls <= grid.len() + 1, "never done after {} slices", calls);
+        }
+        assert_field_is_exact(&grid, &growth.finish(), &goals);
+    }
+
+    /// Paths to one goal searched in slices: each start's path, read as soon as the start is
+    /// settled, is optimal (against A*) and legal, and stays what the end of the search gives.
+    #[test]
+    fn paths_to_one_goal_in_slices_are_optimal_as_soon_as_settled(
+        mut grid in grid_strategy(12),
+        movement in prop::sample::select(MOVEMENTS.to_vec()),
+        model in prop::sample::select(COST_MODELS.to_vec()),
+        goal in (0u32..64, 0u32..64),
+        starts in prop::collection::vec((0u32..64, 0u32..64), 1..6),
+        slice in 0usize..20,
+    ) {
+        let goal = goals_in(&mut grid, vec![goal])[0];
+        let starts: Vec<Cell> = starts.into_iter().map(|start| pick(&grid, start)).collect();
+        let options = SearchOptions::default().with_movement(movement).with_cost(model);
+        let mut searcher = Searcher::new();
+        let expected: Vec<Option<f64>> = starts
+            .iter()
+            .map(|&start| searcher.find_path(&grid, start, goal, &options).ok().and_then(|result| result.cost()))
+            .collect();
+        let mut paths = GoalPaths::new(&grid, &starts, goal, movement, model).unwrap();
+        let mut early: Vec<Option<astar_grid::Path>> = vec![None; starts.len()];
+        loop {
+            let done = paths.advance(slice);
+            for (number, seen) in early.iter_mut().enumerate() {
+                if seen.is_none() {
+                    *seen = paths.settled(number);
+                }
+            }
+            if done {
+                break;
+            }
+        }
+        let last = paths.finish();
+        for (number, &start) in starts.iter().enumerate() {
+            prop_assert_eq!(&early[number], &last[number], "{}", start);
+            match (&last[number], expected[number]) {
+                (None, None) => {}
+                (Some(path), Some(cost)) => {
+                    prop_assert!(close(path.cost, cost), "{}: {} against A* {}", start, path.cost, cost);
+                    prop_assert_eq!(path.cells.first(), Some(&start));
+                    prop_assert_eq!(path.cells.last(), Some(&goal));
+                    let walked: f64 = path
+                        .cells
+                        .windows(2)
+                        .map(|step| step_price(&grid, movement, model, step[0], step[1]).expect("a legal step"))
+                        .sum();
+                    prop_assert!(close(walked, path.cost));
+                }
+                (found, cost) => prop_assert!(false, "{}: {:?} against A* {:?}", start, found, cost),
+            }
+        }
+    }
 }

@@ -2,9 +2,11 @@
 //! the best next step from every cell, kept up to date as cells change.
 
 mod error;
+mod sliced;
 mod update;
 
 pub use error::FlowFieldError;
+pub use sliced::{FieldGrowth, GoalPaths};
 pub use update::FlowFieldUpdate;
 
 use crate::closest::{FloodScratch, flood_to_closest};
@@ -203,39 +205,13 @@ impl FlowField {
         cost: CostModel,
         mut proceed: impl FnMut() -> bool,
     ) -> Result<Option<Vec<Option<Path>>>, FlowFieldError> {
-        let mut field = Self::empty(grid, movement, cost)?;
-        field.seed(grid, &[goal])?;
-        let mut wanted = vec![false; grid.raw().len()];
-        let mut remaining = 0_usize;
-        for &start in starts {
-            if grid.is_walkable(start) {
-                let index = grid.index(start);
-                remaining += usize::from(!wanted[index]);
-                wanted[index] = true;
+        let mut paths = GoalPaths::new(grid, starts, goal, movement, cost)?;
+        while !paths.advance(Self::PROCEED_INTERVAL) {
+            if !proceed() {
+                return Ok(None);
             }
         }
-        let mut given_up = false;
-        if remaining > 0 {
-            let mut settled = 0_usize;
-            field.settle_until(grid.raw(), |index| {
-                if wanted[index] {
-                    remaining -= 1;
-                }
-                settled += 1;
-                if remaining > 0 && settled.is_multiple_of(Self::PROCEED_INTERVAL) && !proceed() {
-                    given_up = true;
-                }
-                remaining == 0 || given_up
-            });
-        }
-        if given_up {
-            return Ok(None);
-        }
-        // Every start was settled, or the search ran out of cells and left the starts it did
-        // not reach at an infinite cost: each path read below is optimal or absent.
-        Ok(Some(
-            starts.iter().map(|&start| field.path_from(start)).collect(),
-        ))
+        Ok(Some(paths.finish()))
     }
 
     /// [`FlowField::paths_to_goal`], falling back to the closest reachable cell: each start that
@@ -560,8 +536,9 @@ impl FlowField {
         self.settle_until(raw, |_| false)
     }
 
-    /// [`FlowField::settle`], stopping right after settling a cell for which `stop` (given its
-    /// padded index) returns true.
+    /// [`FlowField::settle`], stopping right after settling (and expanding) a cell for which
+    /// `stop` (given its padded index) returns true: settling again later carries on where it
+    /// stopped.
     fn settle_until(&mut self, raw: &[u8], mut stop: impl FnMut(usize) -> bool) -> usize {
         let rule = self.rule;
         let step_cost = self.step_cost;
@@ -574,9 +551,6 @@ impl FlowField {
                 continue; // a stale entry: the cell was queued again at a lower cost
             }
             settled += 1;
-            if stop(index) {
-                break;
-            }
             let terrain = f64::from(raw[index]);
             for (direction, price) in step_cost.iter().enumerate().take(rule.directions) {
                 let Some(neighbour) = rule.step(index, direction, |at| raw[at] != 0) else {
@@ -591,6 +565,9 @@ impl FlowField {
                         index: neighbour as u32,
                     });
                 }
+            }
+            if stop(index) {
+                break;
             }
         }
         settled
