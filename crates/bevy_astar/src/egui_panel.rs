@@ -298,12 +298,13 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
         ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
         (
-            "Carried over (queue / dispatch / apply)",
+            "Carried over (queue / dispatch / apply / searches)",
             format!(
-                "{} / {} / {}",
+                "{} / {} / {} / {}",
                 stats.carried_over.invalidations,
                 stats.carried_over.dispatches,
-                stats.carried_over.results
+                stats.carried_over.results,
+                stats.carried_over.searches
             ),
         ),
         (

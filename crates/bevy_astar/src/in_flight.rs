@@ -2,6 +2,7 @@
 //! for one goal, and lists the agents waiting for each answer.
 
 use crate::MapVersion;
+use crate::background::BackgroundTask;
 use crate::cache::RequestKey;
 use crate::engine::SearchOutcome;
 use crate::kinds::KindKey;
@@ -9,7 +10,6 @@ use crate::{MapChange, PathRequest};
 use astar_grid::Grid;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use bevy::tasks::Task;
 use core::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::vec;
@@ -37,11 +37,11 @@ impl SearchMember {
     }
 }
 
-/// A search running in the background.
+/// A search running in the background ([`BackgroundTask`]).
 pub(crate) struct InFlightSearch {
     /// One outcome per member, in member order; `None` when it gave up because
     /// [`InFlightSearch::cancelled`] was set.
-    pub task: Task<Option<Vec<SearchOutcome>>>,
+    pub task: BackgroundTask<Option<Vec<SearchOutcome>>>,
     /// Set when no agent wants the result any more, so that a long search stops early.
     pub cancelled: Arc<AtomicBool>,
     /// The grid it searches; kept so that edits copy the grid instead of changing it.
@@ -68,7 +68,7 @@ pub(crate) struct InFlightSearch {
 impl InFlightSearch {
     /// A search that has just started, for `members`.
     pub(crate) fn new(
-        task: Task<Option<Vec<SearchOutcome>>>,
+        task: BackgroundTask<Option<Vec<SearchOutcome>>>,
         cancelled: Arc<AtomicBool>,
         (snapshot, kind): (Arc<Grid>, KindKey),
         (map_version, origin): (MapVersion, (u64, u64)),

@@ -42,6 +42,7 @@
 //! [`AStarPlugin`] documents the system sets and their order.
 
 mod apply;
+mod background;
 mod budget;
 mod cache;
 mod connectivity;

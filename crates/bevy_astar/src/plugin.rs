@@ -1,6 +1,7 @@
 //! `AStarPlugin`: registers the resources, messages and systems, and orders the system sets.
 
 use crate::apply::{RetiredOutcomes, free_retired_outcomes, poll_searches};
+use crate::background::advance_main_thread_work;
 use crate::cache::PathCache;
 use crate::connectivity::sync_connectivity;
 use crate::crowd::{CrowdScratch, gather_crowds, move_crowds, plan_crowds};
@@ -287,6 +288,7 @@ impl Plugin for AStarPlugin {
                         queue_changed_requests,
                         poll_flow_fields,
                         dispatch_searches,
+                        advance_main_thread_work,
                         release_flow_fields,
                     )
                         .chain()

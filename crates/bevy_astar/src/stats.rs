@@ -85,6 +85,10 @@ pub struct CarriedOver {
     /// [`PathfindingSettings::max_paths_applied_per_frame`](crate::PathfindingSettings::max_paths_applied_per_frame)
     /// held them back.
     pub results: usize,
+    /// Searches and flow-field builds left unfinished, or not begun, on the main thread
+    /// (Dispatch), where they run a slice at a time without Bevy's `multi_threaded` feature;
+    /// always 0 with it, the task pool's threads running them.
+    pub searches: usize,
 }
 
 impl PathfindingStats {

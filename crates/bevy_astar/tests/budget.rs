@@ -66,6 +66,7 @@ fn most(a: CarriedOver, b: CarriedOver) -> CarriedOver {
         invalidations: a.invalidations.max(b.invalidations),
         dispatches: a.dispatches.max(b.dispatches),
         results: a.results.max(b.results),
+        searches: a.searches.max(b.searches),
     }
 }
 

@@ -2,10 +2,10 @@
 //! every path length against the optimum.
 
 mod agent_queries;
-#[cfg(feature = "compare")]
+#[cfg(feature = "compare-main-thread")]
 mod agents;
 mod algorithm;
-#[cfg(feature = "compare")]
+#[cfg(feature = "compare-main-thread")]
 mod compare;
 mod erosion;
 mod flow;
@@ -39,10 +39,10 @@ enum Command {
     /// Runs A* and jump point search on seeded random maps of chosen sizes and obstacle density.
     Generated(generated::GeneratedArgs),
     /// Runs the same queries through this project and other pathfinding libraries, side by side.
-    #[cfg(feature = "compare")]
+    #[cfg(feature = "compare-main-thread")]
     Compare(compare::CompareArgs),
     /// Runs the plugin with many agents and tower placements, beside bevy_northstar's plugin.
-    #[cfg(feature = "compare")]
+    #[cfg(feature = "compare-main-thread")]
     Agents(agents::AgentsArgs),
 }
 
@@ -52,9 +52,9 @@ fn main() -> ExitCode {
         Command::Scen(args) => scen::run(&args),
         Command::Suite(args) => suite::run(&args),
         Command::Generated(args) => generated::run(&args),
-        #[cfg(feature = "compare")]
+        #[cfg(feature = "compare-main-thread")]
         Command::Compare(args) => compare::run(&args),
-        #[cfg(feature = "compare")]
+        #[cfg(feature = "compare-main-thread")]
         Command::Agents(args) => agents::run(&args),
     };
     match outcome {

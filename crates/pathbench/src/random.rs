@@ -32,7 +32,7 @@ impl SeededRandom {
 
     /// A number in `low..=high` (`low` when `high` is below it).
     #[cfg_attr(
-        not(any(feature = "compare", test)),
+        not(any(feature = "compare-main-thread", test)),
         expect(
             dead_code,
             reason = "drawn by `pathbench agents`, built with the compare feature"

@@ -19,7 +19,6 @@ use astar_grid::agent::anchors_covering;
 use astar_grid::{Cell, Grid};
 use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
-use bevy::tasks::futures::check_ready;
 use core::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -112,7 +111,7 @@ fn collect_finished(
             // Stops a long A* between two slices; dropping the task below stops one not begun.
             search.cancelled.store(true, Ordering::Relaxed);
             cancelled.push(id);
-        } else if let Some(outcomes) = check_ready(&mut search.task) {
+        } else if let Some(outcomes) = search.task.check_ready() {
             match outcomes {
                 Some(outcomes) => {
                     stats.searches_finished += 1;
@@ -358,7 +357,6 @@ mod tests {
     use crate::in_flight::InFlightSearches;
     use crate::prelude::*;
     use bevy::prelude::*;
-    use bevy::tasks::block_on;
     use bevy::time::TimeUpdateStrategy;
     use core::time::Duration;
 
@@ -397,7 +395,7 @@ mod tests {
         let mut in_flight = app.world_mut().resource_mut::<InFlightSearches>();
         for (_, search) in in_flight.iter_mut() {
             if search.results.is_none() {
-                search.results = block_on(&mut search.task).map(IntoIterator::into_iter);
+                search.results = search.task.wait().map(IntoIterator::into_iter);
             }
         }
         let mut settings = app.world_mut().resource_mut::<PathfindingSettings>();

@@ -3,6 +3,7 @@
 
 use crate::MapVersion;
 use crate::apply::RetiredOutcomes;
+use crate::background::BackgroundTask;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::run_goal_batch;
 use crate::engine::jump_point::JumpPoints;
@@ -16,7 +17,7 @@ use crate::trace::DebugPath;
 use crate::{NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats};
 use astar_grid::Grid;
 use bevy::prelude::*;
-use bevy::tasks::AsyncComputeTaskPool;
+use core::future::Future;
 use core::sync::atomic::AtomicBool;
 use core::time::Duration;
 use std::sync::Arc;
@@ -59,25 +60,23 @@ impl Launcher<'_> {
             && in_flight.len() < self.settings.max_in_flight as usize
     }
 
-    /// Spawns `work` on a snapshot of the grid, answering `members`.
-    fn start(
+    /// Starts the work `work` makes of a snapshot of the grid and the cancellation flag, in the
+    /// background ([`BackgroundTask`]), answering `members`.
+    fn start<W>(
         &mut self,
         in_flight: &mut InFlightSearches,
         (snapshot, kind): (Arc<Grid>, KindKey),
         members: Vec<SearchMember>,
-        work: impl FnOnce(&Grid, &AtomicBool) -> Option<Vec<SearchOutcome>> + Send + 'static,
-    ) {
-        let grid = Arc::clone(&snapshot);
+        work: impl FnOnce(Arc<Grid>, Arc<AtomicBool>) -> W,
+    ) where
+        W: Future<Output = Option<Vec<SearchOutcome>>> + Send + 'static,
+    {
         let cancelled = Arc::new(AtomicBool::new(false));
-        let cancel_flag = Arc::clone(&cancelled);
+        let work = work(Arc::clone(&snapshot), Arc::clone(&cancelled));
         let geometry = self.geometry;
-        let task = AsyncComputeTaskPool::get().spawn(async move {
-            // The woken worker may have taken the core of the system that spawned it (a
-            // thread that slept is favoured on waking): on a machine with few cores, giving
-            // it back once lets the frame's systems finish before the search gets going.
-            std::thread::yield_now();
+        let task = BackgroundTask::spawn(async move {
             // The world waypoints are worked out here too, off the main thread.
-            work(&grid, &cancel_flag).map(|mut outcomes| {
+            work.await.map(|mut outcomes| {
                 for outcome in &mut outcomes {
                     outcome.place(geometry);
                 }
@@ -107,9 +106,15 @@ impl Launcher<'_> {
         stats.searches_started += 1;
         stats.cache_misses += 1;
         let searched = (grid, job.kind);
-        self.start(in_flight, searched, vec![member], move |grid, cancelled| {
-            run_search(grid, &job, &engine, cancelled).map(|outcome| vec![outcome])
-        });
+        self.start(
+            in_flight,
+            searched,
+            vec![member],
+            move |grid, cancelled| async move {
+                let outcome = run_search(&grid, &job, &engine, &cancelled).await;
+                outcome.map(|outcome| vec![outcome])
+            },
+        );
     }
 
     /// Marks an agent as waiting for a running search; `searched` when the search was started
@@ -159,7 +164,7 @@ impl Launcher<'_> {
                 .map(|member| self.searching(member.waiting, agents))
                 .collect();
             self.start(in_flight, searched, members, move |grid, cancelled| {
-                run_goal_batch(grid, &jobs, cancelled)
+                async move { run_goal_batch(&grid, &jobs, &cancelled).await }
             });
             return;
         }

@@ -1,9 +1,11 @@
 //! The A* engine: answers every request, as its options configure it (heuristic, weight,
 //! window, limits, partial paths), and records the search's trace when the options ask for one.
-//! It runs in slices of [`SEARCH_SLICE`] expansions and stops between two slices once nobody
-//! waits for its answer any more.
+//! It runs in slices of [`SEARCH_SLICE`] expansions, stops between two slices once nobody
+//! waits for its answer any more, and yields between two on the main thread once the frame's
+//! time is spent ([`slice_point`]).
 
 use super::SearchJob;
+use crate::background::slice_point;
 use astar_grid::{Grid, SearchError, SearchResult, Searcher, Step};
 use core::sync::atomic::{AtomicBool, Ordering};
 
@@ -11,7 +13,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 pub(crate) const SEARCH_SLICE: u32 = 2048;
 
 /// A* in slices, checking `cancelled` between them; `None` when it was cancelled.
-pub(super) fn run(
+pub(super) async fn run(
     searcher: &mut Searcher,
     grid: &Grid,
     job: &SearchJob,
@@ -25,7 +27,10 @@ pub(super) fn run(
         match search.advance(SEARCH_SLICE) {
             Step::Done(result) => return Some(Ok(result)),
             Step::Pending(_) if cancelled.load(Ordering::Relaxed) => return None,
-            Step::Pending(active) => search = active,
+            Step::Pending(active) => {
+                search = active;
+                slice_point().await;
+            }
         }
     }
 }

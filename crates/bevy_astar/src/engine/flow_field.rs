@@ -6,19 +6,18 @@
 //! answer it); the heuristic, weight, window and limits do not apply, and it records no trace.
 
 use super::{EngineAnswer, SearchJob};
+use crate::background::{BackgroundTask, slice_point};
 use crate::kinds::KindKey;
 use crate::{
     MapChange, MapChanged, NavGrid, PathAlgorithm, PathRequest, PathfindingSettings,
     PathfindingStats,
 };
 use astar_grid::{
-    Cell, CostModel, FlowField, FlowFieldError, Grid, Movement, ReachedPath, SearchResult,
-    SearchStats, SearchStatus,
+    Cell, CostModel, FieldGrowth, FlowField, FlowFieldError, Grid, Movement, ReachedPath,
+    SearchResult, SearchStats, SearchStatus,
 };
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
-use bevy::tasks::futures::check_ready;
-use bevy::tasks::{AsyncComputeTaskPool, Task};
 use std::sync::Arc;
 
 /// What makes two requests share a field.
@@ -66,7 +65,7 @@ struct ReadyField {
 
 /// A build or update running in the background, on `snapshot`.
 struct FieldBuild {
-    task: Task<Result<FlowField, FlowFieldError>>,
+    task: BackgroundTask<Result<FlowField, FlowFieldError>>,
     snapshot: Arc<Grid>,
     grid_id: u64,
     incremental: bool,
@@ -240,13 +239,19 @@ fn start_build(
     } else {
         stats.flow_fields_built += 1;
     }
-    let task = AsyncComputeTaskPool::get().spawn(async move {
+    let task = BackgroundTask::spawn(async move {
         match update {
             Some((field, cells)) => {
                 let mut field = Arc::unwrap_or_clone(field);
                 field.update(&grid, &cells).map(|_| field)
             }
-            None => FlowField::build(&grid, &[key.goal], key.movement, key.cost),
+            None => {
+                let mut growth = FieldGrowth::new(&grid, &[key.goal], key.movement, key.cost)?;
+                while !growth.advance(FlowField::PROCEED_INTERVAL) {
+                    slice_point().await;
+                }
+                Ok(growth.finish())
+            }
         }
     });
     FieldBuild {
@@ -309,7 +314,7 @@ pub(crate) fn poll_flow_fields(
         let Some(build) = &mut slot.building else {
             continue;
         };
-        let Some(result) = check_ready(&mut build.task) else {
+        let Some(result) = build.task.check_ready() else {
             continue;
         };
         let snapshot = Arc::clone(&build.snapshot);
@@ -389,7 +394,7 @@ pub(super) fn field_result(path: Option<astar_grid::Path>) -> SearchResult {
 mod tests {
     use super::*;
     use crate::CellChange;
-    use bevy::tasks::TaskPool;
+    use bevy::tasks::{AsyncComputeTaskPool, TaskPool};
 
     fn key(x: u32) -> FieldKey {
         FieldKey::new(
@@ -444,7 +449,7 @@ mod tests {
 
     #[test]
     fn fields_being_built_are_never_evicted_for_capacity() {
-        let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
+        AsyncComputeTaskPool::get_or_init(TaskPool::default);
         let grid = Arc::new(Grid::new(8, 8));
         let mut fields = FlowFields {
             frame: 5,
@@ -453,7 +458,7 @@ mod tests {
         // The least recently used slot is the one still being built.
         let building = FieldSlot {
             building: Some(FieldBuild {
-                task: pool.spawn(core::future::pending()),
+                task: BackgroundTask::spawn(core::future::pending()),
                 snapshot: Arc::clone(&grid),
                 grid_id: 1,
                 incremental: false,

@@ -1,6 +1,6 @@
 //! The goal batch engine: requests for one goal gathered during a frame's dispatch, so that a
 //! crowd heading for the same place is answered by one Dijkstra grown from the goal
-//! ([`FlowField::paths_to_goal_while`]) instead of one search per agent. It honours only
+//! ([`GoalPaths`], a slice of cells at a time) instead of one search per agent. It honours only
 //! requests whose own search would be optimal and unlimited ([`GoalBatches::accepts`]); smaller
 //! groups than [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings) fall back to
 //! their own engines. It records no trace (traced requests never join a batch), and stops when
@@ -8,10 +8,11 @@
 
 use super::flow_field::{FieldKey, field_result};
 use super::{EngineChoice, SearchJob, SearchOutcome, outcome_of};
+use crate::background::slice_point;
 use crate::cache::RequestKey;
 use crate::in_flight::{SearchMember, Subscriber};
 use crate::{PathAlgorithm, PathRequest};
-use astar_grid::{Cell, FlowField, Grid, SearchError, SearchOptions};
+use astar_grid::{Cell, FlowField, GoalPaths, Grid, SearchError, SearchOptions};
 use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -95,10 +96,11 @@ impl GoalBatches {
 }
 
 /// Answers `jobs`, which share their goal, movement rule and cost model, with one Dijkstra from
-/// the goal ([`FlowField::paths_to_goal_while`]); one outcome per job, in order. A job whose
-/// start or goal is invalid gets the error its own search would give. `None` when `cancelled`
-/// was set before it began or while it ran (checked every few thousand cells).
-pub(crate) fn run_goal_batch(
+/// the goal ([`GoalPaths`]); one outcome per job, in order. A job whose start or goal is
+/// invalid gets the error its own search would give. `None` when `cancelled` was set before it
+/// began or while it ran (checked every [`FlowField::PROCEED_INTERVAL`] cells, where it may
+/// also yield, on the main thread once the frame's time is spent).
+pub(crate) async fn run_goal_batch(
     grid: &Grid,
     jobs: &[SearchJob],
     cancelled: &AtomicBool,
@@ -118,22 +120,20 @@ pub(crate) fn run_goal_batch(
         .filter(|(_, check)| check.is_ok())
         .map(|(job, _)| job.start)
         .collect();
-    let options = first.options;
     let mut paths = if starts.is_empty() {
         Ok(Vec::new())
     } else {
-        let proceed = || !cancelled.load(Ordering::Relaxed);
-        match FlowField::paths_to_goal_while(
-            grid,
-            &starts,
-            first.goal,
-            options.movement,
-            options.cost,
-            proceed,
-        ) {
-            Ok(Some(paths)) => Ok(paths),
-            // Nobody wants the answers any more.
-            Ok(None) => return None,
+        let options = first.options;
+        match GoalPaths::new(grid, &starts, first.goal, options.movement, options.cost) {
+            Ok(mut search) => {
+                while !search.advance(FlowField::PROCEED_INTERVAL) {
+                    if cancelled.load(Ordering::Relaxed) {
+                        return None; // nobody wants the answers any more
+                    }
+                    slice_point().await;
+                }
+                Ok(search.finish())
+            }
             // The goal passed `check_endpoints`, so the only error left is an invalid cost
             // model, which every job's own search would refuse in the same way.
             Err(_) => Err(SearchError::InvalidCostModel),

@@ -116,7 +116,7 @@ pub(crate) fn record_jump_point_changes(
 
 /// Runs `job` by jump point search on `jump_grid` (packed from `grid`), or by A* on `grid` when
 /// its options are beyond jump point search; `None` when a fallback A* was cancelled.
-pub(super) fn run(
+pub(super) async fn run(
     searcher: &mut Searcher,
     grid: &Grid,
     jump_grid: &Arc<JumpGrid>,
@@ -129,7 +129,9 @@ pub(super) fn run(
             algorithm: PathAlgorithm::JumpPoint,
             cacheable: true,
         }),
-        Err(_) => astar::run(searcher, grid, job, cancelled).map(EngineAnswer::astar),
+        Err(_) => astar::run(searcher, grid, job, cancelled)
+            .await
+            .map(EngineAnswer::astar),
     }
 }
 

@@ -36,9 +36,37 @@ use core::time::Duration;
 use std::sync::Arc;
 
 std::thread_local! {
-    /// One searcher per task-pool thread: after its first search on a grid, later searches
-    /// allocate nothing but their path.
-    static SEARCHER: RefCell<Searcher> = RefCell::new(Searcher::new());
+    /// The searchers of this thread not in use: after its first search on a grid, a searcher
+    /// allocates nothing but the paths. A thread of the task pool runs one search at a time and
+    /// keeps one; the main thread, which runs searches a slice at a time without Bevy's
+    /// `multi_threaded`, holds one only while a search is part way through.
+    static SEARCHERS: RefCell<Vec<Searcher>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A searcher taken from this thread's [`SEARCHERS`] for one search, and given back to the
+/// pool of the thread it is dropped on.
+struct SearcherLease(Option<Searcher>);
+
+impl SearcherLease {
+    /// Takes a searcher of this thread, or a new one.
+    fn take() -> Self {
+        Self(Some(
+            SEARCHERS.with_borrow_mut(Vec::pop).unwrap_or_default(),
+        ))
+    }
+
+    /// The searcher.
+    fn searcher(&mut self) -> &mut Searcher {
+        self.0.get_or_insert_default()
+    }
+}
+
+impl Drop for SearcherLease {
+    fn drop(&mut self) {
+        if let Some(searcher) = self.0.take() {
+            SEARCHERS.with_borrow_mut(|searchers| searchers.push(searcher));
+        }
+    }
 }
 
 /// What one search produced.
@@ -185,29 +213,40 @@ pub(crate) struct SearchJob {
     pub kind: KindKey,
 }
 
-/// Runs one search on this thread's searcher; with `smoothing`, the waypoints are the path
+/// Runs one search on a searcher of this thread; with `smoothing`, the waypoints are the path
 /// cells that [`smooth_path_cells`] keeps under the search's movement rule (straight segments
 /// that never enter terrain costlier than the stretch of path they replace).
 ///
 /// A* runs in slices of [`astar::SEARCH_SLICE`] expansions and gives up, returning `None`,
 /// when `cancelled` is set between two slices: a search nobody waits for stops holding a thread.
-pub(crate) fn run_search(
+/// Between two slices it may also yield ([`slice_point`](crate::background::slice_point)),
+/// when it runs on the main thread and the frame's time is spent.
+pub(crate) async fn run_search(
     grid: &Grid,
     job: &SearchJob,
     engine: &Engine,
     cancelled: &AtomicBool,
 ) -> Option<SearchOutcome> {
     let began = Instant::now();
-    let answer = SEARCHER.with_borrow_mut(|searcher| match engine {
-        Engine::AStar => astar::run(searcher, grid, job, cancelled).map(EngineAnswer::astar),
-        Engine::JumpPoint(jump_grid) => jump_point::run(searcher, grid, jump_grid, job, cancelled),
-        Engine::Repair(cells) => repair::run(searcher, grid, cells, job, cancelled),
+    let mut lease = SearcherLease::take();
+    let searcher = lease.searcher();
+    let answer = match engine {
+        Engine::AStar => astar::run(searcher, grid, job, cancelled)
+            .await
+            .map(EngineAnswer::astar),
+        Engine::JumpPoint(jump_grid) => {
+            jump_point::run(searcher, grid, jump_grid, job, cancelled).await
+        }
+        Engine::Repair(cells) => repair::run(searcher, grid, cells, job, cancelled).await,
         // The goal was walled since the field was chosen: A* finds the closest reachable cell.
         Engine::FlowField(_) if job.options.closest_reachable && !grid.is_walkable(job.goal) => {
-            astar::run(searcher, grid, job, cancelled).map(EngineAnswer::astar)
+            astar::run(searcher, grid, job, cancelled)
+                .await
+                .map(EngineAnswer::astar)
         }
         Engine::FlowField(field) => Some(flow_field::run(grid, field, job)),
-    })?;
+    }?;
+    drop(lease);
     let mut outcome = outcome_of(job, grid, answer.result, answer.algorithm);
     outcome.cacheable = answer.cacheable;
     outcome.duration = began.elapsed();
@@ -288,6 +327,7 @@ fn smoothed_waypoints(grid: &Grid, path: &[Cell], options: &SearchOptions) -> Ve
 mod tests {
     use super::*;
     use astar_grid::{CornerRule, Movement};
+    use bevy::tasks::block_on;
 
     fn job(start: Cell, goal: Cell, options: SearchOptions, smoothing: bool) -> SearchJob {
         SearchJob {
@@ -302,7 +342,13 @@ mod tests {
     fn smoothed(grid: &Grid, start: Cell, goal: Cell, movement: Movement) -> SearchOutcome {
         let options = SearchOptions::default().with_movement(movement);
         let job = job(start, goal, options, true);
-        run_search(grid, &job, &Engine::AStar, &AtomicBool::new(false)).unwrap()
+        block_on(run_search(
+            grid,
+            &job,
+            &Engine::AStar,
+            &AtomicBool::new(false),
+        ))
+        .unwrap()
     }
 
     #[test]
@@ -312,13 +358,23 @@ mod tests {
         let grid = Grid::new(200, 200);
         let options = SearchOptions::default().with_heuristic(astar_grid::Heuristic::Zero);
         let job = job(Cell::new(0, 0), Cell::new(199, 199), options, false);
-        let outcome = run_search(&grid, &job, &Engine::AStar, &AtomicBool::new(false));
+        let outcome = block_on(run_search(
+            &grid,
+            &job,
+            &Engine::AStar,
+            &AtomicBool::new(false),
+        ));
         assert_eq!(
             outcome.map(|outcome| outcome.status),
             Some(PathStatus::Found)
         );
         assert_eq!(
-            run_search(&grid, &job, &Engine::AStar, &AtomicBool::new(true)),
+            block_on(run_search(
+                &grid,
+                &job,
+                &Engine::AStar,
+                &AtomicBool::new(true)
+            )),
             None
         );
     }
@@ -331,7 +387,7 @@ mod tests {
         let run = |options: SearchOptions| {
             let job = job(start, goal, options, false);
             let engine = Engine::JumpPoint(Arc::clone(&jump_grid));
-            run_search(&grid, &job, &engine, &AtomicBool::new(false)).unwrap()
+            block_on(run_search(&grid, &job, &engine, &AtomicBool::new(false))).unwrap()
         };
         let jump = run(SearchOptions::default());
         let astar = run(SearchOptions::default().with_movement(Movement::FOUR));

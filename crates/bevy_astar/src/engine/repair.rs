@@ -30,7 +30,7 @@ impl SearchOutcome {
 /// Repairs `cells` on `grid` (see [`Engine::Repair`](super::Engine::Repair)); the answer is
 /// cacheable only when it is as cheap as a full search's. `None` when it was cancelled during a
 /// full-search fallback.
-pub(super) fn run(
+pub(super) async fn run(
     searcher: &mut Searcher,
     grid: &Grid,
     cells: &[Cell],
@@ -61,6 +61,8 @@ pub(super) fn run(
         }
         // The old path does not fit the grid any more (its start or goal became blocked,
         // say): a full search gives the request's answer, or its error.
-        Err(_) => astar::run(searcher, grid, job, cancelled).map(EngineAnswer::astar),
+        Err(_) => astar::run(searcher, grid, job, cancelled)
+            .await
+            .map(EngineAnswer::astar),
     }
 }

@@ -308,8 +308,13 @@ impl Contender for Ours {
     fn search(&self) -> String {
         let settings = &self.settings;
         format!(
-            "A* (8 neighbours, no corner cutting, octile), background tasks, result cache, {}, \
+            "A* (8 neighbours, no corner cutting, octile), {}, result cache, {}, \
              at most {} paths applied a frame, {} us a stage{}",
+            if cfg!(feature = "multi_threaded") {
+                "background tasks"
+            } else {
+                "searches sliced on the main thread"
+            },
             match settings.goal_batch_min {
                 0 => "no goal batches".to_owned(),
                 min => format!("goal batches of {min}+"),
