@@ -13,6 +13,10 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
+/// Outcomes a batch works out (its paths read, smoothed and placed in the world) between two
+/// slice points.
+pub(crate) const OUTCOMES_PER_SLICE: usize = 32;
+
 /// Work started for the plugin, whose output is collected with
 /// [`BackgroundTask::check_ready`]; dropping it abandons the work.
 pub(crate) struct BackgroundTask<T>(Handle<T>);

@@ -3,7 +3,7 @@
 
 use crate::MapVersion;
 use crate::apply::RetiredOutcomes;
-use crate::background::BackgroundTask;
+use crate::background::{BackgroundTask, OUTCOMES_PER_SLICE, slice_point};
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::run_goal_batch;
 use crate::engine::jump_point::JumpPoints;
@@ -76,12 +76,14 @@ impl Launcher<'_> {
         let geometry = self.geometry;
         let task = BackgroundTask::spawn(async move {
             // The world waypoints are worked out here too, off the main thread.
-            work.await.map(|mut outcomes| {
-                for outcome in &mut outcomes {
-                    outcome.place(geometry);
+            let mut outcomes = work.await?;
+            for (number, outcome) in outcomes.iter_mut().enumerate() {
+                outcome.place(geometry);
+                if (number + 1).is_multiple_of(OUTCOMES_PER_SLICE) {
+                    slice_point().await;
                 }
-                outcomes
-            })
+            }
+            Some(outcomes)
         });
         in_flight.insert(InFlightSearch::new(
             task,

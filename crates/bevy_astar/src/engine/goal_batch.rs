@@ -8,7 +8,7 @@
 
 use super::flow_field::{FieldKey, field_result};
 use super::{EngineChoice, SearchJob, SearchOutcome, outcome_of};
-use crate::background::slice_point;
+use crate::background::{OUTCOMES_PER_SLICE, slice_point};
 use crate::cache::RequestKey;
 use crate::in_flight::{SearchMember, Subscriber};
 use crate::{PathAlgorithm, PathRequest};
@@ -120,8 +120,8 @@ pub(crate) async fn run_goal_batch(
         .filter(|(_, check)| check.is_ok())
         .map(|(job, _)| job.start)
         .collect();
-    let mut paths = if starts.is_empty() {
-        Ok(Vec::new())
+    let search = if starts.is_empty() {
+        Ok(None)
     } else {
         let options = first.options;
         match GoalPaths::new(grid, &starts, first.goal, options.movement, options.cost) {
@@ -132,25 +132,33 @@ pub(crate) async fn run_goal_batch(
                     }
                     slice_point().await;
                 }
-                Ok(search.finish())
+                Ok(Some(search))
             }
             // The goal passed `check_endpoints`, so the only error left is an invalid cost
             // model, which every job's own search would refuse in the same way.
             Err(_) => Err(SearchError::InvalidCostModel),
         }
+    };
+    // Reading a large batch's paths and smoothing them takes milliseconds too: it yields
+    // every few outcomes.
+    let mut outcomes = Vec::with_capacity(jobs.len());
+    let mut next_start = 0;
+    for (number, (job, check)) in jobs.iter().zip(checked).enumerate() {
+        let result = match &search {
+            Ok(search) => check.map(|()| {
+                let path = search
+                    .as_ref()
+                    .and_then(|search| search.settled(next_start));
+                next_start += 1;
+                field_result(path)
+            }),
+            Err(error) => Err(*error),
+        };
+        outcomes.push(outcome_of(job, grid, result, PathAlgorithm::FlowField));
+        if (number + 1).is_multiple_of(OUTCOMES_PER_SLICE) {
+            slice_point().await;
+        }
     }
-    .map(Vec::into_iter);
-    let mut outcomes: Vec<SearchOutcome> = jobs
-        .iter()
-        .zip(checked)
-        .map(|(job, check)| {
-            let result = match &mut paths {
-                Ok(paths) => check.map(|()| field_result(paths.next().flatten())),
-                Err(error) => Err(*error),
-            };
-            outcome_of(job, grid, result, PathAlgorithm::FlowField)
-        })
-        .collect();
     let duration = began.elapsed();
     for outcome in &mut outcomes {
         outcome.duration = duration;
