@@ -55,6 +55,18 @@ impl StageClock {
         self.spent
     }
 
+    /// Whether the budget is spent now: reads the clock, and counts no agent.
+    pub(crate) fn is_over(&mut self) -> bool {
+        self.spent = self.spent || self.began.elapsed() >= self.budget;
+        self.spent
+    }
+
+    /// Sets `time` of the budget aside for work the stage does after its agents (such as
+    /// starting what it gathered), so that the agents get only what is left.
+    pub(crate) fn reserve(&mut self, time: Duration) {
+        self.budget = self.budget.saturating_sub(time);
+    }
+
     /// Whether an earlier call found the budget spent.
     pub(crate) const fn was_spent(&self) -> bool {
         self.spent
@@ -72,6 +84,16 @@ mod tests {
         let handled = (0..1000).take_while(|_| !clock.is_spent()).count();
         assert_eq!(handled, AGENTS_PER_READING as usize - 1);
         assert!(clock.was_spent() && clock.is_spent());
+    }
+
+    #[test]
+    fn time_reserved_for_later_work_shortens_the_agents_share() {
+        let mut clock = StageClock::start(Duration::from_secs(3600));
+        assert!((0..100).all(|_| !clock.is_spent()));
+        clock.reserve(Duration::from_secs(3599));
+        clock.reserve(Duration::from_secs(3599));
+        let handled = (0..1000).take_while(|_| !clock.is_spent()).count();
+        assert!(handled < AGENTS_PER_READING as usize, "{handled}");
     }
 
     #[test]

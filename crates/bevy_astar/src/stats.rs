@@ -76,6 +76,8 @@ pub struct PathfindingStats {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Debug, Default, PartialEq)]
 pub struct CarriedOver {
+    /// Map changes not every agent's path has been checked against yet (Invalidate).
+    pub scans: usize,
     /// Agents whose path a map change affected, still to be queued again (Invalidate).
     pub invalidations: usize,
     /// Queued requests not looked at (Dispatch); requests the search caps hold back are not

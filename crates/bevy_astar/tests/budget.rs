@@ -1,7 +1,8 @@
 //! Headless tests of the stages' time budget (`PathfindingSettings::stage_budget`): a wall that
-//! cuts many paths is worked off over several frames, oldest first, each stage reporting what
-//! it carried over, and every agent still ends with a legal, optimal path. (Apply's share is
-//! tested beside it, in `apply/systems.rs`, where finished searches can be awaited.)
+//! cuts many paths is checked and worked off over several frames, oldest first, each stage
+//! reporting what it carried over, and every agent still ends with a legal, optimal path.
+//! (Apply's share is tested beside it, in `apply/systems.rs`, where finished searches can be
+//! awaited.)
 
 pub mod common;
 
@@ -10,8 +11,8 @@ use bevy_astar::prelude::*;
 use common::{app_with_grid, assert_legal_and_optimal, current_grid, path, spawn, stats};
 use core::time::Duration;
 
-/// An open 48 x 48 grid and 150 agents from as many cells of its left columns heading for one
-/// goal on the right;
+/// An open 48 x 48 grid and 150 agents (with entity indices up to about 3,150) from as many
+/// cells of its left columns heading for one goal on the right;
 /// goal batches off, so that each agent is served and applied on its own.
 fn crowd_app(stage_budget: Duration) -> (App, Vec<Entity>) {
     let settings = PathfindingSettings {
@@ -28,6 +29,11 @@ fn crowd_app(stage_budget: Duration) -> (App, Vec<Entity>) {
     );
     let agents = (0..150u32)
         .map(|index| {
+            // Entities between the agents spread them over several of the windows of entity
+            // indices that Invalidate scans at a time.
+            for _ in 0..20 {
+                app.world_mut().spawn_empty();
+            }
             spawn(
                 &mut app,
                 PathRequest::new(Cell::new(index / 48, index % 48), Cell::new(45, 24)),
@@ -63,6 +69,7 @@ fn all_done(app: &App, agents: &[Entity]) -> bool {
 /// The largest carry-over of each stage in `a` and `b`.
 fn most(a: CarriedOver, b: CarriedOver) -> CarriedOver {
     CarriedOver {
+        scans: a.scans.max(b.scans),
         invalidations: a.invalidations.max(b.invalidations),
         dispatches: a.dispatches.max(b.dispatches),
         results: a.results.max(b.results),
@@ -100,9 +107,11 @@ fn a_spent_budget_spreads_requests_and_a_cut_crowd_over_frames_oldest_first() {
     assert!(first.dispatches > 0, "{first:?}");
     assert!(frames >= 150 / 32, "{frames}");
     assert_all_optimal(&app, &agents);
-    // A wall cuts all 150 paths: Invalidate queues 32 a frame.
+    // A wall cuts all 150 paths: Invalidate checks a window of 1,024 entity indices a frame
+    // and queues 32 agents a frame.
     wall_off(&mut app);
     let (cut, _) = work_off(&mut app, &agents);
+    assert!(cut.scans > 0, "{cut:?}");
     assert!(cut.invalidations > 0, "{cut:?}");
     assert_all_optimal(&app, &agents);
     assert_eq!(stats(&app).paths_invalidated, 150);

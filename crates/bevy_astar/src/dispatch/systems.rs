@@ -23,7 +23,9 @@ use crate::{
 };
 use astar_grid::{AgentGrid, Cell, Grid};
 use bevy::ecs::system::SystemParam;
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
+use core::time::Duration;
 use std::sync::Arc;
 
 /// Once the per-frame or in-flight cap is reached, how many more queued requests one frame
@@ -31,6 +33,28 @@ use std::sync::Arc;
 /// stays bounded however long the queue grows, and later requests get their turn as the queue
 /// moves.
 const LOOKUPS_AFTER_CAPS: usize = 512;
+
+/// What dispatch learns of its own pace, across frames: the time its work after reading the
+/// queue (starting the gathered goal batches, removing the served entries) takes per entry
+/// served, set aside from the budget for each entry read, so that the whole stage keeps within
+/// [`PathfindingSettings::stage_budget`].
+#[derive(Default)]
+pub(crate) struct DispatchPace {
+    /// A running average over recent frames.
+    after_reading_per_entry: Duration,
+}
+
+impl DispatchPace {
+    /// Takes in a frame whose work after reading took `time` for `entries` served.
+    fn record(&mut self, time: Duration, entries: usize) {
+        let Ok(entries) = u32::try_from(entries) else {
+            return;
+        };
+        if entries > 0 {
+            self.after_reading_per_entry = (self.after_reading_per_entry * 3 + time / entries) / 4;
+        }
+    }
+}
 
 /// Moves every agent whose [`PathRequest`] changed (or was added) into the queue.
 pub(crate) fn queue_changed_requests(
@@ -60,12 +84,14 @@ pub(crate) struct DispatchContext<'w> {
 /// Serves queued requests oldest first, each where [`route`] sends it: from the cache, by
 /// joining an identical running search, by a batch of requests for one goal (started once the
 /// whole queue is read, counted as one search against the caps), or by a new search while the
-/// per-frame and in-flight caps allow.
+/// per-frame and in-flight caps allow; within [`PathfindingSettings::stage_budget`], setting
+/// aside for each entry read the time the work after reading takes ([`DispatchPace`]).
 pub(crate) fn dispatch_searches(
     context: DispatchContext,
     mut bookkeeping: SearchBookkeeping,
     mut agents: AgentQuery,
     notifier: PathNotifier,
+    mut pace: Local<DispatchPace>,
 ) {
     let DispatchContext {
         settings,
@@ -123,6 +149,7 @@ pub(crate) fn dispatch_searches(
             break;
         }
         looked_at += 1;
+        clock.reserve(pace.after_reading_per_entry);
         // Stale entries are dropped without counting as a lookup.
         if dispatcher.serve(Subscriber { entity, sequence }, &mut agents) && capped {
             lookups_after_caps += 1;
@@ -137,6 +164,7 @@ pub(crate) fn dispatch_searches(
         jump_points,
         ..
     } = dispatcher;
+    let after_reading = Instant::now();
     for group in batches.into_groups() {
         launcher.start_group(group, in_flight, nav, jump_points, stats, &mut agents);
     }
@@ -147,9 +175,11 @@ pub(crate) fn dispatch_searches(
     } else {
         0
     };
+    let served = launcher.served.len();
     for entry in launcher.served {
         queue.remove(entry);
     }
+    pace.record(after_reading.elapsed(), served);
     stats.queue_length = queue.len();
     stats.in_flight = in_flight.len();
 }

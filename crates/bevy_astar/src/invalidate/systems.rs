@@ -37,11 +37,26 @@ pub(crate) fn invalidate_results(
     }
 }
 
-/// Agents a map change affected that the stage budget left to be queued in a later frame,
-/// oldest first.
+/// Entity indices one pass of the scan covers: the scan of every agent's path against a change
+/// goes a window of indices at a time, in parallel, until the stage budget is spent.
+const SCAN_WINDOW: u32 = 1024;
+
+/// The work a map change left for later frames: agents still to check against it, and agents
+/// it affected still to be queued again, each oldest first.
 #[derive(Resource, Default)]
 pub(crate) struct PendingInvalidations {
+    scans: VecDeque<PendingScan>,
     agents: VecDeque<PendingInvalidation>,
+}
+
+/// A map change whose agents are not all checked yet.
+struct PendingScan {
+    message: MapChanged,
+    /// The agents of entity index below this are checked.
+    next_index: u32,
+    /// The agents of entity index above this had paths of an older map when the change came;
+    /// those spawned since search the new one.
+    last_index: u32,
 }
 
 /// An affected agent waiting to be queued again.
@@ -54,9 +69,14 @@ struct PendingInvalidation {
     affected: Weak<SearchOutcome>,
 }
 
-/// Applies this frame's [`MapChanged`] messages to the agents' current paths: queues exactly
-/// the agents whose path a change affects, oldest change first, within
-/// [`PathfindingSettings::stage_budget`]; the rest wait in [`PendingInvalidations`].
+/// The agents' components Invalidate reads and changes.
+type InvalidatedAgents<'w, 's> =
+    Query<'w, 's, (Entity, &'static mut Path, &'static mut PathRequestState)>;
+
+/// Applies this frame's [`MapChanged`] messages to the agents' current paths: checks every
+/// agent's path against each change, oldest change first, a window of entity indices at a time,
+/// and queues exactly the agents whose path a change affects, both within
+/// [`PathfindingSettings::stage_budget`]; the rest waits in [`PendingInvalidations`].
 pub(crate) fn invalidate_paths(
     mut changes: MessageReader<MapChanged>,
     settings: Res<PathfindingSettings>,
@@ -66,33 +86,33 @@ pub(crate) fn invalidate_paths(
         ResMut<RetiredOutcomes>,
         ResMut<PendingInvalidations>,
     ),
-    mut agents: Query<(Entity, &mut Path, &mut PathRequestState)>,
+    mut agents: InvalidatedAgents,
     mut affected: Local<Parallel<Vec<(Entity, bool)>>>,
 ) {
     let (queue, stats, retired, pending) = &mut bookkeeping;
-    let policy = settings.invalidation;
+    let pending: &mut PendingInvalidations = pending;
     for message in changes.read() {
-        // Reading every agent's path is the expensive part: done in parallel, then the
-        // affected agents wait to be queued in entity order. Each agent is held to the change
-        // of its own kind's grid.
-        agents.par_iter().for_each(|(entity, _, state)| {
-            let Some(change) = state
-                .applied
-                .as_ref()
-                .and_then(|applied| message.change_for_kind(applied.kind))
-            else {
-                return;
-            };
-            let repair = settings.repair_cut_paths && !change.is_whole_map();
-            if let Some(cut) = affected_agent(state, change, policy, repair) {
-                affected.borrow_local_mut().push((entity, cut));
-            }
+        let last_index = agents
+            .iter()
+            .map(|(entity, ..)| entity.index_u32())
+            .max()
+            .unwrap_or(0);
+        pending.scans.push_back(PendingScan {
+            message: message.clone(),
+            next_index: 0,
+            last_index,
         });
-        let mut affected_agents: Vec<(Entity, bool)> = affected.drain().collect();
-        affected_agents.sort_unstable_by_key(|&(entity, _)| entity);
+    }
+    let mut clock = StageClock::start(settings.stage_budget);
+    // At least one window a frame, so that the scan always moves.
+    while let Some(scan) = pending.scans.front_mut() {
+        let window = scan.next_index..scan.next_index.saturating_add(SCAN_WINDOW);
+        scan_window(scan, &window, &settings, &agents, &mut affected);
+        let mut found: Vec<(Entity, bool)> = affected.drain().collect();
+        found.sort_unstable_by_key(|&(entity, _)| entity);
         pending
             .agents
-            .extend(affected_agents.into_iter().filter_map(|(entity, cut)| {
+            .extend(found.into_iter().filter_map(|(entity, cut)| {
                 let (_, _, state) = agents.get(entity).ok()?;
                 let affected = state.applied.as_ref().map(Arc::downgrade)?;
                 Some(PendingInvalidation {
@@ -101,8 +121,61 @@ pub(crate) fn invalidate_paths(
                     affected,
                 })
             }));
+        scan.next_index = window.end;
+        if window.end > scan.last_index {
+            pending.scans.pop_front();
+        }
+        if clock.is_over() {
+            break;
+        }
     }
-    let mut clock = StageClock::start(settings.stage_budget);
+    queue_affected(pending, &mut agents, (queue, stats, retired), &mut clock);
+    stats.carried_over.invalidations = pending.agents.len();
+    stats.carried_over.scans = pending.scans.len();
+}
+
+/// Checks the agents of `scan` with an entity index in `window`, in parallel, collecting in
+/// `affected` the ones whose path the change affects. Each agent is held to the change of its
+/// own kind's grid, and only a path of a map older than the change is held to it.
+fn scan_window(
+    scan: &PendingScan,
+    window: &core::ops::Range<u32>,
+    settings: &PathfindingSettings,
+    agents: &InvalidatedAgents,
+    affected: &mut Parallel<Vec<(Entity, bool)>>,
+) {
+    let message = &scan.message;
+    let policy = settings.invalidation;
+    agents.par_iter().for_each(|(entity, _, state)| {
+        if !window.contains(&entity.index_u32()) {
+            return;
+        }
+        let Some(change) = state
+            .applied
+            .as_ref()
+            .filter(|applied| applied.map_version < message.version)
+            .and_then(|applied| message.change_for_kind(applied.kind))
+        else {
+            return;
+        };
+        let repair = settings.repair_cut_paths && !change.is_whole_map();
+        if let Some(cut) = affected_agent(state, change, policy, repair) {
+            affected.borrow_local_mut().push((entity, cut));
+        }
+    });
+}
+
+/// Queues the affected agents waiting in `pending`, oldest first, while `clock` allows.
+fn queue_affected(
+    pending: &mut PendingInvalidations,
+    agents: &mut InvalidatedAgents,
+    (queue, stats, retired): (
+        &mut RequestQueue,
+        &mut PathfindingStats,
+        &mut RetiredOutcomes,
+    ),
+    clock: &mut StageClock,
+) {
     while !pending.agents.is_empty() && !clock.is_spent() {
         let Some(waiting) = pending.agents.pop_front() else {
             break;
@@ -127,7 +200,6 @@ pub(crate) fn invalidate_paths(
         set_status(&mut path, PathStatus::Queued);
         stats.paths_invalidated += 1;
     }
-    stats.carried_over.invalidations = pending.agents.len();
 }
 
 /// What [`publish_map_changes`] remembers between frames.
