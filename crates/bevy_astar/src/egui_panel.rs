@@ -298,12 +298,13 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
         ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
         (
-            "Carried over (scans / queue / dispatch / apply / searches)",
+            "Carried over (scans / queue / dispatch / batched / apply / searches)",
             format!(
-                "{} / {} / {} / {} / {}",
+                "{} / {} / {} / {} / {} / {}",
                 stats.carried_over.scans,
                 stats.carried_over.invalidations,
                 stats.carried_over.dispatches,
+                stats.carried_over.batched,
                 stats.carried_over.results,
                 stats.carried_over.searches
             ),

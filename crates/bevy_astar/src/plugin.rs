@@ -9,6 +9,7 @@ use crate::dispatch::{dispatch_searches, queue_changed_requests};
 use crate::engine::flow_field::{
     FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
 };
+use crate::engine::goal_batch::GoalBatches;
 use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
 use crate::follow::follow_paths;
 use crate::in_flight::InFlightSearches;
@@ -248,6 +249,7 @@ impl Plugin for AStarPlugin {
             .init_resource::<MapVersion>()
             .init_resource::<PathfindingStats>()
             .init_resource::<PendingInvalidations>()
+            .init_resource::<GoalBatches>()
             .init_resource::<RequestQueue>()
             .init_resource::<InFlightSearches>()
             .init_resource::<PathCache>()

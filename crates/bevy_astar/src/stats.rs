@@ -83,6 +83,9 @@ pub struct CarriedOver {
     /// Queued requests not looked at (Dispatch); requests the search caps hold back are not
     /// counted.
     pub dispatches: usize,
+    /// Requests gathered in goal batches held back for more of their crowd (Dispatch), or
+    /// that the search caps did not let start.
+    pub batched: usize,
     /// Finished results still to be written into agents' paths (Apply), whether the time or
     /// [`PathfindingSettings::max_paths_applied_per_frame`](crate::PathfindingSettings::max_paths_applied_per_frame)
     /// held them back.

@@ -72,6 +72,7 @@ fn most(a: CarriedOver, b: CarriedOver) -> CarriedOver {
         scans: a.scans.max(b.scans),
         invalidations: a.invalidations.max(b.invalidations),
         dispatches: a.dispatches.max(b.dispatches),
+        batched: a.batched.max(b.batched),
         results: a.results.max(b.results),
         searches: a.searches.max(b.searches),
     }

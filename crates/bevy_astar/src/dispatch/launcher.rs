@@ -139,8 +139,9 @@ impl Launcher<'_> {
         set_status(path, PathStatus::Searching);
     }
 
-    /// Starts one gathered group of requests for a goal: as one batch when it is large enough,
-    /// otherwise one search per request; whatever the caps do not allow stays queued.
+    /// Starts one gathered group of requests for a goal, whose agents are marked as searching
+    /// already: as one batch when it is large enough, otherwise one search per request. Returns
+    /// the members the caps leave for a later frame.
     pub(super) fn start_group(
         &mut self,
         group: Vec<BatchMember>,
@@ -148,35 +149,31 @@ impl Launcher<'_> {
         nav: &NavGrid,
         jump_points: &mut JumpPoints,
         stats: &mut PathfindingStats,
-        agents: &mut AgentQuery,
-    ) {
+    ) -> Vec<BatchMember> {
         let Some(first) = group.first() else {
-            return;
+            return group;
         };
         // The group shares its goal and its agent kind, and so its grid.
         let searched = (Arc::clone(&first.grid), first.job.kind);
-        if group.len() >= self.settings.goal_batch_min.max(2) && self.may_start(in_flight) {
+        if group.len() >= self.settings.goal_batch_min.max(2) {
+            if !self.may_start(in_flight) {
+                return group;
+            }
             stats.searches_started += 1;
             stats.goal_batches += 1;
             stats.batched_requests += group.len() as u64;
             stats.cache_misses += group.len() as u64;
             let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
-            let members = group
-                .into_iter()
-                .map(|member| self.searching(member.waiting, agents))
-                .collect();
+            let members = group.into_iter().map(|member| member.waiting).collect();
             self.start(in_flight, searched, members, move |grid, cancelled| {
                 async move { run_goal_batch(&grid, &jobs, &cancelled).await }
             });
-            return;
+            return Vec::new();
         }
+        let mut left = Vec::new();
         for member in group {
             if !self.may_start(in_flight) {
-                for subscriber in &member.waiting.subscribers {
-                    if let Ok((_, mut path, ..)) = agents.get_mut(subscriber.entity) {
-                        set_status(&mut path, PathStatus::Queued);
-                    }
-                }
+                left.push(member);
                 continue;
             }
             // Batches take A* and jump point requests only.
@@ -184,25 +181,9 @@ impl Launcher<'_> {
                 EngineChoice::JumpPoint => jump_points.engine_for(nav),
                 _ => Engine::AStar,
             };
-            let waiting = self.searching(member.waiting, agents);
             let grid = Arc::clone(&member.grid);
-            self.start_search(in_flight, grid, stats, waiting, member.job, engine);
+            self.start_search(in_flight, grid, stats, member.waiting, member.job, engine);
         }
-    }
-
-    /// Marks every agent of `member` as searching; returns it.
-    fn searching(&mut self, member: SearchMember, agents: &mut AgentQuery) -> SearchMember {
-        for subscriber in &member.subscribers {
-            if let Ok((_, mut path, mut agent, ..)) = agents.get_mut(subscriber.entity) {
-                self.mark_searching(
-                    subscriber.entity,
-                    subscriber.sequence,
-                    &mut path,
-                    &mut agent,
-                    true,
-                );
-            }
-        }
-        member
+        left
     }
 }

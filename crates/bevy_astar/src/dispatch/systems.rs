@@ -9,7 +9,7 @@ use crate::budget::StageClock;
 use crate::cache::{PathCache, RequestKey};
 use crate::engine::EngineChoice;
 use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields};
-use crate::engine::goal_batch::GoalBatches;
+use crate::engine::goal_batch::{BatchGroup, BatchMember, GoalBatches, MOST_FRAMES_HELD};
 use crate::engine::jump_point::JumpPoints;
 use crate::engine::{Engine, SearchJob, SearchOutcome};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
@@ -79,6 +79,7 @@ pub(crate) struct DispatchContext<'w> {
     jump_points: ResMut<'w, JumpPoints>,
     profiles: Res<'w, TerrainProfiles>,
     layers: ResMut<'w, AgentLayers>,
+    batches: ResMut<'w, GoalBatches>,
 }
 
 /// Serves queued requests oldest first, each where [`route`] sends it: from the cache, by
@@ -103,6 +104,7 @@ pub(crate) fn dispatch_searches(
         mut jump_points,
         profiles,
         mut layers,
+        mut batches,
     } = context;
     let SearchBookkeeping {
         queue,
@@ -137,7 +139,8 @@ pub(crate) fn dispatch_searches(
         profiles: &profiles,
         layers: &mut layers,
         notifier,
-        batches: GoalBatches::default(),
+        batches: &mut batches,
+        denied: Vec::new(),
         trace_all: debug.is_some_and(|debug| debug.trace_all_agents),
     };
     let mut lookups_after_caps = 0;
@@ -155,19 +158,20 @@ pub(crate) fn dispatch_searches(
             lookups_after_caps += 1;
         }
     }
+    let upstream_busy = clock.was_spent()
+        || dispatcher.stats.carried_over.scans > 0
+        || dispatcher.stats.carried_over.invalidations > 0;
+    let after_reading = Instant::now();
+    dispatcher.start_batches(upstream_busy, &agents);
     let Dispatcher {
-        mut launcher,
-        nav,
+        launcher,
         in_flight,
         stats,
         batches,
-        jump_points,
+        denied,
         ..
     } = dispatcher;
-    let after_reading = Instant::now();
-    for group in batches.into_groups() {
-        launcher.start_group(group, in_flight, nav, jump_points, stats, &mut agents);
-    }
+    stats.carried_over.batched = batches.len();
     stats.started_last_frame = launcher.started;
     // What the clock, not the caps, left unread.
     stats.carried_over.dispatches = if clock.was_spent() {
@@ -179,9 +183,26 @@ pub(crate) fn dispatch_searches(
     for entry in launcher.served {
         queue.remove(entry);
     }
+    requeue_denied(denied, queue, &mut agents);
     pace.record(after_reading.elapsed(), served);
     stats.queue_length = queue.len();
     stats.in_flight = in_flight.len();
+}
+
+/// Puts the agents of gathered requests that the caps did not let start back in the queue, in
+/// their old places, unless they were queued again meanwhile.
+fn requeue_denied(denied: Vec<BatchMember>, queue: &mut RequestQueue, agents: &mut AgentQuery) {
+    for subscriber in denied
+        .into_iter()
+        .flat_map(|member| member.waiting.subscribers)
+    {
+        if let Ok((_, mut path, mut state, ..)) = agents.get_mut(subscriber.entity)
+            && state.queued.is_none()
+        {
+            queue.requeue(subscriber.entity, subscriber.sequence, &mut state);
+            set_status(&mut path, PathStatus::Queued);
+        }
+    }
 }
 
 /// Marks every queued agent as waiting for a [`NavGrid`].
@@ -205,7 +226,9 @@ struct Dispatcher<'a, 'w, 's> {
     profiles: &'a TerrainProfiles,
     layers: &'a mut AgentLayers,
     notifier: PathNotifier<'w, 's>,
-    batches: GoalBatches,
+    batches: &'a mut GoalBatches,
+    /// Gathered requests the caps did not let start this frame.
+    denied: Vec<BatchMember>,
     /// Whether the debug overlay traces every agent.
     trace_all: bool,
 }
@@ -309,6 +332,9 @@ impl Dispatcher<'_, '_, '_> {
                 {
                     self.stats.shared_searches += 1;
                 }
+                let (path, agent) = (&mut *target.path, &mut *target.agent);
+                self.launcher
+                    .mark_searching(entity, sequence, path, agent, true);
             }
             Route::FailNow(job, status) => {
                 let mut outcome = SearchOutcome::without_path(&job, status, target.algorithm);
@@ -322,6 +348,51 @@ impl Dispatcher<'_, '_, '_> {
                 self.answer_now(target, outcome);
             }
             Route::Start(job, choice) => self.start(target, job, choice),
+        }
+    }
+
+    /// Starts the gathered goal batches, or holds a group back for up to [`MOST_FRAMES_HELD`]
+    /// frames while the stages before still send agents (`upstream_busy`), so that one
+    /// Dijkstra answers them all. A group held back is started on its kind's grid as it is
+    /// then, for the members still wanted; the members the caps do not let start go to
+    /// `denied`, to be queued again.
+    fn start_batches(&mut self, upstream_busy: bool, agents: &AgentQuery) {
+        for group in self.batches.take_groups() {
+            let BatchGroup {
+                mut members,
+                frames_held,
+            } = group;
+            if !self.launcher.may_start(self.in_flight) {
+                self.denied.extend(members);
+                continue;
+            }
+            if upstream_busy && frames_held < MOST_FRAMES_HELD {
+                self.batches.hold(members, frames_held + 1);
+                continue;
+            }
+            if frames_held > 0 {
+                members.retain(|member| {
+                    member
+                        .waiting
+                        .is_wanted(|entity| agents.get(entity).ok().map(|(request, ..)| *request))
+                });
+                let kind = members.first().map(|member| member.job.kind);
+                if let Some(Ok(grid)) =
+                    kind.map(|kind| self.layers.grid_for(kind, self.nav, self.profiles))
+                {
+                    for member in &mut members {
+                        member.grid = Arc::clone(&grid.snapshot);
+                    }
+                }
+            }
+            let left = self.launcher.start_group(
+                members,
+                self.in_flight,
+                self.nav,
+                self.jump_points,
+                self.stats,
+            );
+            self.denied.extend(left);
         }
     }
 

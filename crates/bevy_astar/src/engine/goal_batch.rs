@@ -1,6 +1,7 @@
-//! The goal batch engine: requests for one goal gathered during a frame's dispatch, so that a
-//! crowd heading for the same place is answered by one Dijkstra grown from the goal
-//! ([`GoalPaths`], a slice of cells at a time) instead of one search per agent. It honours only
+//! The goal batch engine: requests for one goal gathered during dispatch (over up to
+//! [`MOST_FRAMES_HELD`] more frames while earlier stages still send agents), so that a crowd
+//! heading for the same place is answered by one Dijkstra grown from the goal ([`GoalPaths`], a
+//! slice of cells at a time) instead of one search per agent. It honours only
 //! requests whose own search would be optimal and unlimited ([`GoalBatches::accepts`]); smaller
 //! groups than [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings) fall back to
 //! their own engines. It records no trace (traced requests never join a batch), and stops when
@@ -15,6 +16,7 @@ use crate::{PathAlgorithm, PathRequest};
 use astar_grid::{Cell, FlowField, GoalPaths, Grid, SearchError, SearchOptions};
 use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
+use bevy::prelude::Resource;
 use core::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -28,13 +30,25 @@ pub(crate) struct BatchMember {
     pub grid: Arc<Grid>,
 }
 
-/// This frame's batchable requests, grouped by goal, movement rule and cost model, in the
-/// order their first request was queued.
-#[derive(Default)]
+/// Frames a gathered group may be held back, at most, while the stages before Dispatch still
+/// have agents to send (a change's agents checked or queued over several frames): one Dijkstra
+/// then answers the whole crowd the change cut, instead of one per frame.
+pub(crate) const MOST_FRAMES_HELD: u32 = 3;
+
+/// Batchable requests, grouped by goal, movement rule and cost model, in the order their first
+/// request was gathered: this frame's, and those of groups held back from earlier frames.
+#[derive(Resource, Default)]
 pub(crate) struct GoalBatches {
-    groups: Vec<Vec<BatchMember>>,
+    groups: Vec<BatchGroup>,
     group_of: HashMap<FieldKey, usize>,
     member_of: HashMap<RequestKey, (usize, usize)>,
+}
+
+/// The requests gathered for one goal.
+pub(crate) struct BatchGroup {
+    pub members: Vec<BatchMember>,
+    /// Frames it has been held back so far.
+    pub frames_held: u32,
 }
 
 impl GoalBatches {
@@ -53,8 +67,8 @@ impl GoalBatches {
             && !options.trace
     }
 
-    /// Adds `subscriber`'s request; returns false when an identical request was already added
-    /// this frame (the agent then shares its answer).
+    /// Adds `subscriber`'s request; returns false when an identical request was already
+    /// gathered (the agent then shares its answer).
     pub(crate) fn add(
         &mut self,
         key: RequestKey,
@@ -64,20 +78,13 @@ impl GoalBatches {
         subscriber: Subscriber,
     ) -> bool {
         if let Some(&(group, member)) = self.member_of.get(&key) {
-            self.groups[group][member]
+            self.groups[group].members[member]
                 .waiting
                 .subscribers
                 .push(subscriber);
             return false;
         }
-        let field = FieldKey::of_job(&job);
-        let group = *self.group_of.entry(field).or_insert_with(|| {
-            self.groups.push(Vec::new());
-            self.groups.len() - 1
-        });
-        self.member_of
-            .insert(key, (group, self.groups[group].len()));
-        self.groups[group].push(BatchMember {
+        self.insert(BatchMember {
             waiting: SearchMember {
                 key,
                 subscribers: vec![subscriber],
@@ -89,9 +96,41 @@ impl GoalBatches {
         true
     }
 
-    /// The groups, oldest first.
-    pub(crate) fn into_groups(self) -> Vec<Vec<BatchMember>> {
-        self.groups
+    /// Adds `member` to its group, opening one for its goal if need be.
+    fn insert(&mut self, member: BatchMember) -> usize {
+        let field = FieldKey::of_job(&member.job);
+        let group = *self.group_of.entry(field).or_insert_with(|| {
+            self.groups.push(BatchGroup {
+                members: Vec::new(),
+                frames_held: 0,
+            });
+            self.groups.len() - 1
+        });
+        let members = &mut self.groups[group].members;
+        self.member_of
+            .insert(member.waiting.key, (group, members.len()));
+        members.push(member);
+        group
+    }
+
+    /// Takes every group out, oldest first, leaving none.
+    pub(crate) fn take_groups(&mut self) -> Vec<BatchGroup> {
+        self.group_of.clear();
+        self.member_of.clear();
+        core::mem::take(&mut self.groups)
+    }
+
+    /// Holds `members` back for another frame, in a group held `frames_held` frames so far.
+    pub(crate) fn hold(&mut self, members: Vec<BatchMember>, frames_held: u32) {
+        for member in members {
+            let group = self.insert(member);
+            self.groups[group].frames_held = frames_held;
+        }
+    }
+
+    /// Requests gathered (each counted once, however many agents share it).
+    pub(crate) fn len(&self) -> usize {
+        self.member_of.len()
     }
 }
 
