@@ -11,10 +11,10 @@ use bevy_astar::prelude::*;
 use common::{app_with_grid, assert_legal_and_optimal, current_grid, path, spawn, stats};
 use core::time::Duration;
 
-/// An open 48 x 48 grid and 150 agents (with entity indices up to about 3,150) from as many
-/// cells of its left columns heading for one goal on the right;
-/// goal batches off, so that each agent is served and applied on its own.
-fn crowd_app(stage_budget: Duration) -> (App, Vec<Entity>) {
+/// An open 48 x 48 grid and `count` agents from as many cells of its left columns heading for
+/// one goal on the right; goal batches off, so that each agent is served and applied on its
+/// own.
+fn crowd_app(stage_budget: Duration, count: u32) -> (App, Vec<Entity>) {
     let settings = PathfindingSettings {
         stage_budget,
         goal_batch_min: 0,
@@ -27,13 +27,8 @@ fn crowd_app(stage_budget: Duration) -> (App, Vec<Entity>) {
         AStarPlugin::default().with_settings(settings),
         Grid::new(48, 48),
     );
-    let agents = (0..150u32)
+    let agents = (0..count)
         .map(|index| {
-            // Entities between the agents spread them over several of the windows of entity
-            // indices that Invalidate scans at a time.
-            for _ in 0..20 {
-                app.world_mut().spawn_empty();
-            }
             spawn(
                 &mut app,
                 PathRequest::new(Cell::new(index / 48, index % 48), Cell::new(45, 24)),
@@ -102,25 +97,26 @@ fn assert_all_optimal(app: &App, agents: &[Entity]) {
 
 #[test]
 fn a_spent_budget_spreads_requests_and_a_cut_crowd_over_frames_oldest_first() {
-    let (mut app, agents) = crowd_app(Duration::ZERO);
-    // 150 new requests: Dispatch looks at 32 a frame.
+    // More agents than Invalidate checks at a time (512).
+    let count = 600;
+    let (mut app, agents) = crowd_app(Duration::ZERO, count);
+    // 600 new requests: Dispatch looks at 32 a frame.
     let (first, frames) = work_off(&mut app, &agents);
     assert!(first.dispatches > 0, "{first:?}");
-    assert!(frames >= 150 / 32, "{frames}");
+    assert!(frames >= count as usize / 32, "{frames}");
     assert_all_optimal(&app, &agents);
-    // A wall cuts all 150 paths: Invalidate checks a window of 1,024 entity indices a frame
-    // and queues 32 agents a frame.
+    // A wall cuts all 600 paths: Invalidate checks 512 agents a frame and queues 32.
     wall_off(&mut app);
     let (cut, _) = work_off(&mut app, &agents);
     assert!(cut.scans > 0, "{cut:?}");
     assert!(cut.invalidations > 0, "{cut:?}");
     assert_all_optimal(&app, &agents);
-    assert_eq!(stats(&app).paths_invalidated, 150);
+    assert_eq!(stats(&app).paths_invalidated, u64::from(count));
 }
 
 #[test]
 fn an_ample_budget_carries_nothing_over() {
-    let (mut app, agents) = crowd_app(Duration::from_secs(60));
+    let (mut app, agents) = crowd_app(Duration::from_secs(60), 600);
     let (first, _) = work_off(&mut app, &agents);
     wall_off(&mut app);
     let (cut, _) = work_off(&mut app, &agents);

@@ -37,9 +37,9 @@ pub(crate) fn invalidate_results(
     }
 }
 
-/// Entity indices one pass of the scan covers: the scan of every agent's path against a change
-/// goes a window of indices at a time, in parallel, until the stage budget is spent.
-const SCAN_WINDOW: u32 = 1024;
+/// Agents one pass of the scan checks: the scan of every agent's path against a change goes a
+/// window of agents at a time, in parallel, until the stage budget is spent.
+const SCAN_WINDOW: usize = 512;
 
 /// The work a map change left for later frames: agents still to check against it, and agents
 /// it affected still to be queued again, each oldest first.
@@ -52,11 +52,10 @@ pub(crate) struct PendingInvalidations {
 /// A map change whose agents are not all checked yet.
 struct PendingScan {
     message: MapChanged,
-    /// The agents of entity index below this are checked.
-    next_index: u32,
-    /// The agents of entity index above this had paths of an older map when the change came;
-    /// those spawned since search the new one.
-    last_index: u32,
+    /// The agents when the change came (those spawned since search the new map).
+    agents: Vec<Entity>,
+    /// How many of `agents` are checked.
+    checked: usize,
 }
 
 /// An affected agent waiting to be queued again.
@@ -74,7 +73,7 @@ type InvalidatedAgents<'w, 's> =
     Query<'w, 's, (Entity, &'static mut Path, &'static mut PathRequestState)>;
 
 /// Applies this frame's [`MapChanged`] messages to the agents' current paths: checks every
-/// agent's path against each change, oldest change first, a window of entity indices at a time,
+/// agent's path against each change, oldest change first, a window of agents at a time,
 /// and queues exactly the agents whose path a change affects, both within
 /// [`PathfindingSettings::stage_budget`]; the rest waits in [`PendingInvalidations`].
 pub(crate) fn invalidate_paths(
@@ -92,22 +91,17 @@ pub(crate) fn invalidate_paths(
     let (queue, stats, retired, pending) = &mut bookkeeping;
     let pending: &mut PendingInvalidations = pending;
     for message in changes.read() {
-        let last_index = agents
-            .iter()
-            .map(|(entity, ..)| entity.index_u32())
-            .max()
-            .unwrap_or(0);
         pending.scans.push_back(PendingScan {
             message: message.clone(),
-            next_index: 0,
-            last_index,
+            agents: agents.iter().map(|(entity, ..)| entity).collect(),
+            checked: 0,
         });
     }
     let mut clock = StageClock::start(settings.stage_budget);
     // At least one window a frame, so that the scan always moves.
     while let Some(scan) = pending.scans.front_mut() {
-        let window = scan.next_index..scan.next_index.saturating_add(SCAN_WINDOW);
-        scan_window(scan, &window, &settings, &agents, &mut affected);
+        let window = scan.checked..(scan.checked + SCAN_WINDOW).min(scan.agents.len());
+        scan_window(scan, window.clone(), &settings, &agents, &mut affected);
         let mut found: Vec<(Entity, bool)> = affected.drain().collect();
         found.sort_unstable_by_key(|&(entity, _)| entity);
         pending
@@ -121,8 +115,8 @@ pub(crate) fn invalidate_paths(
                     affected,
                 })
             }));
-        scan.next_index = window.end;
-        if window.end > scan.last_index {
+        scan.checked = window.end;
+        if scan.checked == scan.agents.len() {
             pending.scans.pop_front();
         }
         if clock.is_over() {
@@ -134,22 +128,22 @@ pub(crate) fn invalidate_paths(
     stats.carried_over.scans = pending.scans.len();
 }
 
-/// Checks the agents of `scan` with an entity index in `window`, in parallel, collecting in
-/// `affected` the ones whose path the change affects. Each agent is held to the change of its
-/// own kind's grid, and only a path of a map older than the change is held to it.
+/// Checks the agents `window` of `scan`, in parallel, collecting in `affected` the ones whose
+/// path the change affects. Each agent is held to the change of its own kind's grid, and only a
+/// path of a map older than the change is held to it.
 fn scan_window(
     scan: &PendingScan,
-    window: &core::ops::Range<u32>,
+    window: core::ops::Range<usize>,
     settings: &PathfindingSettings,
     agents: &InvalidatedAgents,
     affected: &mut Parallel<Vec<(Entity, bool)>>,
 ) {
     let message = &scan.message;
     let policy = settings.invalidation;
-    agents.par_iter().for_each(|(entity, _, state)| {
-        if !window.contains(&entity.index_u32()) {
-            return;
-        }
+    let Some(window) = scan.agents.get(window) else {
+        return;
+    };
+    agents.par_iter_many(window).for_each(|(entity, _, state)| {
         let Some(change) = state
             .applied
             .as_ref()
