@@ -36,8 +36,8 @@ const LOOKUPS_AFTER_CAPS: usize = 512;
 
 /// What dispatch learns of its own pace, across frames: the time its work after reading the
 /// queue (starting the gathered goal batches, removing the served entries) takes per entry
-/// served, set aside from the budget for each entry read, so that the whole stage keeps within
-/// [`PathfindingSettings::stage_budget`].
+/// served or request started, set aside from the budget for each entry read, so that the whole
+/// stage keeps within [`PathfindingSettings::stage_budget`].
 #[derive(Default)]
 pub(crate) struct DispatchPace {
     /// A running average over recent frames.
@@ -45,7 +45,7 @@ pub(crate) struct DispatchPace {
 }
 
 impl DispatchPace {
-    /// Takes in a frame whose work after reading took `time` for `entries` served.
+    /// Takes in a frame whose work after reading took `time` for `entries` served or started.
     fn record(&mut self, time: Duration, entries: usize) {
         let Ok(entries) = u32::try_from(entries) else {
             return;
@@ -162,7 +162,7 @@ pub(crate) fn dispatch_searches(
         || dispatcher.stats.carried_over.scans > 0
         || dispatcher.stats.carried_over.invalidations > 0;
     let after_reading = Instant::now();
-    dispatcher.start_batches(upstream_busy, &agents);
+    let started = dispatcher.start_batches(upstream_busy, &agents);
     let Dispatcher {
         launcher,
         in_flight,
@@ -184,7 +184,7 @@ pub(crate) fn dispatch_searches(
         queue.remove(entry);
     }
     requeue_denied(denied, queue, &mut agents);
-    pace.record(after_reading.elapsed(), served);
+    pace.record(after_reading.elapsed(), served + started);
     stats.queue_length = queue.len();
     stats.in_flight = in_flight.len();
 }
@@ -355,19 +355,24 @@ impl Dispatcher<'_, '_, '_> {
     /// frames while the stages before still send agents (`upstream_busy`), so that one
     /// Dijkstra answers them all. A group held back is started on its kind's grid as it is
     /// then, for the members still wanted; the members the caps do not let start go to
-    /// `denied`, to be queued again.
-    fn start_batches(&mut self, upstream_busy: bool, agents: &AgentQuery) {
+    /// `denied`, to be queued again. Returns how many members it started or denied.
+    fn start_batches(&mut self, upstream_busy: bool, agents: &AgentQuery) -> usize {
+        let mut handled = 0;
         for group in self.batches.take_groups() {
             let BatchGroup {
                 mut members,
                 frames_held,
             } = group;
-            if !self.launcher.may_start(self.in_flight) {
-                self.denied.extend(members);
+            if upstream_busy
+                && frames_held < MOST_FRAMES_HELD
+                && self.launcher.may_start(self.in_flight)
+            {
+                self.batches.hold(members, frames_held + 1);
                 continue;
             }
-            if upstream_busy && frames_held < MOST_FRAMES_HELD {
-                self.batches.hold(members, frames_held + 1);
+            handled += members.len();
+            if !self.launcher.may_start(self.in_flight) {
+                self.denied.extend(members);
                 continue;
             }
             if frames_held > 0 {
@@ -394,6 +399,7 @@ impl Dispatcher<'_, '_, '_> {
             );
             self.denied.extend(left);
         }
+        handled
     }
 
     /// Applies `outcome` to the agent now and takes it out of the queue.
