@@ -123,3 +123,45 @@ fn an_ample_budget_carries_nothing_over() {
     assert_eq!(most(first, cut), CarriedOver::default());
     assert_all_optimal(&app, &agents);
 }
+
+/// 40 agents for one goal, read 32 a frame by a spent budget: the goal's batch waits for the
+/// rest of the crowd, and one Dijkstra answers all 40.
+#[test]
+fn a_crowd_read_over_two_frames_is_answered_by_one_goal_batch() {
+    let settings = PathfindingSettings {
+        stage_budget: Duration::ZERO,
+        cache_capacity: 0,
+        ..PathfindingSettings::default()
+    };
+    let mut app = app_with_grid(
+        AStarPlugin::default().with_settings(settings),
+        Grid::new(48, 48),
+    );
+    let agents: Vec<Entity> = (0..40u32)
+        .map(|index| {
+            spawn(
+                &mut app,
+                PathRequest::new(Cell::new(index / 8, index % 8), Cell::new(45, 40)),
+            )
+        })
+        .collect();
+    app.update();
+    // The first 32 are gathered and held, searching, while 8 wait in the queue.
+    let held = stats(&app);
+    assert_eq!(held.carried_over.batched, 32, "{held:?}");
+    assert_eq!(held.carried_over.dispatches, 8, "{held:?}");
+    assert_eq!(held.goal_batches, 0, "{held:?}");
+    let searching = agents
+        .iter()
+        .filter(|&&agent| path(&app, agent).status == PathStatus::Searching)
+        .count();
+    assert_eq!(searching, 32);
+    work_off(&mut app, &agents);
+    let done = stats(&app);
+    assert_eq!(
+        (done.goal_batches, done.batched_requests),
+        (1, 40),
+        "{done:?}"
+    );
+    assert_all_optimal(&app, &agents);
+}

@@ -351,9 +351,9 @@ impl Dispatcher<'_, '_, '_> {
         }
     }
 
-    /// Starts the gathered goal batches, or holds a group back for up to [`MOST_FRAMES_HELD`]
-    /// frames while the stages before still send agents (`upstream_busy`), so that one
-    /// Dijkstra answers them all. A group held back is started on its kind's grid as it is
+    /// Starts the gathered goal batches, or holds a group of two requests or more back for up
+    /// to [`MOST_FRAMES_HELD`] frames while the stages before still send agents
+    /// (`upstream_busy`), so that one Dijkstra answers them all. A group held back is started on its kind's grid as it is
     /// then, for the members still wanted; the members the caps do not let start go to
     /// `denied`, to be queued again. Returns how many members it started or denied.
     fn start_batches(&mut self, upstream_busy: bool, agents: &AgentQuery) -> usize {
@@ -363,18 +363,17 @@ impl Dispatcher<'_, '_, '_> {
                 mut members,
                 frames_held,
             } = group;
-            if upstream_busy
-                && frames_held < MOST_FRAMES_HELD
-                && self.launcher.may_start(self.in_flight)
-            {
+            if !self.launcher.may_start(self.in_flight) {
+                handled += members.len();
+                self.denied.extend(members);
+                continue;
+            }
+            // A crowd for one goal (two requests or more) waits for the rest of it.
+            if upstream_busy && frames_held < MOST_FRAMES_HELD && members.len() > 1 {
                 self.batches.hold(members, frames_held + 1);
                 continue;
             }
             handled += members.len();
-            if !self.launcher.may_start(self.in_flight) {
-                self.denied.extend(members);
-                continue;
-            }
             if frames_held > 0 {
                 members.retain(|member| {
                     member
