@@ -135,3 +135,19 @@ fn a_sliced_search_nobody_waits_for_is_dropped() {
     assert_eq!(stats.in_flight, 0, "{stats:?}");
     assert_eq!(stats.searches_cancelled, 1, "{stats:?}");
 }
+
+#[test]
+fn a_thread_that_ends_with_a_search_part_way_through_exits_cleanly() {
+    let finished = std::thread::spawn(|| {
+        let request = PathRequest::new(Cell::new(0, 0), Cell::new(159, 0));
+        let (mut app, _) = app_with_agents(Duration::ZERO, &[request]);
+        app.update();
+        app.update();
+        let left = stats(&app).carried_over.searches;
+        drop(app);
+        // The search stays queued on this thread, and is dropped as the thread ends.
+        left
+    })
+    .join();
+    assert_eq!(finished.ok(), Some(1));
+}

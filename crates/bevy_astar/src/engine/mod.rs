@@ -64,7 +64,13 @@ impl SearcherLease {
 impl Drop for SearcherLease {
     fn drop(&mut self) {
         if let Some(searcher) = self.0.take() {
-            SEARCHERS.with_borrow_mut(|searchers| searchers.push(searcher));
+            // A search part way through when its thread ends (the main thread's queue of work
+            // is dropped with the thread's other locals) frees its searcher instead.
+            let _ = SEARCHERS.try_with(|searchers| {
+                if let Ok(mut searchers) = searchers.try_borrow_mut() {
+                    searchers.push(searcher);
+                }
+            });
         }
     }
 }

@@ -98,8 +98,14 @@ pub(crate) fn invalidate_paths(
         });
     }
     let mut clock = StageClock::start(settings.stage_budget);
-    // At least one window a frame, so that the scan always moves.
+    // The agents found in earlier frames first, then the scan with the time left (at least one
+    // window a frame, so that it always moves), then the agents it found.
+    queue_affected(pending, &mut agents, (queue, stats, retired), &mut clock);
+    let mut first_window = true;
     while let Some(scan) = pending.scans.front_mut() {
+        if !core::mem::take(&mut first_window) && clock.is_over() {
+            break;
+        }
         let window = scan.checked..(scan.checked + SCAN_WINDOW).min(scan.agents.len());
         scan_window(scan, window.clone(), &settings, &agents, &mut affected);
         let mut found: Vec<(Entity, bool)> = affected.drain().collect();
@@ -118,9 +124,6 @@ pub(crate) fn invalidate_paths(
         scan.checked = window.end;
         if scan.checked == scan.agents.len() {
             pending.scans.pop_front();
-        }
-        if clock.is_over() {
-            break;
         }
     }
     queue_affected(pending, &mut agents, (queue, stats, retired), &mut clock);
