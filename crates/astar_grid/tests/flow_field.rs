@@ -341,6 +341,43 @@ fn bad_requests_get_typed_errors() {
     );
 }
 
+/// Checks a path to one goal from `start` against A*'s optimal cost `expected` (`None`: no
+/// path): same cost, from the start to the goal, and legal steps that add up to its cost.
+fn check_goal_path(
+    grid: &Grid,
+    (movement, model): (Movement, CostModel),
+    (start, goal): (Cell, Cell),
+    path: Option<&astar_grid::Path>,
+    expected: Option<f64>,
+) -> Result<(), TestCaseError> {
+    match (path, expected) {
+        (None, None) => {}
+        (Some(path), Some(expected)) => {
+            prop_assert!(
+                close(path.cost, expected),
+                "{}: {} against A* {}",
+                start,
+                path.cost,
+                expected
+            );
+            prop_assert_eq!(path.cells.first(), Some(&start));
+            prop_assert_eq!(path.cells.last(), Some(&goal));
+            let walked: f64 = path
+                .cells
+                .windows(2)
+                .map(|step| {
+                    step_price(grid, movement, model, step[0], step[1]).expect("a legal step")
+                })
+                .sum();
+            prop_assert!(close(walked, path.cost));
+        }
+        (found, expected) => {
+            prop_assert!(false, "{}: {:?} against A* {:?}", start, found, expected)
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #[test]
     fn paths_to_one_goal_are_legal_and_as_cheap_as_a_star(
@@ -361,21 +398,7 @@ proptest! {
                 .find_path(&grid, start, goal, &options)
                 .ok()
                 .and_then(|result| result.cost());
-            match (path, expected) {
-                (None, None) => {}
-                (Some(path), Some(expected)) => {
-                    prop_assert!(close(path.cost, expected), "{}: {} against A* {}", start, path.cost, expected);
-                    prop_assert_eq!(path.cells.first(), Some(&start));
-                    prop_assert_eq!(path.cells.last(), Some(&goal));
-                    let walked: f64 = path
-                        .cells
-                        .windows(2)
-                        .map(|step| step_price(&grid, movement, model, step[0], step[1]).expect("a legal step"))
-                        .sum();
-                    prop_assert!(close(walked, path.cost));
-                }
-                (found, expected) => prop_assert!(false, "{}: {:?} against A* {:?}", start, found, expected),
-            }
+            check_goal_path(&grid, (movement, model), (start, goal), path.as_ref(), expected)?;
         }
     }
 }
@@ -513,21 +536,7 @@ proptest! {
         let last = paths.finish();
         for (number, &start) in starts.iter().enumerate() {
             prop_assert_eq!(&early[number], &last[number], "{}", start);
-            match (&last[number], expected[number]) {
-                (None, None) => {}
-                (Some(path), Some(cost)) => {
-                    prop_assert!(close(path.cost, cost), "{}: {} against A* {}", start, path.cost, cost);
-                    prop_assert_eq!(path.cells.first(), Some(&start));
-                    prop_assert_eq!(path.cells.last(), Some(&goal));
-                    let walked: f64 = path
-                        .cells
-                        .windows(2)
-                        .map(|step| step_price(&grid, movement, model, step[0], step[1]).expect("a legal step"))
-                        .sum();
-                    prop_assert!(close(walked, path.cost));
-                }
-                (found, cost) => prop_assert!(false, "{}: {:?} against A* {:?}", start, found, cost),
-            }
+            check_goal_path(&grid, (movement, model), (start, goal), last[number].as_ref(), expected[number])?;
         }
     }
 }
