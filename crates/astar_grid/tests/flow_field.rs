@@ -372,7 +372,7 @@ fn check_goal_path(
             prop_assert!(close(walked, path.cost));
         }
         (found, expected) => {
-            prop_assert!(false, "{}: {:?} against A* {:?}", start, found, expected)
+            prop_assert!(false, "{}: {:?} against A* {:?}", start, found, expected);
         }
     }
     Ok(())
