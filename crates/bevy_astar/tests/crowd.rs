@@ -56,7 +56,7 @@ fn distance_to(app: &App, agent: Entity, cell: Cell) -> f32 {
 
 #[test]
 fn two_agents_crossing_head_on_pass_without_overlapping() {
-    let mut app = app_with_grid(AStarPlugin::default(), Grid::new(24, 9));
+    let mut app = app_with_grid(crowd_plugin(), Grid::new(24, 9));
     let (west, east) = (Cell::new(2, 4), Cell::new(21, 4));
     let agents = [
         spawn_walker(&mut app, west, east, true),
@@ -86,6 +86,15 @@ fn two_agents_crossing_head_on_pass_without_overlapping() {
     assert!(closest < 3.0, "closest approach {closest}");
 }
 
+/// The plugin with a stage budget no frame of these tests reaches: what the crowds do should
+/// not depend on how fast a debug build serves their searches.
+fn crowd_plugin() -> AStarPlugin {
+    AStarPlugin::default().with_settings(PathfindingSettings {
+        stage_budget: Duration::from_secs(1),
+        ..PathfindingSettings::default()
+    })
+}
+
 /// A 40 x 30 room split by a wall at x = 20 with a gap two cells wide at y = 14 and 15.
 fn gap_room() -> Grid {
     Grid::from_fn(40, 30, |cell| {
@@ -95,7 +104,7 @@ fn gap_room() -> Grid {
 
 #[test]
 fn two_hundred_agents_pass_a_two_cell_gap_and_never_stand_in_a_wall() {
-    let mut app = app_with_grid(AStarPlugin::default(), gap_room());
+    let mut app = app_with_grid(crowd_plugin(), gap_room());
     let grid = current_grid(&app);
     let radius = footprint_radius(1);
     let mut agents = Vec::new();
@@ -153,7 +162,7 @@ fn walk_along(from: Vec2, waypoints: &[Vec2], mut distance: f32) -> Vec2 {
 
 #[test]
 fn without_avoidance_an_agent_walks_its_path_exactly_as_before() {
-    let mut app = app_with_grid(AStarPlugin::default(), Grid::new(24, 9));
+    let mut app = app_with_grid(crowd_plugin(), Grid::new(24, 9));
     let (west, east) = (Cell::new(2, 4), Cell::new(21, 4));
     let plain = spawn_walker(&mut app, west, east, false);
     // Avoiding agents cross its way; it does not see them, nor they it.
@@ -192,7 +201,7 @@ fn without_avoidance_an_agent_walks_its_path_exactly_as_before() {
 
 #[test]
 fn an_agent_whose_ground_is_blocked_under_it_steps_off() {
-    let mut app = app_with_grid(AStarPlugin::default(), Grid::new(12, 12));
+    let mut app = app_with_grid(crowd_plugin(), Grid::new(12, 12));
     let cell = Cell::new(5, 5);
     let agent = spawn_walker(&mut app, cell, cell, true);
     for _ in 0..5 {
@@ -215,7 +224,7 @@ fn an_agent_whose_ground_is_blocked_under_it_steps_off() {
 fn agents_held_up_for_stuck_after_search_again_from_where_they_stand() {
     // Two agents of one priority meet in a corridor one cell wide: neither is meant to give way.
     let grid = Grid::from_fn(20, 3, |cell| u8::from(cell.y == 1));
-    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let mut app = app_with_grid(crowd_plugin(), grid);
     let (west, east) = (Cell::new(2, 1), Cell::new(17, 1));
     let agents = [
         spawn_walker(&mut app, west, east, true),
@@ -266,7 +275,7 @@ fn rooms_and_corridor() -> Grid {
 
 #[test]
 fn opposing_flows_in_a_corridor_one_agent_wide_all_arrive() {
-    let mut app = app_with_grid(AStarPlugin::default(), rooms_and_corridor());
+    let mut app = app_with_grid(crowd_plugin(), rooms_and_corridor());
     let grid = current_grid(&app);
     let radius = footprint_radius(1);
     let mut walkers = Vec::new();
@@ -313,7 +322,7 @@ fn a_two_by_two_agent_passes_a_gap_two_cells_wide() {
         let pillar = cell.x == 7 && cell.y == 4;
         u8::from(!(wall || pillar))
     });
-    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let mut app = app_with_grid(crowd_plugin(), grid);
     let (start, goal) = (Cell::new(2, 2), Cell::new(16, 10));
     let nav = app.world().resource::<NavGrid>();
     let position = nav.footprint_center(start, 2);
@@ -352,7 +361,7 @@ fn a_two_by_two_agent_passes_a_gap_two_cells_wide() {
 
 #[test]
 fn a_follower_with_avoidance_but_no_request_walks_its_path_as_before() {
-    let mut app = app_with_grid(AStarPlugin::default(), Grid::new(12, 4));
+    let mut app = app_with_grid(crowd_plugin(), Grid::new(12, 4));
     let waypoints = vec![Vec2::new(15.0, 15.0), Vec2::new(95.0, 15.0)];
     let agent = app
         .world_mut()
