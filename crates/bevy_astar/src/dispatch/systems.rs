@@ -353,9 +353,10 @@ impl Dispatcher<'_, '_, '_> {
 
     /// Starts the gathered goal batches, or holds a group of two requests or more back for up
     /// to [`MOST_FRAMES_HELD`] frames while the stages before still send agents
-    /// (`upstream_busy`), so that one Dijkstra answers them all. A group held back is started on its kind's grid as it is
-    /// then, for the members still wanted; the members the caps do not let start go to
-    /// `denied`, to be queued again. Returns how many members it started or denied.
+    /// (`upstream_busy`), so that one Dijkstra answers them all. A group held back is started
+    /// on its kind's grid as it is then, for the members still wanted; the members the caps do
+    /// not let start go to `denied`, to be queued again. Returns how many members it started or
+    /// denied.
     fn start_batches(&mut self, upstream_busy: bool, agents: &AgentQuery) -> usize {
         let mut handled = 0;
         for group in self.batches.take_groups() {

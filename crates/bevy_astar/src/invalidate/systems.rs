@@ -59,7 +59,7 @@ struct PendingScan {
 }
 
 /// An affected agent waiting to be queued again.
-struct PendingInvalidation {
+pub(crate) struct PendingInvalidation {
     entity: Entity,
     /// Whether the change cut its path (a candidate for repair).
     cut: bool,
@@ -86,7 +86,7 @@ pub(crate) fn invalidate_paths(
         ResMut<PendingInvalidations>,
     ),
     mut agents: InvalidatedAgents,
-    mut affected: Local<Parallel<Vec<(Entity, bool)>>>,
+    mut affected: Local<Parallel<Vec<PendingInvalidation>>>,
 ) {
     let (queue, stats, retired, pending) = &mut bookkeeping;
     let pending: &mut PendingInvalidations = pending;
@@ -108,19 +108,9 @@ pub(crate) fn invalidate_paths(
         }
         let window = scan.checked..(scan.checked + SCAN_WINDOW).min(scan.agents.len());
         scan_window(scan, window.clone(), &settings, &agents, &mut affected);
-        let mut found: Vec<(Entity, bool)> = affected.drain().collect();
-        found.sort_unstable_by_key(|&(entity, _)| entity);
-        pending
-            .agents
-            .extend(found.into_iter().filter_map(|(entity, cut)| {
-                let (_, _, state) = agents.get(entity).ok()?;
-                let affected = state.applied.as_ref().map(Arc::downgrade)?;
-                Some(PendingInvalidation {
-                    entity,
-                    cut,
-                    affected,
-                })
-            }));
+        let mut found: Vec<PendingInvalidation> = affected.drain().collect();
+        found.sort_unstable_by_key(|waiting| waiting.entity);
+        pending.agents.extend(found);
         scan.checked = window.end;
         if scan.checked == scan.agents.len() {
             pending.scans.pop_front();
@@ -139,7 +129,7 @@ fn scan_window(
     window: core::ops::Range<usize>,
     settings: &PathfindingSettings,
     agents: &InvalidatedAgents,
-    affected: &mut Parallel<Vec<(Entity, bool)>>,
+    affected: &mut Parallel<Vec<PendingInvalidation>>,
 ) {
     let message = &scan.message;
     let policy = settings.invalidation;
@@ -156,8 +146,15 @@ fn scan_window(
             return;
         };
         let repair = settings.repair_cut_paths && !change.is_whole_map();
-        if let Some(cut) = affected_agent(state, change, policy, repair) {
-            affected.borrow_local_mut().push((entity, cut));
+        if let (Some(cut), Some(applied)) = (
+            affected_agent(state, change, policy, repair),
+            state.applied.as_ref(),
+        ) {
+            affected.borrow_local_mut().push(PendingInvalidation {
+                entity,
+                cut,
+                affected: Arc::downgrade(applied),
+            });
         }
     });
 }
