@@ -85,14 +85,20 @@ impl Figures {
     fn json(&self, record: &RunRecord) -> Value {
         let (p99_met, repath_met) = self.targets(record);
         let spread = |spread: Spread| json!({ "median": spread.median, "p99": spread.p99, "max": spread.max });
+        let cut: usize = record
+            .placements
+            .iter()
+            .map(|placement| placement.cut)
+            .sum();
         let sets: serde_json::Map<String, Value> = record
             .plugin_sets
             .iter()
             .map(|series| {
-                (
-                    series.name.to_owned(),
-                    spread(Spread::of_durations(&series.frames)),
-                )
+                let mut figures = spread(Spread::of_durations(&series.frames));
+                if cut > 0 {
+                    figures["us_per_path_cut"] = json!(set_us_per_cut(series, cut));
+                }
+                (series.name.to_owned(), figures)
             })
             .collect();
         json!({
@@ -347,6 +353,26 @@ fn print_sets(run: &RunRecord) {
         run.library,
         parts.join(", ")
     );
+    let cut: usize = run.placements.iter().map(|placement| placement.cut).sum();
+    if cut > 0 {
+        let per_cut: Vec<String> = run
+            .plugin_sets
+            .iter()
+            .map(|series| format!("{} {:.2}", series.name, set_us_per_cut(series, cut)))
+            .collect();
+        println!(
+            "  {} by system set, whole run's time per path cut, us: {}",
+            run.library,
+            per_cut.join(", ")
+        );
+    }
+}
+
+/// A set's time over the whole run, divided by the paths the towers cut: what one cut agent
+/// costs the set, with the set's work on frames without a tower counted in.
+fn set_us_per_cut(series: &SpanSeries, cut: usize) -> f64 {
+    let total: Duration = series.frames.iter().sum();
+    total.as_secs_f64() * 1e6 / cut as f64
 }
 
 const fn verdict(met: bool) -> &'static str {
