@@ -1,6 +1,7 @@
 //! The `PathRequest` component: what an agent asks for, and the bookkeeping that follows it.
 
-use crate::{NavGrid, Path, ProfileId};
+use crate::kinds::KindKey;
+use crate::{MapVersion, NavGrid, Path, ProfileId};
 use astar_grid::{Cell, SearchOptions};
 use bevy::prelude::*;
 use core::time::Duration;
@@ -187,6 +188,9 @@ pub(crate) struct PathRequestState {
     /// other agents' in the component's storage, so that invalidation rules out most paths
     /// without reading their results.
     pub found_footprint: Option<PathFootprint>,
+    /// The map version and the agent kind of the applied result, kept here for the same reason:
+    /// the scan of a map change reads them for every agent.
+    pub applied_on: Option<(MapVersion, KindKey)>,
     /// A found path that a map change cut: repaired rather than searched again when the agent
     /// is dispatched, if it still fits the request.
     pub cut_path: Option<Arc<SearchOutcome>>,
@@ -204,6 +208,9 @@ impl PathRequestState {
             .as_ref()
             .filter(|outcome| outcome.status == crate::PathStatus::Found)
             .map(|outcome| outcome.footprint);
+        self.applied_on = outcome
+            .as_ref()
+            .map(|outcome| (outcome.map_version, outcome.kind));
         core::mem::replace(&mut self.applied, outcome)
     }
 }

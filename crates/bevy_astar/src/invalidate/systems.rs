@@ -138,10 +138,9 @@ fn scan_window(
     };
     agents.par_iter_many(window).for_each(|(entity, _, state)| {
         let Some(change) = state
-            .applied
-            .as_ref()
-            .filter(|applied| applied.map_version < message.version)
-            .and_then(|applied| message.change_for_kind(applied.kind))
+            .applied_on
+            .filter(|&(version, _)| version < message.version)
+            .and_then(|(_, kind)| message.change_for_kind(kind))
         else {
             return;
         };
