@@ -212,28 +212,9 @@ impl PathCache {
 mod tests {
     use super::*;
     use crate::MapChange;
-    use crate::PathStatus;
-    use core::time::Duration;
 
     fn outcome(cells: Vec<Cell>) -> Arc<SearchOutcome> {
-        Arc::new(SearchOutcome {
-            status: PathStatus::Found,
-            start: cells[0],
-            goal: cells[cells.len() - 1],
-            waypoint_cells: cells.clone(),
-            footprint: crate::invalidate::PathFootprint::of(&cells, Movement::EIGHT, 8, 8),
-            cells: cells.into(),
-            waypoints: Arc::default(),
-            placed_in: None,
-            cost: 1.0,
-            trace: None,
-            duration: Duration::ZERO,
-            map_version: crate::MapVersion::default(),
-            algorithm: PathAlgorithm::AStar,
-            options: SearchOptions::default(),
-            cacheable: true,
-            kind: KindKey::DEFAULT,
-        })
+        Arc::new(SearchOutcome::found_along(cells))
     }
 
     fn key(x: u32) -> RequestKey {

@@ -1,5 +1,6 @@
 //! Writing a finished outcome into an agent's `Path`, with its message and entity event.
 
+use super::RetiredOutcomes;
 use crate::engine::SearchOutcome;
 use crate::request::PathRequestState;
 use crate::trace::PathTrace;
@@ -18,20 +19,21 @@ pub(crate) struct PathNotifier<'w, 's> {
 }
 
 impl PathNotifier<'_, '_> {
-    /// Shows `outcome` in the agent's path and announces it; returns the outcome it replaces,
-    /// for [`RetiredOutcomes`](crate::apply::RetiredOutcomes).
-    #[must_use = "retire the replaced outcome"]
+    /// Shows `outcome` in the agent's path and announces it; what it replaces (the previous
+    /// outcome, the cells and waypoints the path showed) goes to `retired`, to be freed off the
+    /// main thread.
     pub(crate) fn apply(
         &mut self,
-        entity: Entity,
-        path: &mut Path,
-        state: &mut PathRequestState,
+        (entity, path, state): (Entity, &mut Path, &mut PathRequestState),
         outcome: Arc<SearchOutcome>,
         nav: &NavGrid,
-    ) -> Option<Arc<SearchOutcome>> {
+        retired: &mut RetiredOutcomes,
+    ) {
         path.status = outcome.status;
-        path.cells = Arc::clone(&outcome.cells);
-        path.waypoints = outcome.waypoints_in(nav.geometry());
+        let cells = core::mem::replace(&mut path.cells, Arc::clone(&outcome.cells));
+        let waypoints =
+            core::mem::replace(&mut path.waypoints, outcome.waypoints_in(nav.geometry()));
+        retired.retire_shown((cells, waypoints));
         path.cost = outcome.cost;
         path.map_version = outcome.map_version;
         path.revision += 1;
@@ -54,6 +56,70 @@ impl PathNotifier<'_, '_> {
                 self.commands.trigger(not_found);
             }
         }
-        state.set_applied(Some(outcome))
+        retired.retire(state.set_applied(Some(outcome)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use astar_grid::{Cell, Grid};
+    use bevy::ecs::system::RunSystemOnce;
+
+    /// Shows `outcome` in the one agent's path, as the Apply stage does.
+    fn show(
+        world: &mut World,
+        outcome: Arc<SearchOutcome>,
+    ) -> Result<(), bevy::ecs::system::RunSystemError> {
+        world.run_system_once(
+            move |mut notifier: PathNotifier,
+                  nav: Res<NavGrid>,
+                  mut retired: ResMut<RetiredOutcomes>,
+                  mut agents: Query<(Entity, &mut Path, &mut PathRequestState)>| {
+                for (entity, mut path, mut state) in &mut agents {
+                    let agent = (entity, &mut *path, &mut *state);
+                    notifier.apply(agent, Arc::clone(&outcome), &nav, &mut retired);
+                }
+            },
+        )
+    }
+
+    #[test]
+    fn a_new_result_retires_the_cells_and_waypoints_the_path_showed() {
+        let mut world = World::new();
+        world.init_resource::<Messages<PathFound>>();
+        world.init_resource::<Messages<PathNotFound>>();
+        world.init_resource::<RetiredOutcomes>();
+        world.insert_resource(NavGrid::new(Grid::new(8, 8)));
+        let agent = world
+            .spawn((Path::default(), PathRequestState::default()))
+            .id();
+        let first = SearchOutcome::found_along(vec![Cell::new(0, 0), Cell::new(1, 0)]);
+        assert!(show(&mut world, Arc::new(first)).is_ok());
+        drop(world.resource_mut::<RetiredOutcomes>().take());
+        // The agent searches again: its outcome is let go of (and freed) while its path still
+        // shows the cells, which the path then holds alone.
+        let mut state = world.get_mut::<PathRequestState>(agent);
+        let searching = state.as_mut().and_then(|state| state.set_applied(None));
+        drop(searching);
+        let path = world.get::<Path>(agent);
+        let shown = path.map(|path| (Arc::downgrade(&path.cells), Arc::downgrade(&path.waypoints)));
+        let Some((cells, waypoints)) = shown else {
+            panic!("the agent has no path");
+        };
+        assert_eq!(cells.strong_count(), 1);
+
+        let second = SearchOutcome::found_along(vec![Cell::new(0, 0), Cell::new(0, 1)]);
+        assert!(show(&mut world, Arc::new(second)).is_ok());
+        let (_, retired_paths) = world.resource_mut::<RetiredOutcomes>().take();
+        assert_eq!(retired_paths.len(), 1);
+        assert!(retired_paths.iter().any(|(kept, _)| {
+            cells
+                .upgrade()
+                .is_some_and(|cells| Arc::ptr_eq(kept, &cells))
+        }));
+        assert!(waypoints.upgrade().is_some());
+        drop(retired_paths);
+        assert!(cells.upgrade().is_none() && waypoints.upgrade().is_none());
     }
 }

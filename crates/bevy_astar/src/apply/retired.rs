@@ -3,14 +3,24 @@
 //! main thread would stall it.
 
 use crate::engine::SearchOutcome;
+use astar_grid::Cell;
 use bevy::prelude::*;
 use std::sync::Arc;
 
-/// Outcomes the agents and the cache let go of this frame.
+/// Outcomes the agents and the cache let go of this frame, and the cells and waypoints that
+/// agents' [`Path`](crate::Path)s showed before a new result replaced them.
 #[derive(Resource, Default)]
 pub(crate) struct RetiredOutcomes {
     outcomes: Vec<Arc<SearchOutcome>>,
+    shown: Vec<ShownPath>,
 }
+
+/// What an agent's [`Path`](crate::Path) showed: its outcome may have been let go of already
+/// (when the agent started searching again), so these may be the last references.
+pub(crate) type ShownPath = (Arc<[Cell]>, Arc<[Vec2]>);
+
+/// Everything let go of in a frame, to be dropped away from the main thread.
+pub(crate) type Retired = (Vec<Arc<SearchOutcome>>, Vec<ShownPath>);
 
 impl RetiredOutcomes {
     /// Keeps `outcome`, if any, until it can be dropped away from the main thread.
@@ -23,8 +33,16 @@ impl RetiredOutcomes {
         self.outcomes.extend(outcomes);
     }
 
+    /// Keeps what an agent's path showed until it can be dropped away from the main thread.
+    pub(crate) fn retire_shown(&mut self, shown: ShownPath) {
+        self.shown.push(shown);
+    }
+
     /// Takes everything kept so far, to be dropped elsewhere.
-    pub(crate) fn take(&mut self) -> Vec<Arc<SearchOutcome>> {
-        core::mem::take(&mut self.outcomes)
+    pub(crate) fn take(&mut self) -> Retired {
+        (
+            core::mem::take(&mut self.outcomes),
+            core::mem::take(&mut self.shown),
+        )
     }
 }

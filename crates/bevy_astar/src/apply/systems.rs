@@ -317,14 +317,12 @@ impl ResultApplier<'_> {
         for subscriber in &member.subscribers {
             match agents.get_mut(subscriber.entity) {
                 Ok((request, mut path, mut state)) if member.key.matches(request) => {
-                    let replaced = notifier.apply(
-                        subscriber.entity,
-                        &mut path,
-                        &mut state,
+                    notifier.apply(
+                        (subscriber.entity, &mut path, &mut state),
                         Arc::clone(&outcome),
                         nav,
+                        self.retired,
                     );
-                    self.retired.retire(replaced);
                     self.budget = self.budget.saturating_sub(1);
                 }
                 Ok(_) => stats.superseded_results_dropped += 1,
@@ -344,7 +342,7 @@ pub(crate) fn free_retired_outcomes(
     let retired = retired.bypass_change_detection();
     retired.retire_all(cache.bypass_change_detection().take_retired());
     let outcomes = retired.take();
-    if outcomes.is_empty() {
+    if outcomes.0.is_empty() && outcomes.1.is_empty() {
         return;
     }
     AsyncComputeTaskPool::get()

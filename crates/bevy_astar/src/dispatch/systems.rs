@@ -407,10 +407,12 @@ impl Dispatcher<'_, '_, '_> {
         let Subscriber { entity, sequence } = target.waiting;
         target.agent.queued = None;
         self.launcher.served.push((sequence, entity));
-        let replaced = self
-            .notifier
-            .apply(entity, target.path, target.agent, outcome, self.nav);
-        self.launcher.retired.retire(replaced);
+        self.notifier.apply(
+            (entity, target.path, target.agent),
+            outcome,
+            self.nav,
+            self.launcher.retired,
+        );
     }
 
     /// Starts a search of `job` with the engine `choice` stands for; a flow-field request whose

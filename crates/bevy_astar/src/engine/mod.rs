@@ -117,6 +117,29 @@ pub(crate) struct SearchOutcome {
 }
 
 impl SearchOutcome {
+    /// A found path along `cells` (at least one), for tests of what handles outcomes.
+    #[cfg(test)]
+    pub(crate) fn found_along(cells: Vec<Cell>) -> Self {
+        Self {
+            status: PathStatus::Found,
+            start: cells[0],
+            goal: cells[cells.len() - 1],
+            waypoint_cells: cells.clone(),
+            footprint: PathFootprint::of(&cells, astar_grid::Movement::EIGHT, 8, 8),
+            cells: cells.into(),
+            waypoints: Arc::default(),
+            placed_in: None,
+            cost: 1.0,
+            trace: None,
+            duration: Duration::ZERO,
+            map_version: MapVersion::default(),
+            algorithm: PathAlgorithm::AStar,
+            options: SearchOptions::default(),
+            cacheable: true,
+            kind: KindKey::DEFAULT,
+        }
+    }
+
     /// Works out the world waypoints for a grid laid out as `geometry`.
     pub(crate) fn place(&mut self, geometry: CellGeometry) {
         self.waypoints = self.world_waypoints(geometry);
