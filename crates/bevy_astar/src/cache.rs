@@ -6,7 +6,9 @@ use crate::kinds::KindKey;
 use crate::{InvalidationPolicy, MapChanged, PathAlgorithm, PathRequest};
 use astar_grid::{Cell, CostModel, Heuristic, Movement, SearchOptions, SearchWindow, Weighting};
 use bevy::platform::collections::HashMap;
+use bevy::platform::hash::FixedHasher;
 use bevy::prelude::*;
+use core::hash::BuildHasher;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -58,9 +60,17 @@ impl From<&SearchOptions> for OptionsKey {
     }
 }
 
-/// Everything that decides a search's outcome on a given map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Everything that decides a search's outcome on a given map, with its hash worked out once:
+/// a request's key is looked up and stored several times on its way through the stages.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct RequestKey {
+    hash: u64,
+    fields: RequestFields,
+}
+
+/// The fields of a [`RequestKey`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct RequestFields {
     start: Cell,
     goal: Cell,
     algorithm: PathAlgorithm,
@@ -69,9 +79,8 @@ pub(crate) struct RequestKey {
     kind: KindKey,
 }
 
-impl RequestKey {
-    /// The key of `request` searched with `options` (the request's, possibly with tracing on).
-    pub(crate) fn new(request: &PathRequest, options: &SearchOptions) -> Self {
+impl RequestFields {
+    fn new(request: &PathRequest, options: &SearchOptions) -> Self {
         Self {
             start: request.start,
             goal: request.goal,
@@ -81,12 +90,37 @@ impl RequestKey {
             kind: KindKey::of(request),
         }
     }
+}
+
+impl PartialEq for RequestKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.fields == other.fields
+    }
+}
+
+impl Eq for RequestKey {}
+
+impl core::hash::Hash for RequestKey {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl RequestKey {
+    /// The key of `request` searched with `options` (the request's, possibly with tracing on).
+    pub(crate) fn new(request: &PathRequest, options: &SearchOptions) -> Self {
+        let fields = RequestFields::new(request, options);
+        Self {
+            hash: FixedHasher.hash_one(fields),
+            fields,
+        }
+    }
 
     /// Whether `request` (as it is now) still asks for what this key describes; the trace flag,
     /// which the debug overlay may force on, is not compared.
     pub(crate) fn matches(&self, request: &PathRequest) -> bool {
-        let options = request.options.with_trace(self.options.trace);
-        *self == Self::new(request, &options)
+        let options = request.options.with_trace(self.fields.options.trace);
+        self.fields == RequestFields::new(request, &options)
     }
 }
 
