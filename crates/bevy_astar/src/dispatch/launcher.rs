@@ -140,38 +140,39 @@ impl Launcher<'_> {
     }
 
     /// Starts one gathered group of requests for a goal, whose agents are marked as searching
-    /// already: as one batch when it is large enough, otherwise one search per request. Returns
-    /// the members the caps leave for a later frame.
+    /// already: as one batch when it is large enough, otherwise one search per request. Empties
+    /// `group` (whose list can then be reused) and returns the members the caps leave for a
+    /// later frame.
     pub(super) fn start_group(
         &mut self,
-        group: Vec<BatchMember>,
+        group: &mut Vec<BatchMember>,
         in_flight: &mut InFlightSearches,
         nav: &NavGrid,
         jump_points: &mut JumpPoints,
         stats: &mut PathfindingStats,
     ) -> Vec<BatchMember> {
         let Some(first) = group.first() else {
-            return group;
+            return Vec::new();
         };
         // The group shares its goal and its agent kind, and so its grid.
         let searched = (Arc::clone(&first.grid), first.job.kind);
         if group.len() >= self.settings.goal_batch_min.max(2) {
             if !self.may_start(in_flight) {
-                return group;
+                return core::mem::take(group);
             }
             stats.searches_started += 1;
             stats.goal_batches += 1;
             stats.batched_requests += group.len() as u64;
             stats.cache_misses += group.len() as u64;
             let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
-            let members = group.into_iter().map(|member| member.waiting).collect();
+            let members = group.drain(..).map(|member| member.waiting).collect();
             self.start(in_flight, searched, members, move |grid, cancelled| {
                 async move { run_goal_batch(&grid, &jobs, &cancelled).await }
             });
             return Vec::new();
         }
         let mut left = Vec::new();
-        for member in group {
+        for member in group.drain(..) {
             if !self.may_start(in_flight) {
                 left.push(member);
                 continue;

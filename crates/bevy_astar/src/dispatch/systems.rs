@@ -366,7 +366,8 @@ impl Dispatcher<'_, '_, '_> {
             } = group;
             if !self.launcher.may_start(self.in_flight) {
                 handled += members.len();
-                self.denied.extend(members);
+                self.denied.append(&mut members);
+                self.batches.recycle(members);
                 continue;
             }
             // A crowd for one goal (two requests or more) waits for the rest of it.
@@ -391,13 +392,14 @@ impl Dispatcher<'_, '_, '_> {
                 }
             }
             let left = self.launcher.start_group(
-                members,
+                &mut members,
                 self.in_flight,
                 self.nav,
                 self.jump_points,
                 self.stats,
             );
             self.denied.extend(left);
+            self.batches.recycle(members);
         }
         handled
     }

@@ -42,7 +42,13 @@ pub(crate) struct GoalBatches {
     groups: Vec<BatchGroup>,
     group_of: HashMap<FieldKey, usize>,
     member_of: HashMap<RequestKey, (usize, usize)>,
+    /// Emptied member lists kept for the next groups: a tower's crowd fills a list of
+    /// thousands, and growing a fresh one every frame costs more than gathering.
+    spare: Vec<Vec<BatchMember>>,
 }
+
+/// Emptied member lists [`GoalBatches`] keeps, at most.
+const SPARE_LISTS: usize = 4;
 
 /// The requests gathered for one goal.
 pub(crate) struct BatchGroup {
@@ -101,7 +107,7 @@ impl GoalBatches {
         let field = FieldKey::of_job(&member.job);
         let group = *self.group_of.entry(field).or_insert_with(|| {
             self.groups.push(BatchGroup {
-                members: Vec::new(),
+                members: self.spare.pop().unwrap_or_default(),
                 frames_held: 0,
             });
             self.groups.len() - 1
@@ -121,10 +127,19 @@ impl GoalBatches {
     }
 
     /// Holds `members` back for another frame, in a group held `frames_held` frames so far.
-    pub(crate) fn hold(&mut self, members: Vec<BatchMember>, frames_held: u32) {
-        for member in members {
+    pub(crate) fn hold(&mut self, mut members: Vec<BatchMember>, frames_held: u32) {
+        for member in members.drain(..) {
             let group = self.insert(member);
             self.groups[group].frames_held = frames_held;
+        }
+        self.recycle(members);
+    }
+
+    /// Keeps the list `members` (emptied) for a later group.
+    pub(crate) fn recycle(&mut self, mut members: Vec<BatchMember>) {
+        if self.spare.len() < SPARE_LISTS && members.capacity() > 0 {
+            members.clear();
+            self.spare.push(members);
         }
     }
 
