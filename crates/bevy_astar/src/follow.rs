@@ -64,6 +64,9 @@ impl PathFollower {
     }
 }
 
+/// Waypoints in line a follower may look past at once ([`PathFollower::aim_straight_on`]).
+const MOST_WAYPOINTS_AHEAD: usize = 32;
+
 /// Followers the crowd systems do not steer: without [`Avoidance`], or without a request.
 type NotSteered = Or<(Without<Avoidance>, Without<PathRequest>)>;
 
@@ -94,7 +97,7 @@ pub(crate) fn follow_paths(
             position = follower.target;
             budget -= distance;
             follower.next_waypoint += 1;
-            if !follower.aim(&path.waypoints) {
+            if !follower.aim_straight_on(&path.waypoints) {
                 follower.finished = true;
                 break;
             }
@@ -133,6 +136,28 @@ impl PathFollower {
     /// Ends the walk where the agent stands.
     pub(crate) const fn finish(&mut self) {
         self.finished = true;
+    }
+
+    /// Points the follower, which has just reached its target, at waypoint `next_waypoint`, or
+    /// further on along the same line: the waypoints after it that repeat the same step (a
+    /// straight run of cells) are walked through in a straight line, so the follower aims at
+    /// the last of them, at most [`MOST_WAYPOINTS_AHEAD`] on, and reads the path's memory once
+    /// per run instead of once per cell. False when the path has no more waypoints.
+    fn aim_straight_on(&mut self, waypoints: &[Vec2]) -> bool {
+        let reached = self.target;
+        if !self.aim(waypoints) {
+            return false;
+        }
+        let step = self.target - reached;
+        let ahead = waypoints
+            .get(self.next_waypoint..)
+            .unwrap_or_default()
+            .windows(2)
+            .take(MOST_WAYPOINTS_AHEAD)
+            .take_while(|pair| pair[1] - pair[0] == step)
+            .count();
+        self.next_waypoint += ahead;
+        self.aim(waypoints)
     }
 
     /// Points the follower at waypoint `next_waypoint`; false when the path has no more.

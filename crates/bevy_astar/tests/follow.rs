@@ -42,3 +42,66 @@ fn a_follower_walks_its_agent_to_the_goal() {
     assert!(translation.truncate().distance(goal_position) < 1e-3);
     assert_eq!(translation.z, 3.0);
 }
+
+/// The point at `distance` along the polyline `waypoints` (its end beyond its length).
+fn along(waypoints: &[Vec2], mut distance: f32) -> Vec2 {
+    for pair in waypoints.windows(2) {
+        let length = pair[0].distance(pair[1]);
+        if distance <= length {
+            return pair[0].lerp(pair[1], distance / length);
+        }
+        distance -= length;
+    }
+    waypoints.last().copied().unwrap_or_default()
+}
+
+#[test]
+fn a_follower_keeps_its_speed_along_the_waypoints_through_straight_runs_and_turns() {
+    let mut app = app_with_grid(AStarPlugin::default(), walled_grid());
+    let (start, goal) = (Cell::new(0, 4), Cell::new(9, 0));
+    let start_position = app.world().resource::<NavGrid>().cell_center(start);
+    let speed = 37.0;
+    let agent = app
+        .world_mut()
+        .spawn((
+            PathRequest::new(start, goal),
+            PathFollower::new(speed),
+            Transform::from_translation(start_position.extend(0.0)),
+        ))
+        .id();
+    let mut walked: Option<(Vec<Vec2>, f32)> = None;
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        let found = path(&app, agent);
+        if !found.is_found() {
+            continue;
+        }
+        let delta = app.world().resource::<Time>().delta_secs();
+        let (waypoints, time) = walked.get_or_insert_with(|| (found.waypoints.to_vec(), 0.0));
+        assert_eq!(found.waypoints.as_ref(), waypoints.as_slice(), "one path");
+        *time += delta;
+        let expected = along(waypoints, speed * *time);
+        let position = app.world().get::<Transform>(agent).unwrap().translation;
+        assert!(
+            position.truncate().distance(expected) < 1e-3,
+            "at {time} s: {position} instead of {expected}"
+        );
+        if app.world().get::<PathFollower>(agent).unwrap().is_finished() {
+            break;
+        }
+    }
+    let Some((waypoints, _)) = walked else {
+        panic!("no path found");
+    };
+    let straight_run = waypoints
+        .windows(3)
+        .any(|three| three[2] - three[1] == three[1] - three[0]);
+    let turn = waypoints
+        .windows(3)
+        .any(|three| three[2] - three[1] != three[1] - three[0]);
+    assert!(straight_run && turn, "the path has both: {waypoints:?}");
+    let position = app.world().get::<Transform>(agent).unwrap().translation;
+    let goal_position = app.world().resource::<NavGrid>().cell_center(goal);
+    assert!(position.truncate().distance(goal_position) < 1e-3);
+    assert!(app.world().get::<PathFollower>(agent).unwrap().is_finished());
+}
