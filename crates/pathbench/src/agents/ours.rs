@@ -247,10 +247,7 @@ fn place_tower(
         }
         // Agents already queued again keep walking their old path: it counts too.
         let walking = path.status.failure().is_none() && !follower.is_finished();
-        let ahead = path
-            .cells
-            .get(follower.next_waypoint()..)
-            .unwrap_or_default();
+        let ahead = cells_ahead(&path.cells, follower, transform.translation.truncate());
         if walking && ahead.contains(&tower) {
             cut.push(Watched {
                 entity,
@@ -408,4 +405,26 @@ impl Contender for Ours {
             background: Some((stats.searches_finished, stats.total_search_time)),
         }
     }
+}
+
+/// The cells of an unsmoothed path still ahead of an agent at `position`: from the path cell
+/// nearest to it among the few up to the waypoint it heads for (a follower aims past the cells
+/// of a straight run, at most 32, so that waypoint may be several cells on).
+fn cells_ahead<'a>(cells: &'a [Cell], follower: &PathFollower, position: Vec2) -> &'a [Cell] {
+    const LOOKED_BACK: usize = 40;
+    let heading = follower.next_waypoint().min(cells.len().saturating_sub(1));
+    let first = heading.saturating_sub(LOOKED_BACK);
+    let nearest = cells
+        .get(first..=heading)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(index, cell)| (first + index, cell))
+        .rev()
+        .min_by(|(_, a), (_, b)| {
+            let distance = |cell: &Cell| cell_center(*cell).distance_squared(position);
+            distance(a).total_cmp(&distance(b))
+        })
+        .map_or(heading, |(index, _)| index);
+    cells.get(nearest..).unwrap_or_default()
 }
