@@ -6,7 +6,6 @@ use super::{MapChange, MapChanged, MapVersion};
 use crate::apply::RetiredOutcomes;
 use crate::budget::StageClock;
 use crate::cache::PathCache;
-use crate::engine::SearchOutcome;
 use crate::in_flight::InFlightSearches;
 use crate::kinds::{AgentLayers, KindChanges, KindKey, SWEEP_FRAMES};
 use crate::queue::{RequestQueue, set_status};
@@ -18,7 +17,7 @@ use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy::utils::Parallel;
 use std::collections::VecDeque;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 /// Applies this frame's [`MapChanged`] messages to the result cache and the running searches.
 pub(crate) fn invalidate_results(
@@ -63,9 +62,10 @@ pub(crate) struct PendingInvalidation {
     entity: Entity,
     /// Whether the change cut its path (a candidate for repair).
     cut: bool,
-    /// The result the change affected: once the agent shows another one (searched since, so
-    /// knowing the change), there is nothing left to do.
-    affected: Weak<SearchOutcome>,
+    /// The revision of the agent's [`Path`] that the change affected: once the agent shows
+    /// another one (searched since, so knowing the change), there is nothing left to do. A
+    /// revision, not a reference to the result, so that no result's memory outlives it here.
+    revision: u64,
 }
 
 /// The agents' components Invalidate reads and changes.
@@ -136,26 +136,25 @@ fn scan_window(
     let Some(window) = scan.agents.get(window) else {
         return;
     };
-    agents.par_iter_many(window).for_each(|(entity, _, state)| {
-        let Some(change) = state
-            .applied_on
-            .filter(|&(version, _)| version < message.version)
-            .and_then(|(_, kind)| message.change_for_kind(kind))
-        else {
-            return;
-        };
-        let repair = settings.repair_cut_paths && !change.is_whole_map();
-        if let (Some(cut), Some(applied)) = (
-            affected_agent(state, change, policy, repair),
-            state.applied.as_ref(),
-        ) {
-            affected.borrow_local_mut().push(PendingInvalidation {
-                entity,
-                cut,
-                affected: Arc::downgrade(applied),
-            });
-        }
-    });
+    agents
+        .par_iter_many(window)
+        .for_each(|(entity, path, state)| {
+            let Some(change) = state
+                .applied_on
+                .filter(|&(version, _)| version < message.version)
+                .and_then(|(_, kind)| message.change_for_kind(kind))
+            else {
+                return;
+            };
+            let repair = settings.repair_cut_paths && !change.is_whole_map();
+            if let Some(cut) = affected_agent(state, change, policy, repair) {
+                affected.borrow_local_mut().push(PendingInvalidation {
+                    entity,
+                    cut,
+                    revision: path.revision,
+                });
+            }
+        });
 }
 
 /// Queues the affected agents waiting in `pending`, oldest first, while `clock` allows.
@@ -176,10 +175,8 @@ fn queue_affected(
         let Ok((_, mut path, mut state)) = agents.get_mut(waiting.entity) else {
             continue;
         };
-        let still_shown = state
-            .applied
-            .as_ref()
-            .is_some_and(|applied| core::ptr::eq(Arc::as_ptr(applied), waiting.affected.as_ptr()));
+        // Each result shown is a new revision; `applied` is let go of when a search starts.
+        let still_shown = state.applied.is_some() && path.revision == waiting.revision;
         if !still_shown {
             continue;
         }
