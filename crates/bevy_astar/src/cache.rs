@@ -2,8 +2,10 @@
 //! affects them, so identical requests share one search.
 
 use crate::engine::SearchOutcome;
+use crate::invalidate::PathFootprint;
+use crate::invalidate::rule::ruled_out_by_footprint;
 use crate::kinds::KindKey;
-use crate::{InvalidationPolicy, MapChanged, PathAlgorithm, PathRequest};
+use crate::{InvalidationPolicy, MapChanged, PathAlgorithm, PathRequest, PathStatus};
 use astar_grid::{Cell, CostModel, Heuristic, Movement, SearchOptions, SearchWindow, Weighting};
 use bevy::platform::collections::HashMap;
 use bevy::platform::hash::FixedHasher;
@@ -126,6 +128,9 @@ impl RequestKey {
 
 struct CacheEntry {
     outcome: Arc<SearchOutcome>,
+    /// The outcome's footprint when it found a path, kept beside the entry so that a map
+    /// change rules most entries out without reading their outcomes.
+    found_footprint: Option<PathFootprint>,
     /// Matches the newest entry for this key in the eviction order.
     stamp: u64,
 }
@@ -178,6 +183,7 @@ impl PathCache {
         self.entries.insert(
             key,
             CacheEntry {
+                found_footprint: (outcome.status == PathStatus::Found).then_some(outcome.footprint),
                 outcome,
                 stamp: self.next_stamp,
             },
@@ -203,10 +209,13 @@ impl PathCache {
     /// agent.
     pub(crate) fn invalidate(&mut self, changed: &MapChanged, policy: InvalidationPolicy) {
         let retired = &mut self.retired;
-        self.entries.retain(|_, entry| {
+        self.entries.retain(|key, entry| {
             let affected = changed
-                .change_for_kind(entry.outcome.kind)
-                .is_some_and(|change| entry.outcome.affected_by(change, policy));
+                .change_for_kind(key.fields.kind)
+                .is_some_and(|change| {
+                    !ruled_out_by_footprint(entry.found_footprint, change, policy)
+                        && entry.outcome.affected_by(change, policy)
+                });
             if affected {
                 retired.push(Arc::clone(&entry.outcome));
             }

@@ -2,7 +2,7 @@
 //! cells and the corners of its diagonal steps, for failed requests, and for an agent's current
 //! path (and whether that path is to be repaired).
 
-use super::{CellChange, MapChange};
+use super::{CellChange, MapChange, PathFootprint};
 use crate::engine::SearchOutcome;
 use crate::kinds::KindError;
 use crate::request::PathRequestState;
@@ -145,6 +145,18 @@ impl SearchOutcome {
     }
 }
 
+/// Whether the footprint of a found path (`None` for any other outcome) shows that `change`
+/// cannot affect it under `policy`, without reading the outcome: the footprint stands beside
+/// the agent's or the cache entry's other data, the outcome behind a pointer.
+pub(crate) fn ruled_out_by_footprint(
+    found_footprint: Option<PathFootprint>,
+    change: &MapChange,
+    policy: InvalidationPolicy,
+) -> bool {
+    policy == InvalidationPolicy::TouchedCells
+        && found_footprint.is_some_and(|footprint| !footprint.may_be_touched_by(change))
+}
+
 /// Whether `change` affects the agent's current path (`None`: it does not), and if so whether
 /// the path is to be repaired: `repair` is on and the change cut a found path, blocking one of
 /// its cells or a corner its diagonal steps may not cut (a path that could get cheaper because
@@ -158,11 +170,7 @@ pub(crate) fn affected_agent(
     if state.queued.is_some() {
         return None;
     }
-    if policy == InvalidationPolicy::TouchedCells
-        && state
-            .found_footprint
-            .is_some_and(|footprint| !footprint.may_be_touched_by(change))
-    {
+    if ruled_out_by_footprint(state.found_footprint, change, policy) {
         return None;
     }
     let applied = state.applied.as_ref()?;
