@@ -359,37 +359,29 @@ impl Dispatcher<'_, '_, '_> {
     /// denied.
     fn start_batches(&mut self, upstream_busy: bool, agents: &AgentQuery) -> usize {
         let mut handled = 0;
-        for group in self.batches.take_groups() {
+        // A crowd for one goal (two requests or more) waits for the rest of it, while the caps
+        // would let it start.
+        let may_start = self.launcher.may_start(self.in_flight);
+        let groups = self.batches.take_groups(|group| {
+            may_start
+                && upstream_busy
+                && group.frames_held < MOST_FRAMES_HELD
+                && group.members.len() > 1
+        });
+        for group in groups {
             let BatchGroup {
                 mut members,
                 frames_held,
+                ..
             } = group;
+            handled += members.len();
             if !self.launcher.may_start(self.in_flight) {
-                handled += members.len();
                 self.denied.append(&mut members);
                 self.batches.recycle(members);
                 continue;
             }
-            // A crowd for one goal (two requests or more) waits for the rest of it.
-            if upstream_busy && frames_held < MOST_FRAMES_HELD && members.len() > 1 {
-                self.batches.hold(members, frames_held + 1);
-                continue;
-            }
-            handled += members.len();
             if frames_held > 0 {
-                members.retain(|member| {
-                    member
-                        .waiting
-                        .is_wanted(|entity| agents.get(entity).ok().map(|(request, ..)| *request))
-                });
-                let kind = members.first().map(|member| member.job.kind);
-                if let Some(Ok(grid)) =
-                    kind.map(|kind| self.layers.grid_for(kind, self.nav, self.profiles))
-                {
-                    for member in &mut members {
-                        member.grid = Arc::clone(&grid.snapshot);
-                    }
-                }
+                self.refresh_held(&mut members, agents);
             }
             let left = self.launcher.start_group(
                 &mut members,
@@ -402,6 +394,23 @@ impl Dispatcher<'_, '_, '_> {
             self.batches.recycle(members);
         }
         handled
+    }
+
+    /// Readies a group held back from earlier frames: keeps the members still wanted, on their
+    /// kind's grid as it is now.
+    fn refresh_held(&mut self, members: &mut Vec<BatchMember>, agents: &AgentQuery) {
+        members.retain(|member| {
+            member
+                .waiting
+                .is_wanted(|entity| agents.get(entity).ok().map(|(request, ..)| *request))
+        });
+        let kind = members.first().map(|member| member.job.kind);
+        if let Some(Ok(grid)) = kind.map(|kind| self.layers.grid_for(kind, self.nav, self.profiles))
+        {
+            for member in members {
+                member.grid = Arc::clone(&grid.snapshot);
+            }
+        }
     }
 
     /// Applies `outcome` to the agent now and takes it out of the queue.

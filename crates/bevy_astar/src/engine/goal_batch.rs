@@ -36,12 +36,18 @@ pub(crate) struct BatchMember {
 pub(crate) const MOST_FRAMES_HELD: u32 = 3;
 
 /// Batchable requests, grouped by goal, movement rule and cost model, in the order their first
-/// request was gathered: this frame's, and those of groups held back from earlier frames.
+/// request was gathered: this frame's, and those of groups held back from earlier frames, which
+/// stay in place (their members are not gathered again each frame they are held).
 #[derive(Resource, Default)]
 pub(crate) struct GoalBatches {
     groups: Vec<BatchGroup>,
-    group_of: HashMap<FieldKey, usize>,
-    member_of: HashMap<RequestKey, (usize, usize)>,
+    /// The group gathering each goal's requests, by group id.
+    group_of: HashMap<FieldKey, u64>,
+    /// Each gathered request's group id and place in it. An entry whose group was taken out
+    /// is stale: it counts only while its group is among `groups`, and the whole map is
+    /// cleared whenever no group is left.
+    member_of: HashMap<RequestKey, (u64, usize)>,
+    next_group: u64,
     /// Emptied member lists kept for the next groups: a tower's crowd fills a list of
     /// thousands, and growing a fresh one every frame costs more than gathering.
     spare: Vec<Vec<BatchMember>>,
@@ -52,6 +58,7 @@ const SPARE_LISTS: usize = 4;
 
 /// The requests gathered for one goal.
 pub(crate) struct BatchGroup {
+    id: u64,
     pub members: Vec<BatchMember>,
     /// Frames it has been held back so far.
     pub frames_held: u32,
@@ -83,14 +90,34 @@ impl GoalBatches {
         grid: Arc<Grid>,
         subscriber: Subscriber,
     ) -> bool {
-        if let Some(&(group, member)) = self.member_of.get(&key) {
-            self.groups[group].members[member]
-                .waiting
-                .subscribers
-                .push(subscriber);
+        if let Some(&(id, member)) = self.member_of.get(&key)
+            && let Some(gathered) = self
+                .groups
+                .iter_mut()
+                .find(|group| group.id == id)
+                .and_then(|group| group.members.get_mut(member))
+        {
+            gathered.waiting.subscribers.push(subscriber);
             return false;
         }
-        self.insert(BatchMember {
+        let field = FieldKey::of_job(&job);
+        let open = self
+            .group_of
+            .get(&field)
+            .and_then(|&id| self.groups.iter().position(|group| group.id == id));
+        let index = open.unwrap_or_else(|| {
+            self.next_group += 1;
+            self.group_of.insert(field, self.next_group);
+            self.groups.push(BatchGroup {
+                id: self.next_group,
+                members: self.spare.pop().unwrap_or_default(),
+                frames_held: 0,
+            });
+            self.groups.len() - 1
+        });
+        let group = &mut self.groups[index];
+        self.member_of.insert(key, (group.id, group.members.len()));
+        group.members.push(BatchMember {
             waiting: SearchMember {
                 key,
                 subscribers: vec![subscriber],
@@ -102,37 +129,28 @@ impl GoalBatches {
         true
     }
 
-    /// Adds `member` to its group, opening one for its goal if need be.
-    fn insert(&mut self, member: BatchMember) -> usize {
-        let field = FieldKey::of_job(&member.job);
-        let group = *self.group_of.entry(field).or_insert_with(|| {
-            self.groups.push(BatchGroup {
-                members: self.spare.pop().unwrap_or_default(),
-                frames_held: 0,
-            });
-            self.groups.len() - 1
-        });
-        let members = &mut self.groups[group].members;
-        self.member_of
-            .insert(member.waiting.key, (group, members.len()));
-        members.push(member);
-        group
-    }
-
-    /// Takes every group out, oldest first, leaving none.
-    pub(crate) fn take_groups(&mut self) -> Vec<BatchGroup> {
-        self.group_of.clear();
-        self.member_of.clear();
-        core::mem::take(&mut self.groups)
-    }
-
-    /// Holds `members` back for another frame, in a group held `frames_held` frames so far.
-    pub(crate) fn hold(&mut self, mut members: Vec<BatchMember>, frames_held: u32) {
-        for member in members.drain(..) {
-            let group = self.insert(member);
-            self.groups[group].frames_held = frames_held;
+    /// Takes out, oldest first, every group that `hold` does not hold back for another frame;
+    /// the groups held stay in place, one more frame held.
+    pub(crate) fn take_groups(
+        &mut self,
+        mut hold: impl FnMut(&BatchGroup) -> bool,
+    ) -> Vec<BatchGroup> {
+        let (held, taken): (Vec<BatchGroup>, Vec<BatchGroup>) =
+            self.groups.drain(..).partition(|group| hold(group));
+        self.groups = held;
+        for group in &mut self.groups {
+            group.frames_held += 1;
         }
-        self.recycle(members);
+        for group in &taken {
+            if let Some(first) = group.members.first() {
+                self.group_of.remove(&FieldKey::of_job(&first.job));
+            }
+        }
+        if self.groups.is_empty() {
+            self.group_of.clear();
+            self.member_of.clear();
+        }
+        taken
     }
 
     /// Keeps the list `members` (emptied) for a later group.
@@ -145,7 +163,7 @@ impl GoalBatches {
 
     /// Requests gathered (each counted once, however many agents share it).
     pub(crate) fn len(&self) -> usize {
-        self.member_of.len()
+        self.groups.iter().map(|group| group.members.len()).sum()
     }
 }
 
@@ -218,4 +236,59 @@ pub(crate) async fn run_goal_batch(
         outcome.duration = duration;
     }
     Some(outcomes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kinds::KindKey;
+    use bevy::prelude::Entity;
+
+    /// Gathers agent `index`'s request from `start` to the shared goal; returns whether it
+    /// opened a new member (false: it shares an identical gathered request).
+    fn gather(batches: &mut GoalBatches, grid: &Arc<Grid>, start: Cell, index: u32) -> bool {
+        let request = PathRequest::new(start, Cell::new(7, 7));
+        let job = SearchJob {
+            start,
+            goal: request.goal,
+            options: request.options,
+            smoothing: false,
+            kind: KindKey::DEFAULT,
+        };
+        let subscriber = Subscriber {
+            entity: Entity::from_raw_u32(index + 1).expect("a valid index"),
+            sequence: u64::from(index),
+        };
+        let key = RequestKey::new(&request, &request.options);
+        batches.add(key, job, EngineChoice::AStar, Arc::clone(grid), subscriber)
+    }
+
+    #[test]
+    fn a_held_group_keeps_gathering_and_a_taken_one_is_forgotten() {
+        let grid = Arc::new(Grid::new(8, 8));
+        let mut batches = GoalBatches::default();
+        assert!(gather(&mut batches, &grid, Cell::new(0, 0), 0));
+        assert!(gather(&mut batches, &grid, Cell::new(1, 0), 1));
+        // Held: the group stays, and an identical request joins its member.
+        assert!(batches.take_groups(|_| true).is_empty());
+        assert!(!gather(&mut batches, &grid, Cell::new(0, 0), 2));
+        assert!(gather(&mut batches, &grid, Cell::new(2, 0), 3));
+        assert_eq!(batches.len(), 3);
+        let taken = batches.take_groups(|_| false);
+        assert_eq!(taken.len(), 1);
+        let group = &taken[0];
+        assert_eq!(group.frames_held, 1);
+        let subscribers: Vec<usize> = group
+            .members
+            .iter()
+            .map(|member| member.waiting.subscribers.len())
+            .collect();
+        assert_eq!(subscribers, [2, 1, 1]);
+        // Taken: the same requests open a new group.
+        assert_eq!(batches.len(), 0);
+        assert!(gather(&mut batches, &grid, Cell::new(0, 0), 4));
+        let taken = batches.take_groups(|_| false);
+        assert_eq!(taken.len(), 1);
+        assert_eq!((taken[0].members.len(), taken[0].frames_held), (1, 0));
+    }
 }
