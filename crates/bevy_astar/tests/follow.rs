@@ -86,7 +86,12 @@ fn a_follower_keeps_its_speed_along_the_waypoints_through_straight_runs_and_turn
             position.truncate().distance(expected) < 1e-3,
             "at {time} s: {position} instead of {expected}"
         );
-        if app.world().get::<PathFollower>(agent).unwrap().is_finished() {
+        if app
+            .world()
+            .get::<PathFollower>(agent)
+            .unwrap()
+            .is_finished()
+        {
             break;
         }
     }
@@ -103,5 +108,10 @@ fn a_follower_keeps_its_speed_along_the_waypoints_through_straight_runs_and_turn
     let position = app.world().get::<Transform>(agent).unwrap().translation;
     let goal_position = app.world().resource::<NavGrid>().cell_center(goal);
     assert!(position.truncate().distance(goal_position) < 1e-3);
-    assert!(app.world().get::<PathFollower>(agent).unwrap().is_finished());
+    assert!(
+        app.world()
+            .get::<PathFollower>(agent)
+            .unwrap()
+            .is_finished()
+    );
 }
