@@ -51,7 +51,9 @@ impl PathFollower {
         }
     }
 
-    /// The index in [`Path::waypoints`] the agent is heading for.
+    /// The index in [`Path::waypoints`] the agent is heading for. Without
+    /// [`Avoidance`], that may be the last waypoint of a straight run rather than the next one:
+    /// the agent walks through a run's waypoints in a straight line.
     #[must_use]
     pub const fn next_waypoint(&self) -> usize {
         self.next_waypoint
