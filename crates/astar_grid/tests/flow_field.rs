@@ -539,4 +539,41 @@ proptest! {
             check_goal_path(&grid, (movement, model), (start, goal), last[number].as_ref(), expected[number])?;
         }
     }
+
+    /// A kept search resumed for more starts: every start's path, the first batch's and the
+    /// later one's (added part way or after the first batch was answered), is optimal (against
+    /// A*), legal, and the path of a search of all the starts at once.
+    #[test]
+    fn paths_to_one_goal_resumed_for_more_starts_are_optimal(
+        mut grid in grid_strategy(12),
+        movement in prop::sample::select(MOVEMENTS.to_vec()),
+        model in prop::sample::select(COST_MODELS.to_vec()),
+        goal in (0u32..64, 0u32..64),
+        first in prop::collection::vec((0u32..64, 0u32..64), 1..5),
+        later in prop::collection::vec((0u32..64, 0u32..64), 1..5),
+        slice in 0usize..20,
+        slices_before in 0usize..4,
+    ) {
+        let goal = goals_in(&mut grid, vec![goal])[0];
+        let first: Vec<Cell> = first.into_iter().map(|start| pick(&grid, start)).collect();
+        let later: Vec<Cell> = later.into_iter().map(|start| pick(&grid, start)).collect();
+        let grid = std::sync::Arc::new(grid);
+        let mut paths = GoalPaths::new(std::sync::Arc::clone(&grid), &first, goal, movement, model).unwrap();
+        for _ in 0..slices_before {
+            paths.advance(slice);
+        }
+        let added = paths.add_starts(&later);
+        prop_assert_eq!(added.clone(), first.len()..first.len() + later.len());
+        while !paths.advance(slice) {}
+        let all: Vec<Cell> = first.iter().chain(&later).copied().collect();
+        let at_once = FlowField::paths_to_goal(&grid, &all, goal, movement, model).unwrap();
+        let options = SearchOptions::default().with_movement(movement).with_cost(model);
+        let mut searcher = Searcher::new();
+        for (number, &start) in all.iter().enumerate() {
+            let resumed = paths.settled(number);
+            let expected = searcher.find_path(&grid, start, goal, &options).ok().and_then(|result| result.cost());
+            check_goal_path(&grid, (movement, model), (start, goal), resumed.as_ref(), expected)?;
+            prop_assert_eq!(&resumed, &at_once[number], "{}", start);
+        }
+    }
 }

@@ -5,6 +5,8 @@
 
 use super::{FlowField, FlowFieldError};
 use crate::{Cell, CostModel, Grid, Movement, Path};
+use core::borrow::Borrow;
+use core::ops::Range;
 
 /// A [`FlowField::build`] in progress: the Dijkstra from the goals, settled a budget of cells
 /// per [`FieldGrowth::advance`].
@@ -105,22 +107,27 @@ impl<'g> FieldGrowth<'g> {
 /// assert_eq!(all, FlowField::paths_to_goal(&grid, &starts, goal, Movement::EIGHT, CostModel::Octile)?);
 /// # Ok::<(), astar_grid::FlowFieldError>(())
 /// ```
+///
+/// The grid is held as `G`: borrowed (`&Grid`), or shared (`Arc<Grid>`) so that the search can
+/// be kept and resumed for more starts later ([`GoalPaths::add_starts`]).
 #[derive(Debug)]
-pub struct GoalPaths<'g> {
-    grid: &'g Grid,
+pub struct GoalPaths<G: Borrow<Grid>> {
+    grid: G,
     field: FlowField,
     starts: Vec<Cell>,
     /// Padded like the grid: whether the cell is a walkable start not settled yet.
     wanted: Vec<bool>,
+    /// Padded like the grid: whether the cell is settled.
+    settled: Vec<bool>,
     /// Walkable starts (counted once each) not settled yet.
     remaining: usize,
 }
 
-impl<'g> GoalPaths<'g> {
+impl<G: Borrow<Grid>> GoalPaths<G> {
     /// Starts the search of optimal paths from each of `starts` to `goal`; no cell is settled
     /// yet.
     ///
-    /// - `grid`: the cells, borrowed until the paths are read;
+    /// - `grid`: the cells, held (borrowed or shared) while the search lives;
     /// - `starts`: where the paths begin, in any number, repeated or not; a start that is
     ///   blocked or outside the grid gets no path;
     /// - `goal`: where every path ends (walkable);
@@ -143,30 +150,67 @@ impl<'g> GoalPaths<'g> {
     /// # Errors
     /// As [`FlowField::build`] with the one goal.
     pub fn new(
-        grid: &'g Grid,
+        grid: G,
         starts: &[Cell],
         goal: Cell,
         movement: Movement,
         cost: CostModel,
     ) -> Result<Self, FlowFieldError> {
-        let mut field = FlowField::empty(grid, movement, cost)?;
-        field.seed(grid, &[goal])?;
-        let mut wanted = vec![false; grid.raw().len()];
-        let mut remaining = 0_usize;
+        let mut field = FlowField::empty(grid.borrow(), movement, cost)?;
+        field.seed(grid.borrow(), &[goal])?;
+        let cells = grid.borrow().raw().len();
+        let mut paths = Self {
+            grid,
+            field,
+            starts: Vec::new(),
+            wanted: vec![false; cells],
+            settled: vec![false; cells],
+            remaining: 0,
+        };
+        paths.add_starts(starts);
+        Ok(paths)
+    }
+
+    /// Adds `starts` after those given so far, for a search kept to answer more starts to the
+    /// same goal on the same grid: a start already settled has its path at once, the others
+    /// once [`GoalPaths::advance`] settles them. Returns the numbers the new starts have for
+    /// [`GoalPaths::settled`].
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CostModel, FlowField, GoalPaths, Grid, Movement};
+    /// use std::sync::Arc;
+    ///
+    /// let grid = Arc::new(Grid::new(40, 40));
+    /// let goal = Cell::new(20, 20);
+    /// let mut paths = GoalPaths::new(Arc::clone(&grid), &[Cell::new(25, 20)], goal, Movement::EIGHT, CostModel::Octile)?;
+    /// while !paths.advance(64) {}
+    /// let later = paths.add_starts(&[Cell::new(20, 21), Cell::new(0, 0)]);
+    /// assert_eq!(later, 1..3);
+    /// assert!(paths.settled(1).is_some()); // settled on the way to the first start
+    /// assert!(paths.settled(2).is_none());
+    /// while !paths.advance(64) {}
+    /// let whole = FlowField::paths_to_goal(&grid, &[Cell::new(0, 0)], goal, Movement::EIGHT, CostModel::Octile)?;
+    /// assert_eq!(paths.settled(2), whole[0]);
+    /// # Ok::<(), astar_grid::FlowFieldError>(())
+    /// ```
+    pub fn add_starts(&mut self, starts: &[Cell]) -> Range<usize> {
+        let first = self.starts.len();
+        let grid = self.grid.borrow();
         for &start in starts {
             if grid.is_walkable(start) {
                 let index = grid.index(start);
-                remaining += usize::from(!wanted[index]);
-                wanted[index] = true;
+                let waiting = !self.wanted[index] && !self.settled[index];
+                self.remaining += usize::from(waiting);
+                self.wanted[index] |= waiting;
             }
         }
-        Ok(Self {
-            grid,
-            field,
-            starts: starts.to_vec(),
-            wanted,
-            remaining,
-        })
+        self.starts.extend_from_slice(starts);
+        first..self.starts.len()
+    }
+
+    /// The grid searched.
+    pub fn grid(&self) -> &Grid {
+        self.grid.borrow()
     }
 
     /// Settles up to `cells` more cells (0 counting as 1); true once every start is settled,
@@ -178,7 +222,9 @@ impl<'g> GoalPaths<'g> {
         let budget = cells.max(1);
         let mut settled = 0;
         let (wanted, remaining) = (&mut self.wanted, &mut self.remaining);
-        self.field.settle_until(self.grid.raw(), |index| {
+        let done = &mut self.settled;
+        self.field.settle_until(self.grid.borrow().raw(), |index| {
+            done[index] = true;
             if wanted[index] {
                 wanted[index] = false;
                 *remaining -= 1;
@@ -194,13 +240,13 @@ impl<'g> GoalPaths<'g> {
     }
 
     /// The optimal path of start number `start` (an index into the starts given to
-    /// [`GoalPaths::new`]), once that start is settled; `None` before, and for a start that
-    /// gets no path.
+    /// [`GoalPaths::new`], then to [`GoalPaths::add_starts`]), once that start is settled;
+    /// `None` before, and for a start that gets no path.
     #[must_use]
     pub fn settled(&self, start: usize) -> Option<Path> {
         let cell = *self.starts.get(start)?;
         let index = self.field.index(cell)?;
-        if self.wanted[index] {
+        if !self.settled[index] {
             return None;
         }
         self.field.path_from(cell)
