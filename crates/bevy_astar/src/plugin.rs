@@ -9,7 +9,7 @@ use crate::dispatch::{dispatch_searches, queue_changed_requests};
 use crate::engine::flow_field::{
     FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
 };
-use crate::engine::goal_batch::GoalBatches;
+use crate::engine::goal_batch::{GoalBatches, KeptGoalSearches};
 use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
 use crate::follow::follow_paths;
 use crate::in_flight::InFlightSearches;
@@ -255,6 +255,7 @@ impl Plugin for AStarPlugin {
             .init_resource::<PathCache>()
             .init_resource::<FlowFields>()
             .init_resource::<JumpPoints>()
+            .init_resource::<KeptGoalSearches>()
             .init_resource::<RetiredOutcomes>()
             .add_message::<MapChanged>()
             .add_message::<PathFound>()

@@ -26,6 +26,9 @@ pub struct PathfindingStats {
     /// [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min));
     /// each also counts in `searches_started`.
     pub goal_batches: u64,
+    /// Of those, batches that resumed the Dijkstra an earlier batch for the same goal left on
+    /// the same map, instead of growing their own.
+    pub goal_batches_resumed: u64,
     /// Requests answered by those batches.
     pub batched_requests: u64,
     /// Results thrown away because the map changed under them while they were computed; their

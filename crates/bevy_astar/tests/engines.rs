@@ -473,3 +473,62 @@ fn requests_for_the_closest_reachable_cell_get_it_from_every_engine() {
         assert_legal_and_optimal(&grid, &path, request);
     }
 }
+
+#[test]
+fn a_goal_s_later_crowd_resumes_the_dijkstra_of_its_first_on_the_same_map_only() {
+    let grid = walled_grid();
+    let goal = Cell::new(9, 0);
+    let starts: Vec<Cell> = grid
+        .cells()
+        .filter(|&(cell, value)| value != 0 && cell != goal)
+        .map(|(cell, _)| cell)
+        .collect();
+    let (near, far) = starts.split_at(starts.len() / 2);
+    assert!(near.len().min(far.len()) >= PathfindingSettings::default().goal_batch_min);
+    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    // Smoothed requests are other requests, which the cache does not answer.
+    let crowd = |app: &mut App, starts: &[Cell], smoothing: bool| -> Vec<Entity> {
+        let agents: Vec<Entity> = starts
+            .iter()
+            .map(|&start| spawn(app, PathRequest::new(start, goal).with_smoothing(smoothing)))
+            .collect();
+        settle(app, &agents);
+        agents
+    };
+    let first = crowd(&mut app, near, false);
+    assert_eq!(
+        (stats(&app).goal_batches, stats(&app).goal_batches_resumed),
+        (1, 0)
+    );
+    // The far starts are not settled by the first Dijkstra: resumed, it goes on to them.
+    let second = crowd(&mut app, far, false);
+    assert_eq!(
+        (stats(&app).goal_batches, stats(&app).goal_batches_resumed),
+        (2, 1)
+    );
+    let agents: Vec<Entity> = first.iter().chain(&second).copied().collect();
+    assert_found_by(
+        &app,
+        &grid,
+        &agents,
+        &starts,
+        goal,
+        PathAlgorithm::FlowField,
+    );
+
+    // A wall on the bottom row: the next crowd (with the agents it cut) searches the new map
+    // afresh, and every path is optimal there.
+    block(&mut app, Cell::new(3, 4));
+    let open: Vec<Cell> = far
+        .iter()
+        .copied()
+        .filter(|&cell| cell != Cell::new(3, 4))
+        .collect();
+    let third = crowd(&mut app, &open, true);
+    settle(&mut app, &agents);
+    let stats = stats(&app);
+    assert!(stats.goal_batches >= 3, "{stats:?}");
+    assert_eq!(stats.goal_batches_resumed, 1, "{stats:?}");
+    let walled = current_grid(&app);
+    assert_found_by(&app, &walled, &third, &open, goal, PathAlgorithm::FlowField);
+}

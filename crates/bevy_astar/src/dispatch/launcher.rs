@@ -4,8 +4,9 @@
 use crate::MapVersion;
 use crate::apply::RetiredOutcomes;
 use crate::background::{BackgroundTask, OUTCOMES_PER_SLICE, slice_point};
+use crate::engine::flow_field::FieldKey;
 use crate::engine::goal_batch::BatchMember;
-use crate::engine::goal_batch::run_goal_batch;
+use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
 use crate::engine::jump_point::JumpPoints;
 use crate::engine::{Engine, EngineChoice, SearchJob, SearchOutcome, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
@@ -146,7 +147,7 @@ impl Launcher<'_> {
     pub(super) fn start_group(
         &mut self,
         group: &mut Vec<BatchMember>,
-        in_flight: &mut InFlightSearches,
+        (in_flight, kept): (&mut InFlightSearches, &mut KeptGoalSearches),
         nav: &NavGrid,
         jump_points: &mut JumpPoints,
         stats: &mut PathfindingStats,
@@ -154,6 +155,7 @@ impl Launcher<'_> {
         let Some(first) = group.first() else {
             return Vec::new();
         };
+        let first_job = first.job;
         // The group shares its goal and its agent kind, and so its grid.
         let searched = (Arc::clone(&first.grid), first.job.kind);
         if group.len() >= self.settings.goal_batch_min.max(2) {
@@ -166,9 +168,16 @@ impl Launcher<'_> {
             stats.cache_misses += group.len() as u64;
             let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
             let members = group.drain(..).map(|member| member.waiting).collect();
-            self.start(in_flight, searched, members, move |grid, cancelled| {
-                async move { run_goal_batch(&grid, &jobs, &cancelled).await }
-            });
+            let resumed = kept.take_for(FieldKey::of_job(&first_job), &searched.0);
+            stats.goal_batches_resumed += u64::from(resumed.1.is_some());
+            self.start(
+                in_flight,
+                searched,
+                members,
+                move |grid, cancelled| async move {
+                    run_goal_batch(&grid, &jobs, &cancelled, resumed).await
+                },
+            );
             return Vec::new();
         }
         let mut left = Vec::new();

@@ -9,7 +9,9 @@ use crate::budget::StageClock;
 use crate::cache::{PathCache, RequestKey};
 use crate::engine::EngineChoice;
 use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields};
-use crate::engine::goal_batch::{BatchGroup, BatchMember, GoalBatches, MOST_FRAMES_HELD};
+use crate::engine::goal_batch::{
+    BatchGroup, BatchMember, GoalBatches, KeptGoalSearches, MOST_FRAMES_HELD,
+};
 use crate::engine::jump_point::JumpPoints;
 use crate::engine::{Engine, SearchJob, SearchOutcome};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
@@ -80,6 +82,7 @@ pub(crate) struct DispatchContext<'w> {
     profiles: Res<'w, TerrainProfiles>,
     layers: ResMut<'w, AgentLayers>,
     batches: ResMut<'w, GoalBatches>,
+    kept: ResMut<'w, KeptGoalSearches>,
 }
 
 /// Serves queued requests oldest first, each where [`route`] sends it: from the cache, by
@@ -105,6 +108,7 @@ pub(crate) fn dispatch_searches(
         profiles,
         mut layers,
         mut batches,
+        mut kept,
     } = context;
     let SearchBookkeeping {
         queue,
@@ -140,6 +144,7 @@ pub(crate) fn dispatch_searches(
         layers: &mut layers,
         notifier,
         batches: &mut batches,
+        kept: &mut kept,
         denied: Vec::new(),
         trace_all: debug.is_some_and(|debug| debug.trace_all_agents),
     };
@@ -227,6 +232,7 @@ struct Dispatcher<'a, 'w, 's> {
     layers: &'a mut AgentLayers,
     notifier: PathNotifier<'w, 's>,
     batches: &'a mut GoalBatches,
+    kept: &'a mut KeptGoalSearches,
     /// Gathered requests the caps did not let start this frame.
     denied: Vec<BatchMember>,
     /// Whether the debug overlay traces every agent.
@@ -385,7 +391,7 @@ impl Dispatcher<'_, '_, '_> {
             }
             let left = self.launcher.start_group(
                 &mut members,
-                self.in_flight,
+                (self.in_flight, self.kept),
                 self.nav,
                 self.jump_points,
                 self.stats,

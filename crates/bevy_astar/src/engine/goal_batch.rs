@@ -18,7 +18,7 @@ use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
 use bevy::prelude::Resource;
 use core::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A request waiting in a batch: its key and the agents asking for it, what to search, and the
 /// engine that answers it should it be searched alone.
@@ -167,15 +167,67 @@ impl GoalBatches {
     }
 }
 
+/// A goal batch's Dijkstra, kept once its batch is answered so that the goal's later requests
+/// on the same grid resume it instead of searching again.
+pub(crate) type KeptSearch = GoalPaths<Arc<Grid>>;
+
+/// Where a goal batch leaves its Dijkstra when it is done.
+pub(crate) type KeptSlot = Arc<Mutex<Option<KeptSearch>>>;
+
+/// Goals whose Dijkstras are kept, at most.
+const MOST_KEPT_SEARCHES: usize = 4;
+
+/// The Dijkstras of recent goal batches, one per goal (with its movement rule, cost model and
+/// agent kind), the least recently used dropped beyond [`MOST_KEPT_SEARCHES`]. A tower's crowd
+/// can reach Dispatch over more frames than a group may be held; its later groups then resume
+/// the first group's Dijkstra rather than each growing its own over the whole map.
+#[derive(Resource, Default)]
+pub(crate) struct KeptGoalSearches {
+    slots: HashMap<FieldKey, (KeptSlot, u64)>,
+    uses: u64,
+}
+
+impl KeptGoalSearches {
+    /// The slot where the batch for `field` leaves its Dijkstra, with the Dijkstra kept there
+    /// if it ran on `grid` (taken out for the batch to resume; `None` for another grid, or when
+    /// the goal's last batch is still running).
+    pub(crate) fn take_for(
+        &mut self,
+        field: FieldKey,
+        grid: &Arc<Grid>,
+    ) -> (KeptSlot, Option<KeptSearch>) {
+        self.uses += 1;
+        if !self.slots.contains_key(&field) && self.slots.len() >= MOST_KEPT_SEARCHES {
+            let oldest = self
+                .slots
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(&key, _)| key);
+            if let Some(oldest) = oldest {
+                self.slots.remove(&oldest);
+            }
+        }
+        let (slot, used) = self.slots.entry(field).or_default();
+        *used = self.uses;
+        let kept = slot.try_lock().ok().and_then(|mut kept| {
+            kept.take_if(|search| core::ptr::eq(search.grid(), Arc::as_ptr(grid)))
+        });
+        (Arc::clone(slot), kept)
+    }
+}
+
 /// Answers `jobs`, which share their goal, movement rule and cost model, with one Dijkstra from
-/// the goal ([`GoalPaths`]); one outcome per job, in order. A job whose start or goal is
-/// invalid gets the error its own search would give. `None` when `cancelled` was set before it
-/// began or while it ran (checked every [`FlowField::PROCEED_INTERVAL`] cells, where it may
-/// also yield, on the main thread once the frame's time is spent).
+/// the goal ([`GoalPaths`]); one outcome per job, in order. `kept` is the goal's Dijkstra
+/// kept from an earlier batch on the same `grid`, resumed for these jobs' starts; the Dijkstra
+/// is left in `slot` at the end. A job whose start or goal is invalid gets the error its own
+/// search would give. `None` when `cancelled` was set before it began or while it ran (checked
+/// every [`FlowField::PROCEED_INTERVAL`] cells, where it may also yield, on the main thread once
+/// the frame's time is spent).
 pub(crate) async fn run_goal_batch(
-    grid: &Grid,
+    grid: &Arc<Grid>,
     jobs: &[SearchJob],
     cancelled: &AtomicBool,
+    (slot, kept): (KeptSlot, Option<KeptSearch>),
 ) -> Option<Vec<SearchOutcome>> {
     if cancelled.load(Ordering::Relaxed) {
         return None;
@@ -196,15 +248,29 @@ pub(crate) async fn run_goal_batch(
         Ok(None)
     } else {
         let options = first.options;
-        match GoalPaths::new(grid, &starts, first.goal, options.movement, options.cost) {
-            Ok(mut search) => {
+        let begun = match kept {
+            Some(mut kept) => {
+                let added = kept.add_starts(&starts);
+                Ok((kept, added.start))
+            }
+            None => GoalPaths::new(
+                Arc::clone(grid),
+                &starts,
+                first.goal,
+                options.movement,
+                options.cost,
+            )
+            .map(|search| (search, 0)),
+        };
+        match begun {
+            Ok((mut search, first_start)) => {
                 while !search.advance(FlowField::PROCEED_INTERVAL) {
                     if cancelled.load(Ordering::Relaxed) {
                         return None; // nobody wants the answers any more
                     }
                     slice_point().await;
                 }
-                Ok(Some(search))
+                Ok(Some((search, first_start)))
             }
             // The goal passed `check_endpoints`, so the only error left is an invalid cost
             // model, which every job's own search would refuse in the same way.
@@ -220,7 +286,7 @@ pub(crate) async fn run_goal_batch(
             Ok(search) => check.map(|()| {
                 let path = search
                     .as_ref()
-                    .and_then(|search| search.settled(next_start));
+                    .and_then(|(search, first_start)| search.settled(first_start + next_start));
                 next_start += 1;
                 field_result(path)
             }),
@@ -234,6 +300,9 @@ pub(crate) async fn run_goal_batch(
     let duration = began.elapsed();
     for outcome in &mut outcomes {
         outcome.duration = duration;
+    }
+    if let (Ok(Some((search, _))), Ok(mut kept)) = (search, slot.lock()) {
+        *kept = Some(search);
     }
     Some(outcomes)
 }
