@@ -44,8 +44,8 @@ pub(crate) struct GoalBatches {
     /// The group gathering each goal's requests, by group id.
     group_of: HashMap<FieldKey, u64>,
     /// Each gathered request's group id and place in it. An entry whose group was taken out
-    /// is stale: it counts only while its group is among `groups`, and the whole map is
-    /// cleared whenever no group is left.
+    /// is stale: it counts only while its group is among `groups`. The whole map is cleared
+    /// whenever no group is left, and rebuilt when stale entries pile up.
     member_of: HashMap<RequestKey, (u64, usize)>,
     next_group: u64,
     /// Emptied member lists kept for the next groups: a tower's crowd fills a list of
@@ -55,6 +55,10 @@ pub(crate) struct GoalBatches {
 
 /// Emptied member lists [`GoalBatches`] keeps, at most.
 const SPARE_LISTS: usize = 4;
+
+/// Stale entries of [`GoalBatches`]'s member index tolerated beyond four per live member,
+/// before the index is rebuilt from the live groups.
+const STALE_MEMBERS_KEPT: usize = 4_096;
 
 /// The requests gathered for one goal.
 pub(crate) struct BatchGroup {
@@ -149,6 +153,14 @@ impl GoalBatches {
         if self.groups.is_empty() {
             self.group_of.clear();
             self.member_of.clear();
+        } else if self.member_of.len() > 4 * self.len() + STALE_MEMBERS_KEPT {
+            // Some group has been held every frame for a while: the stale entries are dropped.
+            self.member_of.clear();
+            for group in &self.groups {
+                for (place, member) in group.members.iter().enumerate() {
+                    self.member_of.insert(member.waiting.key, (group.id, place));
+                }
+            }
         }
         taken
     }
@@ -316,7 +328,17 @@ mod tests {
     /// Gathers agent `index`'s request from `start` to the shared goal; returns whether it
     /// opened a new member (false: it shares an identical gathered request).
     fn gather(batches: &mut GoalBatches, grid: &Arc<Grid>, start: Cell, index: u32) -> bool {
-        let request = PathRequest::new(start, Cell::new(7, 7));
+        gather_for(batches, grid, (start, Cell::new(7, 7)), index)
+    }
+
+    /// [`gather`] with the goal given.
+    fn gather_for(
+        batches: &mut GoalBatches,
+        grid: &Arc<Grid>,
+        (start, goal): (Cell, Cell),
+        index: u32,
+    ) -> bool {
+        let request = PathRequest::new(start, goal);
         let job = SearchJob {
             start,
             goal: request.goal,
@@ -359,5 +381,47 @@ mod tests {
         let taken = batches.take_groups(|_| false);
         assert_eq!(taken.len(), 1);
         assert_eq!((taken[0].members.len(), taken[0].frames_held), (1, 0));
+    }
+
+    #[test]
+    fn the_member_index_stays_bounded_while_a_group_is_always_held() {
+        let grid = Arc::new(Grid::new(128, 128));
+        let mut batches = GoalBatches::default();
+        let held_goal = Cell::new(0, 0);
+        assert!(gather_for(
+            &mut batches,
+            &grid,
+            (Cell::new(5, 5), held_goal),
+            0
+        ));
+        let mut index = 1;
+        for frame in 0..100 {
+            for offset in 0..100 {
+                let start = Cell::new(frame, offset + 10);
+                assert!(gather_for(
+                    &mut batches,
+                    &grid,
+                    (start, Cell::new(127, 127)),
+                    index
+                ));
+                index += 1;
+            }
+            let taken = batches.take_groups(|group| {
+                group
+                    .members
+                    .first()
+                    .is_some_and(|member| member.job.goal == held_goal)
+            });
+            assert_eq!(taken.len(), 1);
+            assert!(batches.member_of.len() <= 4 * batches.len() + STALE_MEMBERS_KEPT + 100);
+        }
+        // The held group's member is still found.
+        assert!(!gather_for(
+            &mut batches,
+            &grid,
+            (Cell::new(5, 5), held_goal),
+            index
+        ));
+        assert_eq!(batches.len(), 1);
     }
 }
