@@ -5,7 +5,7 @@ use crate::engine::SearchOutcome;
 use crate::invalidate::PathFootprint;
 use crate::invalidate::rule::ruled_out_by_footprint;
 use crate::kinds::KindKey;
-use crate::{InvalidationPolicy, MapChanged, PathAlgorithm, PathRequest, PathStatus};
+use crate::{InvalidationPolicy, MapChanged, PathAlgorithm, PathRequest};
 use astar_grid::{Cell, CostModel, Heuristic, Movement, SearchOptions, SearchWindow, Weighting};
 use bevy::platform::collections::HashMap;
 use bevy::platform::hash::FixedHasher;
@@ -183,7 +183,7 @@ impl PathCache {
         self.entries.insert(
             key,
             CacheEntry {
-                found_footprint: (outcome.status == PathStatus::Found).then_some(outcome.footprint),
+                found_footprint: outcome.found_footprint(),
                 outcome,
                 stamp: self.next_stamp,
             },

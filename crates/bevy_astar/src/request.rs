@@ -206,8 +206,7 @@ impl PathRequestState {
     ) -> Option<Arc<SearchOutcome>> {
         self.found_footprint = outcome
             .as_ref()
-            .filter(|outcome| outcome.status == crate::PathStatus::Found)
-            .map(|outcome| outcome.footprint);
+            .and_then(|outcome| outcome.found_footprint());
         self.applied_on = outcome
             .as_ref()
             .map(|outcome| (outcome.map_version, outcome.kind));

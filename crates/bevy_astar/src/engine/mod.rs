@@ -140,6 +140,12 @@ impl SearchOutcome {
         }
     }
 
+    /// The footprint of the path when one was found, which is what the footprint rules out
+    /// map changes for ([`ruled_out_by_footprint`](crate::invalidate::rule::ruled_out_by_footprint)).
+    pub(crate) fn found_footprint(&self) -> Option<PathFootprint> {
+        (self.status == PathStatus::Found).then_some(self.footprint)
+    }
+
     /// Works out the world waypoints for a grid laid out as `geometry`.
     pub(crate) fn place(&mut self, geometry: CellGeometry) {
         self.waypoints = self.world_waypoints(geometry);
