@@ -111,7 +111,7 @@ mod tests {
 
         let second = SearchOutcome::found_along(vec![Cell::new(0, 0), Cell::new(0, 1)]);
         assert!(show(&mut world, Arc::new(second)).is_ok());
-        let (_, retired_paths) = world.resource_mut::<RetiredOutcomes>().take();
+        let (_, retired_paths, _) = world.resource_mut::<RetiredOutcomes>().take();
         assert_eq!(retired_paths.len(), 1);
         assert!(retired_paths.iter().any(|(kept, _)| {
             cells

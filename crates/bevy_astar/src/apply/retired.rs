@@ -3,16 +3,19 @@
 //! main thread would stall it.
 
 use crate::engine::SearchOutcome;
+use crate::engine::goal_batch::KeptSlot;
 use astar_grid::Cell;
 use bevy::prelude::*;
 use std::sync::Arc;
 
-/// Outcomes the agents and the cache let go of this frame, and the cells and waypoints that
-/// agents' [`Path`](crate::Path)s showed before a new result replaced them.
+/// Outcomes the agents and the cache let go of this frame, the cells and waypoints that
+/// agents' [`Path`](crate::Path)s showed before a new result replaced them, and the goal
+/// Dijkstras no longer kept.
 #[derive(Resource, Default)]
 pub(crate) struct RetiredOutcomes {
     outcomes: Vec<Arc<SearchOutcome>>,
     shown: Vec<ShownPath>,
+    searches: Vec<KeptSlot>,
 }
 
 /// What an agent's [`Path`](crate::Path) showed: its outcome may have been let go of already
@@ -20,7 +23,7 @@ pub(crate) struct RetiredOutcomes {
 pub(crate) type ShownPath = (Arc<[Cell]>, Arc<[Vec2]>);
 
 /// Everything let go of in a frame, to be dropped away from the main thread.
-pub(crate) type Retired = (Vec<Arc<SearchOutcome>>, Vec<ShownPath>);
+pub(crate) type Retired = (Vec<Arc<SearchOutcome>>, Vec<ShownPath>, Vec<KeptSlot>);
 
 impl RetiredOutcomes {
     /// Keeps `outcome`, if any, until it can be dropped away from the main thread.
@@ -38,11 +41,23 @@ impl RetiredOutcomes {
         self.shown.push(shown);
     }
 
+    /// Keeps a goal's Dijkstra, no longer kept for its goal, until it can be dropped away from
+    /// the main thread (a whole-map search holds megabytes).
+    pub(crate) fn retire_search(&mut self, search: KeptSlot) {
+        self.searches.push(search);
+    }
+
+    /// Whether nothing is kept.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.outcomes.is_empty() && self.shown.is_empty() && self.searches.is_empty()
+    }
+
     /// Takes everything kept so far, to be dropped elsewhere.
     pub(crate) fn take(&mut self) -> Retired {
         (
             core::mem::take(&mut self.outcomes),
             core::mem::take(&mut self.shown),
+            core::mem::take(&mut self.searches),
         )
     }
 }

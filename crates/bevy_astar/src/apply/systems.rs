@@ -341,10 +341,10 @@ pub(crate) fn free_retired_outcomes(
 ) {
     let retired = retired.bypass_change_detection();
     retired.retire_all(cache.bypass_change_detection().take_retired());
-    let outcomes = retired.take();
-    if outcomes.0.is_empty() && outcomes.1.is_empty() {
+    if retired.is_empty() {
         return;
     }
+    let outcomes = retired.take();
     AsyncComputeTaskPool::get()
         .spawn(async move { drop(outcomes) })
         .detach();

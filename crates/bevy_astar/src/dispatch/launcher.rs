@@ -168,7 +168,7 @@ impl Launcher<'_> {
             stats.cache_misses += group.len() as u64;
             let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
             let members = group.drain(..).map(|member| member.waiting).collect();
-            let resumed = kept.take_for(FieldKey::of_job(&first_job), &searched.0);
+            let resumed = kept.take_for(FieldKey::of_job(&first_job), &searched.0, self.retired);
             stats.goal_batches_resumed += u64::from(resumed.1.is_some());
             self.start(
                 in_flight,

@@ -9,6 +9,7 @@
 
 use super::flow_field::{FieldKey, field_result};
 use super::{EngineChoice, SearchJob, SearchOutcome, outcome_of};
+use crate::apply::RetiredOutcomes;
 use crate::background::{OUTCOMES_PER_SLICE, slice_point};
 use crate::cache::RequestKey;
 use crate::in_flight::{SearchMember, Subscriber};
@@ -202,11 +203,13 @@ pub(crate) struct KeptGoalSearches {
 impl KeptGoalSearches {
     /// The slot where the batch for `field` leaves its Dijkstra, with the Dijkstra kept there
     /// if it ran on `grid` (taken out for the batch to resume; `None` for another grid, or when
-    /// the goal's last batch is still running).
+    /// the goal's last batch is still running). The least recently used goal's slot, dropped
+    /// to make room, goes to `retired`.
     pub(crate) fn take_for(
         &mut self,
         field: FieldKey,
         grid: &Arc<Grid>,
+        retired: &mut RetiredOutcomes,
     ) -> (KeptSlot, Option<KeptSearch>) {
         self.uses += 1;
         if !self.slots.contains_key(&field) && self.slots.len() >= MOST_KEPT_SEARCHES {
@@ -215,8 +218,8 @@ impl KeptGoalSearches {
                 .iter()
                 .min_by_key(|(_, (_, used))| *used)
                 .map(|(&key, _)| key);
-            if let Some(oldest) = oldest {
-                self.slots.remove(&oldest);
+            if let Some((slot, _)) = oldest.and_then(|oldest| self.slots.remove(&oldest)) {
+                retired.retire_search(slot);
             }
         }
         let (slot, used) = self.slots.entry(field).or_default();
@@ -423,5 +426,32 @@ mod tests {
             index
         ));
         assert_eq!(batches.len(), 1);
+    }
+
+    #[test]
+    fn the_least_recently_used_goal_s_search_is_retired_to_make_room() {
+        let grid = Arc::new(Grid::new(8, 8));
+        let mut kept = KeptGoalSearches::default();
+        let mut retired = RetiredOutcomes::default();
+        let field = |x| {
+            FieldKey::of_job(&SearchJob {
+                start: Cell::new(0, 0),
+                goal: Cell::new(x, 7),
+                options: SearchOptions::default(),
+                smoothing: false,
+                kind: KindKey::DEFAULT,
+            })
+        };
+        let slots: Vec<KeptSlot> = (0..MOST_KEPT_SEARCHES as u32)
+            .map(|x| kept.take_for(field(x), &grid, &mut retired).0)
+            .collect();
+        assert!(retired.is_empty());
+        // The first goal again: the most recently used now, so the second is the one to go.
+        kept.take_for(field(0), &grid, &mut retired);
+        kept.take_for(field(7), &grid, &mut retired);
+        let (_, _, searches) = retired.take();
+        assert_eq!(searches.len(), 1);
+        assert!(Arc::ptr_eq(&searches[0], &slots[1]));
+        assert_eq!(kept.slots.len(), MOST_KEPT_SEARCHES);
     }
 }
