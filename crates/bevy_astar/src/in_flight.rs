@@ -1,10 +1,9 @@
 //! The searches running in the background: each answers one request, or a batch of requests
 //! for one goal, and lists the agents waiting for each answer.
 
-use crate::MapVersion;
 use crate::background::BackgroundTask;
 use crate::cache::RequestKey;
-use crate::engine::SearchOutcome;
+use crate::engine::ReadyOutcome;
 use crate::kinds::KindKey;
 use crate::{MapChange, PathRequest};
 use astar_grid::Grid;
@@ -39,17 +38,16 @@ impl SearchMember {
 
 /// A search running in the background ([`BackgroundTask`]).
 pub(crate) struct InFlightSearch {
-    /// One outcome per member, in member order; `None` when it gave up because
+    /// One outcome per member, in member order, made ready for applying ([`ReadyOutcome`]);
+    /// `None` when it gave up because
     /// [`InFlightSearch::cancelled`] was set.
-    pub task: BackgroundTask<Option<Vec<SearchOutcome>>>,
+    pub task: BackgroundTask<Option<Vec<ReadyOutcome>>>,
     /// Set when no agent wants the result any more, so that a long search stops early.
     pub cancelled: Arc<AtomicBool>,
     /// The grid it searches; kept so that edits copy the grid instead of changing it.
     pub snapshot: Arc<Grid>,
     /// The agent kind whose grid it searches, whose changes can make its result stale.
     pub kind: KindKey,
-    /// The map version of the snapshot.
-    pub map_version: MapVersion,
     /// The navigation grid's id and the profiles' revision when it started: a result of
     /// another grid, or (for agents of other kinds) of other profiles, is stale.
     pub origin: (u64, u64),
@@ -60,7 +58,7 @@ pub(crate) struct InFlightSearch {
     /// Once the task has finished: the outcomes of the members not applied yet, in order, the
     /// first of them for `members[next_member]`. A large batch is applied over several frames
     /// (see [`PathfindingSettings::max_paths_applied_per_frame`](crate::PathfindingSettings)).
-    pub results: Option<vec::IntoIter<SearchOutcome>>,
+    pub results: Option<vec::IntoIter<ReadyOutcome>>,
     /// The member whose outcome is applied next.
     pub next_member: usize,
 }
@@ -68,10 +66,10 @@ pub(crate) struct InFlightSearch {
 impl InFlightSearch {
     /// A search that has just started, for `members`.
     pub(crate) fn new(
-        task: BackgroundTask<Option<Vec<SearchOutcome>>>,
+        task: BackgroundTask<Option<Vec<ReadyOutcome>>>,
         cancelled: Arc<AtomicBool>,
         (snapshot, kind): (Arc<Grid>, KindKey),
-        (map_version, origin): (MapVersion, (u64, u64)),
+        origin: (u64, u64),
         members: Vec<SearchMember>,
     ) -> Self {
         Self {
@@ -79,7 +77,6 @@ impl InFlightSearch {
             cancelled,
             snapshot,
             kind,
-            map_version,
             origin,
             changes: Vec::new(),
             members,

@@ -1,7 +1,7 @@
 //! Writing a finished outcome into an agent's `Path`, with its message and entity event.
 
 use super::RetiredOutcomes;
-use crate::engine::SearchOutcome;
+use crate::engine::ReadyOutcome;
 use crate::request::PathRequestState;
 use crate::trace::PathTrace;
 use crate::{NavGrid, Path, PathFound, PathNotFound};
@@ -19,20 +19,29 @@ pub(crate) struct PathNotifier<'w, 's> {
 }
 
 impl PathNotifier<'_, '_> {
-    /// Shows `outcome` in the agent's path and announces it; what it replaces (the previous
-    /// outcome, the cells and waypoints the path showed) goes to `retired`, to be freed off the
-    /// main thread.
+    /// Shows `ready`'s outcome in the agent's path and announces it; what it replaces (the
+    /// previous outcome, the cells and waypoints the path showed) goes to `retired`, to be freed
+    /// off the main thread.
     pub(crate) fn apply(
         &mut self,
         (entity, path, state): (Entity, &mut Path, &mut PathRequestState),
-        outcome: Arc<SearchOutcome>,
+        ready: ReadyOutcome,
         nav: &NavGrid,
         retired: &mut RetiredOutcomes,
     ) {
+        let ReadyOutcome {
+            outcome,
+            shown: (cells, mut waypoints),
+        } = ready;
+        let geometry = nav.geometry();
+        if outcome.placed_in != Some(geometry) {
+            // The grid moved or was rescaled since the waypoints were worked out.
+            let placed = outcome.waypoints_in(geometry);
+            retired.retire_shown((Arc::default(), core::mem::replace(&mut waypoints, placed)));
+        }
         path.status = outcome.status;
-        let cells = core::mem::replace(&mut path.cells, Arc::clone(&outcome.cells));
-        let waypoints =
-            core::mem::replace(&mut path.waypoints, outcome.waypoints_in(nav.geometry()));
+        let cells = core::mem::replace(&mut path.cells, cells);
+        let waypoints = core::mem::replace(&mut path.waypoints, waypoints);
         retired.retire_shown((cells, waypoints));
         path.cost = outcome.cost;
         path.map_version = outcome.map_version;
@@ -63,6 +72,7 @@ impl PathNotifier<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::SearchOutcome;
     use astar_grid::{Cell, Grid};
     use bevy::ecs::system::RunSystemOnce;
 
@@ -78,7 +88,12 @@ mod tests {
                   mut agents: Query<(Entity, &mut Path, &mut PathRequestState)>| {
                 for (entity, mut path, mut state) in &mut agents {
                     let agent = (entity, &mut *path, &mut *state);
-                    notifier.apply(agent, Arc::clone(&outcome), &nav, &mut retired);
+                    notifier.apply(
+                        agent,
+                        ReadyOutcome::new(Arc::clone(&outcome)),
+                        &nav,
+                        &mut retired,
+                    );
                 }
             },
         )
@@ -94,8 +109,14 @@ mod tests {
         let agent = world
             .spawn((Path::default(), PathRequestState::default()))
             .id();
-        let first = SearchOutcome::found_along(vec![Cell::new(0, 0), Cell::new(1, 0)]);
-        assert!(show(&mut world, Arc::new(first)).is_ok());
+        let geometry = world.resource::<NavGrid>().geometry();
+        let placed = |cells| {
+            let mut outcome = SearchOutcome::found_along(cells);
+            outcome.place(geometry);
+            Arc::new(outcome)
+        };
+        let first = placed(vec![Cell::new(0, 0), Cell::new(1, 0)]);
+        assert!(show(&mut world, first).is_ok());
         drop(world.resource_mut::<RetiredOutcomes>().take());
         // The agent searches again: its outcome is let go of (and freed) while its path still
         // shows the cells, which the path then holds alone.
@@ -109,8 +130,8 @@ mod tests {
         };
         assert_eq!(cells.strong_count(), 1);
 
-        let second = SearchOutcome::found_along(vec![Cell::new(0, 0), Cell::new(0, 1)]);
-        assert!(show(&mut world, Arc::new(second)).is_ok());
+        let second = placed(vec![Cell::new(0, 0), Cell::new(0, 1)]);
+        assert!(show(&mut world, second).is_ok());
         let (_, retired_paths, _) = world.resource_mut::<RetiredOutcomes>().take();
         assert_eq!(retired_paths.len(), 1);
         assert!(retired_paths.iter().any(|(kept, _)| {
@@ -121,5 +142,33 @@ mod tests {
         assert!(waypoints.upgrade().is_some());
         drop(retired_paths);
         assert!(cells.upgrade().is_none() && waypoints.upgrade().is_none());
+    }
+
+    #[test]
+    fn waypoints_worked_out_for_another_layout_are_placed_again_for_the_grid_s() {
+        let mut world = World::new();
+        world.init_resource::<Messages<PathFound>>();
+        world.init_resource::<Messages<PathNotFound>>();
+        world.init_resource::<RetiredOutcomes>();
+        let nav = NavGrid::new(Grid::new(8, 8));
+        let mut outcome = SearchOutcome::found_along(vec![Cell::new(0, 0), Cell::new(1, 1)]);
+        outcome.place(nav.geometry());
+        // The grid is moved and rescaled after the search placed its waypoints.
+        let moved = nav
+            .with_origin(Vec2::new(100.0, -50.0))
+            .with_cell_size(Vec2::splat(4.0));
+        let expected: Vec<Vec2> = outcome
+            .cells
+            .iter()
+            .map(|&cell| moved.geometry().footprint_center(cell, 1))
+            .collect();
+        assert_ne!(&*outcome.waypoints, &expected[..]);
+        world.insert_resource(moved);
+        let agent = world
+            .spawn((Path::default(), PathRequestState::default()))
+            .id();
+        assert!(show(&mut world, Arc::new(outcome)).is_ok());
+        let shown = world.get::<Path>(agent).map(|path| path.waypoints.to_vec());
+        assert_eq!(shown, Some(expected));
     }
 }

@@ -2,9 +2,8 @@
 //! of paths in one frame, and freeing their memory (allocated by the search threads) on the
 //! main thread would stall it.
 
-use crate::engine::SearchOutcome;
 use crate::engine::goal_batch::KeptSlot;
-use astar_grid::Cell;
+use crate::engine::{ReadyOutcome, SearchOutcome, ShownPath};
 use bevy::prelude::*;
 use std::sync::Arc;
 
@@ -17,10 +16,6 @@ pub(crate) struct RetiredOutcomes {
     shown: Vec<ShownPath>,
     searches: Vec<KeptSlot>,
 }
-
-/// What an agent's [`Path`](crate::Path) showed: its outcome may have been let go of already
-/// (when the agent started searching again), so these may be the last references.
-pub(crate) type ShownPath = (Arc<[Cell]>, Arc<[Vec2]>);
 
 /// Everything let go of in a frame, to be dropped away from the main thread.
 pub(crate) type Retired = (Vec<Arc<SearchOutcome>>, Vec<ShownPath>, Vec<KeptSlot>);
@@ -39,6 +34,15 @@ impl RetiredOutcomes {
     /// Keeps what an agent's path showed until it can be dropped away from the main thread.
     pub(crate) fn retire_shown(&mut self, shown: ShownPath) {
         self.shown.push(shown);
+    }
+
+    /// Keeps an outcome made ready for an agent that did not take it (its request changed, or
+    /// the map changed under it).
+    pub(crate) fn retire_ready(&mut self, ready: Option<ReadyOutcome>) {
+        if let Some(ReadyOutcome { outcome, shown }) = ready {
+            self.outcomes.push(outcome);
+            self.shown.push(shown);
+        }
     }
 
     /// Keeps a goal's Dijkstra, no longer kept for its goal, until it can be dropped away from

@@ -3,10 +3,9 @@
 //! applied), then free what was let go of.
 
 use super::{PathNotifier, RetiredOutcomes};
-use crate::MapVersion;
 use crate::budget::StageClock;
 use crate::cache::PathCache;
-use crate::engine::SearchOutcome;
+use crate::engine::{ReadyOutcome, SearchOutcome};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::kinds::KindKey;
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
@@ -116,7 +115,7 @@ fn collect_finished(
                 Some(outcomes) => {
                     stats.searches_finished += 1;
                     if let Some(outcome) = outcomes.first() {
-                        stats.record_search_time(outcome.duration);
+                        stats.record_search_time(outcome.outcome.duration);
                     }
                     search.results = Some(outcomes.into_iter());
                 }
@@ -153,7 +152,6 @@ struct AppliedSearch<'a> {
     snapshot: &'a Arc<Grid>,
     kind: KindKey,
     origin: (u64, u64),
-    map_version: MapVersion,
     changes: &'a [Arc<MapChange>],
 }
 
@@ -256,20 +254,19 @@ impl ResultApplier<'_> {
                 snapshot: &search.snapshot,
                 kind: search.kind,
                 origin: search.origin,
-                map_version: search.map_version,
                 changes: &search.changes,
             };
             self.apply(&target, member, outcome, agents, notifier, ledger);
         }
     }
 
-    /// Applies `outcome` to the agents of `member` that still want it, or queues them again
-    /// when the map changed under it; caches it when allowed.
+    /// Applies `ready`'s outcome to the agents of `member` that still want it, or queues them
+    /// again when the map changed under it; caches it when allowed.
     fn apply(
         &mut self,
         search: &AppliedSearch,
         member: &SearchMember,
-        mut outcome: SearchOutcome,
+        ready: ReadyOutcome,
         agents: &mut AppliedAgents,
         notifier: &mut PathNotifier,
         ledger: &mut Ledger,
@@ -279,10 +276,53 @@ impl ResultApplier<'_> {
             cache,
             stats,
         } = ledger;
+        let stale = self.is_stale(search, &ready.outcome);
+        let Some(nav) = self.nav.filter(|_| !stale) else {
+            stats.stale_results_dropped += 1;
+            for subscriber in &member.subscribers {
+                if let Ok((request, mut path, mut state)) = agents.get_mut(subscriber.entity)
+                    && member.key.matches(request)
+                {
+                    queue.requeue(subscriber.entity, subscriber.sequence, &mut state);
+                    set_status(&mut path, PathStatus::Queued);
+                }
+            }
+            self.retired.retire_ready(Some(ready));
+            return;
+        };
+        cache.offer(member.key, &ready.outcome, self.settings.cache_capacity);
+        // The last agent takes the outcome as it came; any before it share it.
+        let mut ready = Some(ready);
+        let last = member.subscribers.len().saturating_sub(1);
+        for (index, subscriber) in member.subscribers.iter().enumerate() {
+            match agents.get_mut(subscriber.entity) {
+                Ok((request, mut path, mut state)) if member.key.matches(request) => {
+                    let this = if index == last {
+                        ready.take()
+                    } else {
+                        ready.as_ref().map(ReadyOutcome::share)
+                    };
+                    if let Some(this) = this {
+                        let agent = (subscriber.entity, &mut *path, &mut *state);
+                        notifier.apply(agent, this, nav, self.retired);
+                        self.budget = self.budget.saturating_sub(1);
+                    }
+                }
+                Ok(_) => stats.superseded_results_dropped += 1,
+                // Despawned while its search ran: nothing to do.
+                Err(_) => {}
+            }
+        }
+        self.retired.retire_ready(ready);
+    }
+
+    /// Whether `outcome`, of `search`, is stale: there is no grid, or another one, or other
+    /// profiles for a kind's derived grid (nothing carries over), or a change since the search
+    /// started, published or not, may have made it wrong.
+    fn is_stale(&mut self, search: &AppliedSearch, outcome: &SearchOutcome) -> bool {
         let policy = self.settings.invalidation;
-        let stale = match self.nav {
+        match self.nav {
             None => true,
-            // Another grid, or other profiles for a kind's derived grid: nothing carries over.
             Some(nav) if nav.id() != search.origin.0 => true,
             Some(_) if !search.kind.is_default() && search.origin.1 != self.profiles_revision => {
                 true
@@ -293,41 +333,7 @@ impl ResultApplier<'_> {
                     .changes
                     .iter()
                     .any(|change| outcome.affected_by(change, policy))
-                    || self.pending_affects(nav, search.kind, &outcome)
-            }
-        };
-        if stale {
-            stats.stale_results_dropped += 1;
-            for subscriber in &member.subscribers {
-                if let Ok((request, mut path, mut state)) = agents.get_mut(subscriber.entity)
-                    && member.key.matches(request)
-                {
-                    queue.requeue(subscriber.entity, subscriber.sequence, &mut state);
-                    set_status(&mut path, PathStatus::Queued);
-                }
-            }
-            return;
-        }
-        let Some(nav) = self.nav else {
-            return;
-        };
-        outcome.map_version = search.map_version;
-        let outcome = Arc::new(outcome);
-        cache.offer(member.key, &outcome, self.settings.cache_capacity);
-        for subscriber in &member.subscribers {
-            match agents.get_mut(subscriber.entity) {
-                Ok((request, mut path, mut state)) if member.key.matches(request) => {
-                    notifier.apply(
-                        (subscriber.entity, &mut path, &mut state),
-                        Arc::clone(&outcome),
-                        nav,
-                        self.retired,
-                    );
-                    self.budget = self.budget.saturating_sub(1);
-                }
-                Ok(_) => stats.superseded_results_dropped += 1,
-                // Despawned while its search ran: nothing to do.
-                Err(_) => {}
+                    || self.pending_affects(nav, search.kind, outcome)
             }
         }
     }

@@ -8,7 +8,7 @@ use crate::engine::flow_field::FieldKey;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
 use crate::engine::jump_point::JumpPoints;
-use crate::engine::{Engine, EngineChoice, SearchJob, SearchOutcome, run_search};
+use crate::engine::{Engine, EngineChoice, ReadyOutcome, SearchJob, SearchOutcome, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::kinds::KindKey;
 use crate::nav_grid::CellGeometry;
@@ -74,23 +74,27 @@ impl Launcher<'_> {
     {
         let cancelled = Arc::new(AtomicBool::new(false));
         let work = work(Arc::clone(&snapshot), Arc::clone(&cancelled));
-        let geometry = self.geometry;
+        let (geometry, map_version) = (self.geometry, self.map_version);
         let task = BackgroundTask::spawn(async move {
-            // The world waypoints are worked out here too, off the main thread.
-            let mut outcomes = work.await?;
-            for (number, outcome) in outcomes.iter_mut().enumerate() {
+            // The world waypoints are worked out here too, and the outcomes made ready for the
+            // agents, off the main thread.
+            let outcomes = work.await?;
+            let mut ready = Vec::with_capacity(outcomes.len());
+            for (number, mut outcome) in outcomes.into_iter().enumerate() {
                 outcome.place(geometry);
+                outcome.map_version = map_version;
+                ready.push(ReadyOutcome::new(Arc::new(outcome)));
                 if (number + 1).is_multiple_of(OUTCOMES_PER_SLICE) {
                     slice_point().await;
                 }
             }
-            Some(outcomes)
+            Some(ready)
         });
         in_flight.insert(InFlightSearch::new(
             task,
             cancelled,
             (snapshot, kind),
-            (self.map_version, self.origin),
+            self.origin,
             members,
         ));
         self.started += 1;

@@ -13,7 +13,7 @@ use crate::engine::goal_batch::{
     BatchGroup, BatchMember, GoalBatches, KeptGoalSearches, MOST_FRAMES_HELD,
 };
 use crate::engine::jump_point::JumpPoints;
-use crate::engine::{Engine, SearchJob, SearchOutcome};
+use crate::engine::{Engine, ReadyOutcome, SearchJob, SearchOutcome};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
 use crate::kinds::{AgentLayers, KindError, KindKey};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
@@ -426,7 +426,7 @@ impl Dispatcher<'_, '_, '_> {
         self.launcher.served.push((sequence, entity));
         self.notifier.apply(
             (entity, target.path, target.agent),
-            outcome,
+            ReadyOutcome::new(outcome),
             self.nav,
             self.launcher.retired,
         );

@@ -116,6 +116,34 @@ pub(crate) struct SearchOutcome {
     pub kind: KindKey,
 }
 
+/// The cells and world waypoints an agent's [`Path`](crate::Path) shows.
+pub(crate) type ShownPath = (Arc<[Cell]>, Arc<[Vec2]>);
+
+/// A finished outcome as a search's task hands it over: shared already, stamped with the map
+/// version it was searched on, and with the cells and waypoints an agent's path will show
+/// referenced already, so that applying it on the main thread moves pointers and changes no
+/// reference count (the counts were written by the task's thread, and touching them there costs
+/// a cache miss each).
+pub(crate) struct ReadyOutcome {
+    /// The outcome.
+    pub outcome: Arc<SearchOutcome>,
+    /// Its cells and waypoints, for one agent's path.
+    pub shown: ShownPath,
+}
+
+impl ReadyOutcome {
+    /// `outcome` with its cells and waypoints referenced for one agent.
+    pub(crate) fn new(outcome: Arc<SearchOutcome>) -> Self {
+        let shown = (Arc::clone(&outcome.cells), Arc::clone(&outcome.waypoints));
+        Self { outcome, shown }
+    }
+
+    /// Another reference to the same outcome, for another agent.
+    pub(crate) fn share(&self) -> Self {
+        Self::new(Arc::clone(&self.outcome))
+    }
+}
+
 impl SearchOutcome {
     /// A found path along `cells` (at least one), for tests of what handles outcomes.
     #[cfg(test)]
