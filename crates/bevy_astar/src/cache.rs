@@ -146,12 +146,73 @@ pub(crate) struct PathCache {
     /// Outcomes evicted or invalidated since [`PathCache::take_retired`], to be freed away
     /// from the main thread.
     retired: Vec<Arc<SearchOutcome>>,
+    /// How often each key was asked for and missed, for [`PathCache::offer_recurring`].
+    misses: MissCounts,
+}
+
+/// Slots of [`MissCounts`]' table.
+const MISS_SLOTS: usize = 1 << 16;
+
+/// Misses counted between two halvings of every count.
+const MISS_SAMPLE: u32 = 1 << 17;
+
+/// Roughly how often each request key was asked for and not found in the cache: a saturating
+/// count per slot of a fixed table, indexed by the key's hash (keys that share a slot share a
+/// count, which only ever admits more), every count halved after [`MISS_SAMPLE`] misses so that
+/// it follows what is asked for now. The admission filter of TinyLFU (Einziger, Friedman and
+/// Manes, 2017), with a plain table for its sketch.
+#[derive(Default)]
+struct MissCounts {
+    /// Empty until the first miss.
+    counts: Vec<u8>,
+    counted: u32,
+}
+
+impl MissCounts {
+    fn slot(key: &RequestKey) -> usize {
+        // The low bits index hash maps' buckets; the high ones are as good and independent.
+        (key.hash >> 48) as usize % MISS_SLOTS
+    }
+
+    /// Counts a miss of `key`.
+    fn note(&mut self, key: &RequestKey) {
+        if self.counts.is_empty() {
+            self.counts = vec![0; MISS_SLOTS];
+        }
+        if let Some(count) = self.counts.get_mut(Self::slot(key)) {
+            *count = count.saturating_add(1);
+        }
+        self.counted += 1;
+        if self.counted >= MISS_SAMPLE {
+            self.counted = 0;
+            for count in &mut self.counts {
+                *count /= 2;
+            }
+        }
+    }
+
+    /// Whether `key` was missed more than once lately.
+    fn recurs(&self, key: &RequestKey) -> bool {
+        self.counts
+            .get(Self::slot(key))
+            .is_some_and(|&count| count >= 2)
+    }
 }
 
 impl PathCache {
     /// Whether an outcome for `key` is cached (without marking it as used).
     pub(crate) fn contains(&self, key: &RequestKey) -> bool {
         self.entries.contains_key(key)
+    }
+
+    /// Whether an outcome for `key` is cached, as [`PathCache::contains`]; a miss is counted,
+    /// for [`PathCache::offer_recurring`].
+    pub(crate) fn ask(&mut self, key: &RequestKey) -> bool {
+        let cached = self.contains(key);
+        if !cached {
+            self.misses.note(key);
+        }
+        cached
     }
 
     /// The cached outcome for `key`, marking it as recently used.
@@ -170,6 +231,22 @@ impl PathCache {
     pub(crate) fn offer(&mut self, key: RequestKey, outcome: &Arc<SearchOutcome>, capacity: usize) {
         if capacity > 0 && outcome.cacheable {
             self.insert(key, Arc::clone(outcome), capacity);
+        }
+    }
+
+    /// Offers `outcome` as [`PathCache::offer`] does, but only when `key` was asked for and
+    /// missed more than once lately ([`PathCache::ask`]): a request likely to come again, such as
+    /// one from a spawn point. Used for the outcomes of goal batches, most of whose starts are
+    /// where agents of a crowd happened to stand, asked for once: caching them would only
+    /// evict the entries that are asked for again.
+    pub(crate) fn offer_recurring(
+        &mut self,
+        key: RequestKey,
+        outcome: &Arc<SearchOutcome>,
+        capacity: usize,
+    ) {
+        if self.misses.recurs(&key) {
+            self.offer(key, outcome, capacity);
         }
     }
 
@@ -347,5 +424,35 @@ mod tests {
         );
         assert!(cache.get(&key(2)).is_none());
         assert!(cache.get(&key(3)).is_some());
+    }
+
+    #[test]
+    fn batch_outcomes_are_admitted_only_for_keys_missed_more_than_once_lately() {
+        let mut cache = PathCache::default();
+        let path = || outcome(vec![Cell::new(0, 0), Cell::new(0, 1)]);
+        assert!(!cache.ask(&key(0)));
+        cache.offer_recurring(key(0), &path(), 8);
+        assert!(
+            !cache.contains(&key(0)),
+            "a key asked for once is not admitted"
+        );
+        assert!(!cache.ask(&key(0)));
+        cache.offer_recurring(key(0), &path(), 8);
+        assert!(cache.ask(&key(0)), "a key asked for twice is");
+        // Single searches go in at once.
+        cache.offer(key(1), &path(), 8);
+        assert!(cache.contains(&key(1)));
+
+        // Counts fade: a key missed twice long ago is asked for once again.
+        let mut cache = PathCache::default();
+        assert!(!cache.ask(&key(2)) && !cache.ask(&key(2)));
+        let mut others = (3..)
+            .map(key)
+            .filter(|other| MissCounts::slot(other) != MissCounts::slot(&key(2)));
+        for other in others.by_ref().take(MISS_SAMPLE as usize) {
+            cache.misses.note(&other);
+        }
+        cache.offer_recurring(key(2), &path(), 8);
+        assert!(!cache.contains(&key(2)));
     }
 }

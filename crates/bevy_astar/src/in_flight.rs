@@ -64,6 +64,11 @@ pub(crate) struct InFlightSearch {
 }
 
 impl InFlightSearch {
+    /// Whether it answers a goal batch (several requests for one goal) rather than one request.
+    pub(crate) fn is_batch(&self) -> bool {
+        self.members.len() > 1
+    }
+
     /// A search that has just started, for `members`.
     pub(crate) fn new(
         task: BackgroundTask<Option<Vec<ReadyOutcome>>>,

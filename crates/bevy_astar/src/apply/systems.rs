@@ -152,6 +152,8 @@ struct AppliedSearch<'a> {
     snapshot: &'a Arc<Grid>,
     kind: KindKey,
     origin: (u64, u64),
+    /// Whether it answered a goal batch, whose outcomes are cached only for requests that recur.
+    batch: bool,
     changes: &'a [Arc<MapChange>],
 }
 
@@ -254,6 +256,7 @@ impl ResultApplier<'_> {
                 snapshot: &search.snapshot,
                 kind: search.kind,
                 origin: search.origin,
+                batch: search.is_batch(),
                 changes: &search.changes,
             };
             self.apply(&target, member, outcome, agents, notifier, ledger);
@@ -290,7 +293,12 @@ impl ResultApplier<'_> {
             self.retired.retire_ready(Some(ready));
             return;
         };
-        cache.offer(member.key, &ready.outcome, self.settings.cache_capacity);
+        let capacity = self.settings.cache_capacity;
+        if search.batch {
+            cache.offer_recurring(member.key, &ready.outcome, capacity);
+        } else {
+            cache.offer(member.key, &ready.outcome, capacity);
+        }
         // The last agent takes the outcome as it came; any before it share it.
         let mut ready = Some(ready);
         let last = member.subscribers.len().saturating_sub(1);

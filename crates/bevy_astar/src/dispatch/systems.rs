@@ -264,7 +264,7 @@ impl Dispatcher<'_, '_, '_> {
             options,
             last_search: agent.last_search,
             cut_path: agent.cut_path.as_deref(),
-            cached: self.cache.contains(&key),
+            cached: self.cache.ask(&key),
             running: self.in_flight.is_running(&key),
             kind_fit,
         };
