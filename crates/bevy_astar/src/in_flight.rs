@@ -137,12 +137,17 @@ impl InFlightSearches {
         true
     }
 
-    /// Records a search just started.
+    /// Records a search just started. A single search can be joined by identical requests
+    /// ([`InFlightSearches::join`]); a goal batch cannot: registering each of its thousands of
+    /// members would cost more on the main thread than the rare identical request later costs
+    /// the next batch, which resumes the goal's Dijkstra and finds that start settled.
     pub(crate) fn insert(&mut self, search: InFlightSearch) {
         self.next_id += 1;
         let id = self.next_id;
-        for (index, member) in search.members.iter().enumerate() {
-            self.by_key.insert(member.key, (id, index));
+        if !search.is_batch() {
+            for (index, member) in search.members.iter().enumerate() {
+                self.by_key.insert(member.key, (id, index));
+            }
         }
         self.searches.insert(id, search);
     }
@@ -150,14 +155,28 @@ impl InFlightSearches {
     /// Takes the search `id` out for good, with its members.
     pub(crate) fn remove(&mut self, id: u64) -> Option<InFlightSearch> {
         let search = self.searches.remove(&id)?;
-        for member in &search.members {
-            self.forget(&member.key, id);
-        }
+        self.forget_members(&search, id, 0..search.members.len());
         Some(search)
     }
 
+    /// Stops routing to the search `id` the keys of its members `answered` (a goal batch's
+    /// never were).
+    pub(crate) fn forget_members(
+        &mut self,
+        search: &InFlightSearch,
+        id: u64,
+        answered: core::ops::Range<usize>,
+    ) {
+        if search.is_batch() {
+            return;
+        }
+        for member in search.members.get(answered).unwrap_or_default() {
+            self.forget(&member.key, id);
+        }
+    }
+
     /// Takes the search `id` out while its results are applied; its members stay joinable
-    /// until [`InFlightSearches::forget`] or [`InFlightSearches::restore`].
+    /// until [`InFlightSearches::forget_members`] or [`InFlightSearches::restore`].
     pub(crate) fn take(&mut self, id: u64) -> Option<InFlightSearch> {
         self.searches.remove(&id)
     }
@@ -168,7 +187,7 @@ impl InFlightSearches {
     }
 
     /// Stops routing `key` to the search `id` (its member has been answered).
-    pub(crate) fn forget(&mut self, key: &RequestKey, id: u64) {
+    fn forget(&mut self, key: &RequestKey, id: u64) {
         if self.by_key.get(key).is_some_and(|&(at, _)| at == id) {
             self.by_key.remove(key);
         }
@@ -189,5 +208,72 @@ impl InFlightSearches {
     /// Every running search with its id.
     pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (u64, &mut InFlightSearch)> {
         self.searches.iter_mut().map(|(&id, search)| (id, search))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use astar_grid::Cell;
+
+    fn key(x: u32) -> RequestKey {
+        let request = PathRequest::new(Cell::new(x, 0), Cell::new(0, 1));
+        RequestKey::new(&request, &request.options)
+    }
+
+    /// A search for `keys`, one subscriber each, whose task never runs.
+    fn search_for(keys: &[RequestKey]) -> InFlightSearch {
+        bevy::tasks::AsyncComputeTaskPool::get_or_init(bevy::tasks::TaskPool::default);
+        let subscriber = Subscriber {
+            entity: Entity::PLACEHOLDER,
+            sequence: 0,
+        };
+        let members = keys
+            .iter()
+            .map(|&key| SearchMember {
+                key,
+                subscribers: vec![subscriber],
+            })
+            .collect();
+        let task = BackgroundTask::spawn(core::future::pending());
+        let grid = Arc::new(Grid::new(2, 2));
+        InFlightSearch::new(
+            task,
+            Arc::default(),
+            (grid, KindKey::DEFAULT),
+            (0, 0),
+            members,
+        )
+    }
+
+    #[test]
+    fn single_searches_are_joined_until_answered_and_goal_batches_are_not() {
+        let mut in_flight = InFlightSearches::default();
+        in_flight.insert(search_for(&[key(0)]));
+        in_flight.insert(search_for(&[key(1), key(2)]));
+        assert!(in_flight.is_running(&key(0)));
+        assert!(!in_flight.is_running(&key(1)) && !in_flight.is_running(&key(2)));
+        let joining = Subscriber {
+            entity: Entity::from_raw_u32(7).unwrap_or(Entity::PLACEHOLDER),
+            sequence: 1,
+        };
+        assert!(in_flight.join(&key(0), joining));
+        assert!(!in_flight.join(&key(1), joining));
+
+        let single = in_flight.take(1);
+        assert!(
+            single
+                .as_ref()
+                .is_some_and(|search| search.members[0].subscribers.len() == 2)
+        );
+        if let Some(single) = single {
+            // Answered, and put back as a search with members left would be.
+            in_flight.forget_members(&single, 1, 0..1);
+            in_flight.restore(1, single);
+        }
+        assert_eq!(in_flight.len(), 2);
+        assert!(!in_flight.is_running(&key(0)));
+        assert!(in_flight.remove(2).is_some() && in_flight.remove(1).is_some());
+        assert_eq!(in_flight.len(), 0);
     }
 }

@@ -242,6 +242,7 @@ impl ResultApplier<'_> {
         notifier: &mut PathNotifier,
         ledger: &mut Ledger,
     ) {
+        let first = search.next_member;
         while self.budget > 0 && search.next_member < search.members.len() && !self.clock.is_spent()
         {
             let Some(outcome) = search.results.as_mut().and_then(Iterator::next) else {
@@ -251,7 +252,6 @@ impl ResultApplier<'_> {
                 break;
             };
             search.next_member += 1;
-            in_flight.forget(&member.key, id);
             let target = AppliedSearch {
                 snapshot: &search.snapshot,
                 kind: search.kind,
@@ -261,6 +261,7 @@ impl ResultApplier<'_> {
             };
             self.apply(&target, member, outcome, agents, notifier, ledger);
         }
+        in_flight.forget_members(search, id, first..search.next_member);
     }
 
     /// Applies `ready`'s outcome to the agents of `member` that still want it, or queues them
