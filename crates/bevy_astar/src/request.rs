@@ -1,8 +1,8 @@
 //! The `PathRequest` component: what an agent asks for, and the bookkeeping that follows it.
 
 use crate::kinds::KindKey;
-use crate::{MapVersion, NavGrid, Path, ProfileId};
-use astar_grid::{Cell, SearchOptions};
+use crate::{MapVersion, NavGrid, Path, PathStatus, ProfileId};
+use astar_grid::{Cell, Movement, SearchOptions};
 use bevy::prelude::*;
 use core::time::Duration;
 use std::sync::Arc;
@@ -188,6 +188,9 @@ pub(crate) struct PathRequestState {
     /// other agents' in the component's storage, so that invalidation rules out most paths
     /// without reading their results.
     pub found_footprint: Option<PathFootprint>,
+    /// How the applied result's found path is walked and where its cells lie, kept here for the
+    /// same reason: the scan reads the cells from the agent's [`Path`] while it shows them.
+    pub found_cells: Option<FoundCells>,
     /// The map version and the agent kind of the applied result, kept here for the same reason:
     /// the scan of a map change reads them for every agent.
     pub applied_on: Option<(MapVersion, KindKey)>,
@@ -207,9 +210,39 @@ impl PathRequestState {
         self.found_footprint = outcome
             .as_ref()
             .and_then(|outcome| outcome.found_footprint());
+        self.found_cells = outcome
+            .as_ref()
+            .filter(|outcome| outcome.status == PathStatus::Found)
+            .map(|outcome| FoundCells {
+                address: cells_address(&outcome.cells),
+                movement: outcome.options.movement,
+            });
         self.applied_on = outcome
             .as_ref()
             .map(|outcome| (outcome.map_version, outcome.kind));
         core::mem::replace(&mut self.applied, outcome)
     }
+}
+
+/// The movement rule of an agent's found path, and the address its cells start at.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FoundCells {
+    /// Where the outcome's cells start. The outcome is held while this is kept, so no other
+    /// allocation can start there: a [`Path`] whose cells start there shows exactly them.
+    address: usize,
+    /// The movement rule the path was searched under.
+    pub movement: Movement,
+}
+
+impl FoundCells {
+    /// The found path's cells, read from `path` while it still shows them (`None` once it
+    /// shows others, which a user may have written).
+    pub(crate) fn shown_in<'a>(&self, path: &'a Path) -> Option<&'a [Cell]> {
+        (cells_address(&path.cells) == self.address).then_some(&path.cells[..])
+    }
+}
+
+/// The address `cells` start at.
+fn cells_address(cells: &Arc<[Cell]>) -> usize {
+    Arc::as_ptr(cells).cast::<Cell>() as usize
 }

@@ -6,7 +6,7 @@ use super::{CellChange, MapChange, PathFootprint};
 use crate::engine::SearchOutcome;
 use crate::kinds::KindError;
 use crate::request::PathRequestState;
-use crate::{InvalidationPolicy, PathStatus};
+use crate::{InvalidationPolicy, Path, PathStatus};
 use astar_grid::agent::AgentError;
 use astar_grid::{Cell, Movement, SearchError};
 
@@ -161,8 +161,11 @@ pub(crate) fn ruled_out_by_footprint(
 /// the path is to be repaired: `repair` is on and the change cut a found path, blocking one of
 /// its cells or a corner its diagonal steps may not cut (a path that could get cheaper because
 /// cells opened is searched again).
+///
+/// A found path that the agent's `path` still shows is read there, beside the agent's other
+/// data, rather than through its outcome.
 pub(crate) fn affected_agent(
-    state: &PathRequestState,
+    (path, state): (&Path, &PathRequestState),
     change: &MapChange,
     policy: InvalidationPolicy,
     repair: bool,
@@ -172,6 +175,17 @@ pub(crate) fn affected_agent(
     }
     if ruled_out_by_footprint(state.found_footprint, change, policy) {
         return None;
+    }
+    let shown = state
+        .found_cells
+        .and_then(|found| Some((found.shown_in(path)?, found.movement)))
+        .filter(|_| policy == InvalidationPolicy::TouchedCells && !change.is_whole_map());
+    if let Some((cells, movement)) = shown {
+        // What `SearchOutcome::affected_by` decides for a found path under this policy, the
+        // footprint checked above.
+        return change
+            .touches_path(cells, movement)
+            .then(|| repair && change.cuts_path(cells, movement));
     }
     let applied = state.applied.as_ref()?;
     if !applied.affected_by(change, policy) {
@@ -222,6 +236,7 @@ fn contains_cell(cells: &[Cell], target: Cell) -> bool {
 mod tests {
     use super::*;
     use astar_grid::CornerRule;
+    use std::sync::Arc;
 
     #[test]
     fn a_path_to_the_closest_cell_is_held_to_the_rule_of_found_paths() {
@@ -324,5 +339,34 @@ mod tests {
             assert!(dearer.touches_path(&path, Movement::EIGHT));
             assert!(!dearer.cuts_path(&path, Movement::EIGHT));
         }
+    }
+
+    #[test]
+    fn an_agent_s_path_is_read_where_it_shows_the_outcome_and_through_the_outcome_otherwise() {
+        let found = Arc::new(SearchOutcome::found_along(
+            (0..4).map(|x| Cell::new(x, 0)).collect(),
+        ));
+        let mut state = PathRequestState::default();
+        assert!(state.set_applied(Some(Arc::clone(&found))).is_none());
+        let mut path = Path {
+            status: PathStatus::Found,
+            cells: Arc::clone(&found.cells),
+            ..Path::default()
+        };
+        let on_path = MapChange::from_cells([blocked(2, 0)]);
+        let beside = MapChange::from_cells([blocked(2, 2)]);
+        let policy = InvalidationPolicy::TouchedCells;
+        let affected = |path: &Path, change: &MapChange, repair| {
+            affected_agent((path, &state), change, policy, repair)
+        };
+        assert_eq!(affected(&path, &on_path, false), Some(false));
+        assert_eq!(affected(&path, &on_path, true), Some(true));
+        assert_eq!(affected(&path, &beside, true), None);
+        // The same cells in another allocation, and other cells: the outcome decides.
+        path.cells = found.cells.to_vec().into();
+        assert_eq!(affected(&path, &on_path, true), Some(true));
+        path.cells = [(2, 2), (3, 3)].map(Cell::from).into();
+        assert_eq!(affected(&path, &on_path, true), Some(true));
+        assert_eq!(affected(&path, &beside, true), None);
     }
 }

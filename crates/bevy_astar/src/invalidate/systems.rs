@@ -147,7 +147,7 @@ fn scan_window(
                 return;
             };
             let repair = settings.repair_cut_paths && !change.is_whole_map();
-            if let Some(cut) = affected_agent(state, change, policy, repair) {
+            if let Some(cut) = affected_agent((path, state), change, policy, repair) {
                 affected.borrow_local_mut().push(PendingInvalidation {
                     entity,
                     cut,
