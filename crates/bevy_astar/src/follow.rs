@@ -76,18 +76,22 @@ type NotSteered = Or<(Without<Avoidance>, Without<PathRequest>)>;
 /// to say its kind) along its path; the crowd systems steer the others, see [`crate::crowd`].
 ///
 /// Most frames move an agent part of the way to its next waypoint; the waypoint is kept in the
-/// follower, so those frames touch only the follower, the path's revision and the transform.
+/// follower, so those frames touch only the follower and the transform. The path itself is read
+/// when it changed (its change tick, which lies apart from the paths, says so), when the
+/// follower is new, and when a waypoint is reached.
 pub(crate) fn follow_paths(
     time: Res<Time>,
-    mut followers: Query<(&Path, &mut PathFollower, &mut Transform), NotSteered>,
+    mut followers: Query<(Ref<Path>, &mut PathFollower, &mut Transform), NotSteered>,
 ) {
     let delta = time.delta_secs();
-    for (path, follower, mut transform) in &mut followers {
-        let follower = follower.into_inner();
-        follower.sync_with(path);
+    for (path, mut follower, mut transform) in &mut followers {
+        if path.is_changed() || follower.is_added() {
+            follower.sync_with(&path);
+        }
         if follower.finished {
             continue;
         }
+        let follower = follower.into_inner();
         let mut budget = follower.speed.max(0.0) * delta;
         let mut position = transform.translation.truncate();
         loop {

@@ -115,3 +115,66 @@ fn a_follower_keeps_its_speed_along_the_waypoints_through_straight_runs_and_turn
             .is_finished()
     );
 }
+
+#[test]
+fn a_follower_added_after_the_path_came_walks_it_and_a_new_path_restarts_it() {
+    let mut app = app_with_grid(AStarPlugin::default(), walled_grid());
+    let (start, goal) = (Cell::new(0, 4), Cell::new(9, 0));
+    let start_position = app.world().resource::<NavGrid>().cell_center(start);
+    let agent = app
+        .world_mut()
+        .spawn((
+            PathRequest::new(start, goal),
+            Transform::from_translation(start_position.extend(0.0)),
+        ))
+        .id();
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        if path(&app, agent).is_found() {
+            break;
+        }
+    }
+    // The path stays as it is for a while, then the agent is given a follower.
+    for _ in 0..3 {
+        app.update();
+    }
+    app.world_mut()
+        .entity_mut(agent)
+        .insert(PathFollower::new(500.0));
+    let finished = |app: &App| {
+        app.world()
+            .get::<PathFollower>(agent)
+            .is_some_and(PathFollower::is_finished)
+    };
+    let position = |app: &App| {
+        app.world()
+            .get::<Transform>(agent)
+            .map(|t| t.translation.truncate())
+    };
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        if finished(&app) {
+            break;
+        }
+    }
+    let goal_position = app.world().resource::<NavGrid>().cell_center(goal);
+    assert!(position(&app).is_some_and(|at| at.distance(goal_position) < 1e-3));
+
+    // A new goal: the new path, written while the follower had finished, is walked too.
+    let back = Cell::new(0, 0);
+    if let Some(mut request) = app.world_mut().get_mut::<PathRequest>(agent) {
+        request.start = goal;
+        request.goal = back;
+    }
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        if path(&app, agent).is_found()
+            && finished(&app)
+            && path(&app, agent).cells.last() == Some(&back)
+        {
+            break;
+        }
+    }
+    let back_position = app.world().resource::<NavGrid>().cell_center(back);
+    assert!(position(&app).is_some_and(|at| at.distance(back_position) < 1e-3));
+}
