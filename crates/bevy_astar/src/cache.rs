@@ -3,7 +3,6 @@
 
 use crate::engine::SearchOutcome;
 use crate::invalidate::PathFootprint;
-use crate::invalidate::rule::ruled_out_by_footprint;
 use crate::kinds::KindKey;
 use crate::{InvalidationPolicy, MapChanged, PathAlgorithm, PathRequest};
 use astar_grid::{Cell, CostModel, Heuristic, Movement, SearchOptions, SearchWindow, Weighting};
@@ -284,15 +283,23 @@ impl PathCache {
 
     /// Drops every entry that `changed` may have made wrong: the change of the entry's kind of
     /// agent.
+    ///
+    /// A found path is dropped as soon as its footprint may be touched, without reading its
+    /// cells: a tower on a crowd's route would otherwise have the cells of most entries read in
+    /// one frame, outside any budget, to keep the few that pass beside it. Dropping an entry
+    /// that was still right costs a search later, never a wrong path.
     pub(crate) fn invalidate(&mut self, changed: &MapChanged, policy: InvalidationPolicy) {
         let retired = &mut self.retired;
         self.entries.retain(|key, entry| {
-            let affected = changed
-                .change_for_kind(key.fields.kind)
-                .is_some_and(|change| {
-                    !ruled_out_by_footprint(entry.found_footprint, change, policy)
-                        && entry.outcome.affected_by(change, policy)
-                });
+            let affected =
+                changed
+                    .change_for_kind(key.fields.kind)
+                    .is_some_and(|change| match entry.found_footprint {
+                        Some(footprint) if policy == InvalidationPolicy::TouchedCells => {
+                            footprint.may_be_touched_by(change)
+                        }
+                        _ => entry.outcome.affected_by(change, policy),
+                    });
             if affected {
                 retired.push(Arc::clone(&entry.outcome));
             }
@@ -409,9 +416,10 @@ mod tests {
         let mut cache = PathCache::default();
         cache.insert(key(2), diagonal(), 8);
         let mut cutting = Arc::unwrap_or_clone(diagonal());
-        cutting.options = cutting
-            .options
-            .with_movement(Movement::eight(astar_grid::CornerRule::Any));
+        let any_corner = Movement::eight(astar_grid::CornerRule::Any);
+        cutting.options = cutting.options.with_movement(any_corner);
+        // As a search under that rule would have it: corners are no part of the footprint.
+        cutting.footprint = PathFootprint::of(&cutting.cells, any_corner, 8, 8);
         cache.insert(key(3), Arc::new(cutting), 8);
         cache.invalidate(
             &MapChanged::navigation_only(blocking(4, 0)),
@@ -454,5 +462,44 @@ mod tests {
         }
         cache.offer_recurring(key(2), &path(), 8);
         assert!(!cache.contains(&key(2)));
+    }
+
+    #[test]
+    fn a_change_in_a_chunk_a_cached_path_crosses_drops_it_without_reading_its_cells() {
+        // 64 x 64 cells make chunks of 4 x 4: (1, 2) shares the first chunk with the path.
+        let along = |cells: Vec<Cell>| {
+            let mut found = SearchOutcome::found_along(cells);
+            found.footprint = PathFootprint::of(&found.cells, Movement::EIGHT, 64, 64);
+            Arc::new(found)
+        };
+        let blocked = |x, y| {
+            MapChanged::navigation_only(MapChange::from_cells([crate::CellChange {
+                cell: Cell::new(x, y),
+                before: 1,
+                after: 0,
+            }]))
+        };
+        let mut cache = PathCache::default();
+        // Along the top, then down: (1, 2) lies inside its bounding box, beside it.
+        let corner_path: Vec<Cell> = (0..8)
+            .map(|x| Cell::new(x, 0))
+            .chain((1..8).map(|y| Cell::new(7, y)))
+            .collect();
+        cache.insert(key(0), along(corner_path.clone()), 8);
+        cache.insert(key(1), along((0..8).map(|x| Cell::new(x, 40)).collect()), 8);
+        let policy = InvalidationPolicy::TouchedCells;
+        cache.invalidate(&blocked(20, 20), policy);
+        assert_eq!(cache.len(), 2, "changes away from both paths keep them");
+        cache.invalidate(&blocked(1, 2), policy);
+        assert!(
+            cache.get(&key(0)).is_none(),
+            "beside the path, in a chunk it crosses"
+        );
+        assert!(cache.get(&key(1)).is_some());
+        assert!(
+            !blocked(1, 2)
+                .change
+                .touches_path(&corner_path, Movement::EIGHT)
+        );
     }
 }
