@@ -99,16 +99,22 @@ mod tests {
         )
     }
 
-    #[test]
-    fn a_new_result_retires_the_cells_and_waypoints_the_path_showed() {
+    /// A world with what applying needs but the grid, and one agent on it.
+    fn world_with_agent() -> (World, Entity) {
         let mut world = World::new();
         world.init_resource::<Messages<PathFound>>();
         world.init_resource::<Messages<PathNotFound>>();
         world.init_resource::<RetiredOutcomes>();
-        world.insert_resource(NavGrid::new(Grid::new(8, 8)));
         let agent = world
             .spawn((Path::default(), PathRequestState::default()))
             .id();
+        (world, agent)
+    }
+
+    #[test]
+    fn a_new_result_retires_the_cells_and_waypoints_the_path_showed() {
+        let (mut world, agent) = world_with_agent();
+        world.insert_resource(NavGrid::new(Grid::new(8, 8)));
         let geometry = world.resource::<NavGrid>().geometry();
         let placed = |cells| {
             let mut outcome = SearchOutcome::found_along(cells);
@@ -146,10 +152,7 @@ mod tests {
 
     #[test]
     fn waypoints_worked_out_for_another_layout_are_placed_again_for_the_grid_s() {
-        let mut world = World::new();
-        world.init_resource::<Messages<PathFound>>();
-        world.init_resource::<Messages<PathNotFound>>();
-        world.init_resource::<RetiredOutcomes>();
+        let (mut world, agent) = world_with_agent();
         let nav = NavGrid::new(Grid::new(8, 8));
         let mut outcome = SearchOutcome::found_along(vec![Cell::new(0, 0), Cell::new(1, 1)]);
         outcome.place(nav.geometry());
@@ -164,9 +167,6 @@ mod tests {
             .collect();
         assert_ne!(&*outcome.waypoints, &expected[..]);
         world.insert_resource(moved);
-        let agent = world
-            .spawn((Path::default(), PathRequestState::default()))
-            .id();
         assert!(show(&mut world, Arc::new(outcome)).is_ok());
         let shown = world.get::<Path>(agent).map(|path| path.waypoints.to_vec());
         assert_eq!(shown, Some(expected));
