@@ -78,14 +78,15 @@ type NotSteered = Or<(Without<Avoidance>, Without<PathRequest>)>;
 /// Most frames move an agent part of the way to its next waypoint; the waypoint is kept in the
 /// follower, so those frames touch only the follower and the transform. The path itself is read
 /// when it changed (its change tick, which lies apart from the paths, says so), when the
-/// follower is new, and when a waypoint is reached.
+/// follower is new or was replaced, and when a waypoint is reached (the system's own writes to
+/// the follower do not count as changes on its next run).
 pub(crate) fn follow_paths(
     time: Res<Time>,
     mut followers: Query<(Ref<Path>, &mut PathFollower, &mut Transform), NotSteered>,
 ) {
     let delta = time.delta_secs();
     for (path, mut follower, mut transform) in &mut followers {
-        if path.is_changed() || follower.is_added() {
+        if path.is_changed() || follower.is_changed() {
             follower.sync_with(&path);
         }
         if follower.finished {

@@ -178,3 +178,50 @@ fn a_follower_added_after_the_path_came_walks_it_and_a_new_path_restarts_it() {
     let back_position = app.world().resource::<NavGrid>().cell_center(back);
     assert!(position(&app).is_some_and(|at| at.distance(back_position) < 1e-3));
 }
+
+#[test]
+fn a_follower_replaced_at_the_goal_walks_the_path_again_from_the_start() {
+    let mut app = app_with_grid(AStarPlugin::default(), walled_grid());
+    let (start, goal) = (Cell::new(0, 4), Cell::new(9, 0));
+    let start_position = app.world().resource::<NavGrid>().cell_center(start);
+    let goal_position = app.world().resource::<NavGrid>().cell_center(goal);
+    let agent = app
+        .world_mut()
+        .spawn((
+            PathRequest::new(start, goal),
+            PathFollower::new(500.0),
+            Transform::from_translation(start_position.extend(0.0)),
+        ))
+        .id();
+    let at = |app: &App| {
+        app.world()
+            .get::<Transform>(agent)
+            .map(|transform| transform.translation.truncate())
+    };
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        if at(&app).is_some_and(|at| at.distance(goal_position) < 1e-3) {
+            break;
+        }
+    }
+    assert!(at(&app).is_some_and(|at| at.distance(goal_position) < 1e-3));
+    // Back at the start with a new follower, which replaces the finished one; the path stays.
+    app.world_mut().entity_mut(agent).insert((
+        PathFollower::new(500.0),
+        Transform::from_translation(start_position.extend(0.0)),
+    ));
+    let revision = path(&app, agent).revision;
+    for _ in 0..MAX_FRAMES {
+        app.update();
+    }
+    assert_eq!(
+        path(&app, agent).revision,
+        revision,
+        "no new path was needed"
+    );
+    assert!(
+        at(&app).is_some_and(|at| at.distance(goal_position) < 1e-3),
+        "stuck at {:?}",
+        at(&app)
+    );
+}
