@@ -164,10 +164,12 @@ const MISS_SAMPLE: u32 = 1 << 17;
 struct MissCounts {
     /// Empty until the first miss.
     counts: Vec<u8>,
+    /// Misses counted since the last halving.
     counted: u32,
 }
 
 impl MissCounts {
+    /// The slot of `key`'s count.
     fn slot(key: &RequestKey) -> usize {
         // The low bits index hash maps' buckets; the high ones are as good and independent.
         (key.hash >> 48) as usize % MISS_SLOTS

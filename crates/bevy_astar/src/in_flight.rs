@@ -127,12 +127,14 @@ impl InFlightSearches {
         else {
             return false;
         };
-        if member
+        // An agent subscribed already waits now at its new place in the queue.
+        match member
             .subscribers
-            .iter()
-            .all(|other| other.entity != subscriber.entity)
+            .iter_mut()
+            .find(|other| other.entity == subscriber.entity)
         {
-            member.subscribers.push(subscriber);
+            Some(subscribed) => subscribed.sequence = subscriber.sequence,
+            None => member.subscribers.push(subscriber),
         }
         true
     }

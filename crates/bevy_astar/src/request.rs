@@ -179,6 +179,10 @@ impl PathRequest {
 pub(crate) struct PathRequestState {
     /// The agent's place in the queue while it waits for dispatch.
     pub queued: Option<u64>,
+    /// The queue place the agent was served at when it was sent to a running search: that
+    /// search's answer is the one it waits for. Served again (its request written again
+    /// meanwhile), it waits for the later search's answer only.
+    pub searching_for: Option<u64>,
     /// When the agent's last search started ([`Time::elapsed`]).
     pub last_search: Option<Duration>,
     /// The result currently shown in the agent's [`Path`], checked against map changes; set
@@ -200,6 +204,13 @@ pub(crate) struct PathRequestState {
 }
 
 impl PathRequestState {
+    /// Whether the agent takes the answer of the search it was sent to at queue place
+    /// `sequence`: it still waits for that search, or it has been queued again and not served
+    /// yet (an answer that still matches its request then serves it).
+    pub(crate) fn awaits(&self, sequence: u64) -> bool {
+        self.queued.is_some() || self.searching_for == Some(sequence)
+    }
+
     /// Records the result shown in the agent's [`Path`] (`None` while a new one is coming);
     /// returns the previous one, for [`RetiredOutcomes`](crate::apply::RetiredOutcomes).
     #[must_use = "retire the previous outcome"]

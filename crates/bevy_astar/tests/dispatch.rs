@@ -290,3 +290,43 @@ fn requests_that_start_at_the_agent_search_from_where_it_stands() {
     let grid = current_grid(&app);
     assert_valid_path(&grid, &path(&app, walker), moved_to, goal);
 }
+
+#[test]
+fn a_request_written_again_while_its_goal_batch_runs_is_answered_once() {
+    let settings = PathfindingSettings {
+        goal_batch_min: 4,
+        // Without `multi_threaded`, a slice of the batch a frame.
+        stage_budget: Duration::ZERO,
+        ..PathfindingSettings::default()
+    };
+    let mut app = app_with_grid(
+        AStarPlugin::default().with_settings(settings),
+        Grid::new(300, 300),
+    );
+    let goal = Cell::new(299, 299);
+    let crowd: Vec<Entity> = (0..16)
+        .map(|x| spawn(&mut app, PathRequest::new(Cell::new(x, 0), goal)))
+        .collect();
+    let first = crowd[0];
+    app.update();
+    // The Dijkstra over 90,000 cells is still running when the request is marked changed with
+    // its value the same (as a game that writes it every frame does).
+    assert_eq!(path(&app, first).status, PathStatus::Searching);
+    if let Some(mut request) = app.world_mut().get_mut::<PathRequest>(first) {
+        request.set_changed();
+    }
+    settle(&mut app, &crowd);
+    let seen = app.world().resource::<Seen>();
+    let answers = seen.ready.iter().filter(|&&agent| agent == first).count();
+    assert_eq!(answers, 1, "one PathFound for one request");
+    assert_eq!(path(&app, first).revision, 1);
+    assert_valid_path(
+        &current_grid(&app),
+        &path(&app, first),
+        Cell::new(0, 0),
+        goal,
+    );
+    for &agent in &crowd {
+        assert!(path(&app, agent).is_found());
+    }
+}

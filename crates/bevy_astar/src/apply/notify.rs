@@ -65,6 +65,7 @@ impl PathNotifier<'_, '_> {
                 self.commands.trigger(not_found);
             }
         }
+        state.searching_for = None;
         retired.retire(state.set_applied(Some(outcome)));
     }
 }

@@ -286,7 +286,9 @@ impl ResultApplier<'_> {
             for subscriber in &member.subscribers {
                 if let Ok((request, mut path, mut state)) = agents.get_mut(subscriber.entity)
                     && member.key.matches(request)
+                    && state.awaits(subscriber.sequence)
                 {
+                    state.searching_for = None;
                     queue.requeue(subscriber.entity, subscriber.sequence, &mut state);
                     set_status(&mut path, PathStatus::Queued);
                 }
@@ -305,7 +307,13 @@ impl ResultApplier<'_> {
         let last = member.subscribers.len().saturating_sub(1);
         for (index, subscriber) in member.subscribers.iter().enumerate() {
             match agents.get_mut(subscriber.entity) {
-                Ok((request, mut path, mut state)) if member.key.matches(request) => {
+                Ok((request, mut path, mut state))
+                    if member.key.matches(request) && state.awaits(subscriber.sequence) =>
+                {
+                    // Queued again with the same request meanwhile: this answer serves it.
+                    if let Some(queued) = state.queued.take() {
+                        queue.remove((queued, subscriber.entity));
+                    }
                     let this = if index == last {
                         ready.take()
                     } else {

@@ -139,6 +139,7 @@ impl Launcher<'_> {
             self.retired.retire(agent.cut_path.take());
         }
         agent.queued = None;
+        agent.searching_for = Some(sequence);
         self.retired.retire(agent.set_applied(None));
         self.served.push((sequence, entity));
         set_status(path, PathStatus::Searching);
