@@ -43,6 +43,13 @@ fn a_follower_walks_its_agent_to_the_goal() {
     assert_eq!(translation.z, 3.0);
 }
 
+/// Where `agent` stands, in the XY plane.
+fn position_of(app: &App, agent: Entity) -> Option<Vec2> {
+    app.world()
+        .get::<Transform>(agent)
+        .map(|transform| transform.translation.truncate())
+}
+
 /// The point at `distance` along the polyline `waypoints` (its end beyond its length).
 fn along(waypoints: &[Vec2], mut distance: f32) -> Vec2 {
     for pair in waypoints.windows(2) {
@@ -146,11 +153,7 @@ fn a_follower_added_after_the_path_came_walks_it_and_a_new_path_restarts_it() {
             .get::<PathFollower>(agent)
             .is_some_and(PathFollower::is_finished)
     };
-    let position = |app: &App| {
-        app.world()
-            .get::<Transform>(agent)
-            .map(|t| t.translation.truncate())
-    };
+    let position = |app: &App| position_of(app, agent);
     for _ in 0..MAX_FRAMES {
         app.update();
         if finished(&app) {
@@ -193,11 +196,7 @@ fn a_follower_replaced_at_the_goal_walks_the_path_again_from_the_start() {
             Transform::from_translation(start_position.extend(0.0)),
         ))
         .id();
-    let at = |app: &App| {
-        app.world()
-            .get::<Transform>(agent)
-            .map(|transform| transform.translation.truncate())
-    };
+    let at = |app: &App| position_of(app, agent);
     for _ in 0..MAX_FRAMES {
         app.update();
         if at(&app).is_some_and(|at| at.distance(goal_position) < 1e-3) {
