@@ -7,7 +7,6 @@ use crate::trace::PathTrace;
 use crate::{NavGrid, Path, PathFound, PathNotFound};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use std::sync::Arc;
 
 /// What applying a result needs: commands for the trace and the observers, and the message
 /// writers.
@@ -29,16 +28,7 @@ impl PathNotifier<'_, '_> {
         nav: &NavGrid,
         retired: &mut RetiredOutcomes,
     ) {
-        let ReadyOutcome {
-            outcome,
-            shown: (cells, mut waypoints),
-        } = ready;
-        let geometry = nav.geometry();
-        if outcome.placed_in != Some(geometry) {
-            // The grid moved or was rescaled since the waypoints were worked out.
-            let placed = outcome.waypoints_in(geometry);
-            retired.retire_shown((Arc::default(), core::mem::replace(&mut waypoints, placed)));
-        }
+        let (outcome, (cells, waypoints)) = ready.shown_in(nav.geometry());
         path.status = outcome.status;
         let cells = core::mem::replace(&mut path.cells, cells);
         let waypoints = core::mem::replace(&mut path.waypoints, waypoints);
@@ -76,6 +66,7 @@ mod tests {
     use crate::engine::SearchOutcome;
     use astar_grid::{Cell, Grid};
     use bevy::ecs::system::RunSystemOnce;
+    use std::sync::Arc;
 
     /// Shows `outcome` in the one agent's path, as the Apply stage does.
     fn show(

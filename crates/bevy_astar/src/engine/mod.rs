@@ -142,6 +142,23 @@ impl ReadyOutcome {
     pub(crate) fn share(&self) -> Self {
         Self::new(Arc::clone(&self.outcome))
     }
+
+    /// The outcome, and what a path shows of it on a grid laid out as `geometry`: the
+    /// waypoints referenced already when they were worked out for it, else new ones (the grid
+    /// moved or was rescaled since; the outcome keeps the old ones, so dropping them frees
+    /// nothing).
+    pub(crate) fn shown_in(self, geometry: CellGeometry) -> (Arc<SearchOutcome>, ShownPath) {
+        let Self {
+            outcome,
+            shown: (cells, waypoints),
+        } = self;
+        let waypoints = if outcome.placed_in == Some(geometry) {
+            waypoints
+        } else {
+            outcome.world_waypoints(geometry)
+        };
+        (outcome, (cells, waypoints))
+    }
 }
 
 impl SearchOutcome {
@@ -178,15 +195,6 @@ impl SearchOutcome {
     pub(crate) fn place(&mut self, geometry: CellGeometry) {
         self.waypoints = self.world_waypoints(geometry);
         self.placed_in = Some(geometry);
-    }
-
-    /// The world waypoints on a grid laid out as `geometry`: the shared ones when they were
-    /// worked out for it, else new ones (the grid moved or was rescaled since).
-    pub(crate) fn waypoints_in(&self, geometry: CellGeometry) -> Arc<[Vec2]> {
-        if self.placed_in == Some(geometry) {
-            return Arc::clone(&self.waypoints);
-        }
-        self.world_waypoints(geometry)
     }
 
     /// The footprint centres of `waypoint_cells` on a grid laid out as `geometry`.
@@ -515,12 +523,13 @@ mod tests {
             .iter()
             .map(|&cell| nav.cell_center(cell))
             .collect();
-        let shared = outcome.waypoints_in(nav.geometry());
+        let outcome = Arc::new(outcome);
+        let (_, (_, shared)) = ReadyOutcome::new(Arc::clone(&outcome)).shown_in(nav.geometry());
         assert!(Arc::ptr_eq(&shared, &outcome.waypoints));
         assert_eq!(*shared, *centres);
         // The grid moved after the search: the waypoints follow it.
         let moved = nav.with_origin(Vec2::new(100.0, -50.0));
-        let fresh = outcome.waypoints_in(moved.geometry());
+        let (_, (_, fresh)) = ReadyOutcome::new(Arc::clone(&outcome)).shown_in(moved.geometry());
         assert!(!Arc::ptr_eq(&fresh, &outcome.waypoints));
         let expected: Vec<Vec2> = outcome
             .waypoint_cells
