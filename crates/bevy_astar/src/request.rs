@@ -1,7 +1,7 @@
 //! The `PathRequest` component: what an agent asks for, and the bookkeeping that follows it.
 
 use crate::kinds::KindKey;
-use crate::{MapVersion, NavGrid, Path, PathStatus, ProfileId};
+use crate::{MapVersion, NavGrid, Path, ProfileId};
 use astar_grid::{Cell, Movement, SearchOptions};
 use bevy::prelude::*;
 use core::time::Duration;
@@ -188,13 +188,11 @@ pub(crate) struct PathRequestState {
     /// The result currently shown in the agent's [`Path`], checked against map changes; set
     /// through [`PathRequestState::set_applied`].
     pub applied: Option<Arc<SearchOutcome>>,
-    /// The footprint of the applied result's path when it found one: kept here, beside the
-    /// other agents' in the component's storage, so that invalidation rules out most paths
+    /// The applied result's path when it found one, as invalidation reads it: kept here,
+    /// beside the other agents' in the component's storage, so that the scan of a map change
+    /// rules out most paths by their footprint, and checks the rest in the agent's [`Path`],
     /// without reading their results.
-    pub found_footprint: Option<PathFootprint>,
-    /// How the applied result's found path is walked and where its cells lie, kept here for the
-    /// same reason: the scan reads the cells from the agent's [`Path`] while it shows them.
-    pub found_cells: Option<FoundCells>,
+    pub found: Option<FoundPath>,
     /// The map version and the agent kind of the applied result, kept here for the same reason:
     /// the scan of a map change reads them for every agent.
     pub applied_on: Option<(MapVersion, KindKey)>,
@@ -218,16 +216,13 @@ impl PathRequestState {
         &mut self,
         outcome: Option<Arc<SearchOutcome>>,
     ) -> Option<Arc<SearchOutcome>> {
-        self.found_footprint = outcome
-            .as_ref()
-            .and_then(|outcome| outcome.found_footprint());
-        self.found_cells = outcome
-            .as_ref()
-            .filter(|outcome| outcome.status == PathStatus::Found)
-            .map(|outcome| FoundCells {
-                address: cells_address(&outcome.cells),
+        self.found = outcome.as_ref().and_then(|outcome| {
+            outcome.found_footprint().map(|footprint| FoundPath {
+                footprint,
                 movement: outcome.options.movement,
-            });
+                address: cells_address(&outcome.cells),
+            })
+        });
         self.applied_on = outcome
             .as_ref()
             .map(|outcome| (outcome.map_version, outcome.kind));
@@ -235,17 +230,20 @@ impl PathRequestState {
     }
 }
 
-/// The movement rule of an agent's found path, and the address its cells start at.
+/// An agent's found path as invalidation reads it: its footprint, its movement rule, and the
+/// address its cells start at.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct FoundCells {
+pub(crate) struct FoundPath {
+    /// Where the path and the corners of its diagonal steps lie.
+    pub footprint: PathFootprint,
+    /// The movement rule the path was searched under.
+    pub movement: Movement,
     /// Where the outcome's cells start. The outcome is held while this is kept, so no other
     /// allocation can start there: a [`Path`] whose cells start there shows exactly them.
     address: usize,
-    /// The movement rule the path was searched under.
-    pub movement: Movement,
 }
 
-impl FoundCells {
+impl FoundPath {
     /// The found path's cells, read from `path` while it still shows them (`None` once it
     /// shows others, which a user may have written).
     pub(crate) fn shown_in<'a>(&self, path: &'a Path) -> Option<&'a [Cell]> {

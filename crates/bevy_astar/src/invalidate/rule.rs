@@ -173,11 +173,12 @@ pub(crate) fn affected_agent(
     if state.queued.is_some() {
         return None;
     }
-    if ruled_out_by_footprint(state.found_footprint, change, policy) {
+    let found_footprint = state.found.map(|found| found.footprint);
+    if ruled_out_by_footprint(found_footprint, change, policy) {
         return None;
     }
     let shown = state
-        .found_cells
+        .found
         .and_then(|found| Some((found.shown_in(path)?, found.movement)))
         .filter(|_| policy == InvalidationPolicy::TouchedCells && !change.is_whole_map());
     if let Some((cells, movement)) = shown {
