@@ -32,11 +32,16 @@ impl RequestQueue {
 
     /// Queues `entity` at the place `sequence` it had before (a search that must be redone).
     pub(crate) fn requeue(&mut self, entity: Entity, sequence: u64, state: &mut PathRequestState) {
-        if let Some(previous) = state.queued {
-            self.entries.remove(&(previous, entity));
-        }
+        self.dequeue(entity, state);
         state.queued = Some(sequence);
         self.entries.insert((sequence, entity));
+    }
+
+    /// Takes `entity` out of the queue, if it is queued (an answer came for its request).
+    pub(crate) fn dequeue(&mut self, entity: Entity, state: &mut PathRequestState) {
+        if let Some(previous) = state.queued.take() {
+            self.entries.remove(&(previous, entity));
+        }
     }
 
     /// Number of queued agents.

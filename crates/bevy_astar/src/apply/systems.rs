@@ -311,9 +311,7 @@ impl ResultApplier<'_> {
                     if member.key.matches(request) && state.awaits(subscriber.sequence) =>
                 {
                     // Queued again with the same request meanwhile: this answer serves it.
-                    if let Some(queued) = state.queued.take() {
-                        queue.remove((queued, subscriber.entity));
-                    }
+                    queue.dequeue(subscriber.entity, &mut state);
                     let this = if index == last {
                         ready.take()
                     } else {
