@@ -206,14 +206,13 @@ impl PathCache {
         self.entries.contains_key(key)
     }
 
-    /// Whether an outcome for `key` is cached, as [`PathCache::contains`]; a miss is counted,
-    /// for [`PathCache::offer_recurring`].
-    pub(crate) fn ask(&mut self, key: &RequestKey) -> bool {
-        let cached = self.contains(key);
-        if !cached {
+    /// Counts a miss of `key` (a search started for it, alone or in a goal batch), for
+    /// [`PathCache::offer_recurring`], when the cache is on (`capacity` above 0). A request
+    /// that waits in the queue is not counted until its search starts.
+    pub(crate) fn note_miss(&mut self, key: &RequestKey, capacity: usize) {
+        if capacity > 0 {
             self.misses.note(key);
         }
-        cached
     }
 
     /// The cached outcome for `key`, marking it as recently used.
@@ -235,8 +234,8 @@ impl PathCache {
         }
     }
 
-    /// Offers `outcome` as [`PathCache::offer`] does, but only when `key` was asked for and
-    /// missed more than once lately ([`PathCache::ask`]): a request likely to come again, such as
+    /// Offers `outcome` as [`PathCache::offer`] does, but only when `key` was missed more than
+    /// once lately ([`PathCache::note_miss`]): a request likely to come again, such as
     /// one from a spawn point. Used for the outcomes of goal batches, most of whose starts are
     /// where agents of a crowd happened to stand, asked for once: caching them would only
     /// evict the entries that are asked for again.
@@ -440,22 +439,23 @@ mod tests {
     fn batch_outcomes_are_admitted_only_for_keys_missed_more_than_once_lately() {
         let mut cache = PathCache::default();
         let path = || outcome(vec![Cell::new(0, 0), Cell::new(0, 1)]);
-        assert!(!cache.ask(&key(0)));
+        cache.note_miss(&key(0), 8);
         cache.offer_recurring(key(0), &path(), 8);
         assert!(
             !cache.contains(&key(0)),
-            "a key asked for once is not admitted"
+            "a key missed once is not admitted"
         );
-        assert!(!cache.ask(&key(0)));
+        cache.note_miss(&key(0), 8);
         cache.offer_recurring(key(0), &path(), 8);
-        assert!(cache.ask(&key(0)), "a key asked for twice is");
+        assert!(cache.contains(&key(0)), "a key missed twice is");
         // Single searches go in at once.
         cache.offer(key(1), &path(), 8);
         assert!(cache.contains(&key(1)));
 
         // Counts fade: a key missed twice long ago is asked for once again.
         let mut cache = PathCache::default();
-        assert!(!cache.ask(&key(2)) && !cache.ask(&key(2)));
+        cache.note_miss(&key(2), 8);
+        cache.note_miss(&key(2), 8);
         let mut others = (3..)
             .map(key)
             .filter(|other| MissCounts::slot(other) != MissCounts::slot(&key(2)));
@@ -464,6 +464,11 @@ mod tests {
         }
         cache.offer_recurring(key(2), &path(), 8);
         assert!(!cache.contains(&key(2)));
+
+        // With the cache off, no miss is counted, and no table is made for the counts.
+        let mut cache = PathCache::default();
+        cache.note_miss(&key(4), 0);
+        assert!(cache.misses.counts.is_empty());
     }
 
     #[test]

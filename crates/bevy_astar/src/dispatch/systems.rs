@@ -264,7 +264,7 @@ impl Dispatcher<'_, '_, '_> {
             options,
             last_search: agent.last_search,
             cut_path: agent.cut_path.as_deref(),
-            cached: self.cache.ask(&key),
+            cached: self.cache.contains(&key),
             running: self.in_flight.is_running(&key),
             kind_fit,
         };
@@ -331,6 +331,8 @@ impl Dispatcher<'_, '_, '_> {
             }
             Route::JoinRunning | Route::Wait => set_status(target.path, PathStatus::Queued),
             Route::JoinBatch(job, alone) => {
+                let capacity = self.launcher.settings.cache_capacity;
+                self.cache.note_miss(&target.key, capacity);
                 let grid = Arc::clone(&target.grid);
                 if !self
                     .batches
@@ -456,6 +458,8 @@ impl Dispatcher<'_, '_, '_> {
                 }
             }
         };
+        let capacity = self.launcher.settings.cache_capacity;
+        self.cache.note_miss(&target.key, capacity);
         let Subscriber { entity, sequence } = target.waiting;
         let member = SearchMember {
             key: target.key,

@@ -1,0 +1,281 @@
+//! Where searches and field builds run. With Bevy's `multi_threaded` (the plugin's default
+//! feature) they are tasks of the [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool),
+//! on its threads. Without it (as on the web) that pool runs a task to its end as soon as it is
+//! spawned, on the main thread: a long search would stall the frame that started it. The plugin
+//! then keeps its own queue of work instead, on the main thread, and
+//! [`advance_main_thread_work`] runs it oldest first within
+//! [`PathfindingSettings::stage_budget`]: a search yields at its slice points
+//! ([`slice_point`]) once the frame's time is spent, and goes on where it stopped next frame.
+//!
+//! On the task pool, work waits at its slice points while the plugin's stages run, if
+//! [`PathfindingSettings::background_pause`] says so ([`gate`]): on a machine with two cores,
+//! the frame's two executor threads and a background search otherwise share them, and a stage
+//! waits for a core while the search runs.
+
+mod gate;
+
+use crate::{BackgroundPause, PathfindingSettings, PathfindingStats};
+use bevy::prelude::*;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+/// Outcomes a batch works out (its paths read, smoothed and placed in the world) between two
+/// slice points.
+pub(crate) const OUTCOMES_PER_SLICE: usize = 32;
+
+/// Work started for the plugin, whose output is collected with
+/// [`BackgroundTask::check_ready`]; dropping it abandons the work.
+pub(crate) struct BackgroundTask<T>(Handle<T>);
+
+#[cfg(feature = "multi_threaded")]
+type Handle<T> = bevy::tasks::Task<T>;
+
+#[cfg(not(feature = "multi_threaded"))]
+type Handle<T> = std::sync::Arc<std::sync::Mutex<Option<T>>>;
+
+impl<T: Send + 'static> BackgroundTask<T> {
+    /// Starts `work`: on the task pool, or queued on the main thread.
+    pub(crate) fn spawn(work: impl Future<Output = T> + Send + 'static) -> Self {
+        #[cfg(feature = "multi_threaded")]
+        {
+            Self(bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
+                // The woken worker may have taken the core of the system that spawned it (a
+                // thread that slept is favoured on waking): on a machine with few cores,
+                // waiting for the stages, or giving the core back once, lets the frame's
+                // systems finish before the work gets going.
+                if !gate::PROCESS_GATE.wait_while_closed() {
+                    std::thread::yield_now();
+                }
+                work.await
+            }))
+        }
+        #[cfg(not(feature = "multi_threaded"))]
+        {
+            let slot = std::sync::Arc::new(std::sync::Mutex::new(None));
+            main_thread::queue(work, std::sync::Arc::downgrade(&slot));
+            Self(slot)
+        }
+    }
+
+    /// The work's output once it has finished, taken out (later calls return `None`).
+    pub(crate) fn check_ready(&mut self) -> Option<T> {
+        #[cfg(feature = "multi_threaded")]
+        {
+            bevy::tasks::futures::check_ready(&mut self.0)
+        }
+        #[cfg(not(feature = "multi_threaded"))]
+        {
+            self.0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()
+        }
+    }
+
+    /// Waits for the work's output, running the main thread's work for it if need be.
+    #[cfg(test)]
+    pub(crate) fn wait(&mut self) -> T {
+        #[cfg(feature = "multi_threaded")]
+        {
+            bevy::tasks::block_on(&mut self.0)
+        }
+        #[cfg(not(feature = "multi_threaded"))]
+        loop {
+            if let Some(output) = self.check_ready() {
+                return output;
+            }
+            main_thread::run(core::time::Duration::MAX);
+        }
+    }
+}
+
+/// A point between two slices of a search: once the frame's main-thread time is spent, the
+/// search yields here and goes on next frame. Searches on the task pool never yield; they wait
+/// here while the stage gate is closed.
+pub(crate) fn slice_point() -> impl Future<Output = ()> {
+    SlicePoint { passed: false }
+}
+
+/// The future of [`slice_point`].
+struct SlicePoint {
+    passed: bool,
+}
+
+impl Future for SlicePoint {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<()> {
+        #[cfg(feature = "multi_threaded")]
+        gate::PROCESS_GATE.wait_while_closed();
+        if self.passed || !main_thread::out_of_time() {
+            return Poll::Ready(());
+        }
+        self.passed = true;
+        context.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// Runs the work queued on the main thread, oldest first, within
+/// [`PathfindingSettings::stage_budget`] (the oldest always runs a slice), and reports what is
+/// left in [`CarriedOver::searches`](crate::CarriedOver::searches). Does nothing with Bevy's
+/// `multi_threaded`, where the task pool runs the work.
+pub(crate) fn advance_main_thread_work(
+    settings: Res<PathfindingSettings>,
+    mut stats: ResMut<PathfindingStats>,
+) {
+    let left = main_thread::run(settings.stage_budget);
+    stats.carried_over.searches = left;
+}
+
+/// Drops `outcomes` on the async compute pool, once the stages have run.
+pub(crate) fn drop_in_background<T: Send + 'static>(outcomes: T) {
+    bevy::tasks::AsyncComputeTaskPool::get()
+        .spawn(async move {
+            #[cfg(feature = "multi_threaded")]
+            gate::PROCESS_GATE.wait_while_closed();
+            drop(outcomes);
+        })
+        .detach();
+}
+
+/// While the plugin's stages run, the stage gate that [`PathfindingSettings::background_pause`]
+/// closed.
+#[derive(Resource, Default)]
+pub(crate) struct StageGateHold(Option<gate::GateClosed>);
+
+/// Closes the stage gate for the plugin's stages, if the settings say so: for at most four
+/// stage budgets, so that work never waits long whatever the stages do.
+pub(crate) fn close_stage_gate(settings: Res<PathfindingSettings>, mut hold: ResMut<StageGateHold>) {
+    let pause = cfg!(feature = "multi_threaded") && settings.background_pause.applies();
+    hold.0 = pause.then(|| gate::PROCESS_GATE.close(settings.stage_budget.saturating_mul(4)));
+}
+
+/// Opens the stage gate once the plugin's stages have run.
+pub(crate) fn open_stage_gate(mut hold: ResMut<StageGateHold>) {
+    hold.0 = None;
+}
+
+impl BackgroundPause {
+    /// Whether background work pauses on this machine.
+    fn applies(self) -> bool {
+        match self {
+            Self::OnFewCores => {
+                static FEW: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+                *FEW.get_or_init(|| {
+                    std::thread::available_parallelism().map_or(true, |cores| cores.get() <= 2)
+                })
+            }
+            Self::Always => true,
+            Self::Never => false,
+        }
+    }
+}
+
+#[cfg(feature = "multi_threaded")]
+mod main_thread {
+    use core::time::Duration;
+
+    /// Work never waits on the main thread.
+    pub(super) const fn out_of_time() -> bool {
+        false
+    }
+
+    /// No work is queued on the main thread.
+    pub(super) const fn run(_budget: Duration) -> usize {
+        0
+    }
+}
+
+#[cfg(not(feature = "multi_threaded"))]
+mod main_thread {
+    use bevy::platform::time::Instant;
+    use core::cell::{Cell, RefCell};
+    use core::future::Future;
+    use core::pin::Pin;
+    use core::task::{Context, Waker};
+    use core::time::Duration;
+    use std::collections::VecDeque;
+    use std::sync::{Mutex, PoisonError, Weak};
+
+    /// One piece of queued work.
+    struct Queued {
+        /// The work, which stores its output where its handle reads it.
+        work: Pin<Box<dyn Future<Output = ()>>>,
+        /// Whether its handle still exists (else nobody wants the output).
+        wanted: Box<dyn Fn() -> bool>,
+    }
+
+    thread_local! {
+        /// The work queued on this thread, oldest first (each app runs its systems on the
+        /// thread that updates it).
+        static QUEUE: RefCell<VecDeque<Queued>> = const { RefCell::new(VecDeque::new()) };
+        /// When the running slice's time is up, while [`run`] runs work.
+        static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+    }
+
+    /// Queues `work`, whose output goes to `slot` if it still exists by then.
+    pub(super) fn queue<T: Send + 'static>(
+        work: impl Future<Output = T> + Send + 'static,
+        slot: Weak<Mutex<Option<T>>>,
+    ) {
+        let wanted = {
+            let slot = Weak::clone(&slot);
+            Box::new(move || slot.strong_count() > 0)
+        };
+        let work = Box::pin(async move {
+            let output = work.await;
+            if let Some(slot) = slot.upgrade() {
+                *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(output);
+            }
+        });
+        QUEUE.with_borrow_mut(|queue| queue.push_back(Queued { work, wanted }));
+    }
+
+    /// Whether the running slice's time is up.
+    pub(super) fn out_of_time() -> bool {
+        DEADLINE
+            .get()
+            .is_some_and(|deadline| Instant::now() >= deadline)
+    }
+
+    /// Runs queued work oldest first for `budget`: the oldest runs at least to its next slice
+    /// point; a piece that yields because its time is up stays first in the queue (one waiting
+    /// on anything else goes last). Returns how many pieces are left.
+    pub(super) fn run(budget: Duration) -> usize {
+        let began = Instant::now();
+        let deadline = began
+            .checked_add(budget)
+            .unwrap_or(began + Duration::from_secs(86_400));
+        DEADLINE.set(Some(deadline));
+        let mut context = Context::from_waker(Waker::noop());
+        // Each piece is looked at once at most, so work that waits on something else cannot
+        // keep the loop going.
+        let pieces = QUEUE.with_borrow(VecDeque::len);
+        for _ in 0..pieces {
+            let Some(mut queued) = QUEUE.with_borrow_mut(VecDeque::pop_front) else {
+                break;
+            };
+            if !(queued.wanted)() {
+                continue; // abandoned: dropped unrun
+            }
+            let finished = queued.work.as_mut().poll(&mut context).is_ready();
+            if !finished {
+                let spent = out_of_time();
+                QUEUE.with_borrow_mut(|queue| {
+                    if spent {
+                        queue.push_front(queued);
+                    } else {
+                        queue.push_back(queued);
+                    }
+                });
+            }
+            if out_of_time() {
+                break;
+            }
+        }
+        DEADLINE.set(None);
+        QUEUE.with_borrow(|queue| queue.iter().filter(|queued| (queued.wanted)()).count())
+    }
+}
