@@ -79,7 +79,7 @@ pub use nav_grid::NavGrid;
 pub use path::{Path, PathFailure, PathStatus};
 pub use plugin::{AStarPlugin, AStarSystems};
 pub use request::{PathAlgorithm, PathRequest, WorldPositionError};
-pub use settings::{InvalidationPolicy, PathfindingSettings};
+pub use settings::{BackgroundPause, InvalidationPolicy, PathfindingSettings};
 pub use stats::{CarriedOver, PathfindingStats};
 pub use trace::{DebugPath, PathDebugSettings, PathTrace};
 

@@ -1,7 +1,9 @@
 //! `AStarPlugin`: registers the resources, messages and systems, and orders the system sets.
 
 use crate::apply::{RetiredOutcomes, free_retired_outcomes, poll_searches};
-use crate::background::advance_main_thread_work;
+use crate::background::{
+    StageGateHold, advance_main_thread_work, close_stage_gate, open_stage_gate,
+};
 use crate::cache::PathCache;
 use crate::connectivity::sync_connectivity;
 use crate::crowd::{CrowdScratch, gather_crowds, move_crowds, plan_crowds};
@@ -20,10 +22,10 @@ use crate::kinds::AgentLayers;
 use crate::queue::RequestQueue;
 use crate::trace::{DebugPath, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
-    Avoidance, CrowdSettings, CrowdVelocity, InvalidationPolicy, MapChanged, MapVersion,
-    NavConnectivity, NavGrid, Path, PathAlgorithm, PathFailure, PathFollower, PathFound,
-    PathNotFound, PathRequest, PathStatus, PathfindingSettings, PathfindingStats, ProfileId,
-    TerrainProfiles,
+    Avoidance, BackgroundPause, CrowdSettings, CrowdVelocity, InvalidationPolicy, MapChanged,
+    MapVersion, NavConnectivity, NavGrid, Path, PathAlgorithm, PathFailure, PathFollower,
+    PathFound, PathNotFound, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
+    ProfileId, TerrainProfiles,
 };
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
@@ -228,6 +230,7 @@ impl Plugin for AStarPlugin {
             .register_type::<PathfindingStats>()
             .register_type::<crate::CarriedOver>()
             .register_type::<InvalidationPolicy>()
+            .register_type::<BackgroundPause>()
             .register_type::<MapVersion>()
             .register_type::<NavGrid>()
             .register_type::<DebugPath>()
@@ -257,6 +260,7 @@ impl Plugin for AStarPlugin {
             .init_resource::<JumpPoints>()
             .init_resource::<KeptGoalSearches>()
             .init_resource::<RetiredOutcomes>()
+            .init_resource::<StageGateHold>()
             .add_message::<MapChanged>()
             .add_message::<PathFound>()
             .add_message::<PathNotFound>()
@@ -276,6 +280,7 @@ impl Plugin for AStarPlugin {
                 schedule,
                 (
                     (
+                        close_stage_gate,
                         publish_map_changes,
                         (
                             invalidate_results,
@@ -304,6 +309,8 @@ impl Plugin for AStarPlugin {
                         (gather_crowds, plan_crowds, move_crowds).chain(),
                     )
                         .in_set(AStarSystems::Follow),
+                    // Outside the sets, so that a run condition on one cannot keep it closed.
+                    open_stage_gate.after(AStarSystems::Follow),
                 ),
             );
     }

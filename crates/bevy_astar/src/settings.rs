@@ -23,6 +23,37 @@ pub enum InvalidationPolicy {
     TouchedOrOpened,
 }
 
+/// Whether background searches pause while the plugin's stages run (from
+/// [`AStarSystems::Invalidate`](crate::AStarSystems::Invalidate) to the end of
+/// [`AStarSystems::Follow`](crate::AStarSystems::Follow)) in a burst: frames after one in which
+/// a stage carried work over ([`PathfindingStats::carried_over`](crate::PathfindingStats::carried_over)),
+/// as after a map change that re-paths a crowd.
+///
+/// On a machine with two cores, Bevy's executor runs systems on the main thread and one compute
+/// thread, and a search on the async compute thread takes one of the two cores from them: a
+/// stage then waits for a core for as long as the scheduler's time slice, milliseconds past its
+/// budget. A paused search waits at its next slice point (a few thousand cells of work) and goes
+/// on once the stages are done, or after four [`PathfindingSettings::stage_budget`]s (20 ms at
+/// most); a thread that waited then runs as long as it waited before it looks again, so the
+/// searches keep at least half of their time whatever the frame rate. Without Bevy's
+/// `multi_threaded` feature the plugin runs its searches itself, and this does nothing.
+///
+/// Off by default: it trades background time for steady frames. On two cores, with 10,000
+/// agents on a 256 x 256 map, it halves the p99 of the plugin's frame time at no cost in
+/// re-path latency; on a 1024 x 1024 map, or with 50,000 agents, where the background searches
+/// are what the agents wait for, it makes them wait longer (`BENCHMARKS.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Debug, Default, PartialEq, Hash)]
+pub enum BackgroundPause {
+    /// Never pause: searches run alongside the stages.
+    #[default]
+    Never,
+    /// Pause on machines with at most two cores.
+    OnFewCores,
+    /// Always pause.
+    Always,
+}
+
 /// Settings of [`AStarPlugin`](crate::AStarPlugin), readable and writable at run time as a
 /// resource.
 ///
@@ -95,6 +126,8 @@ pub struct PathfindingSettings {
     /// the same frame may hold a few more for a moment). A field costs about 10 bytes per grid
     /// cell: 10 MB on a 1024 x 1024 map.
     pub max_flow_fields: usize,
+    /// Whether background searches pause while the plugin's stages run.
+    pub background_pause: BackgroundPause,
 }
 
 impl Default for PathfindingSettings {
@@ -110,6 +143,7 @@ impl Default for PathfindingSettings {
             max_paths_applied_per_frame: 1024,
             stage_budget: Duration::from_micros(1000),
             max_flow_fields: 32,
+            background_pause: BackgroundPause::default(),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! applied), then free what was let go of.
 
 use super::{PathNotifier, RetiredOutcomes};
+use crate::background::drop_in_background;
 use crate::budget::StageClock;
 use crate::cache::PathCache;
 use crate::engine::{ReadyOutcome, SearchOutcome};
@@ -17,7 +18,6 @@ use crate::{
 use astar_grid::agent::anchors_covering;
 use astar_grid::{Cell, Grid};
 use bevy::prelude::*;
-use bevy::tasks::AsyncComputeTaskPool;
 use core::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -365,10 +365,7 @@ pub(crate) fn free_retired_outcomes(
     if retired.is_empty() {
         return;
     }
-    let outcomes = retired.take();
-    AsyncComputeTaskPool::get()
-        .spawn(async move { drop(outcomes) })
-        .detach();
+    drop_in_background(retired.take());
 }
 
 #[cfg(test)]

@@ -12,13 +12,18 @@
 //! the frame's two executor threads and a background search otherwise share them, and a stage
 //! waits for a core while the search runs.
 
+#[cfg_attr(
+    all(not(feature = "multi_threaded"), not(test)),
+    expect(dead_code, reason = "only tasks on the pool wait at the gate")
+)]
 mod gate;
 
-use crate::{BackgroundPause, PathfindingSettings, PathfindingStats};
+use crate::{BackgroundPause, CarriedOver, PathfindingSettings, PathfindingStats};
 use bevy::prelude::*;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
+use core::time::Duration;
 
 /// Outcomes a batch works out (its paths read, smoothed and placed in the world) between two
 /// slice points.
@@ -85,7 +90,7 @@ impl<T: Send + 'static> BackgroundTask<T> {
             if let Some(output) = self.check_ready() {
                 return output;
             }
-            main_thread::run(core::time::Duration::MAX);
+            main_thread::run(Duration::MAX);
         }
     }
 }
@@ -145,11 +150,33 @@ pub(crate) fn drop_in_background<T: Send + 'static>(outcomes: T) {
 #[derive(Resource, Default)]
 pub(crate) struct StageGateHold(Option<gate::GateClosed>);
 
-/// Closes the stage gate for the plugin's stages, if the settings say so: for at most four
-/// stage budgets, so that work never waits long whatever the stages do.
-pub(crate) fn close_stage_gate(settings: Res<PathfindingSettings>, mut hold: ResMut<StageGateHold>) {
-    let pause = cfg!(feature = "multi_threaded") && settings.background_pause.applies();
-    hold.0 = pause.then(|| gate::PROCESS_GATE.close(settings.stage_budget.saturating_mul(4)));
+/// The longest the stage gate stays closed in a frame, whatever the stage budget.
+const LONGEST_PAUSE: Duration = Duration::from_millis(20);
+
+/// Closes the stage gate for the plugin's stages, if the settings say so and the stages carried
+/// work over last frame (a burst, when they are at their budgets; otherwise their work is short
+/// and the gate would only delay the background's): for at most four stage budgets
+/// ([`LONGEST_PAUSE`] at most), so that work never waits long whatever the stages, or the
+/// systems running beside them, do.
+pub(crate) fn close_stage_gate(
+    settings: Res<PathfindingSettings>,
+    stats: Res<PathfindingStats>,
+    mut hold: ResMut<StageGateHold>,
+) {
+    let pause = cfg!(feature = "multi_threaded") && pauses(&settings, &stats.carried_over);
+    let longest = settings.stage_budget.saturating_mul(4).min(LONGEST_PAUSE);
+    hold.0 = pause.then(|| gate::PROCESS_GATE.close(longest));
+}
+
+/// Whether background work pauses for this frame's stages, after `carried` was left over.
+fn pauses(settings: &PathfindingSettings, carried: &CarriedOver) -> bool {
+    let burst = carried.scans
+        + carried.invalidations
+        + carried.dispatches
+        + carried.batched
+        + carried.results
+        > 0;
+    burst && settings.background_pause.applies()
 }
 
 /// Opens the stage gate once the plugin's stages have run.
@@ -169,6 +196,54 @@ impl BackgroundPause {
             }
             Self::Always => true,
             Self::Never => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn background_work_pauses_in_a_burst_where_the_setting_says_so() {
+        let settings = |background_pause| PathfindingSettings {
+            background_pause,
+            ..PathfindingSettings::default()
+        };
+        let quiet = CarriedOver::default();
+        let bursts = [
+            CarriedOver { scans: 1, ..quiet },
+            CarriedOver {
+                invalidations: 1,
+                ..quiet
+            },
+            CarriedOver {
+                dispatches: 1,
+                ..quiet
+            },
+            CarriedOver {
+                batched: 1,
+                ..quiet
+            },
+            CarriedOver {
+                results: 1,
+                ..quiet
+            },
+        ];
+        for burst in &bursts {
+            assert!(pauses(&settings(BackgroundPause::Always), burst));
+            assert!(!pauses(&settings(BackgroundPause::Never), burst));
+            let few = std::thread::available_parallelism().map_or(true, |cores| cores.get() <= 2);
+            assert_eq!(pauses(&settings(BackgroundPause::OnFewCores), burst), few);
+        }
+        // Searches left on the main thread are not the task pool's: no pause for them.
+        let main_thread = CarriedOver {
+            searches: 1,
+            ..quiet
+        };
+        for pause in [BackgroundPause::Always, BackgroundPause::OnFewCores] {
+            assert!(!pauses(&settings(pause), &quiet));
+            assert!(!pauses(&settings(pause), &main_thread));
         }
     }
 }

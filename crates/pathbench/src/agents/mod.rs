@@ -79,6 +79,9 @@ pub struct AgentsArgs {
     /// `bevy_astar`'s `stage_budget` setting in microseconds (default: the plugin's).
     #[arg(long, value_name = "US")]
     pub stage_budget_us: Option<u64>,
+    /// `bevy_astar`'s `background_pause` setting (default: the plugin's).
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub background_pause: Option<PauseChoice>,
     /// Agent speed in cells per second.
     #[arg(long, default_value_t = 4.0)]
     pub speed: f32,
@@ -95,6 +98,28 @@ pub struct AgentsArgs {
     /// `bevy_astar`'s `CrowdSettings::planning_interval` for `--crowd` (default: the plugin's).
     #[arg(long, value_name = "N")]
     pub planning_interval: Option<u32>,
+}
+
+/// `bevy_astar`'s [`BackgroundPause`](bevy_astar::BackgroundPause), for the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PauseChoice {
+    /// Pause on machines with at most two cores.
+    FewCores,
+    /// Always pause.
+    Always,
+    /// Never pause.
+    Never,
+}
+
+impl PauseChoice {
+    /// The plugin's setting.
+    pub const fn setting(self) -> bevy_astar::BackgroundPause {
+        match self {
+            Self::FewCores => bevy_astar::BackgroundPause::OnFewCores,
+            Self::Always => bevy_astar::BackgroundPause::Always,
+            Self::Never => bevy_astar::BackgroundPause::Never,
+        }
+    }
 }
 
 /// The plugin measured beside this project's.
@@ -376,6 +401,7 @@ mod tests {
             goal_batch_min: None,
             max_paths_applied_per_frame: None,
             stage_budget_us: None,
+            background_pause: None,
             speed: 6.0,
             unpaced: false,
             crowd: false,
@@ -465,6 +491,7 @@ mod tests {
             goal_batch_min: None,
             max_paths_applied_per_frame: None,
             stage_budget_us: None,
+            background_pause: None,
             speed,
             unpaced: true,
             crowd: false,

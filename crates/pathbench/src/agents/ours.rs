@@ -9,7 +9,7 @@
 
 use super::crowd_meter::{CrowdFigures, CrowdMeter, Indexed, meter_crowd};
 use super::record::{Counters, FrameStamps, Placement, Repath, RepathWatch, Watched, stamp};
-use super::{AgentsArgs, Contender, Scenario, cell_at, cell_center};
+use super::{AgentsArgs, Contender, PauseChoice, Scenario, cell_at, cell_center};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
@@ -36,7 +36,7 @@ pub struct Ours {
 
 impl Ours {
     /// The contender with the settings of `args` (`--repair-cut-paths`, `--goal-batch-min`,
-    /// `--max-paths-applied-per-frame`) and the plugin's defaults for the rest.
+    /// `--max-paths-applied-per-frame`, `--stage-budget-us`, `--background-pause`) and the plugin's defaults for the rest.
     pub fn new(args: &AgentsArgs) -> Self {
         let defaults = PathfindingSettings::default();
         Self {
@@ -49,6 +49,9 @@ impl Ours {
                 stage_budget: args
                     .stage_budget_us
                     .map_or(defaults.stage_budget, Duration::from_micros),
+                background_pause: args
+                    .background_pause
+                    .map_or(defaults.background_pause, PauseChoice::setting),
                 ..defaults
             },
             crowd: false,
