@@ -441,4 +441,66 @@ mod tests {
         }
         assert!(frames >= 149 / 32, "{frames}");
     }
+
+    /// Whether the outcomes kept to be freed held anything after `poll_searches`, in a frame
+    /// that dropped a stale result.
+    #[derive(Resource, Default)]
+    struct RetiredAfterStale(Vec<bool>);
+
+    #[test]
+    fn a_stale_result_is_kept_to_be_freed_off_the_main_thread() {
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, AStarPlugin::default()))
+            .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+                16,
+            )))
+            .insert_resource(NavGrid::new(Grid::new(16, 1)))
+            .init_resource::<RetiredAfterStale>()
+            .add_systems(
+                Update,
+                (
+                    // The first frame's search is made stale before it is applied: a cell of
+                    // the only path is blocked after Dispatch.
+                    (|mut nav: ResMut<NavGrid>, mut done: Local<bool>| {
+                        if !core::mem::replace(&mut *done, true) {
+                            nav.block(Cell::new(6, 0)).unwrap();
+                        }
+                    })
+                    .after(AStarSystems::Dispatch)
+                    .before(AStarSystems::Apply),
+                    (|stats: Res<PathfindingStats>,
+                      retired: Res<crate::apply::RetiredOutcomes>,
+                      mut seen: ResMut<RetiredAfterStale>,
+                      mut dropped: Local<u64>| {
+                        if stats.stale_results_dropped > *dropped {
+                            *dropped = stats.stale_results_dropped;
+                            seen.0.push(!retired.is_empty());
+                        }
+                    })
+                    .after(super::poll_searches)
+                    .before(super::free_retired_outcomes),
+                ),
+            );
+        let agent = app
+            .world_mut()
+            .spawn(PathRequest::new(Cell::new(0, 0), Cell::new(12, 0)))
+            .id();
+        for _ in 0..200 {
+            app.update();
+            if app.world().get::<Path>(agent).unwrap().status == PathStatus::NoPath {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(
+            app.world().get::<Path>(agent).unwrap().status,
+            PathStatus::NoPath,
+            "searched again after the stale result"
+        );
+        assert_eq!(
+            app.world().resource::<RetiredAfterStale>().0,
+            [true],
+            "the stale result was freed on the main thread"
+        );
+    }
 }
