@@ -8,6 +8,7 @@
 
 use bevy::platform::time::Instant;
 use core::cell::Cell;
+use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -42,6 +43,9 @@ thread_local! {
 /// A gate that background work waits at while it is closed.
 pub(crate) struct StageGate {
     state: Mutex<GateState>,
+    /// Whether anyone holds the gate closed (`closers` above 0), written with it: work on an
+    /// open gate, the usual case at every slice point, goes on without taking the lock.
+    held: AtomicBool,
 }
 
 /// The process's gate: the contention it eases is for the process's cores, whichever app's
@@ -57,6 +61,7 @@ impl StageGate {
                 until: None,
                 closings: 0,
             }),
+            held: AtomicBool::new(false),
         }
     }
 
@@ -73,6 +78,7 @@ impl StageGate {
             state.closings += 1;
         }
         state.closers += 1;
+        self.held.store(true, Ordering::Relaxed);
         state.until = Some(state.until.map_or(until, |held| held.max(until)));
         GateClosed(self)
     }
@@ -81,6 +87,9 @@ impl StageGate {
     /// (even if it closes again before this looks), or its time is up. A thread that waited
     /// then goes on for as long as it waited without looking. Returns whether it waited.
     pub(crate) fn wait_while_closed(&self) -> bool {
+        if !self.held.load(Ordering::Relaxed) {
+            return false;
+        }
         let arrived = Instant::now();
         if PASS_UNTIL.get().is_some_and(|until| arrived < until) {
             return false;
@@ -120,6 +129,7 @@ impl Drop for GateClosed {
         state.closers = state.closers.saturating_sub(1);
         if state.closers == 0 {
             state.until = None;
+            self.0.held.store(false, Ordering::Relaxed);
         }
     }
 }
@@ -128,7 +138,6 @@ impl Drop for GateClosed {
 mod tests {
     use super::*;
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
 
     #[test]
     fn work_waits_while_the_gate_is_closed_and_goes_on_when_it_opens_or_its_time_is_up() {
