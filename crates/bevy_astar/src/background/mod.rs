@@ -184,15 +184,18 @@ pub(crate) fn open_stage_gate(mut hold: ResMut<StageGateHold>) {
     hold.0 = None;
 }
 
+/// Whether this machine has two cores or fewer (or will not say).
+fn few_cores() -> bool {
+    std::thread::available_parallelism().map_or(true, |cores| cores.get() <= 2)
+}
+
 impl BackgroundPause {
     /// Whether background work pauses on this machine.
     fn applies(self) -> bool {
         match self {
             Self::OnFewCores => {
                 static FEW: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-                *FEW.get_or_init(|| {
-                    std::thread::available_parallelism().map_or(true, |cores| cores.get() <= 2)
-                })
+                *FEW.get_or_init(few_cores)
             }
             Self::Always => true,
             Self::Never => false,
@@ -233,8 +236,10 @@ mod tests {
         for burst in &bursts {
             assert!(pauses(&settings(BackgroundPause::Always), burst));
             assert!(!pauses(&settings(BackgroundPause::Never), burst));
-            let few = std::thread::available_parallelism().map_or(true, |cores| cores.get() <= 2);
-            assert_eq!(pauses(&settings(BackgroundPause::OnFewCores), burst), few);
+            assert_eq!(
+                pauses(&settings(BackgroundPause::OnFewCores), burst),
+                few_cores()
+            );
         }
         // Searches left on the main thread are not the task pool's: no pause for them.
         let main_thread = CarriedOver {
