@@ -3,7 +3,9 @@
 
 use crate::debug::AStarGizmos;
 use crate::trace::PathDebugSettings;
-use crate::{InvalidationPolicy, Path, PathStatus, PathfindingSettings, PathfindingStats};
+use crate::{
+    BackgroundPause, InvalidationPolicy, Path, PathStatus, PathfindingSettings, PathfindingStats,
+};
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
@@ -337,75 +339,96 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
 /// Edit a copy and write it back only when this returns `true`, so that the resource's change
 /// detection fires only on real edits.
 pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> bool {
+    // Every field is named here, so that a new setting without a control does not compile.
+    let PathfindingSettings {
+        max_searches_per_frame,
+        max_in_flight,
+        min_search_interval,
+        cache_capacity,
+        invalidation,
+        repair_cut_paths,
+        goal_batch_min,
+        max_paths_applied_per_frame,
+        stage_budget,
+        max_flow_fields,
+        background_pause,
+    } = settings;
     let mut changed = false;
-    changed |= ui
-        .add(
-            egui::Slider::new(&mut settings.max_searches_per_frame, 0..=1024)
-                .logarithmic(true)
-                .text("searches / frame"),
-        )
-        .changed();
-    changed |= ui
-        .add(
-            egui::Slider::new(&mut settings.max_in_flight, 1..=4096)
-                .logarithmic(true)
-                .text("in flight"),
-        )
-        .changed();
+    changed |= count_slider(ui, max_searches_per_frame, 0..=1024, "searches / frame");
+    changed |= count_slider(ui, max_in_flight, 1..=4096, "in flight");
     changed |= duration_slider(
         ui,
-        &mut settings.min_search_interval,
+        min_search_interval,
         (0..=5_000, Duration::from_millis(1)),
         "min interval (ms)",
     );
-    changed |= ui
-        .add(
-            egui::Slider::new(&mut settings.cache_capacity, 0..=65_536)
-                .logarithmic(true)
-                .text("cache capacity"),
-        )
-        .changed();
-    changed |= ui
-        .add(
-            egui::Slider::new(&mut settings.goal_batch_min, 0..=256)
-                .logarithmic(true)
-                .text("goal batch from (0: off)"),
-        )
-        .changed();
-    changed |= ui
-        .add(
-            egui::Slider::new(&mut settings.max_paths_applied_per_frame, 1..=65_536)
-                .logarithmic(true)
-                .text("paths applied / frame"),
-        )
-        .changed();
+    changed |= count_slider(ui, cache_capacity, 0..=65_536, "cache capacity");
+    changed |= count_slider(ui, goal_batch_min, 0..=256, "goal batch from (0: off)");
+    changed |= count_slider(
+        ui,
+        max_paths_applied_per_frame,
+        1..=65_536,
+        "paths applied / frame",
+    );
     changed |= duration_slider(
         ui,
-        &mut settings.stage_budget,
+        stage_budget,
         (10..=100_000, Duration::from_micros(1)),
         "stage budget (us)",
     );
+    changed |= count_slider(ui, max_flow_fields, 0..=256, "flow fields kept");
     changed |= ui
-        .checkbox(&mut settings.repair_cut_paths, "repair cut paths locally")
+        .checkbox(repair_cut_paths, "repair cut paths locally")
         .changed();
-    ui.horizontal(|ui| {
-        ui.label("Re-search on");
-        changed |= ui
-            .radio_value(
-                &mut settings.invalidation,
-                InvalidationPolicy::TouchedCells,
-                "touched cells",
-            )
-            .changed();
-        changed |= ui
-            .radio_value(
-                &mut settings.invalidation,
-                InvalidationPolicy::TouchedOrOpened,
-                "also openings",
-            )
-            .changed();
-    });
+    changed |= choice_row(
+        ui,
+        "Re-search on",
+        invalidation,
+        &[
+            (InvalidationPolicy::TouchedCells, "touched cells"),
+            (InvalidationPolicy::TouchedOrOpened, "also openings"),
+        ],
+    );
+    changed |= choice_row(
+        ui,
+        "Pause background work",
+        background_pause,
+        &[
+            (BackgroundPause::Never, "never"),
+            (BackgroundPause::OnFewCores, "on two cores"),
+            (BackgroundPause::Always, "always"),
+        ],
+    );
     changed
+}
+
+/// A logarithmic slider over a count within `range`; returns whether it moved.
+fn count_slider<N: egui::emath::Numeric>(
+    ui: &mut egui::Ui,
+    value: &mut N,
+    range: core::ops::RangeInclusive<N>,
+    text: &str,
+) -> bool {
+    ui.add(egui::Slider::new(value, range).logarithmic(true).text(text))
+        .changed()
+}
+
+/// A row of radio buttons, `label` then one per choice; returns whether one was picked.
+fn choice_row<T: PartialEq + Copy>(
+    ui: &mut egui::Ui,
+    label: &str,
+    value: &mut T,
+    choices: &[(T, &str)],
+) -> bool {
+    ui.horizontal(|ui| {
+        ui.label(label);
+        let mut picked = false;
+        for &(choice, text) in choices {
+            picked |= ui.radio_value(value, choice, text).changed();
+        }
+        picked
+    })
+    .inner
 }
 
 /// A logarithmic slider over `value` in whole `unit`s within `range`; returns whether it moved.
@@ -501,5 +524,86 @@ fn format_duration(duration: Duration) -> String {
         format!("{micros:.0} µs")
     } else {
         format!("{:.2} ms", micros / 1e3)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where the text `label` was drawn in `output`, if anywhere.
+    fn text_at(output: &egui::FullOutput, label: &str) -> Option<egui::Pos2> {
+        fn find(shape: &egui::Shape, label: &str) -> Option<egui::Pos2> {
+            match shape {
+                egui::Shape::Text(text) if text.galley.text() == label => {
+                    Some(text.pos + text.galley.rect.center().to_vec2())
+                }
+                egui::Shape::Vec(shapes) => shapes.iter().find_map(|shape| find(shape, label)),
+                _ => None,
+            }
+        }
+        output
+            .shapes
+            .iter()
+            .find_map(|clipped| find(&clipped.shape, label))
+    }
+
+    /// Runs one pass of `settings_ui` with `events`; returns what the pass drew and whether it
+    /// reported a change.
+    fn pass(
+        context: &egui::Context,
+        settings: &mut PathfindingSettings,
+        events: Vec<egui::Event>,
+    ) -> (egui::FullOutput, bool) {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(800.0, 800.0),
+            )),
+            events,
+            ..egui::RawInput::default()
+        };
+        let mut changed = false;
+        let mut output = context.run_ui(input, |ui| changed |= settings_ui(ui, settings));
+        // No renderer takes the font texture here.
+        output.textures_delta.clear();
+        (output, changed)
+    }
+
+    fn press(pos: egui::Pos2, pressed: bool) -> egui::Event {
+        egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::default(),
+        }
+    }
+
+    #[test]
+    fn the_settings_change_only_when_a_control_is_used() {
+        let context = egui::Context::default();
+        let mut settings = PathfindingSettings::default();
+        let (output, changed) = pass(&context, &mut settings, Vec::new());
+        assert!(!changed);
+        assert_eq!(settings, PathfindingSettings::default());
+        // Picking "always" for the background pause changes that setting and nothing else.
+        let at = text_at(&output, "always").expect("the background pause choices are drawn");
+        let mut reported = false;
+        for events in [
+            vec![egui::Event::PointerMoved(at)],
+            vec![press(at, true)],
+            vec![press(at, false)],
+            Vec::new(),
+        ] {
+            reported |= pass(&context, &mut settings, events).1;
+        }
+        assert!(reported);
+        assert_eq!(
+            settings,
+            PathfindingSettings {
+                background_pause: BackgroundPause::Always,
+                ..PathfindingSettings::default()
+            }
+        );
     }
 }
