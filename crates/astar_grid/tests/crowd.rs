@@ -7,8 +7,8 @@ pub mod common;
 use astar_grid::Grid;
 use astar_grid::crowd::{
     AvoidanceSettings, Crowd, CrowdAgent, HalfPlane, Neighbour, NeighbourGrid, PlanningContext,
-    Vector, VelocityPlanner, WALL_SKIN, disc_fits, footprint_radius, move_within_walls,
-    nearest_legal_position, solve_velocity,
+    Vector, VelocityPlanner, WALL_SKIN, disc_fits, disc_passes, footprint_radius,
+    move_within_walls, nearest_legal_position, solve_velocity,
 };
 use common::random_grid::random_grid;
 use proptest::prelude::*;
@@ -322,6 +322,34 @@ proptest! {
     ) {
         let position = Vector::new(fx * grid.width() as f32, fy * grid.height() as f32);
         prop_assert_eq!(disc_fits(&grid, position, radius), fits_by_scan(&grid, position, radius));
+    }
+
+    /// `disc_passes` agrees with a full scan at dense samples of the segment: a segment it
+    /// passes has every sample fit a hair's breadth thinner disc, and one it refuses has a
+    /// sample where a disc thicker by the sample spacing does not fit.
+    #[test]
+    fn disc_passes_matches_dense_samples(
+        grid in random_grid(10, 10),
+        radius in radius(),
+        (fx, fy, tx, ty) in (-0.1..1.1f32, -0.1..1.1f32, -0.1..1.1f32, -0.1..1.1f32),
+    ) {
+        let (width, height) = (grid.width() as f32, grid.height() as f32);
+        let from = Vector::new(fx * width, fy * height);
+        let to = Vector::new(tx * width, ty * height);
+        let samples = 400;
+        let spacing = (to - from).length() / samples as f32;
+        let at = |step: usize| from + (to - from) * (step as f32 / samples as f32);
+        if disc_passes(&grid, from, to, radius) {
+            for step in 0..=samples {
+                prop_assert!(fits_by_scan(&grid, at(step), radius - 1e-3), "{:?}", at(step));
+            }
+        } else {
+            let slack = spacing + 1e-3;
+            prop_assert!(
+                (0..=samples).any(|step| !fits_by_scan(&grid, at(step), radius + slack)),
+                "refused, yet every sample fits"
+            );
+        }
     }
 
     /// The push-out finds the point a full scan of the lattice finds, and it is legal.

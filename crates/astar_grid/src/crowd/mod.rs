@@ -59,7 +59,9 @@ pub use orca::{
     solve_velocity,
 };
 pub use vector::Vector;
-pub use walls::{MIN_RADIUS, WALL_SKIN, disc_fits, move_within_walls, nearest_legal_position};
+pub use walls::{
+    MIN_RADIUS, WALL_SKIN, disc_fits, disc_passes, move_within_walls, nearest_legal_position,
+};
 
 use crate::Grid;
 

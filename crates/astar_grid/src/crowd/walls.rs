@@ -114,6 +114,115 @@ pub fn disc_fits(grid: &Grid, position: Vector, radius: f32) -> bool {
     true
 }
 
+/// Whether a disc of `radius` moving in a straight line from `from` to `to` overlaps no blocked
+/// cell and stays inside the grid on the way (touching a wall or the edge is allowed): where
+/// [`disc_fits`] asks of one position, this asks of every position on the segment. An agent
+/// steering straight for a point it passes this test for is not caught on a corner.
+///
+/// ```
+/// use astar_grid::Grid;
+/// use astar_grid::crowd::{Vector, disc_passes};
+///
+/// // A wall at (2, 1): along row 0 a disc of radius 0.45 passes it, a disc from row 0 to
+/// // row 2 across its column does not.
+/// let grid = Grid::from_ascii(".....\n..#..\n.....")?;
+/// assert!(disc_passes(&grid, Vector::new(0.5, 0.5), Vector::new(4.5, 0.5), 0.45));
+/// assert!(!disc_passes(&grid, Vector::new(0.5, 0.5), Vector::new(4.5, 2.5), 0.45));
+/// // A thin disc passes the wall's corner the thick one would clip.
+/// assert!(!disc_passes(&grid, Vector::new(1.5, 0.5), Vector::new(3.5, 0.9), 0.45));
+/// assert!(disc_passes(&grid, Vector::new(1.5, 0.5), Vector::new(3.5, 0.9), 0.05));
+/// # Ok::<(), astar_grid::ParseError>(())
+/// ```
+#[must_use]
+pub fn disc_passes(grid: &Grid, from: Vector, to: Vector, radius: f32) -> bool {
+    let radius = radius.max(MIN_RADIUS);
+    // The grid's rectangle shrunk by the radius is convex: both ends inside it keep the whole
+    // segment inside.
+    if !(within_grid(grid, from, radius) && within_grid(grid, to, radius)) {
+        return false;
+    }
+    // Row by row, the squares within `radius` of the part of the segment near the row: each
+    // square the moving disc could overlap is looked at once.
+    let delta = to - from;
+    let rows = floor_cell(from.y.min(to.y) - radius)..=floor_cell(from.y.max(to.y) + radius);
+    rows.into_iter().all(|y| {
+        let Some((enter, leave)) = span_near_row(from.y, delta.y, cell_coordinate(y), radius)
+        else {
+            return true;
+        };
+        let (a, b) = (from.x + delta.x * enter, from.x + delta.x * leave);
+        let columns = floor_cell(a.min(b) - radius)..=floor_cell(a.max(b) + radius);
+        columns
+            .into_iter()
+            .all(|x| !is_blocked(grid, x, y) || segment_square_distance(from, to, x, y) >= radius)
+    })
+}
+
+/// The part `[enter, leave]` of the segment's parameter (0 to 1) where its `y`, starting at
+/// `start` and changing by `delta`, lies within `radius` of row `[row, row + 1]`; `None` when
+/// no part does.
+fn span_near_row(start: f32, delta: f32, row: f32, radius: f32) -> Option<(f32, f32)> {
+    let (low, high) = (row - radius, row + 1.0 + radius);
+    if delta == 0.0 {
+        return (low..=high).contains(&start).then_some((0.0, 1.0));
+    }
+    let (t0, t1) = ((low - start) / delta, (high - start) / delta);
+    let (enter, leave) = (t0.min(t1).max(0.0), t0.max(t1).min(1.0));
+    (enter <= leave).then_some((enter, leave))
+}
+
+/// The distance from the segment `from`-`to` to square (`x`, `y`): 0 when they meet, else the
+/// least of the ends' distances to the square and the corners' distances to the segment.
+fn segment_square_distance(from: Vector, to: Vector, x: i64, y: i64) -> f32 {
+    let low = Vector::new(cell_coordinate(x), cell_coordinate(y));
+    if segment_meets_square(from, to, low) {
+        return 0.0;
+    }
+    let ends = [from, to].map(|end| (closest_point(end, x, y) - end).length());
+    let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
+        .map(|(dx, dy)| point_segment_distance(low + Vector::new(dx, dy), from, to));
+    ends.into_iter()
+        .chain(corners)
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// Whether the segment `from`-`to` meets the unit square with lower corner `low` (clipping the
+/// segment's parameter against the square's four sides).
+fn segment_meets_square(from: Vector, to: Vector, low: Vector) -> bool {
+    let delta = to - from;
+    let (mut enter, mut leave) = (0.0_f32, 1.0_f32);
+    let sides = [
+        (-delta.x, from.x - low.x),
+        (delta.x, low.x + 1.0 - from.x),
+        (-delta.y, from.y - low.y),
+        (delta.y, low.y + 1.0 - from.y),
+    ];
+    for (direction, room) in sides {
+        if direction == 0.0 {
+            if room < 0.0 {
+                return false;
+            }
+        } else if direction < 0.0 {
+            enter = enter.max(room / direction);
+        } else {
+            leave = leave.min(room / direction);
+        }
+    }
+    enter <= leave
+}
+
+/// The distance from `point` to the segment `from`-`to`.
+fn point_segment_distance(point: Vector, from: Vector, to: Vector) -> f32 {
+    let delta = to - from;
+    let length_squared = delta.length_squared();
+    let along = if length_squared > 0.0 {
+        ((point - from).dot(delta) / length_squared).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (from + delta * along - point).length()
+}
+
 /// Scratch memory for [`wall_half_planes`]: the blocked cells in range and the accepted faces.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WallScratch {
