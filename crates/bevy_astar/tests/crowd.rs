@@ -7,7 +7,7 @@ pub mod common;
 use bevy::prelude::*;
 use bevy_astar::astar_grid::crowd::{Vector, disc_fits, footprint_radius};
 use bevy_astar::prelude::*;
-use common::{FRAME, app_with_grid, current_grid, path, stats};
+use common::{FRAME, MAX_FRAMES, app_with_grid, current_grid, path, stats};
 use core::time::Duration;
 
 /// World units per cell in the test apps.
@@ -39,6 +39,26 @@ fn cells_at(app: &App, agent: Entity) -> Vector {
         .truncate()
         / CELL;
     Vector::new(world.x, world.y)
+}
+
+/// What a test's failure says of `agent`: where it stands, its request, path and velocities.
+fn describe(app: &App, agent: Entity) -> String {
+    let world = app.world();
+    let request = world.get::<PathRequest>(agent).expect("a request");
+    let found = path(app, agent);
+    let follower = world.get::<PathFollower>(agent).expect("a follower");
+    format!(
+        "{agent} at {:?}: {:?} -> {:?}, {:?} (revision {}, {} waypoints), next {} finished {}, {:?}",
+        cells_at(app, agent),
+        request.start,
+        request.goal,
+        found.status,
+        found.revision,
+        found.waypoints.len(),
+        follower.next_waypoint(),
+        follower.is_finished(),
+        world.get::<CrowdVelocity>(agent),
+    )
 }
 
 fn finished(app: &App, agent: Entity) -> bool {
@@ -139,10 +159,14 @@ fn two_hundred_agents_pass_a_two_cell_gap_and_never_stand_in_a_wall() {
             );
         }
     }
-    assert_eq!(
-        through(&app),
-        agents.len(),
-        "through the gap after {frames} frames"
+    let late: Vec<String> = agents
+        .iter()
+        .filter(|&&agent| cells_at(&app, agent).x <= 21.0)
+        .map(|&agent| describe(&app, agent))
+        .collect();
+    assert!(
+        late.is_empty(),
+        "not through the gap after {frames} frames: {late:#?}"
     );
 }
 
@@ -171,7 +195,11 @@ fn without_avoidance_an_agent_walks_its_path_exactly_as_before() {
     }
     let mut started = None;
     let mut walked = 0.0;
-    for _ in 0..400 {
+    // The walk takes 400 frames once the path is there; when it comes depends on the machine.
+    for _ in 0..MAX_FRAMES {
+        if finished(&app, plain) {
+            break;
+        }
         app.update();
         let found = path(&app, plain);
         if !found.is_found() {
@@ -246,11 +274,19 @@ fn agents_held_up_for_stuck_after_search_again_from_where_they_stand() {
     };
     let mut starts = agents.map(|agent| start_of(&app, agent));
     let mut moved_starts = 0;
+    let mut just_stuck = [false; 2];
     for _ in 0..frames {
         app.update();
-        for (agent, start) in agents.iter().zip(&mut starts) {
+        for ((agent, start), stuck) in agents.iter().zip(&mut starts).zip(&mut just_stuck) {
+            if core::mem::take(stuck) {
+                // Giving up face to face with the other, it does not stand aside (that is for
+                // agents stuck among their own flow): it presses on along its new path.
+                let velocity = app.world().get::<CrowdVelocity>(*agent).expect("avoiding");
+                assert_ne!(velocity.desired, Vec2::ZERO);
+            }
             let now = start_of(&app, *agent);
             if now != *start {
+                *stuck = true;
                 // Searched again from the cell it stands on as it gives up.
                 let position = cells_at(&app, *agent);
                 let standing = Cell::new(position.x as u32, position.y as u32);
@@ -308,7 +344,15 @@ fn opposing_flows_in_a_corridor_one_agent_wide_all_arrive() {
             }
         }
     }
-    assert!(frames < bound, "not all arrived within {bound} frames");
+    let late: Vec<String> = walkers
+        .iter()
+        .filter(|&&(agent, goal)| !(finished(&app, agent) && distance_to(&app, agent, goal) < 3.0))
+        .map(|&(agent, _)| describe(&app, agent))
+        .collect();
+    assert!(
+        frames < bound,
+        "not all arrived within {bound} frames: {late:#?}"
+    );
     // Pushed back out of the corridor, the lower flow still never sinks into the higher one
     // by more than a quarter of a radius.
     assert!(deepest < 0.25 * radius, "overlap {deepest}");

@@ -13,7 +13,10 @@
 //! 1. **Gather**: each agent's position in grid space, its radius (from its footprint,
 //!    [`astar_grid::crowd::footprint_radius`], or a smaller [`Avoidance::radius`]), its top speed
 //!    (the follower's), and its *preferred velocity*: full speed towards its next waypoint (for a
-//!    one-cell agent, the furthest of the next few that its cell sees). A waypoint counts as
+//!    one-cell agent, the furthest of the next few that its cell sees and that its disc, moving
+//!    straight from the cell's centre, passes to without touching a wall:
+//!    [`astar_grid::crowd::disc_passes`]; a waypoint past a corner the disc would clip pins an
+//!    agent off its cell's centre on the corner). A waypoint counts as
 //!    passed within the agent's radius of it, or once the agent is past it along the next leg;
 //!    the last one on it. Lines of sight run from cell centre to cell centre, so an agent draws
 //!    them again only when it enters another cell, heads for another waypoint or the walls
@@ -44,6 +47,20 @@
 //! turn when the agents just ahead of it want to go its way (a queue, moving or not); it stops
 //! when it is within reach of its goal (others stand on it); otherwise (a dead end, or agents
 //! coming the other way that do not give way) it searches again from where it stands.
+//!
+//! Knots: agents pressing on each other at a door, each pinned on a corner, stand still for
+//! ever under ORCA, which keeps agents off each other's velocities and lets nobody press into a
+//! neighbour that does not move. So an agent that waits or is stuck, and has the lowest
+//! priority of the agents within a body length that want to move, steps slowly out of their
+//! way for a third of [`CrowdSettings::stuck_after`] before it goes on. Within a flow, agents
+//! are ranked (the low bits of a derived priority come from the entity), so that exactly one
+//! of a knot steps aside.
+//!
+//! Progress is measured towards the waypoint aimed at; aiming at a waypoint further along the
+//! path counts as progress, aiming back and forth between waypoints aimed at before does not
+//! (an agent on the line between two cells may aim at one from each). Of two agents going the
+//! same way, exactly one is ahead of the other, so two side by side at a door one agent wide
+//! do not each wait for the other in a queue.
 
 mod plugin;
 mod progress;
@@ -136,10 +153,17 @@ pub struct CrowdVelocity {
 pub(crate) struct CrowdProgress {
     /// The path revision and waypoint being measured.
     pub target: (u64, usize),
-    /// The smallest distance to that waypoint so far, in cells.
+    /// The furthest waypoint of that revision aimed at so far: aiming further counts as
+    /// progress, aiming back and forth between waypoints already aimed at does not.
+    pub furthest: usize,
+    /// The smallest distance to the measured waypoint so far, in cells.
     pub best: f32,
-    /// Seconds since `best` last improved by [`CrowdSettings::stuck_distance`].
+    /// Seconds since the last progress.
     pub waited: f32,
+    /// Seconds left for which the agent, found stuck, stands aside for the agents round it.
+    pub giving_way: f32,
+    /// The way it steps meanwhile, a unit vector in grid space: away from those agents.
+    pub aside: astar_grid::crowd::Vector,
 }
 
 /// How the crowd systems steer avoiding agents (see [`crate::crowd`]); a resource, changeable
@@ -157,7 +181,9 @@ pub struct CrowdSettings {
     /// How many of the nearest neighbours it avoids.
     pub max_neighbours: usize,
     /// How long an agent may go without coming [`CrowdSettings::stuck_distance`] closer to its
-    /// next waypoint before it searches again from where it stands.
+    /// next waypoint before it searches again from where it stands (stepping aside for a third
+    /// of this first when it is the lowest priority of a knot of agents, see
+    /// [`crate::crowd`]).
     pub stuck_after: Duration,
     /// The progress, in cells, that counts.
     pub stuck_distance: f32,

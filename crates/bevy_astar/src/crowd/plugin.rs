@@ -3,7 +3,10 @@
 //! ORCA in parallel, move them within the walls and watch their progress (see
 //! [`crate::crowd`]).
 
-use super::progress::{Progress, judge_progress, moves_in_a_queue, search_again_from};
+use super::progress::{
+    ASIDE_SPEED, GIVE_WAY_SHARE, Progress, judge_progress, moves_in_a_queue, search_again_from,
+    way_aside,
+};
 use super::space::GridSpace;
 use super::steering::{
     CrowdSight, Target, Walls, holding_velocity, look_ahead, next_target, preferred_velocity,
@@ -15,8 +18,8 @@ use crate::{
 };
 use astar_grid::Grid;
 use astar_grid::crowd::{
-    CrowdAgent, NeighbourGrid, PlanningContext, Vector, VelocityPlanner, disc_fits, move_agents,
-    nearest_legal_position,
+    CrowdAgent, Neighbour, NeighbourGrid, PlanningContext, Vector, VelocityPlanner, disc_fits,
+    move_agents, nearest_legal_position,
 };
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
@@ -145,6 +148,18 @@ fn priority_of(avoidance: &Avoidance, request: &PathRequest) -> u32 {
     })
 }
 
+/// The low bits of a derived priority, which rank the agents of one flow among themselves.
+const RANK_BITS: u32 = 8;
+
+/// A flow's derived `priority` with its low [`RANK_BITS`] taken from `entity`, so that two
+/// agents of one flow that meet head-on (crossing each other's way at a corridor's mouth,
+/// say) do not share the avoiding equally and stand face to face for ever: one yields.
+/// Flows still yield to one another by the rest of the bits.
+fn ranked(priority: u32, entity: Entity) -> u32 {
+    let mask = (1 << RANK_BITS) - 1;
+    (priority & !mask) | (entity.index_u32() & mask)
+}
+
 /// The index in `crowds` of the crowd of `profile`, added when missing; the walls of a crowd
 /// are taken afresh when its first agent of the frame joins it.
 fn crowd_of(
@@ -183,8 +198,9 @@ fn pushed_out(walls: &Grid, position: Vector, radius: f32) -> Option<Vector> {
 
 /// An avoiding agent as its crowd sees it this frame: its disc of `radius` at `position`, its
 /// velocities and priority, and its next waypoint; what it last saw of its path is in `sight`.
+/// An agent standing aside (`aside`) prefers to step slowly that way.
 fn crowd_agent(
-    (avoidance, request, path): (&Avoidance, &PathRequest, &Path),
+    (avoidance, request, path, aside): (&Avoidance, &PathRequest, &Path, Option<Vector>),
     (follower, sight): (&mut PathFollower, &mut CrowdSight),
     (space, walls): (GridSpace, Walls<'_>),
     (position, radius, actual): (Vector, f32, Vec2),
@@ -204,12 +220,22 @@ fn crowd_agent(
         sight,
     )
     .map(|target| match sight_walls {
-        Some(walls) => look_ahead(target, path, (space, walls), position, sight),
+        Some(walls) => {
+            let held_up = agent.velocity.length() < 0.5 * speed;
+            look_ahead(
+                target,
+                path,
+                (space, walls),
+                (position, radius, held_up),
+                sight,
+            )
+        }
         None => target,
     });
-    agent.preferred_velocity = match target {
-        Some(target) => preferred_velocity(&agent, target, step),
-        None => holding_velocity(&agent, path, space, step),
+    agent.preferred_velocity = match (aside, target) {
+        (Some(aside), _) => aside * (speed * ASIDE_SPEED),
+        (None, Some(target)) => preferred_velocity(&agent, target, step),
+        (None, None) => holding_velocity(&agent, path, space, step),
     };
     (agent, target)
 }
@@ -224,6 +250,7 @@ pub(crate) struct GatheredAgent {
     path: &'static Path,
     velocity: &'static CrowdVelocity,
     plan: &'static CrowdPlan,
+    progress: &'static CrowdProgress,
     follower: &'static mut PathFollower,
     sight: &'static mut CrowdSight,
     transform: &'static mut Transform,
@@ -284,13 +311,21 @@ pub(crate) fn gather_crowds(
             grid: &crowd.walls,
             epoch: crowd.walls_epoch,
         };
-        let (agent, target) = crowd_agent(
-            (item.avoidance, request, item.path),
+        let (mut agent, target) = crowd_agent(
+            (
+                item.avoidance,
+                request,
+                item.path,
+                (item.progress.giving_way > 0.0).then_some(item.progress.aside),
+            ),
             (&mut item.follower, &mut item.sight),
             (space, walls),
             (position, radius, item.velocity.actual),
             step,
         );
+        if item.avoidance.priority.is_none() {
+            agent.priority = ranked(agent.priority, item.entity);
+        }
         crowd.entities.push(item.entity);
         crowd.agents.push(agent);
         crowd.targets.push(target);
@@ -410,30 +445,61 @@ pub(crate) fn move_crowds(
             let Some(target) = crowd.targets[index] else {
                 continue;
             };
-            let queue_ahead =
-                || moves_in_a_queue((&crowd.agents, &crowd.neighbours), index, &mut found);
-            let progress = judge_progress(
-                &mut item.progress,
+            act_on_progress(
+                &mut item,
                 target,
-                ((target.point - agent.position).length(), agent.radius),
-                queue_ahead,
-                time_step,
-                &settings,
+                (&crowd.agents, &crowd.neighbours, index, &mut found),
+                (nav.as_deref(), space),
+                (time_step, &settings),
+                &mut stats,
             );
-            let anchor = || {
-                nav.as_deref().and_then(|nav| {
-                    nav.footprint_anchor(space.world(agent.position), item.request.size)
-                })
-            };
-            match progress {
-                Progress::Moving | Progress::Queueing => {}
-                Progress::Arrived => item.follower.finish(),
-                Progress::Stuck => {
-                    stats.crowd_searches_when_stuck += 1;
-                    let anchor = anchor();
-                    search_again_from(&mut item.request, anchor);
-                }
-            }
+        }
+    }
+}
+
+/// Judges the progress of the avoiding agent `item`, standing as `agent`, towards `target`
+/// after `time_step` seconds, and acts on it: nothing while it moves or queues; it stops when
+/// it arrived; stuck, it searches again from the cell it stands on; waiting or stuck as the
+/// lowest priority of a knot of agents, it steps aside for a while ([`way_aside`]). An agent
+/// stepping aside is not judged until it is done.
+fn act_on_progress(
+    item: &mut MovedAgentItem<'_, '_>,
+    target: Target,
+    (agents, neighbours, index, found): (&[CrowdAgent], &NeighbourGrid, usize, &mut Vec<Neighbour>),
+    (nav, space): (Option<&NavGrid>, GridSpace),
+    (time_step, settings): (f32, &CrowdSettings),
+    stats: &mut PathfindingStats,
+) {
+    if item.progress.giving_way > 0.0 {
+        item.progress.giving_way = (item.progress.giving_way - time_step).max(0.0);
+        return;
+    }
+    let agent = &agents[index];
+    let distance = (target.point - agent.position).length();
+    let progress = judge_progress(
+        &mut item.progress,
+        target,
+        (distance, agent.radius),
+        || moves_in_a_queue((agents, neighbours), index, found),
+        time_step,
+        settings,
+    );
+    if matches!(progress, Progress::Queueing | Progress::Stuck)
+        && let Some(aside) = way_aside((agents, neighbours), index, found)
+    {
+        // The lowest priority of a knot of agents: it steps out of their way a while.
+        item.progress.giving_way = settings.stuck_after.as_secs_f32() * GIVE_WAY_SHARE;
+        item.progress.aside = aside;
+    }
+    match progress {
+        Progress::Moving | Progress::Queueing => {}
+        Progress::Arrived => item.follower.finish(),
+        Progress::Stuck => {
+            stats.crowd_searches_when_stuck += 1;
+            let anchor = nav.and_then(|nav| {
+                nav.footprint_anchor(space.world(agent.position), item.request.size)
+            });
+            search_again_from(&mut item.request, anchor);
         }
     }
 }
@@ -452,6 +518,15 @@ mod tests {
         assert_eq!(priority_of(&avoidance, &a), priority_of(&avoidance, &b));
         assert_ne!(priority_of(&avoidance, &a), priority_of(&avoidance, &c));
         assert_eq!(priority_of(&avoidance.with_priority(7), &c), 7);
+        // Ranked within its flow, each agent has its own priority, and the flows keep their
+        // order.
+        let entity = |index| Entity::from_raw_u32(index).expect("an index");
+        let (flow, other) = (priority_of(&avoidance, &a), priority_of(&avoidance, &c));
+        let (first, second) = (ranked(flow, entity(3)), ranked(flow, entity(4)));
+        assert_ne!(first, second);
+        assert_eq!(first >> RANK_BITS, flow >> RANK_BITS);
+        let higher = flow.max(other) >> RANK_BITS;
+        assert_eq!(ranked(flow.max(other), entity(0)) >> RANK_BITS, higher);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::space::GridSpace;
 use crate::{Path, PathFollower};
-use astar_grid::crowd::{CrowdAgent, Vector};
+use astar_grid::crowd::{CrowdAgent, Vector, disc_passes};
 use astar_grid::{Cell, Grid, Movement, line_of_sight};
 use bevy::prelude::*;
 
@@ -166,20 +166,30 @@ pub(super) const LAST_REACH: f32 = 0.05;
 const LOOKAHEAD: usize = 4;
 
 /// Aims `target` at the furthest of the next [`LOOKAHEAD`] waypoints that the agent's cell sees
-/// (a straight line between them crosses no wall), so that an agent the crowd pushed aside
-/// heads on along its path rather than back to the waypoint it missed.
+/// (a straight line between them crosses no wall) and that its disc of `radius` passes to in a
+/// straight line from the cell's centre ([`disc_passes`]), so that an agent the crowd pushed
+/// aside heads on along its path rather than back to the waypoint it missed.
+///
+/// An agent `held_up` (moving at under half its speed) keeps to `target` when its disc does
+/// not pass to the waypoint ahead from where it stands: off its cell's centre, pressed on a
+/// corner by others, the straight way the cell's centre has would keep it pinned there, while
+/// the next waypoint draws it round the corner.
 pub(super) fn look_ahead(
     target: Target,
     path: &Path,
     (space, walls): (GridSpace, Walls<'_>),
-    position: Vector,
+    (position, radius, held_up): (Vector, f32, bool),
     sight: &mut CrowdSight,
 ) -> Target {
     let remembered = sight.for_situation(walls.situation(position, target.key));
     let aim = *remembered
         .aim
-        .get_or_insert_with(|| aim_ahead(target, path, (space, walls.grid), position));
-    if aim.index == target.key.1 {
+        .get_or_insert_with(|| aim_ahead(target, path, (space, walls.grid), (position, radius)));
+    let ahead = aim.index != target.key.1;
+    if ahead && held_up && !disc_passes(walls.grid, position, space.point(aim.point), radius) {
+        return target;
+    }
+    if !ahead {
         Target {
             seen: aim.seen,
             ..target
@@ -200,13 +210,19 @@ fn aim_ahead(
     target: Target,
     path: &Path,
     (space, walls): (GridSpace, &Grid),
-    position: Vector,
+    (position, radius): (Vector, f32),
 ) -> Aim {
     let index = target.key.1;
     let end = (index + LOOKAHEAD).min(path.waypoints.len().saturating_sub(1));
+    let centre = cell_centre(position);
     let ahead = (index + 1..=end).rev().find_map(|ahead| {
         let point = path.waypoints[ahead];
-        sees(walls, position, space.point(point)).then_some(Aim {
+        let grid_point = space.point(point);
+        // The disc must pass too: aimed past a corner it would only clip, an agent off its
+        // cell's centre is pinned on the corner.
+        let clear =
+            sees(walls, position, grid_point) && disc_passes(walls, centre, grid_point, radius);
+        clear.then_some(Aim {
             index: ahead,
             point,
             last: ahead + 1 == path.waypoints.len(),
@@ -219,6 +235,11 @@ fn aim_ahead(
         last: target.last,
         seen: sees(walls, position, target.point),
     })
+}
+
+/// The centre of the cell `position` lies in (grid space).
+fn cell_centre(position: Vector) -> Vector {
+    Vector::new(position.x.floor() + 0.5, position.y.floor() + 0.5)
 }
 
 /// Whether the cell at `from` sees the cell at `to` (grid space): a straight line between their
@@ -295,7 +316,7 @@ mod tests {
             seen: true,
         };
         let walls = Walls { grid, epoch };
-        look_ahead(target, path, (space, walls), position, sight)
+        look_ahead(target, path, (space, walls), (position, 0.45, false), sight)
             .key
             .1
     }
@@ -325,6 +346,46 @@ mod tests {
             aim_from(Vector::new(1.5, 0.5), (&open, 3), &path, &mut sight),
             5
         );
+    }
+
+    #[test]
+    fn the_look_ahead_skips_a_waypoint_whose_way_clips_a_corner() {
+        // A wall at (2, 0); the way from cell (1, 1) to (5.5, 0.5) passes its corner (3, 1) an
+        // eighth of a cell off: the cell sees the point, a thin disc passes, a body does not.
+        let grid = Grid::from_ascii("..#...\n......").expect("a grid");
+        let path = Path {
+            waypoints: [(0.5, 1.5), (1.5, 1.5), (3.5, 1.5), (5.5, 0.5)]
+                .map(|(x, y)| Vec2::new(x, y))
+                .into(),
+            revision: 1,
+            ..Path::default()
+        };
+        let space = GridSpace::default();
+        let target = Target {
+            point: space.point(path.waypoints[1]),
+            last: false,
+            key: (1, 1),
+            seen: true,
+        };
+        let aim_from = |position: Vector, radius: f32, held_up: bool| {
+            let walls = Walls {
+                grid: &grid,
+                epoch: 1,
+            };
+            let mut sight = CrowdSight::default();
+            let agent = (position, radius, held_up);
+            look_ahead(target, &path, (space, walls), agent, &mut sight)
+                .key
+                .1
+        };
+        let aim = |radius, held_up| aim_from(Vector::new(1.2, 1.1), radius, held_up);
+        assert_eq!(aim(0.05, false), 3);
+        assert_eq!(aim(0.45, false), 2);
+        // Held up where it stands, below its cell's centre, the way to waypoint 2 clips the
+        // wall too: it keeps to its next waypoint.
+        assert_eq!(aim(0.45, true), 1);
+        // Held up at its cell's centre, it still looks ahead.
+        assert_eq!(aim_from(Vector::new(1.5, 1.5), 0.45, true), 2);
     }
 
     #[test]
