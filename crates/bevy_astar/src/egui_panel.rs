@@ -5,6 +5,7 @@ use crate::debug::AStarGizmos;
 use crate::trace::PathDebugSettings;
 use crate::{
     BackgroundPause, InvalidationPolicy, Path, PathStatus, PathfindingSettings, PathfindingStats,
+    SearchThread,
 };
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::platform::time::Instant;
@@ -352,6 +353,7 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
         stage_budget,
         max_flow_fields,
         background_pause,
+        search_thread,
     } = settings;
     let mut changed = false;
     changed |= count_slider(ui, max_searches_per_frame, 0..=1024, "searches / frame");
@@ -397,6 +399,15 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
             (BackgroundPause::Never, "never"),
             (BackgroundPause::OnFewCores, "on two cores"),
             (BackgroundPause::Always, "always"),
+        ],
+    );
+    changed |= choice_row(
+        ui,
+        "Searches run on",
+        search_thread,
+        &[
+            (SearchThread::TaskPool, "task pool"),
+            (SearchThread::MainThread, "main thread"),
         ],
     );
     changed

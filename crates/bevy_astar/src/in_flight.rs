@@ -237,7 +237,11 @@ mod tests {
                 subscribers: vec![subscriber],
             })
             .collect();
-        let task = BackgroundTask::spawn(core::future::pending());
+        let placement = crate::background::Placement {
+            thread: crate::SearchThread::TaskPool,
+            queue: &crate::background::MainThreadWork::default(),
+        };
+        let task = BackgroundTask::spawn(core::future::pending(), placement);
         let grid = Arc::new(Grid::new(2, 2));
         InFlightSearch::new(
             task,

@@ -79,7 +79,7 @@ pub use nav_grid::NavGrid;
 pub use path::{Path, PathFailure, PathStatus};
 pub use plugin::{AStarPlugin, AStarSystems};
 pub use request::{PathAlgorithm, PathRequest, WorldPositionError};
-pub use settings::{BackgroundPause, InvalidationPolicy, PathfindingSettings};
+pub use settings::{BackgroundPause, InvalidationPolicy, PathfindingSettings, SearchThread};
 pub use stats::{CarriedOver, PathfindingStats};
 pub use trace::{DebugPath, PathDebugSettings, PathTrace};
 
@@ -98,7 +98,7 @@ pub mod prelude {
         AStarPlugin, AStarSystems, Avoidance, CarriedOver, CrowdSettings, CrowdVelocity, DebugPath,
         InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path, PathAlgorithm, PathFailure,
         PathFollower, PathFound, PathNotFound, PathRequest, PathStatus, PathTrace,
-        PathfindingSettings, PathfindingStats, ProfileId, TerrainProfiles,
+        PathfindingSettings, PathfindingStats, ProfileId, SearchThread, TerrainProfiles,
     };
     pub use astar_grid::{
         Cell, CornerRule, CostModel, Grid, Heuristic, Limit, Movement, Neighborhood, SearchError,

@@ -2,7 +2,7 @@
 
 use crate::apply::{RetiredOutcomes, free_retired_outcomes, poll_searches};
 use crate::background::{
-    StageGateHold, advance_main_thread_work, close_stage_gate, open_stage_gate,
+    MainThreadWork, StageGateHold, advance_main_thread_work, close_stage_gate, open_stage_gate,
 };
 use crate::cache::PathCache;
 use crate::connectivity::sync_connectivity;
@@ -25,7 +25,7 @@ use crate::{
     Avoidance, BackgroundPause, CrowdSettings, CrowdVelocity, InvalidationPolicy, MapChanged,
     MapVersion, NavConnectivity, NavGrid, Path, PathAlgorithm, PathFailure, PathFollower,
     PathFound, PathNotFound, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
-    ProfileId, TerrainProfiles,
+    ProfileId, SearchThread, TerrainProfiles,
 };
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
@@ -231,6 +231,7 @@ impl Plugin for AStarPlugin {
             .register_type::<crate::CarriedOver>()
             .register_type::<InvalidationPolicy>()
             .register_type::<BackgroundPause>()
+            .register_type::<SearchThread>()
             .register_type::<MapVersion>()
             .register_type::<NavGrid>()
             .register_type::<DebugPath>()
@@ -261,6 +262,7 @@ impl Plugin for AStarPlugin {
             .init_resource::<KeptGoalSearches>()
             .init_resource::<RetiredOutcomes>()
             .init_resource::<StageGateHold>()
+            .init_resource::<MainThreadWork>()
             .add_message::<MapChanged>()
             .add_message::<PathFound>()
             .add_message::<PathNotFound>()

@@ -54,6 +54,28 @@ pub enum BackgroundPause {
     Always,
 }
 
+/// Where the plugin's searches and flow-field builds run
+/// ([`PathfindingSettings::search_thread`]).
+///
+/// On the task pool a search runs beside the frame and its path arrives a frame or more
+/// later, depending on how fast the machine is and how busy its cores are. On the main
+/// thread the plugin runs the searches itself, oldest first, within
+/// [`PathfindingSettings::stage_budget`] (a long one yields at its slice points and goes on
+/// next frame): with a budget no frame reaches, every search ends in the frame it starts, so a
+/// run with the same inputs and time steps gives the same paths on the same frames on any
+/// machine, as lockstep multiplayer, replays and tests need.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Debug, Default, PartialEq, Hash)]
+pub enum SearchThread {
+    /// On Bevy's async compute task pool. Without Bevy's `multi_threaded` feature (as on the
+    /// web) there is no pool to run them beside the frame, and this is
+    /// [`SearchThread::MainThread`].
+    #[default]
+    TaskPool,
+    /// On the main thread, within the stage budget.
+    MainThread,
+}
+
 /// Settings of [`AStarPlugin`](crate::AStarPlugin), readable and writable at run time as a
 /// resource.
 ///
@@ -128,6 +150,8 @@ pub struct PathfindingSettings {
     pub max_flow_fields: usize,
     /// Whether background searches pause while the plugin's stages run.
     pub background_pause: BackgroundPause,
+    /// Where searches and flow-field builds run; a change applies to those started after it.
+    pub search_thread: SearchThread,
 }
 
 impl Default for PathfindingSettings {
@@ -144,6 +168,7 @@ impl Default for PathfindingSettings {
             stage_budget: Duration::from_micros(1000),
             max_flow_fields: 32,
             background_pause: BackgroundPause::default(),
+            search_thread: SearchThread::default(),
         }
     }
 }

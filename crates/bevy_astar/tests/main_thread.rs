@@ -1,10 +1,9 @@
-//! Headless tests of the plugin on Bevy without `multi_threaded` (as on the web), where the
-//! searches run on the main thread: within `PathfindingSettings::stage_budget` they are sliced
-//! across frames (one slice a frame with no budget at all), each frame reporting the work it
-//! left in `CarriedOver::searches`, and they end with the paths a whole search gives.
-//!
-//! Run with `cargo test -p bevy_astar --no-default-features`.
-#![cfg(not(feature = "multi_threaded"))]
+//! Headless tests of the plugin's searches on the main thread (`SearchThread::MainThread`, and
+//! always on Bevy without `multi_threaded`, as on the web): within
+//! `PathfindingSettings::stage_budget` they are sliced across frames (one slice a frame with no
+//! budget at all), each frame reporting the work it left in `CarriedOver::searches`, and they
+//! end with the paths a whole search gives; with an ample budget a search ends in the frame it
+//! starts, whatever the machine.
 
 pub mod common;
 
@@ -30,6 +29,7 @@ fn app_with_agents(budget: Duration, requests: &[PathRequest]) -> (App, Vec<Enti
     let settings = PathfindingSettings {
         stage_budget: budget,
         cache_capacity: 0,
+        search_thread: SearchThread::MainThread,
         ..PathfindingSettings::default()
     };
     let mut app = app_with_grid(
@@ -96,6 +96,29 @@ fn sliced_and_whole(requests: &[PathRequest]) {
 fn an_a_star_search_is_sliced_across_frames_and_finds_the_optimal_path() {
     let request = PathRequest::new(Cell::new(0, 0), Cell::new(159, 0));
     sliced_and_whole(&[request]);
+}
+
+#[test]
+fn with_an_ample_budget_a_search_ends_in_the_frame_it_starts() {
+    let requests = [
+        PathRequest::new(Cell::new(0, 0), Cell::new(159, 0)),
+        PathRequest::new(Cell::new(3, 150), Cell::new(120, 7)),
+    ];
+    let (mut app, agents) = app_with_agents(AMPLE, &requests);
+    app.update();
+    let grid = current_grid(&app);
+    for (&agent, request) in agents.iter().zip(&requests) {
+        let found = path(&app, agent);
+        assert!(found.is_found(), "{:?}", found.status);
+        assert_legal_and_optimal(&grid, &found, request);
+    }
+    // A new goal is answered in the frame that asks for it too.
+    let moved = PathRequest::new(Cell::new(0, 0), Cell::new(150, 150));
+    app.world_mut().entity_mut(agents[0]).insert(moved);
+    app.update();
+    let found = path(&app, agents[0]);
+    assert!(found.is_found(), "{:?}", found.status);
+    assert_legal_and_optimal(&grid, &found, &moved);
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Where searches and field builds run. With Bevy's `multi_threaded` (the plugin's default
 //! feature) they are tasks of the [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool),
-//! on its threads. Without it (as on the web) that pool runs a task to its end as soon as it is
-//! spawned, on the main thread: a long search would stall the frame that started it. The plugin
-//! then keeps its own queue of work instead, on the main thread, and
+//! on its threads, unless [`PathfindingSettings::search_thread`] asks for the main thread.
+//! Without it (as on the web) that pool runs a task to its end as soon as it is spawned, on
+//! the main thread: a long search would stall the frame that started it. On the main thread
+//! the plugin keeps its own queue of work instead, and
 //! [`advance_main_thread_work`] runs it oldest first within
 //! [`PathfindingSettings::stage_budget`]: a search yields at its slice points
 //! ([`slice_point`]) once the frame's time is spent, and goes on where it stopped next frame.
@@ -18,7 +19,9 @@
 )]
 mod gate;
 
-use crate::{BackgroundPause, CarriedOver, PathfindingSettings, PathfindingStats};
+use crate::{BackgroundPause, CarriedOver, PathfindingSettings, PathfindingStats, SearchThread};
+pub(crate) use main_thread::MainThreadWork;
+
 use bevy::prelude::*;
 use core::future::Future;
 use core::pin::Pin;
@@ -33,64 +36,88 @@ pub(crate) const OUTCOMES_PER_SLICE: usize = 32;
 /// [`BackgroundTask::check_ready`]; dropping it abandons the work.
 pub(crate) struct BackgroundTask<T>(Handle<T>);
 
-#[cfg(feature = "multi_threaded")]
-type Handle<T> = bevy::tasks::Task<T>;
+/// Where a [`BackgroundTask`]'s work runs, and how its output comes back.
+enum Handle<T> {
+    /// A task of the async compute pool.
+    #[cfg(feature = "multi_threaded")]
+    Pool(bevy::tasks::Task<T>),
+    /// Work queued on the main thread, which stores its output in the slot.
+    MainThread {
+        slot: std::sync::Arc<std::sync::Mutex<Option<T>>>,
+        #[cfg_attr(not(test), expect(dead_code, reason = "only a test waits for work"))]
+        queue: MainThreadWork,
+    },
+}
 
-#[cfg(not(feature = "multi_threaded"))]
-type Handle<T> = std::sync::Arc<std::sync::Mutex<Option<T>>>;
+/// Where new work goes: [`PathfindingSettings::search_thread`], and the app's queue of work
+/// for the main thread.
+#[derive(Clone, Copy)]
+pub(crate) struct Placement<'a> {
+    #[cfg_attr(
+        not(feature = "multi_threaded"),
+        expect(dead_code, reason = "without a pool, all work runs on the main thread")
+    )]
+    pub(crate) thread: SearchThread,
+    pub(crate) queue: &'a MainThreadWork,
+}
 
 impl<T: Send + 'static> BackgroundTask<T> {
-    /// Starts `work`: on the task pool, or queued on the main thread.
-    pub(crate) fn spawn(work: impl Future<Output = T> + Send + 'static) -> Self {
+    /// Starts `work` where `placement` says: on the task pool, or queued on the main thread
+    /// (always, without Bevy's `multi_threaded`).
+    pub(crate) fn spawn(
+        work: impl Future<Output = T> + Send + 'static,
+        placement: Placement<'_>,
+    ) -> Self {
         #[cfg(feature = "multi_threaded")]
-        {
-            Self(bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
-                // The woken worker may have taken the core of the system that spawned it (a
-                // thread that slept is favoured on waking): on a machine with few cores,
-                // waiting for the stages, or giving the core back once, lets the frame's
-                // systems finish before the work gets going.
-                if !gate::PROCESS_GATE.wait_while_closed() {
-                    std::thread::yield_now();
-                }
-                work.await
-            }))
+        if placement.thread == SearchThread::TaskPool {
+            return Self(Handle::Pool(
+                bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
+                    // The woken worker may have taken the core of the system that spawned it
+                    // (a thread that slept is favoured on waking): on a machine with few
+                    // cores, waiting for the stages, or giving the core back once, lets the
+                    // frame's systems finish before the work gets going.
+                    if !gate::PROCESS_GATE.wait_while_closed() {
+                        std::thread::yield_now();
+                    }
+                    work.await
+                }),
+            ));
         }
-        #[cfg(not(feature = "multi_threaded"))]
-        {
-            let slot = std::sync::Arc::new(std::sync::Mutex::new(None));
-            main_thread::queue(work, std::sync::Arc::downgrade(&slot));
-            Self(slot)
-        }
+        let slot = std::sync::Arc::new(std::sync::Mutex::new(None));
+        placement
+            .queue
+            .queue(work, std::sync::Arc::downgrade(&slot));
+        Self(Handle::MainThread {
+            slot,
+            queue: placement.queue.clone(),
+        })
     }
 
     /// The work's output once it has finished, taken out (later calls return `None`).
     pub(crate) fn check_ready(&mut self) -> Option<T> {
-        #[cfg(feature = "multi_threaded")]
-        {
-            bevy::tasks::futures::check_ready(&mut self.0)
-        }
-        #[cfg(not(feature = "multi_threaded"))]
-        {
-            self.0
+        match &mut self.0 {
+            #[cfg(feature = "multi_threaded")]
+            Handle::Pool(task) => bevy::tasks::futures::check_ready(task),
+            Handle::MainThread { slot, .. } => slot
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take()
+                .take(),
         }
     }
 
     /// Waits for the work's output, running the main thread's work for it if need be.
     #[cfg(test)]
     pub(crate) fn wait(&mut self) -> T {
-        #[cfg(feature = "multi_threaded")]
-        {
-            bevy::tasks::block_on(&mut self.0)
-        }
-        #[cfg(not(feature = "multi_threaded"))]
+        let queue = match &mut self.0 {
+            #[cfg(feature = "multi_threaded")]
+            Handle::Pool(task) => return bevy::tasks::block_on(task),
+            Handle::MainThread { queue, .. } => queue.clone(),
+        };
         loop {
             if let Some(output) = self.check_ready() {
                 return output;
             }
-            main_thread::run(Duration::MAX);
+            queue.run(Duration::MAX);
         }
     }
 }
@@ -111,8 +138,11 @@ impl Future for SlicePoint {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<()> {
+        // Work on the main thread runs while the stages hold the gate: it never waits there.
         #[cfg(feature = "multi_threaded")]
-        gate::PROCESS_GATE.wait_while_closed();
+        if !main_thread::running() {
+            gate::PROCESS_GATE.wait_while_closed();
+        }
         if self.passed || !main_thread::out_of_time() {
             return Poll::Ready(());
         }
@@ -124,13 +154,14 @@ impl Future for SlicePoint {
 
 /// Runs the work queued on the main thread, oldest first, within
 /// [`PathfindingSettings::stage_budget`] (the oldest always runs a slice), and reports what is
-/// left in [`CarriedOver::searches`](crate::CarriedOver::searches). Does nothing with Bevy's
-/// `multi_threaded`, where the task pool runs the work.
+/// left in [`CarriedOver::searches`](crate::CarriedOver::searches). Nothing is queued when
+/// the task pool runs the work.
 pub(crate) fn advance_main_thread_work(
     settings: Res<PathfindingSettings>,
+    work: Res<MainThreadWork>,
     mut stats: ResMut<PathfindingStats>,
 ) {
-    let left = main_thread::run(settings.stage_budget);
+    let left = work.run(settings.stage_budget);
     stats.carried_over.searches = left;
 }
 
@@ -253,64 +284,108 @@ mod tests {
     }
 }
 
-#[cfg(feature = "multi_threaded")]
-mod main_thread {
-    use core::time::Duration;
-
-    /// Work never waits on the main thread.
-    pub(super) const fn out_of_time() -> bool {
-        false
-    }
-
-    /// No work is queued on the main thread.
-    pub(super) const fn run(_budget: Duration) -> usize {
-        0
-    }
-}
-
-#[cfg(not(feature = "multi_threaded"))]
 mod main_thread {
     use bevy::platform::time::Instant;
-    use core::cell::{Cell, RefCell};
+    use bevy::prelude::Resource;
+    use core::cell::Cell;
     use core::future::Future;
     use core::pin::Pin;
     use core::task::{Context, Waker};
     use core::time::Duration;
     use std::collections::VecDeque;
-    use std::sync::{Mutex, PoisonError, Weak};
+    use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
     /// One piece of queued work.
     struct Queued {
         /// The work, which stores its output where its handle reads it.
-        work: Pin<Box<dyn Future<Output = ()>>>,
+        work: Pin<Box<dyn Future<Output = ()> + Send>>,
         /// Whether its handle still exists (else nobody wants the output).
-        wanted: Box<dyn Fn() -> bool>,
+        wanted: Box<dyn Fn() -> bool + Send>,
     }
 
+    /// The work an app queued for its main thread, oldest first: one queue per app, which
+    /// whatever thread runs the app's systems reaches.
+    #[derive(Resource, Clone, Default)]
+    pub(crate) struct MainThreadWork(Arc<Mutex<VecDeque<Queued>>>);
+
     thread_local! {
-        /// The work queued on this thread, oldest first (each app runs its systems on the
-        /// thread that updates it).
-        static QUEUE: RefCell<VecDeque<Queued>> = const { RefCell::new(VecDeque::new()) };
-        /// When the running slice's time is up, while [`run`] runs work.
+        /// When the running slice's time is up, while [`MainThreadWork::run`] runs work.
         static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
     }
 
-    /// Queues `work`, whose output goes to `slot` if it still exists by then.
-    pub(super) fn queue<T: Send + 'static>(
-        work: impl Future<Output = T> + Send + 'static,
-        slot: Weak<Mutex<Option<T>>>,
-    ) {
-        let wanted = {
-            let slot = Weak::clone(&slot);
-            Box::new(move || slot.strong_count() > 0)
-        };
-        let work = Box::pin(async move {
-            let output = work.await;
-            if let Some(slot) = slot.upgrade() {
-                *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(output);
+    impl MainThreadWork {
+        /// The queue, locked.
+        fn locked(&self) -> MutexGuard<'_, VecDeque<Queued>> {
+            self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        }
+
+        /// Queues `work`, whose output goes to `slot` if it still exists by then.
+        pub(super) fn queue<T: Send + 'static>(
+            &self,
+            work: impl Future<Output = T> + Send + 'static,
+            slot: Weak<Mutex<Option<T>>>,
+        ) {
+            let wanted = {
+                let slot = Weak::clone(&slot);
+                Box::new(move || slot.strong_count() > 0)
+            };
+            let work = Box::pin(async move {
+                let output = work.await;
+                if let Some(slot) = slot.upgrade() {
+                    *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(output);
+                }
+            });
+            self.locked().push_back(Queued { work, wanted });
+        }
+
+        /// Runs queued work oldest first for `budget`: the oldest runs at least to its next
+        /// slice point; a piece that yields because its time is up stays first in the queue
+        /// (one waiting on anything else goes last). Returns how many pieces are left.
+        pub(super) fn run(&self, budget: Duration) -> usize {
+            let began = Instant::now();
+            let deadline = began
+                .checked_add(budget)
+                .unwrap_or(began + Duration::from_secs(86_400));
+            DEADLINE.set(Some(deadline));
+            let mut context = Context::from_waker(Waker::noop());
+            // Each piece is looked at once at most, so work that waits on something else
+            // cannot keep the loop going.
+            let pieces = self.locked().len();
+            for _ in 0..pieces {
+                let Some(mut queued) = self.locked().pop_front() else {
+                    break;
+                };
+                if !(queued.wanted)() {
+                    continue; // abandoned: dropped unrun
+                }
+                let finished = queued.work.as_mut().poll(&mut context).is_ready();
+                if !finished {
+                    let mut queue = self.locked();
+                    if out_of_time() {
+                        queue.push_front(queued);
+                    } else {
+                        queue.push_back(queued);
+                    }
+                }
+                if out_of_time() {
+                    break;
+                }
             }
-        });
-        QUEUE.with_borrow_mut(|queue| queue.push_back(Queued { work, wanted }));
+            DEADLINE.set(None);
+            self.locked()
+                .iter()
+                .filter(|queued| (queued.wanted)())
+                .count()
+        }
+    }
+
+    /// Whether this thread is running queued work now.
+    #[cfg_attr(
+        not(feature = "multi_threaded"),
+        expect(dead_code, reason = "only work on the pool asks where it runs")
+    )]
+    pub(super) fn running() -> bool {
+        DEADLINE.get().is_some()
     }
 
     /// Whether the running slice's time is up.
@@ -318,44 +393,5 @@ mod main_thread {
         DEADLINE
             .get()
             .is_some_and(|deadline| Instant::now() >= deadline)
-    }
-
-    /// Runs queued work oldest first for `budget`: the oldest runs at least to its next slice
-    /// point; a piece that yields because its time is up stays first in the queue (one waiting
-    /// on anything else goes last). Returns how many pieces are left.
-    pub(super) fn run(budget: Duration) -> usize {
-        let began = Instant::now();
-        let deadline = began
-            .checked_add(budget)
-            .unwrap_or(began + Duration::from_secs(86_400));
-        DEADLINE.set(Some(deadline));
-        let mut context = Context::from_waker(Waker::noop());
-        // Each piece is looked at once at most, so work that waits on something else cannot
-        // keep the loop going.
-        let pieces = QUEUE.with_borrow(VecDeque::len);
-        for _ in 0..pieces {
-            let Some(mut queued) = QUEUE.with_borrow_mut(VecDeque::pop_front) else {
-                break;
-            };
-            if !(queued.wanted)() {
-                continue; // abandoned: dropped unrun
-            }
-            let finished = queued.work.as_mut().poll(&mut context).is_ready();
-            if !finished {
-                let spent = out_of_time();
-                QUEUE.with_borrow_mut(|queue| {
-                    if spent {
-                        queue.push_front(queued);
-                    } else {
-                        queue.push_back(queued);
-                    }
-                });
-            }
-            if out_of_time() {
-                break;
-            }
-        }
-        DEADLINE.set(None);
-        QUEUE.with_borrow(|queue| queue.iter().filter(|queued| (queued.wanted)()).count())
     }
 }

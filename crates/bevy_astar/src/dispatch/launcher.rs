@@ -3,7 +3,7 @@
 
 use crate::MapVersion;
 use crate::apply::RetiredOutcomes;
-use crate::background::{BackgroundTask, OUTCOMES_PER_SLICE, slice_point};
+use crate::background::{BackgroundTask, OUTCOMES_PER_SLICE, Placement, slice_point};
 use crate::engine::flow_field::FieldKey;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
@@ -40,6 +40,8 @@ pub(super) type AgentQuery<'w, 's> = Query<
 /// served.
 pub(super) struct Launcher<'a> {
     pub(super) settings: &'a PathfindingSettings,
+    /// Where the searches run.
+    pub(super) placement: Placement<'a>,
     /// Where the outcomes agents let go of are kept, to be freed off the main thread.
     pub(super) retired: &'a mut RetiredOutcomes,
     pub(super) now: Duration,
@@ -75,21 +77,25 @@ impl Launcher<'_> {
         let cancelled = Arc::new(AtomicBool::new(false));
         let work = work(Arc::clone(&snapshot), Arc::clone(&cancelled));
         let (geometry, map_version) = (self.geometry, self.map_version);
-        let task = BackgroundTask::spawn(async move {
-            // The world waypoints are worked out here too, and the outcomes made ready for the
-            // agents, off the main thread.
-            let outcomes = work.await?;
-            let mut ready = Vec::with_capacity(outcomes.len());
-            for (number, mut outcome) in outcomes.into_iter().enumerate() {
-                outcome.place(geometry);
-                outcome.map_version = map_version;
-                ready.push(ReadyOutcome::new(Arc::new(outcome)));
-                if (number + 1).is_multiple_of(OUTCOMES_PER_SLICE) {
-                    slice_point().await;
+        let placement = self.placement;
+        let task = BackgroundTask::spawn(
+            async move {
+                // The world waypoints are worked out here too, and the outcomes made ready for the
+                // agents, off the main thread.
+                let outcomes = work.await?;
+                let mut ready = Vec::with_capacity(outcomes.len());
+                for (number, mut outcome) in outcomes.into_iter().enumerate() {
+                    outcome.place(geometry);
+                    outcome.map_version = map_version;
+                    ready.push(ReadyOutcome::new(Arc::new(outcome)));
+                    if (number + 1).is_multiple_of(OUTCOMES_PER_SLICE) {
+                        slice_point().await;
+                    }
                 }
-            }
-            Some(ready)
-        });
+                Some(ready)
+            },
+            placement,
+        );
         in_flight.insert(InFlightSearch::new(
             task,
             cancelled,

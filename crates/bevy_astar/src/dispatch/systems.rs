@@ -5,6 +5,7 @@
 use super::launcher::{AgentQuery, Launcher};
 use super::route::{QueuedRequest, Route, RouteContext, route};
 use crate::apply::PathNotifier;
+use crate::background::{MainThreadWork, Placement};
 use crate::budget::StageClock;
 use crate::cache::{PathCache, RequestKey};
 use crate::engine::EngineChoice;
@@ -83,6 +84,7 @@ pub(crate) struct DispatchContext<'w> {
     layers: ResMut<'w, AgentLayers>,
     batches: ResMut<'w, GoalBatches>,
     kept: ResMut<'w, KeptGoalSearches>,
+    work: Res<'w, MainThreadWork>,
 }
 
 /// Serves queued requests oldest first, each where [`route`] sends it: from the cache, by
@@ -109,6 +111,7 @@ pub(crate) fn dispatch_searches(
         mut layers,
         mut batches,
         mut kept,
+        work,
     } = context;
     let SearchBookkeeping {
         queue,
@@ -126,6 +129,10 @@ pub(crate) fn dispatch_searches(
     let mut dispatcher = Dispatcher {
         launcher: Launcher {
             settings: &settings,
+            placement: Placement {
+                thread: settings.search_thread,
+                queue: &work,
+            },
             retired,
             now: time.elapsed(),
             map_version: *version,
@@ -446,10 +453,12 @@ impl Dispatcher<'_, '_, '_> {
             EngineChoice::JumpPoint => self.jump_points.engine_for(self.nav),
             EngineChoice::FlowField => {
                 let field_key = FieldKey::of_job(&job);
-                match self
-                    .fields
-                    .request(field_key, &target.grid, self.nav, self.stats)
-                {
+                match self.fields.request(
+                    field_key,
+                    &target.grid,
+                    (self.nav, self.launcher.placement),
+                    self.stats,
+                ) {
                     FieldLookup::Ready(field) => Engine::FlowField(field),
                     FieldLookup::Pending => {
                         set_status(target.path, PathStatus::Searching);

@@ -6,7 +6,7 @@
 //! answer it); the heuristic, weight, window and limits do not apply, and it records no trace.
 
 use super::{EngineAnswer, SearchJob};
-use crate::background::{BackgroundTask, slice_point};
+use crate::background::{BackgroundTask, Placement, slice_point};
 use crate::kinds::KindKey;
 use crate::{
     MapChange, MapChanged, NavGrid, PathAlgorithm, PathRequest, PathfindingSettings,
@@ -116,7 +116,7 @@ impl FlowFields {
         &mut self,
         key: FieldKey,
         grid: &Arc<Grid>,
-        nav: &NavGrid,
+        (nav, placement): (&NavGrid, Placement<'_>),
         stats: &mut PathfindingStats,
     ) -> FieldLookup {
         let slot = self.slots.entry(key).or_default();
@@ -127,7 +127,7 @@ impl FlowFields {
             return FieldLookup::Ready(Arc::clone(&ready.field));
         }
         if slot.building.is_none() {
-            slot.building = Some(start_build(key, slot, grid, nav, stats));
+            slot.building = Some(start_build(key, slot, grid, (nav, placement), stats));
             slot.changes.clear();
         }
         stats.flow_fields = self.slots.len();
@@ -202,7 +202,7 @@ fn start_build(
     key: FieldKey,
     slot: &FieldSlot,
     current: &Arc<Grid>,
-    nav: &NavGrid,
+    (nav, placement): (&NavGrid, Placement<'_>),
     stats: &mut PathfindingStats,
 ) -> FieldBuild {
     let snapshot = Arc::clone(current);
@@ -239,21 +239,24 @@ fn start_build(
     } else {
         stats.flow_fields_built += 1;
     }
-    let task = BackgroundTask::spawn(async move {
-        match update {
-            Some((field, cells)) => {
-                let mut field = Arc::unwrap_or_clone(field);
-                field.update(&grid, &cells).map(|_| field)
-            }
-            None => {
-                let mut growth = FieldGrowth::new(&grid, &[key.goal], key.movement, key.cost)?;
-                while !growth.advance(FlowField::PROCEED_INTERVAL) {
-                    slice_point().await;
+    let task = BackgroundTask::spawn(
+        async move {
+            match update {
+                Some((field, cells)) => {
+                    let mut field = Arc::unwrap_or_clone(field);
+                    field.update(&grid, &cells).map(|_| field)
                 }
-                Ok(growth.finish())
+                None => {
+                    let mut growth = FieldGrowth::new(&grid, &[key.goal], key.movement, key.cost)?;
+                    while !growth.advance(FlowField::PROCEED_INTERVAL) {
+                        slice_point().await;
+                    }
+                    Ok(growth.finish())
+                }
             }
-        }
-    });
+        },
+        placement,
+    );
     FieldBuild {
         task,
         snapshot,
@@ -458,7 +461,13 @@ mod tests {
         // The least recently used slot is the one still being built.
         let building = FieldSlot {
             building: Some(FieldBuild {
-                task: BackgroundTask::spawn(core::future::pending()),
+                task: BackgroundTask::spawn(
+                    core::future::pending(),
+                    Placement {
+                        thread: crate::SearchThread::TaskPool,
+                        queue: &crate::background::MainThreadWork::default(),
+                    },
+                ),
                 snapshot: Arc::clone(&grid),
                 grid_id: 1,
                 incremental: false,
