@@ -50,11 +50,10 @@
 //!
 //! Knots: agents pressing on each other at a door, each pinned on a corner, stand still for
 //! ever under ORCA, which keeps agents off each other's velocities and lets nobody press into a
-//! neighbour that does not move. So an agent that waits or is stuck, and has the lowest
-//! priority of the agents within a body length that want to move, steps slowly out of their
-//! way for a third of [`CrowdSettings::stuck_after`] before it goes on. Within a flow, agents
-//! are ranked (the low bits of a derived priority come from the entity), so that exactly one
-//! of a knot steps aside.
+//! neighbour that does not move. So an agent that waits or is stuck, and yields to every agent
+//! within a body length that wants to move (each has a higher priority, or the same one and is
+//! ahead of it), steps slowly out of their way for a third of [`CrowdSettings::stuck_after`]
+//! before it goes on. The order is strict, so the last of a knot yields.
 //!
 //! Progress is measured towards the waypoint aimed at; aiming at a waypoint further along the
 //! path counts as progress, aiming back and forth between waypoints aimed at before does not
@@ -182,8 +181,7 @@ pub struct CrowdSettings {
     pub max_neighbours: usize,
     /// How long an agent may go without coming [`CrowdSettings::stuck_distance`] closer to its
     /// next waypoint before it searches again from where it stands (stepping aside for a third
-    /// of this first when it is the lowest priority of a knot of agents, see
-    /// [`crate::crowd`]).
+    /// of this first when it is the last of a knot of agents, see [`crate::crowd`]).
     pub stuck_after: Duration,
     /// The progress, in cells, that counts.
     pub stuck_distance: f32,

@@ -148,18 +148,6 @@ fn priority_of(avoidance: &Avoidance, request: &PathRequest) -> u32 {
     })
 }
 
-/// The low bits of a derived priority, which rank the agents of one flow among themselves.
-const RANK_BITS: u32 = 8;
-
-/// A flow's derived `priority` with its low [`RANK_BITS`] taken from `entity`, so that two
-/// agents of one flow that meet head-on (crossing each other's way at a corridor's mouth,
-/// say) do not share the avoiding equally and stand face to face for ever: one yields.
-/// Flows still yield to one another by the rest of the bits.
-fn ranked(priority: u32, entity: Entity) -> u32 {
-    let mask = (1 << RANK_BITS) - 1;
-    (priority & !mask) | (entity.index_u32() & mask)
-}
-
 /// The index in `crowds` of the crowd of `profile`, added when missing; the walls of a crowd
 /// are taken afresh when its first agent of the frame joins it.
 fn crowd_of(
@@ -311,7 +299,7 @@ pub(crate) fn gather_crowds(
             grid: &crowd.walls,
             epoch: crowd.walls_epoch,
         };
-        let (mut agent, target) = crowd_agent(
+        let (agent, target) = crowd_agent(
             (
                 item.avoidance,
                 request,
@@ -323,9 +311,6 @@ pub(crate) fn gather_crowds(
             (position, radius, item.velocity.actual),
             step,
         );
-        if item.avoidance.priority.is_none() {
-            agent.priority = ranked(agent.priority, item.entity);
-        }
         crowd.entities.push(item.entity);
         crowd.agents.push(agent);
         crowd.targets.push(target);
@@ -460,8 +445,8 @@ pub(crate) fn move_crowds(
 /// Judges the progress of the avoiding agent `item`, standing as `agent`, towards `target`
 /// after `time_step` seconds, and acts on it: nothing while it moves or queues; it stops when
 /// it arrived; stuck, it searches again from the cell it stands on; waiting or stuck as the
-/// lowest priority of a knot of agents, it steps aside for a while ([`way_aside`]). An agent
-/// stepping aside is not judged until it is done.
+/// last of a knot of agents, it steps aside for a while ([`way_aside`]). An agent stepping
+/// aside is not judged until it is done.
 fn act_on_progress(
     item: &mut MovedAgentItem<'_, '_>,
     target: Target,
@@ -487,7 +472,7 @@ fn act_on_progress(
     if matches!(progress, Progress::Queueing | Progress::Stuck)
         && let Some(aside) = way_aside((agents, neighbours), index, found)
     {
-        // The lowest priority of a knot of agents: it steps out of their way a while.
+        // The last of a knot of agents: it steps out of their way a while.
         item.progress.giving_way = settings.stuck_after.as_secs_f32() * GIVE_WAY_SHARE;
         item.progress.aside = aside;
     }
@@ -518,15 +503,6 @@ mod tests {
         assert_eq!(priority_of(&avoidance, &a), priority_of(&avoidance, &b));
         assert_ne!(priority_of(&avoidance, &a), priority_of(&avoidance, &c));
         assert_eq!(priority_of(&avoidance.with_priority(7), &c), 7);
-        // Ranked within its flow, each agent has its own priority, and the flows keep their
-        // order.
-        let entity = |index| Entity::from_raw_u32(index).expect("an index");
-        let (flow, other) = (priority_of(&avoidance, &a), priority_of(&avoidance, &c));
-        let (first, second) = (ranked(flow, entity(3)), ranked(flow, entity(4)));
-        assert_ne!(first, second);
-        assert_eq!(first >> RANK_BITS, flow >> RANK_BITS);
-        let higher = flow.max(other) >> RANK_BITS;
-        assert_eq!(ranked(flow.max(other), entity(0)) >> RANK_BITS, higher);
     }
 
     #[test]

@@ -98,22 +98,31 @@ pub(super) fn moves_in_a_queue(
     neighbours.nearest(agent.position, Some(index), reach, 6, found);
     found.iter().any(|neighbour| {
         let other = &agents[neighbour.index];
-        let other_heading = other.preferred_velocity.normalize_or_zero();
-        let along = (other.position - agent.position).dot(heading + other_heading);
-        let ahead = along > 0.0 || (along == 0.0 && neighbour.index < index);
-        ahead && other_heading.dot(heading) > 0.0
+        let same_way = other.preferred_velocity.dot(heading) > 0.0;
+        same_way && is_ahead((agents, index), neighbour.index)
     })
+}
+
+/// Whether agent `other` of `agents` is ahead of agent `index`: further along the sum of their
+/// headings, or of the lower index on a tie. Of any two agents, exactly one is ahead.
+fn is_ahead((agents, index): (&[CrowdAgent], usize), other: usize) -> bool {
+    let (agent, neighbour) = (&agents[index], &agents[other]);
+    let headings = agent.preferred_velocity.normalize_or_zero()
+        + neighbour.preferred_velocity.normalize_or_zero();
+    let along = (neighbour.position - agent.position).dot(headings);
+    along > 0.0 || (along == 0.0 && other < index)
 }
 
 /// The way agent `index` of `agents` stands aside when it makes no progress: a unit vector
 /// away from the agents within a body length that want to move (an agent that prefers to
-/// stand still is not in anyone's way), if it has the lowest [`CrowdAgent::priority`] of them
-/// all; `None` otherwise, or with nobody near.
+/// stand still is not in anyone's way), if it yields to all of them: each has a higher
+/// [`CrowdAgent::priority`], or the same one and is ahead of it ([`is_ahead`]); `None`
+/// otherwise, or with nobody near.
 ///
 /// ORCA keeps agents off each other's velocities, not off each other's places: a knot of agents
 /// pressing on each other at a door, each pinned on a corner, stands still for ever, since none
-/// may press into a neighbour that does not move. Exactly one of any knot has the lowest
-/// priority (within a flow, the plugin ranks agents by entity), and it steps out of the way.
+/// may press into a neighbour that does not move. The order is strict, so the last of a knot
+/// yields to the others, and it steps out of their way.
 pub(super) fn way_aside(
     (agents, neighbours): (&[CrowdAgent], &NeighbourGrid),
     index: usize,
@@ -129,7 +138,9 @@ pub(super) fn way_aside(
         if other.preferred_velocity == Vector::ZERO {
             continue;
         }
-        if other.priority <= agent.priority {
+        let yields = other.priority > agent.priority
+            || (other.priority == agent.priority && is_ahead((agents, index), neighbour.index));
+        if !yields {
             return None;
         }
         anyone = true;
@@ -325,6 +336,10 @@ mod tests {
         // One of lower or equal priority near: it is not the one to step aside.
         assert_eq!(aside(&[above, stuck]), None);
         assert_eq!(aside(&[stuck, agent((5.0, 5.9), (-3.0, 0.0), 1)]), None);
+        // Of one priority, it yields to one ahead of it, and the one ahead does not yield.
+        let ahead = agent((4.2, 5.0), (-3.0, 0.0), 1);
+        assert_eq!(aside(&[stuck, ahead]), Some(Vector::new(1.0, 0.0)));
+        assert_eq!(aside(&[ahead, stuck]), None);
         // Alone, it has nobody to step aside for.
         assert_eq!(aside(&[stuck, standing]), None);
         // Between two, it backs away the way it came.
