@@ -427,6 +427,12 @@ pub(crate) fn move_crowds(
                     planned_on: Some(frame),
                 };
             }
+            // Stepping aside, it is not judged until it is done (and done it is, whether it has
+            // a waypoint or not).
+            if item.progress.giving_way > 0.0 {
+                item.progress.giving_way = (item.progress.giving_way - time_step).max(0.0);
+                continue;
+            }
             let Some(target) = crowd.targets[index] else {
                 continue;
             };
@@ -442,11 +448,10 @@ pub(crate) fn move_crowds(
     }
 }
 
-/// Judges the progress of the avoiding agent `item`, standing as `agent`, towards `target`
-/// after `time_step` seconds, and acts on it: nothing while it moves or queues; it stops when
-/// it arrived; stuck, it searches again from the cell it stands on; waiting or stuck as the
-/// last of a knot of agents, it steps aside for a while ([`way_aside`]). An agent stepping
-/// aside is not judged until it is done.
+/// Judges the progress of the avoiding agent `item` (agent `index` of `agents`) towards
+/// `target` after `time_step` seconds, and acts on it: nothing while it moves or queues; it
+/// stops when it arrived; stuck, it searches again from the cell it stands on; waiting or stuck
+/// as the last of a knot of agents, it steps aside for a while ([`way_aside`]).
 fn act_on_progress(
     item: &mut MovedAgentItem<'_, '_>,
     target: Target,
@@ -455,10 +460,6 @@ fn act_on_progress(
     (time_step, settings): (f32, &CrowdSettings),
     stats: &mut PathfindingStats,
 ) {
-    if item.progress.giving_way > 0.0 {
-        item.progress.giving_way = (item.progress.giving_way - time_step).max(0.0);
-        return;
-    }
     let agent = &agents[index];
     let distance = (target.point - agent.position).length();
     let progress = judge_progress(
