@@ -37,7 +37,13 @@ pub(crate) struct CrowdSight {
     sees_after: Option<bool>,
     /// Where the look-ahead aims; `None` until asked.
     aim: Option<Aim>,
+    /// For an agent held up: the eighth of a cell it stood in when its disc was last checked
+    /// for the way to the aim from where it stands, and the answer; `None` until asked.
+    passes_from: Option<((i64, i64), bool)>,
 }
+
+/// The eighths of a cell in which [`CrowdSight::passes_from`] keeps its answer.
+const PASS_CHECK_STEPS: f32 = 8.0;
 
 /// The waypoint [`look_ahead`] aims at.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,6 +69,28 @@ struct Situation {
 }
 
 impl CrowdSight {
+    /// Whether the disc passes from `position` to the aim, by `check` when the agent has moved
+    /// into another eighth of a cell since it last asked (a held-up agent moves slowly, so it
+    /// asks again every few frames, not every frame).
+    fn passes_from(&mut self, position: Vector, check: impl FnOnce() -> bool) -> bool {
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "a finite coordinate's floor, saturated to i64, names its eighth of a cell"
+        )]
+        let at = (
+            (position.x * PASS_CHECK_STEPS).floor() as i64,
+            (position.y * PASS_CHECK_STEPS).floor() as i64,
+        );
+        match self.passes_from {
+            Some((known, passes)) if known == at => passes,
+            _ => {
+                let passes = check();
+                self.passes_from = Some((at, passes));
+                passes
+            }
+        }
+    }
+
     /// The remembered answers for `situation`, forgetting those of any other.
     fn for_situation(&mut self, situation: Option<Situation>) -> &mut Self {
         if self.situation != situation || situation.is_none() {
@@ -186,8 +214,12 @@ pub(super) fn look_ahead(
         .aim
         .get_or_insert_with(|| aim_ahead(target, path, (space, walls.grid), (position, radius)));
     let ahead = aim.index != target.key.1;
-    if ahead && held_up && !disc_passes(walls.grid, position, space.point(aim.point), radius) {
-        return target;
+    if ahead && held_up {
+        let point = space.point(aim.point);
+        let check = || disc_passes(walls.grid, position, point, radius);
+        if !remembered.passes_from(position, check) {
+            return target;
+        }
     }
     if !ahead {
         Target {
@@ -386,6 +418,24 @@ mod tests {
         assert_eq!(aim(0.45, true), 1);
         // Held up at its cell's centre, it still looks ahead.
         assert_eq!(aim_from(Vector::new(1.5, 1.5), 0.45, true), 2);
+    }
+
+    #[test]
+    fn a_held_up_agent_checks_its_way_again_once_it_moves_an_eighth_of_a_cell() {
+        let mut sight = CrowdSight::default();
+        let mut checks = 0;
+        let mut ask = |x: f32, answer: bool| {
+            sight.passes_from(Vector::new(x, 1.5), || {
+                checks += 1;
+                answer
+            })
+        };
+        assert!(!ask(1.01, false));
+        // Within the same eighth the answer is kept, even where a check would say otherwise.
+        assert!(!ask(1.1, true));
+        // In the next eighth it checks again.
+        assert!(ask(1.13, true));
+        assert_eq!(checks, 2);
     }
 
     #[test]
