@@ -370,6 +370,7 @@ pub(crate) fn free_retired_outcomes(
 
 #[cfg(test)]
 mod tests {
+    use crate::background::MainThreadWork;
     use crate::in_flight::InFlightSearches;
     use crate::prelude::*;
     use bevy::prelude::*;
@@ -408,10 +409,11 @@ mod tests {
         app.update();
         // Every search finishes, as in a busy frame; then the budget is spent from the start
         // of each frame.
+        let work = app.world().resource::<MainThreadWork>().clone();
         let mut in_flight = app.world_mut().resource_mut::<InFlightSearches>();
         for (_, search) in in_flight.iter_mut() {
             if search.results.is_none() {
-                search.results = search.task.wait().map(IntoIterator::into_iter);
+                search.results = search.task.wait(&work).map(IntoIterator::into_iter);
             }
         }
         let mut settings = app.world_mut().resource_mut::<PathfindingSettings>();

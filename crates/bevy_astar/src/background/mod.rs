@@ -42,11 +42,7 @@ enum Handle<T> {
     #[cfg(feature = "multi_threaded")]
     Pool(bevy::tasks::Task<T>),
     /// Work queued on the main thread, which stores its output in the slot.
-    MainThread {
-        slot: std::sync::Arc<std::sync::Mutex<Option<T>>>,
-        #[cfg_attr(not(test), expect(dead_code, reason = "only a test waits for work"))]
-        queue: MainThreadWork,
-    },
+    MainThread(std::sync::Arc<std::sync::Mutex<Option<T>>>),
 }
 
 /// Where new work goes: [`PathfindingSettings::search_thread`], and the app's queue of work
@@ -87,10 +83,7 @@ impl<T: Send + 'static> BackgroundTask<T> {
         placement
             .queue
             .queue(work, std::sync::Arc::downgrade(&slot));
-        Self(Handle::MainThread {
-            slot,
-            queue: placement.queue.clone(),
-        })
+        Self(Handle::MainThread(slot))
     }
 
     /// The work's output once it has finished, taken out (later calls return `None`).
@@ -98,21 +91,21 @@ impl<T: Send + 'static> BackgroundTask<T> {
         match &mut self.0 {
             #[cfg(feature = "multi_threaded")]
             Handle::Pool(task) => bevy::tasks::futures::check_ready(task),
-            Handle::MainThread { slot, .. } => slot
+            Handle::MainThread(slot) => slot
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .take(),
         }
     }
 
-    /// Waits for the work's output, running the main thread's work for it if need be.
+    /// Waits for the work's output, running the app's main-thread work, `queue`, for it if
+    /// need be.
     #[cfg(test)]
-    pub(crate) fn wait(&mut self) -> T {
-        let queue = match &mut self.0 {
-            #[cfg(feature = "multi_threaded")]
-            Handle::Pool(task) => return bevy::tasks::block_on(task),
-            Handle::MainThread { queue, .. } => queue.clone(),
-        };
+    pub(crate) fn wait(&mut self, queue: &MainThreadWork) -> T {
+        #[cfg(feature = "multi_threaded")]
+        if let Handle::Pool(task) = &mut self.0 {
+            return bevy::tasks::block_on(task);
+        }
         loop {
             if let Some(output) = self.check_ready() {
                 return output;

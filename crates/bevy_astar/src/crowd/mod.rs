@@ -159,7 +159,8 @@ pub(crate) struct CrowdProgress {
     pub best: f32,
     /// Seconds since the last progress.
     pub waited: f32,
-    /// Seconds left for which the agent, found stuck, stands aside for the agents round it.
+    /// Seconds left for which the agent, found waiting or stuck as the last of a knot of
+    /// agents, steps aside for them.
     pub giving_way: f32,
     /// The way it steps meanwhile, a unit vector in grid space: away from those agents.
     pub aside: astar_grid::crowd::Vector,

@@ -94,13 +94,24 @@ pub(super) fn moves_in_a_queue(
 ) -> bool {
     let agent = &agents[index];
     let heading = agent.preferred_velocity.normalize_or_zero();
-    let reach = 3.0 * agent.radius + 0.5;
-    neighbours.nearest(agent.position, Some(index), reach, 6, found);
+    find_nearby((agents, neighbours), index, found);
     found.iter().any(|neighbour| {
         let other = &agents[neighbour.index];
         let same_way = other.preferred_velocity.dot(heading) > 0.0;
         same_way && is_ahead((agents, index), neighbour.index)
     })
+}
+
+/// Finds into `found` the agents within a body length of agent `index` of `agents` (six at
+/// most, nearest first): those it queues behind or steps aside for.
+fn find_nearby(
+    (agents, neighbours): (&[CrowdAgent], &NeighbourGrid),
+    index: usize,
+    found: &mut Vec<Neighbour>,
+) {
+    let agent = &agents[index];
+    let reach = 3.0 * agent.radius + 0.5;
+    neighbours.nearest(agent.position, Some(index), reach, 6, found);
 }
 
 /// Whether agent `other` of `agents` is ahead of agent `index`: further along the sum of their
@@ -129,8 +140,7 @@ pub(super) fn way_aside(
     found: &mut Vec<Neighbour>,
 ) -> Option<Vector> {
     let agent = &agents[index];
-    let reach = 3.0 * agent.radius + 0.5;
-    neighbours.nearest(agent.position, Some(index), reach, 6, found);
+    find_nearby((agents, neighbours), index, found);
     let mut away = Vector::ZERO;
     let mut anyone = false;
     for neighbour in found.iter() {
@@ -173,6 +183,13 @@ pub(super) fn search_again_from(request: &mut Mut<'_, PathRequest>, anchor: Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A one-cell agent at `position` that prefers `velocity` (cells a second; top speed 3).
+    fn walker(position: Vector, velocity: Vector) -> CrowdAgent {
+        let mut agent = CrowdAgent::new(position, 0.45, 3.0);
+        agent.preferred_velocity = velocity;
+        agent
+    }
 
     fn settings() -> CrowdSettings {
         CrowdSettings::default()
@@ -277,11 +294,7 @@ mod tests {
         let pair = [Vector::new(16.45, 3.93), Vector::new(16.45, 3.03)];
         let mut agents: Vec<CrowdAgent> = pair
             .iter()
-            .map(|&position| {
-                let mut agent = CrowdAgent::new(position, 0.45, 3.0);
-                agent.preferred_velocity = (door - position).normalize_or_zero() * 3.0;
-                agent
-            })
+            .map(|&position| walker(position, (door - position).normalize_or_zero() * 3.0))
             .collect();
         fn waiting(agents: &[CrowdAgent]) -> [bool; 2] {
             let mut neighbours = NeighbourGrid::new();
@@ -309,9 +322,8 @@ mod tests {
     #[test]
     fn the_lowest_priority_of_a_knot_steps_away_from_the_others() {
         use astar_grid::crowd::{CrowdAgent, NeighbourGrid};
-        let agent = |(x, y): (f32, f32), (vx, vy): (f32, f32), priority| {
-            let mut agent = CrowdAgent::new(Vector::new(x, y), 0.45, 3.0);
-            agent.preferred_velocity = Vector::new(vx, vy);
+        let agent = |(x, y), (vx, vy), priority| {
+            let mut agent = walker(Vector::new(x, y), Vector::new(vx, vy));
             agent.priority = priority;
             agent
         };
