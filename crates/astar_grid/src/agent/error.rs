@@ -37,7 +37,40 @@ impl fmt::Display for FootprintProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::OutsideMap => f.write_str("it reaches outside the map"),
-            Self::Impassable(cell) => write!(f, "its cell {cell} is impassable"),
+            Self::Impassable(cell) => write!(
+                f,
+                "its cell {cell} is impassable under the agent's terrain profile"
+            ),
+        }
+    }
+}
+
+/// The words of [`AgentError::FootprintDoesNotFit`]: a one-cell agent's endpoint is simply
+/// impassable (there is no footprint to speak of), a larger agent's names the cell in the way.
+struct FootprintFit {
+    endpoint: Endpoint,
+    cell: Cell,
+    size: u8,
+    problem: FootprintProblem,
+}
+
+impl fmt::Display for FootprintFit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self {
+            endpoint,
+            cell,
+            size,
+            problem,
+        } = self;
+        match problem {
+            FootprintProblem::Impassable(blocked) if *size == 1 && blocked == cell => write!(
+                f,
+                "the {endpoint} {cell} is impassable under the agent's terrain profile"
+            ),
+            _ => write!(
+                f,
+                "the {endpoint} {cell} does not fit an agent of size {size}: {problem}"
+            ),
         }
     }
 }
@@ -87,7 +120,10 @@ pub enum AgentError {
         height: u32,
     },
     /// The agent's footprint does not fit at a query's start or goal.
-    #[error("the {endpoint} {cell} does not fit an agent of size {size}: {problem}")]
+    #[error(
+        "{}",
+        FootprintFit { endpoint: *.endpoint, cell: *.cell, size: *.size, problem: *.problem }
+    )]
     FootprintDoesNotFit {
         /// Which end of the query.
         endpoint: Endpoint,
@@ -98,4 +134,36 @@ pub enum AgentError {
         /// What stops the footprint from fitting.
         problem: FootprintProblem,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn does_not_fit(size: u8, problem: FootprintProblem) -> String {
+        AgentError::FootprintDoesNotFit {
+            endpoint: Endpoint::Goal,
+            cell: Cell::new(3, 4),
+            size,
+            problem,
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_one_cell_agent_is_told_its_endpoint_is_impassable_not_that_it_does_not_fit() {
+        assert_eq!(
+            does_not_fit(1, FootprintProblem::Impassable(Cell::new(3, 4))),
+            "the goal (3, 4) is impassable under the agent's terrain profile"
+        );
+        assert_eq!(
+            does_not_fit(2, FootprintProblem::Impassable(Cell::new(4, 4))),
+            "the goal (3, 4) does not fit an agent of size 2: its cell (4, 4) is impassable \
+             under the agent's terrain profile"
+        );
+        assert_eq!(
+            does_not_fit(1, FootprintProblem::OutsideMap),
+            "the goal (3, 4) does not fit an agent of size 1: it reaches outside the map"
+        );
+    }
 }
