@@ -2,8 +2,10 @@
 //! for the same goal under the same options from a cell of that path, the kept part is repaired
 //! by splicing detours around the cut ([`Searcher::repair_path`]) instead of searching the whole
 //! path again. It records no trace (traced requests are searched in full), and falls back to A*
-//! when the old path no longer fits the grid. A spliced path may be dearer than the cheapest, so
-//! its outcome is cached only when the repair says it is optimal.
+//! when the old path no longer fits the grid, and when the goal is out of reach (or a limit
+//! stopped the repair) for a request that asks for the closest reachable cell or a partial path,
+//! so that it gets the answer a fresh request would. A spliced path may be dearer than the
+//! cheapest, so its outcome is cached only when the repair says it is optimal.
 
 use super::{EngineAnswer, SearchJob, SearchOutcome, astar};
 use crate::{PathAlgorithm, PathStatus};
@@ -27,6 +29,15 @@ impl SearchOutcome {
     }
 }
 
+/// Whether `job` asks for a path that ends short of the goal when the goal cannot be reached
+/// ([`SearchOptions::closest_reachable`](astar_grid::SearchOptions::closest_reachable)) or a
+/// limit stops the search
+/// ([`SearchOptions::partial_path`](astar_grid::SearchOptions::partial_path)), which
+/// [`Searcher::repair_path`] never returns.
+fn wants_a_partial_answer(job: &SearchJob) -> bool {
+    job.options.closest_reachable || job.options.partial_path
+}
+
 /// Repairs `cells` on `grid` (see [`Engine::Repair`](super::Engine::Repair)); the answer is
 /// cacheable only when it is as cheap as a full search's. `None` when it was cancelled during a
 /// full-search fallback.
@@ -39,6 +50,15 @@ pub(super) async fn run(
 ) -> Option<EngineAnswer> {
     let options = RepairOptions::new(job.options.with_trace(false));
     match searcher.repair_path(grid, cells, &options) {
+        // The goal is out of reach (or a limit stopped the repair's full search), and the
+        // request asks for the path to the closest cell, or for a partial path: the repair
+        // keeps its endpoints and returns neither, so a full search gives the answer a fresh
+        // request would get.
+        Ok(repaired) if repaired.path.is_none() && wants_a_partial_answer(job) => {
+            astar::run(searcher, grid, job, cancelled)
+                .await
+                .map(EngineAnswer::astar)
+        }
         Ok(repaired) => {
             let status = match repaired.repair {
                 Repair::NoPath => SearchStatus::NoPath,
