@@ -19,7 +19,7 @@ use crate::invalidate::{
     PendingInvalidations, invalidate_paths, invalidate_results, publish_map_changes,
 };
 use crate::kinds::AgentLayers;
-use crate::queue::RequestQueue;
+use crate::queue::{RequestQueue, forget_removed_request};
 use crate::trace::{DebugPath, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
     Avoidance, BackgroundPause, CrowdSettings, CrowdVelocity, InvalidationPolicy, MapChanged,
@@ -263,6 +263,7 @@ impl Plugin for AStarPlugin {
             .init_resource::<RetiredOutcomes>()
             .init_resource::<StageGateHold>()
             .init_resource::<MainThreadWork>()
+            .add_observer(forget_removed_request)
             .add_message::<MapChanged>()
             .add_message::<PathFound>()
             .add_message::<PathNotFound>()

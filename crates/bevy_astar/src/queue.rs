@@ -6,7 +6,7 @@ use crate::apply::RetiredOutcomes;
 use crate::cache::PathCache;
 use crate::in_flight::InFlightSearches;
 use crate::request::PathRequestState;
-use crate::{Path, PathStatus, PathfindingStats};
+use crate::{Path, PathRequest, PathStatus, PathfindingStats};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use std::collections::BTreeSet;
@@ -77,4 +77,34 @@ pub(crate) struct SearchBookkeeping<'w> {
     pub in_flight: ResMut<'w, InFlightSearches>,
     pub stats: ResMut<'w, PathfindingStats>,
     pub retired: ResMut<'w, RetiredOutcomes>,
+}
+
+/// When an agent's [`PathRequest`] is removed, or the agent despawned, takes it out of the
+/// queue, lets go of its result, and removes its [`Path`] and bookkeeping: no search answers a
+/// request that is gone, so a path left behind would say `Searching` for ever. A search running
+/// for it alone is cancelled at its next slice, since nobody wants its answer.
+///
+/// The removal is checked again when it is carried out, so a request removed and inserted anew
+/// in one batch of commands keeps its `Path` (the new request is searched as any change is).
+pub(crate) fn forget_removed_request(
+    removed: On<Remove, PathRequest>,
+    mut agents: Query<&mut PathRequestState>,
+    mut queue: ResMut<RequestQueue>,
+    mut retired: ResMut<RetiredOutcomes>,
+    mut commands: Commands,
+) {
+    let entity = removed.entity;
+    if let Ok(mut state) = agents.get_mut(entity) {
+        queue.dequeue(entity, &mut state);
+        state.searching_for = None;
+        retired.retire(state.set_applied(None));
+        retired.retire(state.cut_path.take());
+    }
+    commands
+        .entity(entity)
+        .queue_silenced(|mut agent: EntityWorldMut| {
+            if !agent.contains::<PathRequest>() {
+                agent.remove::<(Path, PathRequestState)>();
+            }
+        });
 }

@@ -1,6 +1,6 @@
 //! Headless tests of the Dispatch stage: sharing and coalescing of requests, the per-frame cap
 //! and queue order, waiting for the map, failed requests, the minimum interval, and searches
-//! from where the agent stands.
+//! from where the agent stands; removing a request.
 
 pub mod common;
 
@@ -329,4 +329,102 @@ fn a_request_written_again_while_its_goal_batch_runs_is_answered_once() {
     for &agent in &crowd {
         assert!(path(&app, agent).is_found());
     }
+}
+
+/// An app whose searches run on the main thread one slice a frame, on a 160 x 160 grid with a
+/// wall that long paths go round: a search across it stays `Searching` for many frames.
+fn app_with_slow_searches() -> App {
+    let settings = PathfindingSettings {
+        stage_budget: Duration::ZERO,
+        search_thread: SearchThread::MainThread,
+        ..PathfindingSettings::default()
+    };
+    let grid = Grid::from_fn(160, 160, |cell| u8::from(cell.x != 80 || cell.y >= 158));
+    app_with_grid(AStarPlugin::default().with_settings(settings), grid)
+}
+
+#[test]
+fn removing_a_request_removes_its_path_and_cancels_its_search() {
+    let mut app = app_with_slow_searches();
+    let found = spawn(&mut app, PathRequest::new(Cell::new(0, 5), Cell::new(3, 5)));
+    let searching = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(0, 0), Cell::new(159, 0)),
+    );
+    let large = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(0, 2), Cell::new(150, 2)).with_size(2),
+    );
+    for _ in 0..10 {
+        if path(&app, found).status == PathStatus::Found {
+            break;
+        }
+        app.update();
+    }
+    assert_eq!(path(&app, found).status, PathStatus::Found);
+    assert_eq!(path(&app, searching).status, PathStatus::Searching);
+    assert!(path(&app, large).status.is_pending());
+    assert!(stats(&app).in_flight >= 1, "the searches run, sliced");
+    for agent in [searching, found, large] {
+        app.world_mut().entity_mut(agent).remove::<PathRequest>();
+    }
+    app.update();
+    for agent in [searching, found, large] {
+        assert!(
+            app.world().get::<Path>(agent).is_none(),
+            "a path outlived its request"
+        );
+    }
+    assert_eq!(stats(&app).queue_length, 0);
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(
+        stats(&app).in_flight,
+        0,
+        "nobody wants the searches any more"
+    );
+    assert!(stats(&app).searches_cancelled >= 1);
+    // A request inserted again is searched again, and its path comes back.
+    app.world_mut()
+        .entity_mut(found)
+        .insert(PathRequest::new(Cell::new(0, 5), Cell::new(3, 5)));
+    settle(&mut app, &[found]);
+    assert_eq!(path(&app, found).status, PathStatus::Found);
+}
+
+#[test]
+fn a_request_removed_and_inserted_again_in_one_batch_keeps_its_path() {
+    let mut app = app_with_slow_searches();
+    let request = PathRequest::new(Cell::new(0, 5), Cell::new(3, 5));
+    let agent = spawn(&mut app, request);
+    settle(&mut app, &[agent]);
+    let goal = Cell::new(4, 6);
+    app.world_mut()
+        .commands()
+        .entity(agent)
+        .remove::<PathRequest>()
+        .insert(PathRequest::new(Cell::new(0, 5), goal));
+    app.update();
+    settle(&mut app, &[agent]);
+    let found = path(&app, agent);
+    assert_eq!(found.status, PathStatus::Found);
+    assert_eq!(found.cells.last(), Some(&goal));
+}
+
+#[test]
+fn despawning_an_agent_while_its_search_runs_leaves_nothing_queued_or_running() {
+    let mut app = app_with_slow_searches();
+    let agent = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(0, 0), Cell::new(159, 0)),
+    );
+    app.update();
+    app.update();
+    assert_eq!(path(&app, agent).status, PathStatus::Searching);
+    app.world_mut().despawn(agent);
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!((stats(&app).in_flight, stats(&app).queue_length), (0, 0));
 }
