@@ -109,7 +109,9 @@ pub struct Path {
     pub search_time: Duration,
     /// The algorithm that produced this result: the request's; A* where
     /// [`PathAlgorithm::JumpPoint`](crate::PathAlgorithm::JumpPoint) could not honour the
-    /// request; or [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField) when the
+    /// request, or where a [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField) request
+    /// found [`PathfindingSettings::max_flow_fields`](crate::PathfindingSettings::max_flow_fields)
+    /// fields held; or [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField) when the
     /// request was answered with others for the same goal (see
     /// [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min)).
     pub algorithm: PathAlgorithm,

@@ -143,10 +143,14 @@ pub struct PathfindingSettings {
     /// Most flow fields kept for [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField)
     /// requests. A field (one per goal, movement rule and cost model) lives while an agent's
     /// request reads from it, so that after a map change it is updated rather than built
-    /// anew; it is dropped once no request needs it. Beyond this many, the least recently
-    /// asked for go first, and a later request for one builds it again (requests dispatched in
-    /// the same frame may hold a few more for a moment). A field costs about 10 bytes per grid
-    /// cell: 10 MB on a 1024 x 1024 map.
+    /// anew; it is dropped once no request needs it. Fields being built count. No more than
+    /// this many are held at any time: a request for a field not held lets go of the least
+    /// recently asked for (not one asked for in the same frame), and a later request for that
+    /// one builds it again; when every field held was asked for in the same frame, the request
+    /// is searched alone with A* instead
+    /// ([`PathfindingStats::flow_field_fallbacks`](crate::PathfindingStats::flow_field_fallbacks)
+    /// counts them). 0 answers every flow-field request with A*. A field costs about 10 bytes
+    /// per grid cell: 10 MB on a 1024 x 1024 map.
     pub max_flow_fields: usize,
     /// Whether background searches pause while the plugin's stages run.
     pub background_pause: BackgroundPause,

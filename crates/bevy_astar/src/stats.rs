@@ -49,8 +49,14 @@ pub struct PathfindingStats {
     /// Flow fields let go of because no request needed them any more, or to stay within
     /// [`PathfindingSettings::max_flow_fields`](crate::PathfindingSettings::max_flow_fields).
     pub flow_fields_dropped: u64,
-    /// Flow fields kept now (one per goal, movement rule and cost model in use).
+    /// Flow fields kept now, finished or being built (one per goal, movement rule, cost model
+    /// and agent kind in use); never more than
+    /// [`PathfindingSettings::max_flow_fields`](crate::PathfindingSettings::max_flow_fields).
     pub flow_fields: usize,
+    /// Flow-field requests searched alone (A*) because
+    /// [`PathfindingSettings::max_flow_fields`](crate::PathfindingSettings::max_flow_fields)
+    /// fields were held, every one of them asked for in the same frame.
+    pub flow_field_fallbacks: u64,
     /// Agents with [`Avoidance`](crate::Avoidance) steered in the most recent frame.
     pub crowd_agents: usize,
     /// Searches asked for by avoiding agents that stopped making progress (see

@@ -269,7 +269,11 @@ fn cut_paths_are_repaired_locally_when_asked_and_never_cached() {
 
 /// Agents that each ask for a flow field to a random goal and live `lifetime` frames, spawned
 /// `per_frame` at a time for `frames` frames on a static map; then all of them are despawned.
-fn churn_flow_field_requests(app: &mut App, frames: usize, per_frame: usize, lifetime: usize) {
+fn churn_flow_field_requests(
+    app: &mut App,
+    (frames, per_frame, lifetime): (usize, usize, usize),
+    mut each_frame: impl FnMut(&App),
+) {
     let mut rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
     let grid = current_grid(app);
     let walkable: Vec<Cell> = grid
@@ -293,6 +297,7 @@ fn churn_flow_field_requests(app: &mut App, frames: usize, per_frame: usize, lif
             keep
         });
         app.update();
+        each_frame(app);
     }
     for (_, agent) in alive {
         app.world_mut().despawn(agent);
@@ -303,7 +308,7 @@ fn churn_flow_field_requests(app: &mut App, frames: usize, per_frame: usize, lif
 fn flow_fields_are_let_go_of_once_no_request_needs_them() {
     let grid = Grid::from_fn(48, 40, |cell| u8::from(cell.x % 8 != 4 || cell.y % 10 == 0));
     let mut app = app_with_grid(AStarPlugin::default(), grid);
-    churn_flow_field_requests(&mut app, 300, 10, 20);
+    churn_flow_field_requests(&mut app, (300, 10, 20), |_| {});
     let during = stats(&app);
     assert!(during.flow_fields_built > 100, "{during:?}");
     for _ in 0..30 {
@@ -332,6 +337,8 @@ fn flow_fields_needed_by_live_agents_stay_within_the_capacity() {
     settle(&mut app, &agents);
     app.update();
     assert!(stats(&app).flow_fields <= capacity, "{:?}", stats(&app));
+    // Twelve goals asked for in one frame: four fields, eight requests searched alone.
+    assert_eq!(stats(&app).flow_field_fallbacks, 8, "{:?}", stats(&app));
     let grid = current_grid(&app);
     for (&agent, request) in agents.iter().zip(&requests) {
         assert_legal_and_optimal(&grid, &path(&app, agent), request);
@@ -345,6 +352,51 @@ fn flow_fields_needed_by_live_agents_stay_within_the_capacity() {
     }
     app.update();
     assert!(stats(&app).flow_fields <= capacity, "{:?}", stats(&app));
+}
+
+#[test]
+fn the_flow_field_cap_holds_at_every_frame_with_builds_in_flight() {
+    let grid = Grid::from_fn(48, 40, |cell| u8::from(cell.x % 8 != 4 || cell.y % 10 == 0));
+    for capacity in [0, 1, 8] {
+        let plugin = AStarPlugin::default().with_max_flow_fields(capacity);
+        let mut app = app_with_grid(plugin, grid.clone());
+        let mut most = 0;
+        churn_flow_field_requests(&mut app, (120, 10, 20), |app| {
+            most = most.max(stats(app).flow_fields);
+        });
+        let after = stats(&app);
+        assert!(
+            most <= capacity,
+            "{most} fields held, {capacity} allowed: {after:?}"
+        );
+        assert!(after.flow_field_fallbacks > 0, "{after:?}");
+        if capacity == 0 {
+            assert_eq!(after.flow_fields_built, 0, "{after:?}");
+        }
+    }
+}
+
+#[test]
+fn a_flow_field_request_over_the_cap_gets_the_path_its_field_would_give() {
+    let grid = walled_grid();
+    let mut app = app_with_grid(AStarPlugin::default().with_max_flow_fields(0), grid.clone());
+    // Options a field does not honour: A* searches without them, as the field would.
+    let options = SearchOptions::default()
+        .with_weight(3.0)
+        .with_max_expansions(2);
+    let request = PathRequest::new(Cell::new(0, 4), Cell::new(9, 0))
+        .with_algorithm(PathAlgorithm::FlowField)
+        .with_options(options);
+    let agent = spawn(&mut app, request);
+    settle(&mut app, &[agent]);
+    let found = path(&app, agent);
+    assert_eq!(found.algorithm, PathAlgorithm::AStar);
+    assert_legal_and_optimal(
+        &grid,
+        &found,
+        &request.with_options(SearchOptions::default()),
+    );
+    assert_eq!(stats(&app).flow_field_fallbacks, 1);
 }
 
 #[test]

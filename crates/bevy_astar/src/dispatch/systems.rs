@@ -9,7 +9,7 @@ use crate::background::{MainThreadWork, Placement};
 use crate::budget::StageClock;
 use crate::cache::{PathCache, RequestKey};
 use crate::engine::EngineChoice;
-use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields};
+use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields, options_of_a_field};
 use crate::engine::goal_batch::{
     BatchGroup, BatchMember, GoalBatches, KeptGoalSearches, MOST_FRAMES_HELD,
 };
@@ -443,7 +443,7 @@ impl Dispatcher<'_, '_, '_> {
 
     /// Starts a search of `job` with the engine `choice` stands for; a flow-field request whose
     /// field is still being built stays queued.
-    fn start(&mut self, target: &mut Target, job: SearchJob, choice: EngineChoice) {
+    fn start(&mut self, target: &mut Target, mut job: SearchJob, choice: EngineChoice) {
         let engine = match choice {
             EngineChoice::Repair(cells) => {
                 self.stats.paths_repaired += 1;
@@ -453,16 +453,21 @@ impl Dispatcher<'_, '_, '_> {
             EngineChoice::JumpPoint => self.jump_points.engine_for(self.nav),
             EngineChoice::FlowField => {
                 let field_key = FieldKey::of_job(&job);
+                let capacity = self.launcher.settings.max_flow_fields;
                 match self.fields.request(
                     field_key,
                     &target.grid,
-                    (self.nav, self.launcher.placement),
+                    (self.nav, self.launcher.placement, capacity),
                     self.stats,
                 ) {
                     FieldLookup::Ready(field) => Engine::FlowField(field),
                     FieldLookup::Pending => {
                         set_status(target.path, PathStatus::Searching);
                         return;
+                    }
+                    FieldLookup::Full => {
+                        job.options = options_of_a_field(job.options);
+                        Engine::AStar
                     }
                 }
             }

@@ -14,7 +14,7 @@ use crate::{
 };
 use astar_grid::{
     Cell, CostModel, FieldGrowth, FlowField, FlowFieldError, Grid, Movement, ReachedPath,
-    SearchResult, SearchStats, SearchStatus,
+    SearchOptions, SearchResult, SearchStats, SearchStatus,
 };
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
@@ -90,6 +90,9 @@ pub(crate) enum FieldLookup {
     Ready(Arc<FlowField>),
     /// The field is being built or updated; ask again next frame.
     Pending,
+    /// The field is not held, and [`PathfindingSettings::max_flow_fields`] fields are, none of
+    /// which can be let go of this frame: the request is searched alone instead.
+    Full,
 }
 
 /// Map changes kept for one field's next incremental update; past this many it is built anew.
@@ -103,8 +106,11 @@ const RUNS_BETWEEN_SWEEPS: u32 = 60;
 #[derive(Resource, Default)]
 pub(crate) struct FlowFields {
     slots: HashMap<FieldKey, FieldSlot>,
-    /// Counts the sweeps of [`release_flow_fields`]: the clock of least recent use.
+    /// Counts the runs of [`release_flow_fields`], once a frame after dispatch: the clock of
+    /// least recent use.
     frame: u64,
+    /// Fields let go of to make room since the statistics last counted them.
+    dropped_since_counted: usize,
     /// Runs of [`release_flow_fields`] since its last sweep.
     runs_since_sweep: u32,
 }
@@ -112,13 +118,25 @@ pub(crate) struct FlowFields {
 impl FlowFields {
     /// The field for `key` if it matches `grid`, the current grid of the key's agent kind;
     /// otherwise starts building (or updating) it unless a build is running already.
+    ///
+    /// A field not held yet is made room for within `capacity`: the least recently asked for
+    /// of those no request asked for this frame is let go of (a finished one before one being
+    /// built). When every field held was asked for this frame, the answer is
+    /// [`FieldLookup::Full`], and nothing is started.
     pub(crate) fn request(
         &mut self,
         key: FieldKey,
         grid: &Arc<Grid>,
-        (nav, placement): (&NavGrid, Placement<'_>),
+        (nav, placement, capacity): (&NavGrid, Placement<'_>, usize),
         stats: &mut PathfindingStats,
     ) -> FieldLookup {
+        let room = |fields: &mut Self| capacity > 0 && fields.make_room(capacity - 1);
+        if !self.slots.contains_key(&key) && !room(self) {
+            stats.flow_field_fallbacks += 1;
+            return FieldLookup::Full;
+        }
+        stats.flow_fields_dropped += self.dropped_since_counted as u64;
+        self.dropped_since_counted = 0;
         let slot = self.slots.entry(key).or_default();
         slot.last_used = self.frame;
         if let Some(ready) = &slot.ready
@@ -154,17 +172,40 @@ impl FlowFields {
         }
     }
 
+    /// Lets go of the least recently asked for fields until at most `most` are held, sparing
+    /// those asked for this frame, and finished fields before those being built (dropping a
+    /// build cancels it); returns whether that many or fewer are held now.
+    fn make_room(&mut self, most: usize) -> bool {
+        if self.slots.len() <= most {
+            return true;
+        }
+        let mut by_use: Vec<(bool, u64, FieldKey)> = self
+            .slots
+            .iter()
+            .filter(|(_, slot)| slot.last_used < self.frame)
+            .map(|(key, slot)| (slot.building.is_some(), slot.last_used, *key))
+            .collect();
+        by_use.sort_unstable_by_key(|&(building, last_used, _)| (building, last_used));
+        let excess = self.slots.len() - most;
+        for (_, _, key) in by_use.into_iter().take(excess) {
+            self.slots.remove(&key);
+            self.dropped_since_counted += 1;
+        }
+        self.slots.len() <= most
+    }
+
     /// Drops the fields (finished or building) that no request in `needed` answers to, then
-    /// the least recently used beyond `capacity`, sparing those building and those asked for
-    /// since the last sweep; returns how many were dropped.
+    /// the least recently asked for beyond `capacity` ([`FlowFields::make_room`]); then, should
+    /// the fields asked for this frame still outnumber `capacity` (it was lowered), the least
+    /// recently asked for of those too. Returns how many were dropped.
     pub(crate) fn release(&mut self, needed: &HashSet<FieldKey>, capacity: usize) -> usize {
+        let earlier = core::mem::take(&mut self.dropped_since_counted);
         let before = self.slots.len();
         self.slots.retain(|key, _| needed.contains(key));
-        if self.slots.len() > capacity {
+        if !self.make_room(capacity) {
             let mut by_use: Vec<(u64, FieldKey)> = self
                 .slots
                 .iter()
-                .filter(|(_, slot)| slot.last_used < self.frame && slot.building.is_none())
                 .map(|(key, slot)| (slot.last_used, *key))
                 .collect();
             by_use.sort_unstable_by_key(|&(last_used, _)| last_used);
@@ -173,13 +214,32 @@ impl FlowFields {
                 self.slots.remove(&key);
             }
         }
+        self.dropped_since_counted = 0;
+        before - self.slots.len() + earlier
+    }
+
+    /// Starts a new frame of the clock of least recent use: fields asked for before it may be
+    /// let go of to make room.
+    fn next_frame(&mut self) {
         self.frame += 1;
-        before - self.slots.len()
     }
 
     /// Number of fields held, finished or building.
     pub(crate) fn len(&self) -> usize {
         self.slots.len()
+    }
+}
+
+/// The options under which A* answers a flow-field request as its field would
+/// ([`FieldLookup::Full`]): an optimal path under the same movement rule and cost model, the
+/// closest reachable cell when asked for, and no heuristic weight, window, limit or partial
+/// path, none of which a field honours.
+pub(crate) fn options_of_a_field(options: SearchOptions) -> SearchOptions {
+    SearchOptions {
+        movement: options.movement,
+        cost: options.cost,
+        closest_reachable: options.closest_reachable,
+        ..SearchOptions::default()
     }
 }
 
@@ -289,7 +349,9 @@ pub(crate) fn release_flow_fields(
 ) {
     let departed = removed.read().count() > 0;
     let over_capacity = fields.len() > settings.max_flow_fields;
+    fields.next_frame();
     fields.runs_since_sweep += 1;
+    stats.flow_fields = fields.len();
     let due = fields.runs_since_sweep >= RUNS_BETWEEN_SWEEPS;
     if fields.len() == 0 || !(departed || over_capacity || due || !changed.is_empty()) {
         return;
@@ -451,7 +513,7 @@ mod tests {
     }
 
     #[test]
-    fn fields_being_built_are_never_evicted_for_capacity() {
+    fn finished_fields_are_let_go_of_for_capacity_before_fields_being_built() {
         AsyncComputeTaskPool::get_or_init(TaskPool::default);
         let grid = Arc::new(Grid::new(8, 8));
         let mut fields = FlowFields {
@@ -482,7 +544,14 @@ mod tests {
         assert_eq!(fields.release(&needed, 2), 1);
         assert!(fields.slots.contains_key(&key(0)));
         assert!(!fields.slots.contains_key(&key(1)));
+        // With room for one, the build goes too once no finished field is left to drop.
+        assert_eq!(fields.release(&needed, 1), 1);
+        assert!(fields.slots.contains_key(&key(0)));
+        assert_eq!(fields.release(&needed, 0), 1);
+        assert!(fields.slots.is_empty());
         // Fields no request needs go whatever the capacity.
+        fields.slots.insert(key(1), ready_slot(&grid, key(1), 1));
+        fields.slots.insert(key(2), ready_slot(&grid, key(2), 2));
         assert_eq!(fields.release(&HashSet::new(), 10), 2);
     }
 }
