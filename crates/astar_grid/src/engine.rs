@@ -2,7 +2,7 @@
 //! that algorithm needs (a jump grid, a flow field) prepared and kept between queries.
 
 use crate::closest::flood_to_closest;
-use crate::search::{validate_bounds_and_start, validate_endpoints};
+use crate::endpoints::{validate_bounds_and_start, validate_endpoints};
 use crate::{
     Algorithm, Cell, FlowField, FlowFieldError, Grid, JpsOptions, JumpGrid, SearchError,
     SearchOptions, SearchResult, SearchStats, SearchStatus, Searcher,

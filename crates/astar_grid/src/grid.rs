@@ -1,6 +1,7 @@
 //! The navigation grid: walkable and blocked cells with per-cell terrain cost multipliers.
 
 use crate::Cell;
+use crate::endpoints::{EndpointMap, SearchError, validate_endpoints};
 
 /// The most cells a [`Grid`] may hold, so that every cell (and the border the grid keeps around
 /// itself) has a 32-bit index.
@@ -291,8 +292,8 @@ impl Grid {
     /// # Errors
     /// [`SearchError::EmptyGrid`](crate::SearchError::EmptyGrid), then the start's and the goal's
     /// out-of-bounds errors, then their blocked errors.
-    pub fn check_endpoints(&self, start: Cell, goal: Cell) -> Result<(), crate::SearchError> {
-        crate::search::validate_endpoints(self, start, goal)
+    pub fn check_endpoints(&self, start: Cell, goal: Cell) -> Result<(), SearchError> {
+        validate_endpoints(self, start, goal)
     }
 
     /// Whether any walkable cell costs more than 1.
@@ -351,10 +352,17 @@ impl Grid {
     }
 }
 
-impl core::fmt::Debug for Grid {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        writeln!(f, "Grid {}x{}", self.width, self.height)?;
-        f.write_str(&crate::formats::ascii::to_ascii(self))
+impl EndpointMap for Grid {
+    fn has_no_cells(&self) -> bool {
+        self.is_empty()
+    }
+
+    fn holds(&self, cell: Cell) -> bool {
+        self.contains(cell)
+    }
+
+    fn is_open(&self, cell: Cell) -> bool {
+        self.is_walkable(cell)
     }
 }
 

@@ -85,6 +85,7 @@ mod closest;
 mod connectivity;
 mod cost;
 pub mod crowd;
+mod endpoints;
 mod engine;
 mod flow_field;
 pub mod formats;
@@ -103,6 +104,7 @@ pub use connectivity::{
     BlockingCheck, ComponentId, Components, ConnectivityError, ConnectivityUpdate,
 };
 pub use cost::CostModel;
+pub use endpoints::SearchError;
 pub use engine::Engine;
 pub use flow_field::{FieldGrowth, FlowField, FlowFieldError, FlowFieldUpdate, GoalPaths};
 pub use formats::{
@@ -116,8 +118,8 @@ pub use jps::{JpsOptions, JumpGrid};
 pub use movement::{CornerRule, Movement, Neighborhood};
 pub use repair::{Repair, RepairError, RepairOptions, RepairedPath};
 pub use search::{
-    ActiveSearch, Limit, Path, ReachedPath, SearchError, SearchOptions, SearchResult, SearchStats,
-    SearchStatus, SearchTrace, SearchWindow, Searcher, Step, TracedCell,
+    ActiveSearch, Limit, Path, ReachedPath, SearchOptions, SearchResult, SearchStats, SearchStatus,
+    SearchTrace, SearchWindow, Searcher, Step, TracedCell,
 };
 pub use smoothing::{
     SmoothingError, SmoothingOptions, Waypoint, line_of_sight, line_of_sight_within, smooth_path,

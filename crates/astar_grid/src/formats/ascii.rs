@@ -157,3 +157,10 @@ mod tests {
         assert_eq!((error.line, error.column), (2, 2));
     }
 }
+
+impl core::fmt::Debug for Grid {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        writeln!(f, "Grid {}x{}", self.width(), self.height())?;
+        f.write_str(&to_ascii(self))
+    }
+}

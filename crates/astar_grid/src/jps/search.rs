@@ -9,7 +9,8 @@ use super::bits::{BitMatrix, ScanStop};
 use super::scratch::{JumpNode, JumpScratch};
 use super::{JpsOptions, JumpGrid};
 use crate::closest::{flood_to_closest, turning_points};
-use crate::search::{EndpointMap, OpenEntry, validate_bounds_and_start, validate_endpoints};
+use crate::endpoints::{EndpointMap, validate_bounds_and_start, validate_endpoints};
+use crate::search::OpenEntry;
 use crate::{
     Cell, Limit, Movement, Path, SearchError, SearchResult, SearchStats, SearchStatus, Searcher,
 };

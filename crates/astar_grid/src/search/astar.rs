@@ -18,10 +18,11 @@
 use super::bucket_queue::{BucketQueue, Buckets, LARGE_GRID, OpenLists, Segments, SlotLists};
 use super::searcher::{START_VIA, VIA_BITS, VIA_MASK};
 use super::{
-    Limit, Path, SearchError, SearchOptions, SearchResult, SearchStats, SearchStatus, SearchTrace,
-    Searcher, TracedCell,
+    Limit, Path, SearchOptions, SearchResult, SearchStats, SearchStatus, SearchTrace, Searcher,
+    TracedCell,
 };
 use crate::closest::{CellDistance, Closest};
+use crate::endpoints::{SearchError, validate_bounds_and_start, validate_endpoints};
 use crate::heuristic::{HeuristicFn, OctileTerms};
 use crate::movement::DIRECTIONS;
 use crate::{Cell, Grid, Heuristic, Movement, Neighborhood, Weighting};
@@ -702,65 +703,6 @@ pub(crate) fn validate_options(options: &SearchOptions) -> Result<(), SearchErro
     }
     if !options.cost.is_valid() {
         return Err(SearchError::InvalidCostModel);
-    }
-    Ok(())
-}
-
-/// What checking a request's start and goal needs to know about the map it searches.
-pub(crate) trait EndpointMap {
-    /// Whether the map has no cells.
-    fn has_no_cells(&self) -> bool;
-    /// Whether `cell` lies inside the map.
-    fn holds(&self, cell: Cell) -> bool;
-    /// Whether `cell` is inside the map and walkable.
-    fn is_open(&self, cell: Cell) -> bool;
-}
-
-impl EndpointMap for Grid {
-    fn has_no_cells(&self) -> bool {
-        self.is_empty()
-    }
-
-    fn holds(&self, cell: Cell) -> bool {
-        self.contains(cell)
-    }
-
-    fn is_open(&self, cell: Cell) -> bool {
-        self.is_walkable(cell)
-    }
-}
-
-/// Refuses an empty map, and a start or goal outside the map or blocked.
-pub(crate) fn validate_endpoints(
-    map: &impl EndpointMap,
-    start: Cell,
-    goal: Cell,
-) -> Result<(), SearchError> {
-    validate_bounds_and_start(map, start, goal)?;
-    if !map.is_open(goal) {
-        return Err(SearchError::GoalBlocked(goal));
-    }
-    Ok(())
-}
-
-/// Refuses an empty map, a start or goal outside the map, and a blocked start; a blocked goal
-/// passes (for searches asked for the closest reachable cell).
-pub(crate) fn validate_bounds_and_start(
-    map: &impl EndpointMap,
-    start: Cell,
-    goal: Cell,
-) -> Result<(), SearchError> {
-    if map.has_no_cells() {
-        return Err(SearchError::EmptyGrid);
-    }
-    if !map.holds(start) {
-        return Err(SearchError::StartOutOfBounds(start));
-    }
-    if !map.holds(goal) {
-        return Err(SearchError::GoalOutOfBounds(goal));
-    }
-    if !map.is_open(start) {
-        return Err(SearchError::StartBlocked(start));
     }
     Ok(())
 }

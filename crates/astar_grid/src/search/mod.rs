@@ -2,7 +2,6 @@
 
 mod astar;
 mod bucket_queue;
-mod error;
 mod open_list;
 mod options;
 mod result;
@@ -10,13 +9,10 @@ mod searcher;
 mod trace;
 
 pub use astar::{ActiveSearch, Step};
-pub use error::SearchError;
 pub use options::{SearchOptions, SearchWindow};
 pub use result::{Limit, Path, ReachedPath, SearchResult, SearchStats, SearchStatus};
 pub use searcher::Searcher;
 pub use trace::{SearchTrace, TracedCell};
 
-pub(crate) use astar::{
-    EndpointMap, validate_bounds_and_start, validate_endpoints, validate_options,
-};
+pub(crate) use astar::validate_options;
 pub(crate) use open_list::{OpenEntry, OpenList};

@@ -1,7 +1,8 @@
 //! The reusable search context: per-cell scratch memory reset in O(1) by a generation stamp.
 
 use super::bucket_queue::OpenLists;
-use super::{ActiveSearch, SearchError, SearchOptions, SearchResult};
+use super::{ActiveSearch, SearchOptions, SearchResult};
+use crate::SearchError;
 use crate::{Cell, Grid};
 
 /// Bits of a cell's mark (see [`Searcher::marks`]) that hold the direction of the step that
