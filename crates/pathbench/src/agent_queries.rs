@@ -5,7 +5,8 @@
 use crate::algorithm::SearchArgs;
 use crate::erosion::ErodedGrid;
 use crate::reference::ReferenceDijkstra;
-use crate::scen::{ScenReport, run_scenario};
+use crate::scen_report::ScenReport;
+use crate::scen_run::run_scenario;
 use crate::tolerance::LengthPrecision;
 use astar_grid::{AgentGrid, AgentKind, Grid, Legend, Scenario, SearchOptions};
 use std::path::Path;

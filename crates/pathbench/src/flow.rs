@@ -1,7 +1,7 @@
 //! `--algo flow`: every query answered from a flow field, one field per distinct goal.
 
 use crate::algorithm::SearchArgs;
-use crate::scen::ScenReport;
+use crate::scen_report::ScenReport;
 use crate::tolerance::LengthPrecision;
 use astar_grid::{Algorithm, Cell, FlowField, Grid, Path, Scenario};
 use std::collections::HashMap;
@@ -17,7 +17,7 @@ struct Answer {
 
 /// Groups the queries by goal, builds one field per goal (reusing the field's memory), reads
 /// each query's path by following next steps from its start, and checks the lengths as
-/// [`crate::scen::run_scenario`] does, at the file's `precision`. Queries are reported in file
+/// [`crate::scen_run::run_scenario`] does, at the file's `precision`. Queries are reported in file
 /// order.
 pub fn run_scenario(
     grid: &Grid,

@@ -15,6 +15,8 @@ mod memory;
 mod random;
 mod reference;
 mod scen;
+mod scen_report;
+mod scen_run;
 mod side_by_side;
 mod suite;
 mod tolerance;

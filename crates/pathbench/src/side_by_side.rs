@@ -5,7 +5,8 @@
 use crate::agent_queries::{AgentQueries, read_map};
 use crate::algorithm::SearchArgs;
 use crate::kind::ProfileName;
-use crate::scen::{ScenReport, load_with_precision, median};
+use crate::scen_report::{ScenReport, median};
+use crate::scen_run::load_with_precision;
 use crate::tolerance::LengthPrecision;
 use astar_grid::{AgentKind, Algorithm, Engine, Grid, Legend, Scenario, SearchOptions};
 use std::path::{Path, PathBuf};

@@ -4,7 +4,8 @@ use crate::agent_queries::{AgentQueries, load_with_legend};
 use crate::algorithm::SearchArgs;
 use crate::kind::KindArgs;
 use crate::memory::MemoryPerCell;
-use crate::scen::{load_with_precision, run_scenario, tolerance_line};
+use crate::scen_report::tolerance_line;
+use crate::scen_run::{load_with_precision, run_scenario};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -162,7 +163,7 @@ fn run_plain(args: &SuiteArgs, dir: &Path, pairs: &[(PathBuf, PathBuf)]) -> Resu
     println!(
         "{:<28} {queries:>7} {mismatches:>6} {mean_us:>10.1} {:>10.1} {expansions_mean:>12.0}{}",
         "all",
-        crate::scen::median(&times),
+        crate::scen_report::median(&times),
         astar_expansions_mean.map_or_else(String::new, |astar| format!(" {astar:>14.0}"))
     );
     println!("{}", tolerance_line(at_file_precision, at_relative));
@@ -177,7 +178,7 @@ fn run_plain(args: &SuiteArgs, dir: &Path, pairs: &[(PathBuf, PathBuf)]) -> Resu
         "mismatches": mismatches,
         "max_abs_error": max_error,
         "mean_us": mean_us,
-        "median_us": crate::scen::median(&times),
+        "median_us": crate::scen_report::median(&times),
         "expansions_mean": expansions_mean,
         "memory_bytes_per_cell": memory.to_json(),
         "memory_map": largest,
@@ -313,7 +314,7 @@ fn print_kind_totals(
 ) {
     let run = totals.run.max(1) as f64;
     let mean_us = totals.total_us / run;
-    let median_us = crate::scen::median(&totals.times);
+    let median_us = crate::scen_report::median(&totals.times);
     let expansions_mean = totals.expansions as f64 / run;
     let astar_expansions_mean = compare_astar.then(|| totals.astar_expansions as f64 / run);
     println!(
@@ -370,7 +371,7 @@ fn kind_summary(
         "mismatches": totals.mismatches,
         "max_abs_error": totals.max_error,
         "mean_us": totals.total_us / run,
-        "median_us": crate::scen::median(&totals.times),
+        "median_us": crate::scen_report::median(&totals.times),
         "expansions_mean": totals.expansions as f64 / run,
         "build_ms": totals.build_us / 1e3,
         "memory_map": largest.label,

@@ -19,7 +19,7 @@ mod report;
 
 use crate::agent_queries::{AgentQueries, load_with_legend};
 use crate::kind::KindArgs;
-use crate::scen::load;
+use crate::scen_run::load;
 use crate::suite::map_pairs;
 use astar_grid::{Cell, Grid, Scenario, SearchOptions};
 use clap::Args;

@@ -1,7 +1,7 @@
 //! What each library scored: per-query records, their summary, and the printed table.
 
 use super::measure::{IllegalSteps, PathCheck, matches_optimal};
-use crate::scen::median;
+use crate::scen_report::median;
 
 /// Everything recorded for one library over a set of queries, in the order they ran.
 #[derive(Clone, Debug, Default)]
