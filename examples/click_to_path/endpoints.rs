@@ -1,24 +1,34 @@
 //! The start and goal: a left click places the start, the next one the goal, and so on; both
-//! are drawn as discs.
+//! are drawn as discs. A request refused before any search ran gets a cross on the cell in the
+//! way.
 
 use crate::VisualiserSystems;
 use crate::cursor::CursorCell;
+use crate::jump_points::JumpPointSearch;
 use crate::map::CELL_SIZE;
+use crate::search::SearchAgent;
 use crate::settings::SearchSettings;
+use crate::status::{cell_in_the_way, jps_refusal_status};
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
 
-const START_COLOR: Color = Color::srgb(0.95, 0.25, 0.7);
-const GOAL_COLOR: Color = Color::srgb(0.95, 0.2, 0.15);
+/// The start marker's colour.
+pub const START_COLOR: Color = Color::srgb(0.95, 0.25, 0.7);
+/// The goal marker's colour.
+pub const GOAL_COLOR: Color = Color::srgb(0.95, 0.2, 0.15);
+/// The mark on the cell in the way of a refused request.
+const REFUSAL_COLOR: Color = Color::srgb(1.0, 0.15, 0.1);
 
 pub(crate) fn plugin(app: &mut App) {
     app.init_resource::<Endpoints>()
+        // Created after the plugin's overlay group, so drawn over the search it draws.
+        .init_gizmo_group::<MarkerGizmos>()
         .add_systems(Startup, spawn_markers)
         .add_systems(
             Update,
             (
                 place_endpoints.in_set(VisualiserSystems::Edit),
-                move_markers.in_set(VisualiserSystems::Show),
+                (move_markers, mark_cell_in_the_way).in_set(VisualiserSystems::Show),
             ),
         );
 }
@@ -78,6 +88,11 @@ impl Endpoints {
 #[derive(Component)]
 struct Marker(Endpoint);
 
+/// The gizmos of the markers and of the cell in the way: drawn over the plugin's overlay, since
+/// gizmo groups are drawn in the order they were created.
+#[derive(Default, Reflect, GizmoConfigGroup)]
+struct MarkerGizmos;
+
 fn spawn_markers(
     mut commands: Commands,
     mut meshes: ResMut<Assets<Mesh>>,
@@ -135,6 +150,31 @@ fn move_markers(
             }
             None => Visibility::Hidden,
         };
+    }
+}
+
+/// A white cross in a red square on the cell that keeps the last request from being searched
+/// (the status bar says why), over the markers.
+fn mark_cell_in_the_way(
+    agent: Single<Option<&Path>, With<SearchAgent>>,
+    jps: Res<JumpPointSearch>,
+    settings: Res<SearchSettings>,
+    nav: Res<NavGrid>,
+    mut gizmos: Gizmos<MarkerGizmos>,
+) {
+    let status = if settings.runs_own_jump_points() {
+        jps.outcome.as_ref().and_then(jps_refusal_status)
+    } else {
+        agent.map(|path| path.status)
+    };
+    if let Some(cell) = status.as_ref().and_then(cell_in_the_way) {
+        let size = nav.cell_size().abs();
+        let centre = nav.cell_center(cell);
+        gizmos.rect_2d(centre, size, REFUSAL_COLOR);
+        let corner = size * 0.4;
+        gizmos.line_2d(centre - corner, centre + corner, Color::WHITE);
+        let other = Vec2::new(corner.x, -corner.y);
+        gizmos.line_2d(centre - other, centre + other, Color::WHITE);
     }
 }
 

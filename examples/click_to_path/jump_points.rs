@@ -36,7 +36,8 @@ pub struct JumpPointSearch {
 pub enum JpsOutcome {
     /// The settings or the map ask for something JPS cannot do (the core's reason).
     Refused(SearchError),
-    /// The map holds no grid for the agent's kind (the core's reason).
+    /// The agent's kind cannot search this map, or cannot stand on the start or goal (the core's
+    /// reason, naming the cell in the way).
     Kind(AgentError),
     /// The search ran.
     Searched(JpsRun),
@@ -124,6 +125,24 @@ fn search(
     })
 }
 
+/// Runs jump point search for the settings' agent kind on `terrain`: on the kind's profile read
+/// into a grid of its own, once the kind may stand on both endpoints (else the refusal names the
+/// cell in the way).
+fn search_for_kind(
+    searcher: &mut Searcher,
+    terrain: &Grid,
+    start: Cell,
+    goal: Cell,
+    settings: &SearchSettings,
+) -> JpsOutcome {
+    let kind_grid = AgentGrid::new(terrain, &settings.kind.profile(), 1)
+        .and_then(|kind_grid| kind_grid.check_endpoints(start, goal).map(|()| kind_grid));
+    match kind_grid {
+        Ok(kind_grid) => search(searcher, kind_grid.grid(), start, goal, settings),
+        Err(error) => JpsOutcome::Kind(error),
+    }
+}
+
 /// Searches again whenever the endpoints, the settings or the map change.
 fn run_jump_point_search(
     endpoints: Res<Endpoints>,
@@ -136,19 +155,13 @@ fn run_jump_point_search(
     }
     let jps = &mut *jps;
     jps.outcome = match endpoints.pair() {
-        Some((start, goal)) if settings.runs_own_jump_points() => {
-            // The kind's profile read into a grid of its own: the core searches that.
-            match AgentGrid::new(nav.grid(), &settings.kind.profile(), 1) {
-                Ok(kind_grid) => Some(search(
-                    &mut jps.searcher,
-                    kind_grid.grid(),
-                    start,
-                    goal,
-                    &settings,
-                )),
-                Err(error) => Some(JpsOutcome::Kind(error)),
-            }
-        }
+        Some((start, goal)) if settings.runs_own_jump_points() => Some(search_for_kind(
+            &mut jps.searcher,
+            nav.grid(),
+            start,
+            goal,
+            &settings,
+        )),
         _ => None,
     };
 }
@@ -268,6 +281,46 @@ mod tests {
         };
         assert_eq!(run.status, SearchStatus::NoPath);
         assert!(run.cells.is_empty() && run.waypoints.is_empty());
+    }
+
+    #[test]
+    fn a_kind_that_cannot_stand_on_an_endpoint_is_refused_naming_the_cell() {
+        use crate::terrain::KindChoice;
+        use bevy_astar::astar_grid::agent::moving_ai::WATER;
+        use bevy_astar::astar_grid::agent::{Endpoint, FootprintProblem};
+        let mut grid = open_grid_with_wall();
+        grid.fill_rect(Cell::new(0, 0), Cell::new(3, 7), WATER);
+        let boat = SearchSettings {
+            kind: KindChoice::Boat,
+            ..settings(Algorithm::JumpPoint)
+        };
+        let outcome = search_for_kind(
+            &mut Searcher::new(),
+            &grid,
+            Cell::new(0, 0),
+            Cell::new(11, 0),
+            &boat,
+        );
+        assert_eq!(
+            outcome,
+            JpsOutcome::Kind(AgentError::FootprintDoesNotFit {
+                endpoint: Endpoint::Goal,
+                cell: Cell::new(11, 0),
+                size: 1,
+                problem: FootprintProblem::Impassable(Cell::new(11, 0)),
+            })
+        );
+        let on_water = search_for_kind(
+            &mut Searcher::new(),
+            &grid,
+            Cell::new(0, 0),
+            Cell::new(3, 7),
+            &boat,
+        );
+        assert!(
+            matches!(&on_water, JpsOutcome::Searched(run) if run.status == SearchStatus::Found),
+            "{on_water:?}"
+        );
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //! heuristic, costs, smoothing and limits, the agent's size and kind (walker, heavy, flyer or
 //! boat, each a terrain profile), and drives the replay (also `Space` play/pause,
 //! `Left`/`Right` step, `Shift` for ten, `Home` restart, `End` finish); the status bar reports
-//! the result and the g, h and f the search gave the cell under the cursor.
+//! the result (or why no search could run, with a cross on the cell in the way) and the g, h
+//! and f the search gave the cell under the cursor.
 
 mod camera;
 mod cursor;
@@ -30,6 +31,9 @@ mod settings;
 mod status;
 mod terrain;
 mod walls;
+
+#[cfg(test)]
+mod headless_tests;
 
 use bevy::prelude::*;
 use bevy_astar::egui_panel::AStarEguiPanelPlugin;
@@ -48,6 +52,24 @@ enum VisualiserSystems {
     Request,
     /// Show the result: map image, markers, replay, camera.
     Show,
+}
+
+/// Runs the visualiser's sets around the plugin's: input, edits and the request before the
+/// plugin reads them, the display after it applied its results.
+fn order_systems(app: &mut App) {
+    app.configure_sets(
+        Update,
+        (
+            (
+                VisualiserSystems::Input,
+                VisualiserSystems::Edit,
+                VisualiserSystems::Request,
+            )
+                .chain()
+                .before(AStarSystems::Invalidate),
+            VisualiserSystems::Show.after(AStarSystems::Apply),
+        ),
+    );
 }
 
 fn main() {
@@ -70,19 +92,6 @@ fn main() {
             AStarEguiPanelPlugin::default().with_open(false),
             ScriptedInputPlugin,
         ))
-        .configure_sets(
-            Update,
-            (
-                (
-                    VisualiserSystems::Input,
-                    VisualiserSystems::Edit,
-                    VisualiserSystems::Request,
-                )
-                    .chain()
-                    .before(AStarSystems::Invalidate),
-                VisualiserSystems::Show.after(AStarSystems::Apply),
-            ),
-        )
         .add_systems(PreStartup, map::load_initial_map)
         .add_plugins((
             map::plugin,
@@ -97,6 +106,7 @@ fn main() {
             panel::plugin,
             script::plugin,
             terrain::plugin,
+            order_systems,
         ))
         .run();
 }

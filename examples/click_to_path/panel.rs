@@ -11,7 +11,7 @@ use crate::settings::{
     ALGORITHM_MENU, Algorithm, CostChoice, INTEGER_STRAIGHT_COST, MAX_PANEL_AGENT_SIZE,
     SearchSettings,
 };
-use crate::status::{self, StatusLine, Tone};
+use crate::status::{self, KindOnMap, StatusLine, Tone};
 use crate::terrain::{Brush, KindChoice};
 use bevy::ecs::system::SystemParam;
 use bevy::gizmos::config::GizmoConfigStore;
@@ -496,8 +496,14 @@ fn status_bar(ui: &mut egui::Ui, shown: &Shown, controls: &Controls) {
     let (path, trace) = *shown.agent;
     let model = controls.settings.cost_model();
     let jps = controls.settings.runs_own_jump_points();
+    let profile = controls.settings.kind.profile();
+    let kind = KindOnMap {
+        name: controls.settings.kind.name(),
+        profile: &profile,
+        grid: shown.nav.grid(),
+    };
     let line = if jps {
-        status::jps_result_line(&shown.endpoints, shown.jps.outcome.as_ref(), model)
+        status::jps_result_line(&shown.endpoints, shown.jps.outcome.as_ref(), model, kind)
     } else {
         status::result_line(
             &shown.endpoints,
@@ -505,6 +511,7 @@ fn status_bar(ui: &mut egui::Ui, shown: &Shown, controls: &Controls) {
             trace.map(|trace| trace.trace.expansions.len()),
             shown.nav.cell_size().x.abs(),
             model,
+            kind,
         )
     };
     ui.add_space(2.0);

@@ -77,8 +77,15 @@ fn sync_request(
     }
 }
 
-/// Indexes the trace of each new result. A request the search refused (blocked goal, window
-/// without the start) records no trace, so the previous one is removed rather than shown.
+/// Whether a result of `status` comes with a trace of its own. A request refused before any
+/// search ran (a blocked start or goal, a window without the start, a kind that cannot stand on
+/// an endpoint) records none: the trace the agent holds is then the previous search's.
+pub fn result_has_trace(status: &PathStatus) -> bool {
+    !matches!(status, PathStatus::Invalid(_) | PathStatus::InvalidKind(_))
+}
+
+/// Indexes the trace of each new result. A result without a trace of its own (see
+/// [`result_has_trace`]) removes the previous search's, which would otherwise stay drawn.
 pub(crate) fn index_trace(
     mut commands: Commands,
     agent: Single<(Entity, Option<&Path>), With<SearchAgent>>,
@@ -92,7 +99,7 @@ pub(crate) fn index_trace(
     }
     lookup.revision = revision;
     lookup.index.clear();
-    if path.is_some_and(|path| matches!(path.status, PathStatus::Invalid(_))) {
+    if path.is_some_and(|path| !result_has_trace(&path.status)) {
         commands.entity(entity).remove::<PathTrace>();
         return;
     }

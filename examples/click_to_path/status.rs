@@ -3,8 +3,10 @@
 
 use crate::endpoints::Endpoints;
 use crate::jump_points::JpsOutcome;
-use crate::terrain::terrain_name;
+use crate::terrain::{joined, passable_terrains, terrain_name, terrain_words};
 use bevy::prelude::*;
+use bevy_astar::KindError;
+use bevy_astar::astar_grid::agent::{AgentError, FootprintProblem};
 use bevy_astar::astar_grid::{SearchStatus, SearchTrace, TracedCell};
 use bevy_astar::prelude::*;
 use core::time::Duration;
@@ -70,16 +72,96 @@ fn drawn_length(path: &Path, cell_size: f32) -> f32 {
     total / cell_size.max(f32::EPSILON)
 }
 
+/// The agent kind a search was for, and the map it was asked on: what a refusal names.
+#[derive(Clone, Copy, Debug)]
+pub struct KindOnMap<'a> {
+    /// The kind's terrain profile name ("walker", "boat", ...).
+    pub name: &'a str,
+    /// The kind's terrain profile.
+    pub profile: &'a TerrainProfile,
+    /// The terrain grid.
+    pub grid: &'a Grid,
+}
+
+/// Why the kind cannot search, in a player's words: the cell in the way, its terrain, and the
+/// terrain the kind's profile enters. "The boat cannot go there: the goal (3, 36) is ground, not
+/// water (the "boat" terrain profile enters only water)."
+pub fn kind_refusal(error: &KindError, kind: KindOnMap) -> String {
+    let KindError::Agent(AgentError::FootprintDoesNotFit {
+        endpoint,
+        cell,
+        size,
+        problem,
+    }) = *error
+    else {
+        return format!("Cannot search for the {}: {error}.", kind.name);
+    };
+    let name = kind.name;
+    let opening = if size == 1 {
+        format!("The {name} cannot go there: the {endpoint} {cell}")
+    } else {
+        format!("The {name} ({size}x{size}) does not fit at the {endpoint} {cell}: its cell")
+    };
+    let blocked = match problem {
+        FootprintProblem::OutsideMap => {
+            return format!(
+                "The {name} ({size}x{size}) does not fit at the {endpoint} {cell}: its \
+                 footprint reaches outside the map."
+            );
+        }
+        FootprintProblem::Impassable(blocked) => blocked,
+    };
+    let at = if size == 1 {
+        String::new()
+    } else {
+        format!(" {blocked}")
+    };
+    let value = kind.grid.value(blocked);
+    let allowed = passable_terrains(kind.profile);
+    if value == 0 || allowed.is_empty() {
+        return format!("{opening}{at} is {}.", terrain_words(value));
+    }
+    format!(
+        "{opening}{at} is {}, not {} (the \"{name}\" terrain profile enters only {}).",
+        terrain_words(value),
+        joined(&allowed, "or"),
+        joined(&allowed, "and"),
+    )
+}
+
+/// The cell that keeps a request from being searched, to be marked on the map: a blocked start
+/// or goal, or the cell of the agent's footprint its kind cannot enter.
+pub fn cell_in_the_way(status: &PathStatus) -> Option<Cell> {
+    match *status {
+        PathStatus::Invalid(SearchError::StartBlocked(cell) | SearchError::GoalBlocked(cell))
+        | PathStatus::InvalidKind(KindError::Agent(AgentError::FootprintDoesNotFit {
+            problem: FootprintProblem::Impassable(cell),
+            ..
+        })) => Some(cell),
+        _ => None,
+    }
+}
+
+/// The status a jump point search run by the visualiser stands for, when it did not run.
+pub fn jps_refusal_status(outcome: &JpsOutcome) -> Option<PathStatus> {
+    match *outcome {
+        JpsOutcome::Refused(error) => Some(PathStatus::Invalid(error)),
+        JpsOutcome::Kind(error) => Some(PathStatus::InvalidKind(KindError::Agent(error))),
+        JpsOutcome::Searched(_) => None,
+    }
+}
+
 /// What the last search found, or what to do before there is one.
 ///
 /// `expanded` is the number of cells the search expanded (from its trace), `cell_size` the world
-/// size of a cell, `model` the cost model the costs are in.
+/// size of a cell, `model` the cost model the costs are in, `kind` the agent kind searched for.
 pub fn result_line(
     endpoints: &Endpoints,
     path: Option<&Path>,
     expanded: Option<usize>,
     cell_size: f32,
     model: CostModel,
+    kind: KindOnMap,
 ) -> StatusLine {
     let (Some(start), Some(goal)) = (endpoints.start, endpoints.goal) else {
         let which = if endpoints.start.is_none() {
@@ -157,10 +239,7 @@ pub fn result_line(
         PathStatus::Invalid(error) => {
             StatusLine::new(Tone::Error, format!("Cannot search: {error}."))
         }
-        PathStatus::InvalidKind(error) => StatusLine::new(
-            Tone::Error,
-            format!("Cannot search for this agent: {error}."),
-        ),
+        PathStatus::InvalidKind(error) => StatusLine::new(Tone::Error, kind_refusal(&error, kind)),
         PathStatus::Queued | PathStatus::Searching | PathStatus::WaitingForMap => {
             StatusLine::new(Tone::Busy, "Searching...")
         }
@@ -195,9 +274,10 @@ pub fn jps_result_line(
     endpoints: &Endpoints,
     outcome: Option<&JpsOutcome>,
     model: CostModel,
+    kind: KindOnMap,
 ) -> StatusLine {
     let (Some(start), Some(goal)) = (endpoints.start, endpoints.goal) else {
-        return result_line(endpoints, None, None, 1.0, model);
+        return result_line(endpoints, None, None, 1.0, model, kind);
     };
     let run = match outcome {
         None => return StatusLine::new(Tone::Busy, "Searching..."),
@@ -205,7 +285,7 @@ pub fn jps_result_line(
             return StatusLine::new(Tone::Error, format!("JPS cannot search: {error}."));
         }
         Some(JpsOutcome::Kind(error)) => {
-            return StatusLine::new(Tone::Error, format!("No grid for this kind: {error}."));
+            return StatusLine::new(Tone::Error, kind_refusal(&KindError::Agent(*error), kind));
         }
         Some(JpsOutcome::Searched(run)) => run,
     };
@@ -285,6 +365,39 @@ pub fn cell_line(
 mod tests {
     use super::*;
     use crate::jump_points::JpsRun;
+    use crate::terrain::KindChoice;
+    use bevy_astar::astar_grid::AgentGrid;
+    use bevy_astar::astar_grid::agent::moving_ai::WATER;
+
+    const WALKER: TerrainProfile = KindChoice::Walker.profile();
+
+    fn map() -> Grid {
+        Grid::new(10, 10)
+    }
+
+    fn walker(grid: &Grid) -> KindOnMap<'_> {
+        KindOnMap {
+            name: "walker",
+            profile: &WALKER,
+            grid,
+        }
+    }
+
+    /// The refusal of a search for `kind` of `size` from `start` to `goal` on `grid`, as the
+    /// plugin's check of the endpoints words it.
+    fn refusal(grid: &Grid, kind: KindChoice, size: u8, start: Cell, goal: Cell) -> String {
+        let profile = kind.profile();
+        let kind_grid = AgentGrid::new(grid, &profile, size).expect("the kind fits the map");
+        let error = kind_grid
+            .check_endpoints(start, goal)
+            .expect_err("an endpoint does not fit");
+        let shown = KindOnMap {
+            name: kind.name(),
+            profile: &profile,
+            grid,
+        };
+        kind_refusal(&KindError::Agent(error), shown)
+    }
 
     fn endpoints() -> Endpoints {
         let mut endpoints = Endpoints::default();
@@ -302,7 +415,15 @@ mod tests {
 
     #[test]
     fn missing_endpoints_ask_for_a_click() {
-        let line = result_line(&Endpoints::default(), None, None, 16.0, CostModel::Octile);
+        let grid = Grid::new(4, 4);
+        let line = result_line(
+            &Endpoints::default(),
+            None,
+            None,
+            16.0,
+            CostModel::Octile,
+            walker(&grid),
+        );
         assert_eq!(line.tone, Tone::Hint);
         assert!(line.text.contains("start"), "{}", line.text);
     }
@@ -315,6 +436,7 @@ mod tests {
             Some(42),
             16.0,
             CostModel::Octile,
+            walker(&map()),
         );
         assert_eq!(line.tone, Tone::Error);
         assert!(line.text.starts_with("Unreachable"), "{}", line.text);
@@ -337,6 +459,7 @@ mod tests {
             Some(7),
             16.0,
             CostModel::INTEGER_10_14,
+            walker(&map()),
         );
         assert_eq!(line.tone, Tone::Good);
         assert_eq!(
@@ -355,6 +478,7 @@ mod tests {
             None,
             16.0,
             CostModel::Octile,
+            walker(&map()),
         );
         assert_eq!(blocked.tone, Tone::Error);
         assert!(blocked.text.contains("(8, 3)"), "{}", blocked.text);
@@ -364,9 +488,85 @@ mod tests {
             Some(3),
             16.0,
             CostModel::Octile,
+            walker(&map()),
         );
         assert_eq!(window.tone, Tone::Warning);
         assert!(window.text.contains("search window"), "{}", window.text);
+    }
+
+    #[test]
+    fn a_kind_sent_onto_terrain_it_cannot_enter_is_told_which_and_why() {
+        // Ground on the left, a column of water, ground on the right, a wall at the bottom right.
+        let mut grid = Grid::new(6, 4);
+        grid.fill_rect(Cell::new(2, 0), Cell::new(2, 3), WATER);
+        grid.fill_rect(Cell::new(5, 3), Cell::new(5, 3), 0);
+        let (ground, water) = (Cell::new(0, 0), Cell::new(2, 1));
+        assert_eq!(
+            refusal(&grid, KindChoice::Boat, 1, water, ground),
+            "The boat cannot go there: the goal (0, 0) is ground, not water (the \"boat\" \
+             terrain profile enters only water)."
+        );
+        assert_eq!(
+            refusal(&grid, KindChoice::Walker, 1, water, ground),
+            "The walker cannot go there: the start (2, 1) is water, not ground or swamp (the \
+             \"walker\" terrain profile enters only ground and swamp)."
+        );
+        assert_eq!(
+            refusal(&grid, KindChoice::Walker, 2, ground, Cell::new(1, 2)),
+            "The walker (2x2) does not fit at the goal (1, 2): its cell (2, 2) is water, not \
+             ground or swamp (the \"walker\" terrain profile enters only ground and swamp)."
+        );
+        assert_eq!(
+            refusal(&grid, KindChoice::Flyer, 2, Cell::new(4, 2), ground),
+            "The flyer (2x2) does not fit at the start (4, 2): its cell (5, 3) is a wall."
+        );
+        assert_eq!(
+            refusal(&grid, KindChoice::Walker, 2, ground, Cell::new(5, 0)),
+            "The walker (2x2) does not fit at the goal (5, 0): its footprint reaches outside \
+             the map."
+        );
+        let status = PathStatus::InvalidKind(KindError::Agent(AgentError::FootprintDoesNotFit {
+            endpoint: bevy_astar::astar_grid::agent::Endpoint::Goal,
+            cell: Cell::new(2, 1),
+            size: 1,
+            problem: FootprintProblem::Impassable(Cell::new(2, 1)),
+        }));
+        let line = result_line(
+            &endpoints(),
+            Some(&path(status)),
+            None,
+            16.0,
+            CostModel::Octile,
+            walker(&grid),
+        );
+        assert_eq!(line.tone, Tone::Error);
+        assert!(
+            line.text.contains("is water, not ground or swamp"),
+            "{}",
+            line.text
+        );
+    }
+
+    #[test]
+    fn the_cell_in_the_way_is_the_blocked_endpoint_or_the_footprint_cell() {
+        let mut grid = Grid::new(6, 4);
+        grid.fill_rect(Cell::new(2, 0), Cell::new(2, 3), WATER);
+        let kind_grid = AgentGrid::new(&grid, &WALKER, 2).expect("fits");
+        let error = kind_grid
+            .check_endpoints(Cell::new(0, 0), Cell::new(1, 1))
+            .expect_err("the footprint at the goal covers water");
+        assert_eq!(
+            cell_in_the_way(&PathStatus::InvalidKind(KindError::Agent(error))),
+            Some(Cell::new(2, 1))
+        );
+        let blocked = PathStatus::Invalid(SearchError::StartBlocked(Cell::new(4, 4)));
+        assert_eq!(cell_in_the_way(&blocked), Some(Cell::new(4, 4)));
+        let jps = JpsOutcome::Refused(SearchError::GoalBlocked(Cell::new(5, 1)));
+        assert_eq!(
+            jps_refusal_status(&jps).as_ref().and_then(cell_in_the_way),
+            Some(Cell::new(5, 1))
+        );
+        assert_eq!(cell_in_the_way(&PathStatus::NoPath), None);
     }
 
     #[test]
@@ -392,7 +592,14 @@ mod tests {
             waypoints: vec![Vec2::ZERO].into(),
             ..Path::default()
         };
-        let line = result_line(&endpoints(), Some(&here), Some(1), 16.0, CostModel::Octile);
+        let line = result_line(
+            &endpoints(),
+            Some(&here),
+            Some(1),
+            16.0,
+            CostModel::Octile,
+            walker(&map()),
+        );
         assert!(line.text.contains("(0.0 cells drawn)"), "{}", line.text);
     }
 
@@ -411,6 +618,7 @@ mod tests {
             &endpoints(),
             Some(&JpsOutcome::Searched(run.clone())),
             CostModel::Octile,
+            walker(&map()),
         );
         assert_eq!(line.tone, Tone::Good);
         assert_eq!(
@@ -428,6 +636,7 @@ mod tests {
             &endpoints(),
             Some(&JpsOutcome::Searched(unreachable)),
             CostModel::Octile,
+            walker(&map()),
         );
         assert_eq!(line.tone, Tone::Error);
         assert!(line.text.starts_with("Unreachable"), "{}", line.text);
@@ -435,6 +644,7 @@ mod tests {
             &endpoints(),
             Some(&JpsOutcome::Refused(SearchError::Unsupported("no windows"))),
             CostModel::Octile,
+            walker(&map()),
         );
         assert_eq!(refused.tone, Tone::Error);
         assert!(refused.text.contains("no windows"), "{}", refused.text);

@@ -14,6 +14,16 @@ use bevy_astar::astar_grid::agent::moving_ai::{GROUND, OUT_OF_MAP, SWAMP, TREES,
 use bevy_astar::prelude::*;
 
 pub(crate) fn plugin(app: &mut App) {
+    register_kinds(app);
+    app.init_resource::<Brush>().add_systems(
+        Update,
+        mark_cells_the_kind_cannot_enter.in_set(VisualiserSystems::Request),
+    );
+}
+
+/// Registers the profile of each [`KindChoice`] with the plugin, under the kind's name, and
+/// inserts their ids as [`KindProfiles`].
+pub(crate) fn register_kinds(app: &mut App) {
     let mut ids = [ProfileId::DEFAULT; KindChoice::MENU.len()];
     let mut profiles = app.world_mut().get_resource_or_init::<TerrainProfiles>();
     for (id, kind) in ids.iter_mut().zip(KindChoice::MENU) {
@@ -22,12 +32,7 @@ pub(crate) fn plugin(app: &mut App) {
             .or_else(|| profiles.add(kind.name(), kind.profile()).ok())
             .unwrap_or(ProfileId::DEFAULT);
     }
-    app.insert_resource(KindProfiles(ids))
-        .init_resource::<Brush>()
-        .add_systems(
-            Update,
-            mark_cells_the_kind_cannot_enter.in_set(VisualiserSystems::Request),
-        );
+    app.insert_resource(KindProfiles(ids));
 }
 
 /// The overlay's crosses (when shown) mark the cells the chosen kind cannot enter.
@@ -178,6 +183,47 @@ pub fn terrain_name(value: u8) -> Option<&'static str> {
     }
 }
 
+/// The terrain of `value` in words, for sentences: "a wall", "ground", "swamp", "rough ground
+/// (cost x3)".
+pub fn terrain_words(value: u8) -> String {
+    match (value, terrain_name(value)) {
+        (0, _) => "a wall".to_owned(),
+        (_, Some(name)) => name.to_owned(),
+        (GROUND, None) => "ground".to_owned(),
+        (cost, None) => format!("rough ground (cost x{cost})"),
+    }
+}
+
+/// The named terrains, in the order the legend and sentences list them.
+pub const NAMED_TERRAINS: [(u8, &str); 6] = [
+    (GROUND, "ground"),
+    (SWAMP, "swamp"),
+    (WATER, "water"),
+    (TREES, "trees"),
+    (0, "wall"),
+    (OUT_OF_MAP, "out of map"),
+];
+
+/// The named terrains `profile` lets an agent enter ("ground", "swamp", ...), in the legend's
+/// order.
+pub fn passable_terrains(profile: &TerrainProfile) -> Vec<&'static str> {
+    NAMED_TERRAINS
+        .into_iter()
+        .filter(|&(value, _)| profile.is_passable(value))
+        .map(|(_, name)| name)
+        .collect()
+}
+
+/// Words joined as a list: "water", "ground and swamp", "ground, swamp and trees" (`last` is
+/// "and" or "or").
+pub fn joined(words: &[&str], last: &str) -> String {
+    match words {
+        [] => String::new(),
+        [only] => (*only).to_owned(),
+        [init @ .., final_word] => format!("{} {last} {final_word}", init.join(", ")),
+    }
+}
+
 /// Floor, the colour of cost-1 cells.
 const FLOOR: [u8; 3] = [74, 76, 84];
 /// The colour costlier terrain fades towards, reached at cost 16.
@@ -240,6 +286,25 @@ mod tests {
         assert!(passes(KindChoice::Boat, Brush::Water) && !passes(KindChoice::Boat, Brush::Swamp));
         let heavy = KindChoice::Heavy.profile();
         assert!(heavy.cost(SWAMP) > KindChoice::Walker.profile().cost(SWAMP));
+    }
+
+    #[test]
+    fn terrains_are_named_in_sentences() {
+        assert_eq!(terrain_words(0), "a wall");
+        assert_eq!(terrain_words(GROUND), "ground");
+        assert_eq!(terrain_words(WATER), "water");
+        assert_eq!(terrain_words(3), "rough ground (cost x3)");
+        assert_eq!(passable_terrains(&KindChoice::Boat.profile()), ["water"]);
+        assert_eq!(
+            passable_terrains(&KindChoice::Walker.profile()),
+            ["ground", "swamp"]
+        );
+        assert_eq!(joined(&["water"], "or"), "water");
+        assert_eq!(joined(&["ground", "swamp"], "or"), "ground or swamp");
+        assert_eq!(
+            joined(&["ground", "swamp", "trees"], "and"),
+            "ground, swamp and trees"
+        );
     }
 
     #[test]
