@@ -2,7 +2,7 @@
 //! the bottom, and the screen area they cover.
 
 use crate::cursor::CursorCell;
-use crate::endpoints::{Endpoint, Endpoints};
+use crate::endpoints::{Endpoint, Endpoints, GOAL_COLOR, START_COLOR};
 use crate::jump_points::JumpPointSearch;
 use crate::map::{LoadedMap, MapAction, MapSource, ObstacleSettings};
 use crate::replay::{Replay, ReplayCommand};
@@ -12,7 +12,7 @@ use crate::settings::{
     SearchSettings,
 };
 use crate::status::{self, KindOnMap, StatusLine, Tone};
-use crate::terrain::{Brush, KindChoice};
+use crate::terrain::{Brush, KindChoice, NAMED_TERRAINS, terrain_color};
 use bevy::ecs::system::SystemParam;
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::prelude::*;
@@ -184,6 +184,7 @@ fn map_section(ui: &mut egui::Ui, shown: &Shown, controls: &mut Controls) {
                     });
                 controls.brush.set_if_neq(brush);
             });
+            terrain_key(ui);
             ui.horizontal(|ui| {
                 if ui.button("Scatter obstacles").clicked() {
                     controls.map_actions.write(MapAction::Scatter { density });
@@ -281,7 +282,12 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
                 !jps,
                 egui::Checkbox::new(&mut settings.smoothing, "smooth the path (line of sight)"),
             );
-            optional_size(ui, &mut settings.window, "search window around the start");
+            optional_size(
+                ui,
+                &mut settings.window,
+                "search window",
+                "Search only a window of this many cells centred on the start",
+            );
             let mut limited = settings.max_expansions.is_some();
             ui.horizontal(|ui| {
                 ui.checkbox(&mut limited, "expansion limit");
@@ -311,13 +317,7 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
                     ui.label("(JPS: A* answers)");
                 }
             });
-            ui.horizontal(|ui| {
-                ui.label("agent kind");
-                for kind in KindChoice::MENU {
-                    ui.radio_value(&mut settings.kind, kind, kind.name())
-                        .on_hover_text(kind.description());
-                }
-            });
+            kind_choice(ui, &mut settings.kind);
             // Always one line, so that the sections below stay where they are.
             if settings.options(Cell::new(0, 0)).is_optimal() {
                 ui.colored_label(
@@ -332,6 +332,23 @@ fn search_section(ui: &mut egui::Ui, controls: &mut Controls) {
             }
         });
     controls.settings.set_if_neq(settings);
+}
+
+/// The agent kind's radio buttons, wrapped to the panel's width (four in a row do not fit beside
+/// their label). Returns the buttons' rectangles.
+fn kind_choice(ui: &mut egui::Ui, kind: &mut KindChoice) -> Vec<egui::Rect> {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("kind");
+        KindChoice::MENU
+            .into_iter()
+            .map(|choice| {
+                ui.radio_value(kind, choice, choice.name())
+                    .on_hover_text(choice.description())
+                    .rect
+            })
+            .collect()
+    })
+    .inner
 }
 
 fn corner_label(rule: CornerRule) -> &'static str {
@@ -349,13 +366,13 @@ fn heuristic_label(heuristic: Option<Heuristic>, neighborhood: Neighborhood) -> 
     }
 }
 
-/// A checkbox with a width and height for an optional size.
-fn optional_size(ui: &mut egui::Ui, size: &mut Option<UVec2>, label: &str) {
+/// A checkbox with a width and height for an optional size, on one line.
+fn optional_size(ui: &mut egui::Ui, size: &mut Option<UVec2>, label: &str, hover: &str) {
     let mut enabled = size.is_some();
     let mut value = size.unwrap_or(UVec2::new(21, 15));
-    ui.checkbox(&mut enabled, label);
-    ui.add_enabled_ui(enabled, |ui| {
-        ui.horizontal(|ui| {
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut enabled, label).on_hover_text(hover);
+        ui.add_enabled_ui(enabled, |ui| {
             ui.add(
                 egui::DragValue::new(&mut value.x)
                     .range(1..=999)
@@ -433,24 +450,12 @@ fn overlay_section(ui: &mut egui::Ui, controls: &mut Controls) {
             let (config, colors) = controls.gizmos.config::<AStarGizmos>();
             let mut enabled = config.enabled;
             let mut grid = colors.draw_grid;
-            let legend = [
-                (colors.closed_color, "closed set (expanded)"),
-                (colors.open_color, "open set (frontier)"),
-                (AStarGizmos::default().path_color, "path"),
-            ];
-            ui.checkbox(&mut enabled, "draw the search (plugin gizmo overlay)");
-            ui.checkbox(&mut grid, "grid lines");
-            for (color, label) in legend {
-                swatch(ui, color, label);
-            }
-            swatch(ui, Color::srgb(0.95, 0.25, 0.7), "start");
-            swatch(ui, Color::srgb(0.95, 0.2, 0.15), "goal");
-            swatch(
-                ui,
-                Color::WHITE,
-                "replay: cell being expanded, and its branch",
-            );
-            swatch(ui, crate::cursor::HOVER_COLOR, "cell under the cursor");
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut enabled, "draw the search")
+                    .on_hover_text("The plugin's gizmo overlay: closed and open sets, path");
+                ui.checkbox(&mut grid, "grid lines");
+            });
+            legend(ui, colors);
             let mut stats = controls.stats_window.open;
             ui.checkbox(&mut stats, "plugin statistics window");
             if controls.stats_window.open != stats {
@@ -465,14 +470,80 @@ fn overlay_section(ui: &mut egui::Ui, controls: &mut Controls) {
         });
 }
 
-fn swatch(ui: &mut egui::Ui, color: Color, label: &str) {
+/// What the overlay's marks mean, one swatch each, in the legend's order.
+pub fn overlay_legend(colors: &AStarGizmos) -> [(Color, &'static str); 7] {
+    [
+        (colors.closed_color, "closed (expanded)"),
+        (colors.open_color, "open (frontier)"),
+        (AStarGizmos::default().path_color, "path"),
+        (crate::cursor::HOVER_COLOR, "under the cursor"),
+        (START_COLOR, "start"),
+        (GOAL_COLOR, "goal"),
+        (Color::WHITE, "replay: cell being expanded, and its branch"),
+    ]
+}
+
+/// The map's terrains, one swatch each in the map's colours.
+pub fn terrain_legend() -> impl Iterator<Item = (Color, &'static str)> {
+    NAMED_TERRAINS.into_iter().map(|(value, name)| {
+        let [r, g, b, _] = terrain_color(value);
+        (Color::srgb_u8(r, g, b), name)
+    })
+}
+
+/// Swatches in a grid of `columns`, row by row; returns the rectangles of the swatches with
+/// their labels.
+fn swatch_grid(
+    ui: &mut egui::Ui,
+    id: &str,
+    columns: usize,
+    entries: impl IntoIterator<Item = (Color, &'static str)>,
+) -> Vec<egui::Rect> {
+    egui::Grid::new(id)
+        .num_columns(columns)
+        .show(ui, |ui| {
+            let mut rects = Vec::new();
+            for (index, (color, label)) in entries.into_iter().enumerate() {
+                rects.push(ui.horizontal(|ui| swatch(ui, color, label)).inner);
+                if index % columns == columns - 1 {
+                    ui.end_row();
+                }
+            }
+            rects
+        })
+        .inner
+}
+
+/// The colours of the map's terrains, three a row.
+fn terrain_key(ui: &mut egui::Ui) -> Vec<egui::Rect> {
+    swatch_grid(ui, "terrain legend", 3, terrain_legend())
+}
+
+/// The overlay's marks, two a row but the last, whose label is long.
+fn legend(ui: &mut egui::Ui, colors: &AStarGizmos) -> Vec<egui::Rect> {
+    let entries = overlay_legend(colors);
+    let (paired, last) = entries.split_at(entries.len() - 1);
+    let mut rects = swatch_grid(ui, "overlay legend", 2, paired.iter().copied());
+    for &(color, label) in last {
+        rects.push(ui.horizontal(|ui| swatch(ui, color, label)).inner);
+    }
+    rects
+}
+
+/// A colour swatch and its label, side by side; returns the rectangle of both. The swatch is
+/// outlined, so that the dark terrains (walls, out of map) show on the dark panel.
+fn swatch(ui: &mut egui::Ui, color: Color, label: &str) -> egui::Rect {
     let [r, g, b, _] = color.to_srgba().to_u8_array();
-    ui.horizontal(|ui| {
-        let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
-        ui.painter()
-            .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
-        ui.label(label);
-    });
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
+    ui.painter()
+        .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
+    ui.painter().rect_stroke(
+        rect,
+        2.0,
+        egui::Stroke::new(1.0, egui::Color32::from_gray(110)),
+        egui::StrokeKind::Inside,
+    );
+    rect.union(ui.label(label).rect)
 }
 
 fn help_section(ui: &mut egui::Ui) {
@@ -568,4 +639,89 @@ fn styled(line: &StatusLine) -> egui::RichText {
         Tone::Error => egui::Color32::from_rgb(255, 110, 100),
     };
     egui::RichText::new(&line.text).color(color).strong()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::terrain_name;
+
+    /// Lays `add` out as the settings panel does (a right panel of [`PANEL_WIDTH`], scrolled, in
+    /// an open section) in a window of 1280 x 800; returns the area the section lays its
+    /// widgets out in and the rectangles `add` returned.
+    fn laid_out(
+        mut add: impl FnMut(&mut egui::Ui) -> Vec<egui::Rect>,
+    ) -> (egui::Rect, Vec<egui::Rect>) {
+        let ctx = egui::Context::default();
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1280.0, 800.0),
+            )),
+            ..egui::RawInput::default()
+        };
+        let mut shown = (egui::Rect::NOTHING, Vec::new());
+        // The first pass measures (egui sizes grids and new areas then), the second lays out.
+        for _ in 0..2 {
+            let mut output = ctx.run_ui(input.clone(), |root| {
+                egui::Panel::right("settings")
+                    .resizable(false)
+                    .exact_size(PANEL_WIDTH)
+                    .show(root, |ui| {
+                        egui::ScrollArea::vertical().show(ui, |ui| {
+                            egui::CollapsingHeader::new("Section")
+                                .default_open(true)
+                                .show(ui, |ui| {
+                                    // Where the section lays its widgets out (inside the
+                                    // panel's margins), within what it shows.
+                                    let area = ui.max_rect().intersect(ui.clip_rect());
+                                    shown = (area, add(ui));
+                                });
+                        });
+                    });
+            });
+            // Nothing is drawn: the font atlas egui uploads is dropped.
+            output.textures_delta.clear();
+        }
+        shown
+    }
+
+    #[test]
+    fn every_agent_kind_is_shown_whole_in_the_panel() {
+        let mut kind = KindChoice::Walker;
+        let (area, buttons) = laid_out(|ui| kind_choice(ui, &mut kind));
+        assert_eq!(buttons.len(), KindChoice::MENU.len());
+        for (button, choice) in buttons.iter().zip(KindChoice::MENU) {
+            assert!(
+                area.contains_rect(*button),
+                "{}: {button:?} is cut by the panel's edge at {area:?}",
+                choice.name()
+            );
+        }
+    }
+
+    #[test]
+    fn the_legend_shows_every_terrain_in_its_map_colour_within_the_panel() {
+        for brush in Brush::MENU {
+            let name = terrain_name(brush.value()).expect("a painted terrain has a name");
+            let [r, g, b, _] = terrain_color(brush.value());
+            assert!(
+                terrain_legend().any(|entry| entry == (Color::srgb_u8(r, g, b), name)),
+                "{name} is not in the legend"
+            );
+        }
+        let colors = AStarGizmos::default();
+        let (area, swatches) = laid_out(|ui| {
+            let mut swatches = terrain_key(ui);
+            swatches.extend(legend(ui, &colors));
+            swatches
+        });
+        assert_eq!(
+            swatches.len(),
+            terrain_legend().count() + overlay_legend(&colors).len()
+        );
+        for swatch in swatches {
+            assert!(area.contains_rect(swatch), "{swatch:?} is cut at {area:?}");
+        }
+    }
 }
