@@ -1,13 +1,13 @@
 //! The start and goal: a left click places the start, the next one the goal, and so on; both
-//! are drawn as discs. A request refused before any search ran gets a cross on the cell in the
-//! way.
+//! are drawn as discs over the agent's footprint, centred where its path starts and ends (an
+//! agent larger than one cell also gets the footprint's outline).
 
 use crate::VisualiserSystems;
 use crate::cursor::CursorCell;
 use crate::jump_points::JumpPointSearch;
 use crate::map::CELL_SIZE;
 use crate::search::SearchAgent;
-use crate::settings::SearchSettings;
+use crate::settings::{MAX_PANEL_AGENT_SIZE, SearchSettings};
 use crate::status::{cell_in_the_way, jps_refusal_status};
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
@@ -18,6 +18,8 @@ pub const START_COLOR: Color = Color::srgb(0.95, 0.25, 0.7);
 pub const GOAL_COLOR: Color = Color::srgb(0.95, 0.2, 0.15);
 /// The mark on the cell in the way of a refused request.
 const REFUSAL_COLOR: Color = Color::srgb(1.0, 0.15, 0.1);
+/// The marker disc's radius, in cells of the footprint's side.
+const MARKER_RADIUS: f32 = 0.42;
 
 pub(crate) fn plugin(app: &mut App) {
     app.init_resource::<Endpoints>()
@@ -28,7 +30,8 @@ pub(crate) fn plugin(app: &mut App) {
             Update,
             (
                 place_endpoints.in_set(VisualiserSystems::Edit),
-                (move_markers, mark_cell_in_the_way).in_set(VisualiserSystems::Show),
+                (move_markers, outline_markers, mark_cell_in_the_way)
+                    .in_set(VisualiserSystems::Show),
             ),
         );
 }
@@ -93,12 +96,25 @@ struct Marker(Endpoint);
 #[derive(Default, Reflect, GizmoConfigGroup)]
 struct MarkerGizmos;
 
+/// Where an endpoint's marker stands and its scale: on the footprint of an agent of `size`
+/// cells anchored at `cell`, centred where the agent's path starts or ends (the plugin's
+/// waypoints are footprint centres), and as wide as the footprint.
+pub fn marker_placement(nav: &NavGrid, cell: Cell, size: u8) -> (Vec2, f32) {
+    let size = size.max(1);
+    (nav.footprint_center(cell, size), f32::from(size))
+}
+
+/// The agent size the markers show: the size its request carries.
+fn marker_size(settings: &SearchSettings) -> u8 {
+    settings.agent_size.clamp(1, MAX_PANEL_AGENT_SIZE)
+}
+
 fn spawn_markers(
     mut commands: Commands,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<ColorMaterial>>,
 ) {
-    let disc = meshes.add(Circle::new(CELL_SIZE * 0.42));
+    let disc = meshes.add(Circle::new(CELL_SIZE * MARKER_RADIUS));
     for (endpoint, color) in [(Endpoint::Start, START_COLOR), (Endpoint::Goal, GOAL_COLOR)] {
         commands.spawn((
             Marker(endpoint),
@@ -133,11 +149,13 @@ fn place_endpoints(
 fn move_markers(
     endpoints: Res<Endpoints>,
     nav: Res<NavGrid>,
+    settings: Res<SearchSettings>,
     mut markers: Query<(&Marker, &mut Transform, &mut Visibility)>,
 ) {
-    if !(endpoints.is_changed() || nav.is_changed()) {
+    if !(endpoints.is_changed() || nav.is_changed() || settings.is_changed()) {
         return;
     }
+    let size = marker_size(&settings);
     for (Marker(endpoint), mut transform, mut visibility) in &mut markers {
         let cell = match endpoint {
             Endpoint::Start => endpoints.start,
@@ -145,7 +163,9 @@ fn move_markers(
         };
         *visibility = match cell {
             Some(cell) => {
-                transform.translation = nav.cell_center(cell).extend(transform.translation.z);
+                let (centre, scale) = marker_placement(&nav, cell, size);
+                transform.translation = centre.extend(transform.translation.z);
+                transform.scale = Vec3::new(scale, scale, 1.0);
                 Visibility::Inherited
             }
             None => Visibility::Hidden,
@@ -175,6 +195,29 @@ fn mark_cell_in_the_way(
         gizmos.line_2d(centre - corner, centre + corner, Color::WHITE);
         let other = Vec2::new(corner.x, -corner.y);
         gizmos.line_2d(centre - other, centre + other, Color::WHITE);
+    }
+}
+
+/// The markers' outlines, drawn over the search overlay (which covers the discs): a ring on each
+/// disc, and the footprint's square for an agent larger than one cell.
+fn outline_markers(
+    endpoints: Res<Endpoints>,
+    nav: Res<NavGrid>,
+    settings: Res<SearchSettings>,
+    mut gizmos: Gizmos<MarkerGizmos>,
+) {
+    let size = marker_size(&settings);
+    let cell = nav.cell_size().abs();
+    for (anchor, color) in [(endpoints.start, START_COLOR), (endpoints.goal, GOAL_COLOR)] {
+        let Some(anchor) = anchor else {
+            continue;
+        };
+        let (centre, scale) = marker_placement(&nav, anchor, size);
+        // Just outside the disc, so that it shows where the disc is covered.
+        gizmos.circle_2d(centre, CELL_SIZE * (MARKER_RADIUS * scale + 0.1), color);
+        if size > 1 {
+            gizmos.rect_2d(centre, cell * scale, color);
+        }
     }
 }
 

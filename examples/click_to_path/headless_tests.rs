@@ -1,7 +1,7 @@
-//! Headless runs of the visualiser's agent with the plugin: the request its settings make and the
-//! trace it keeps.
+//! Headless runs of the visualiser's agent with the plugin: the request its settings make, the
+//! trace it keeps, and where its markers stand beside the path the plugin finds.
 
-use crate::endpoints::Endpoints;
+use crate::endpoints::{Endpoints, marker_placement};
 use crate::map::nav_grid_for;
 use crate::search::SearchAgent;
 use crate::settings::SearchSettings;
@@ -101,4 +101,22 @@ fn a_refused_search_leaves_no_open_or_closed_set_of_the_last_one_drawn() {
     settings(&mut app).kind = KindChoice::Flyer;
     assert_eq!(settle(&mut app).status, PathStatus::Found);
     assert!(has_trace(&mut app));
+}
+
+#[test]
+fn the_markers_of_a_large_agent_sit_where_its_path_starts_and_ends() {
+    let (start, goal) = (Cell::new(1, 1), Cell::new(9, 5));
+    for size in [1, 2, 3] {
+        let mut app = app(Grid::new(12, 8), start, goal);
+        settings(&mut app).agent_size = size;
+        let path = settle(&mut app);
+        assert_eq!(path.status, PathStatus::Found, "size {size}");
+        let nav = app.world().resource::<NavGrid>();
+        let (first, last) = (path.waypoints.first(), path.waypoints.last());
+        let (at_start, scale) = marker_placement(nav, start, size);
+        let (at_goal, _) = marker_placement(nav, goal, size);
+        assert_eq!(Some(&at_start), first, "size {size}");
+        assert_eq!(Some(&at_goal), last, "size {size}");
+        assert_eq!(scale, f32::from(size), "the marker covers the footprint");
+    }
 }
