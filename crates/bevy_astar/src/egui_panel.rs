@@ -33,6 +33,14 @@ use core::time::Duration;
 /// created for the first camera) and bevy_egui's `render` feature. The debug toggles act on the
 /// [`AStarGizmos`] gizmo group and on [`PathDebugSettings`]; they are shown greyed out when the
 /// debug plugin is missing. The [`AStarEguiPanel`] resource opens and closes the window.
+///
+/// The window starts collapsed to its title bar, so that it covers no more of the game than
+/// that until it is unfolded (a click on the arrow in its title bar, or a double click on the
+/// title; [`AStarEguiPanelPlugin::with_collapsed`] and [`AStarEguiPanel::collapsed`] set it from
+/// code). A collapsed window takes the pointer only
+/// over its title bar: games that leave the pointer to egui where
+/// [`EguiWantsInput::is_pointer_over_area`](bevy_egui::input::EguiWantsInput::is_pointer_over_area)
+/// says so get every click elsewhere.
 #[derive(Clone, Debug)]
 pub struct AStarEguiPanelPlugin {
     panel: AStarEguiPanel,
@@ -43,6 +51,7 @@ impl Default for AStarEguiPanelPlugin {
         Self {
             panel: AStarEguiPanel {
                 open: true,
+                collapsed: true,
                 title: "Pathfinding".to_owned(),
                 anchor: None,
             },
@@ -73,6 +82,16 @@ impl AStarEguiPanelPlugin {
         self.panel.open = open;
         self
     }
+
+    /// Starts with the window collapsed to its title bar, or unfolded (collapsed by default: the
+    /// statistics and controls then cover nothing until the player asks for them). The arrow in
+    /// the title bar, a double click on the title, or [`AStarEguiPanel::collapsed`] folds and
+    /// unfolds it later.
+    #[must_use]
+    pub fn with_collapsed(mut self, collapsed: bool) -> Self {
+        self.panel.collapsed = collapsed;
+        self
+    }
 }
 
 impl Plugin for AStarEguiPanelPlugin {
@@ -96,6 +115,11 @@ impl Plugin for AStarEguiPanelPlugin {
 pub struct AStarEguiPanel {
     /// Whether the window is shown; its close button sets this to `false`.
     pub open: bool,
+    /// Whether the window shows its title bar only (`true` at the start unless
+    /// [`AStarEguiPanelPlugin::with_collapsed`] says otherwise). The arrow in the title bar and
+    /// a double click on the title flip it; setting it folds or unfolds the window on the next
+    /// frame.
+    pub collapsed: bool,
     /// The window's title.
     pub title: String,
     /// The screen corner the window is pinned to and its offset from it, or `None` for a
@@ -205,16 +229,8 @@ fn draw_panel(mut contexts: EguiContexts, data: PanelData) {
     let Ok(ctx) = contexts.ctx_mut() else {
         return;
     };
-    let mut open = true;
-    let mut window = egui::Window::new(panel.title.as_str())
-        .open(&mut open)
-        .default_pos([12.0, 12.0])
-        .default_width(250.0)
-        .resizable(false);
-    if let Some((corner, offset)) = panel.anchor {
-        window = window.anchor(corner, offset);
-    }
-    window.show(ctx, |ui| {
+    let mut shown = panel.clone();
+    show_panel(ctx, &mut shown, |ui| {
         frame_ui(ui, &frame);
         ui.separator();
         agents_ui(ui, &paths);
@@ -239,9 +255,43 @@ fn draw_panel(mut contexts: EguiContexts, data: PanelData) {
                 debug_ui(ui, gizmos.map(Into::into), debug.map(Into::into));
             });
     });
-    if !open {
-        panel.open = false;
+    panel.set_if_neq(shown);
+}
+
+/// Shows the window of `panel` with `contents`, folded or unfolded as `panel.collapsed` says;
+/// writes back what the player did to it this pass (closed it, or folded or unfolded it with a
+/// click on its title bar).
+fn show_panel(
+    ctx: &egui::Context,
+    panel: &mut AStarEguiPanel,
+    contents: impl FnOnce(&mut egui::Ui),
+) {
+    let title = panel.title.as_str();
+    // The window keeps its folding in egui's memory under this id; the resource says what it
+    // is to be, so that code can fold or unfold it.
+    let window_id = egui::Id::new(title);
+    let folding_id = window_id.with("collapsing");
+    let mut folding =
+        egui::collapsing_header::CollapsingState::load_with_default_open(ctx, folding_id, true);
+    if folding.is_open() == panel.collapsed {
+        folding.set_open(!panel.collapsed);
+        folding.store(ctx);
     }
+    let mut open = true;
+    let mut window = egui::Window::new(title)
+        .id(window_id)
+        .open(&mut open)
+        .default_pos([12.0, 12.0])
+        .default_width(250.0)
+        .resizable(false);
+    if let Some((corner, offset)) = panel.anchor {
+        window = window.anchor(corner, offset);
+    }
+    window.show(ctx, contents);
+    if let Some(folding) = egui::collapsing_header::CollapsingState::load(ctx, folding_id) {
+        panel.collapsed = !folding.is_open();
+    }
+    panel.open = open;
 }
 
 fn frame_ui(ui: &mut egui::Ui, frame: &FrameTimeSummary) {
@@ -616,5 +666,82 @@ mod tests {
                 ..PathfindingSettings::default()
             }
         );
+    }
+
+    /// Text drawn in the panel's body by [`panel_pass`].
+    const BODY: &str = "the panel's contents";
+
+    /// Runs one pass of [`show_panel`] with a tall body at time `time` (seconds) with `events`.
+    fn panel_pass(
+        context: &egui::Context,
+        panel: &mut AStarEguiPanel,
+        (time, events): (f64, Vec<egui::Event>),
+    ) -> egui::FullOutput {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(800.0, 600.0),
+            )),
+            time: Some(time),
+            events,
+            ..egui::RawInput::default()
+        };
+        let mut output = context.run_ui(input, |ui| {
+            show_panel(ui.ctx(), panel, |ui| {
+                ui.label(BODY);
+                ui.add_space(400.0);
+            });
+        });
+        output.textures_delta.clear();
+        output
+    }
+
+    #[test]
+    fn the_window_starts_collapsed_and_leaves_the_pointer_below_its_title_to_the_game() {
+        let context = egui::Context::default();
+        let mut panel = AStarEguiPanelPlugin::default()
+            .with_anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
+            .panel;
+        assert!(panel.collapsed, "collapsed by default");
+        let mut time = 0.0;
+        let mut pass = |panel: &mut AStarEguiPanel, events: Vec<egui::Event>| {
+            time += 1.0 / 60.0;
+            panel_pass(&context, panel, (time, events))
+        };
+        // The first passes size the window.
+        pass(&mut panel, Vec::new());
+        let output = pass(&mut panel, Vec::new());
+        let title = text_at(&output, "Pathfinding").expect("the title bar is drawn");
+        assert_eq!(text_at(&output, BODY), None, "the body is folded away");
+        // Where the unfolded body would be, the pointer is the game's: egui is not under it.
+        let below = title + egui::vec2(0.0, 150.0);
+        pass(&mut panel, vec![egui::Event::PointerMoved(below)]);
+        assert!(!context.is_pointer_over_egui());
+        pass(&mut panel, vec![egui::Event::PointerMoved(title)]);
+        assert!(context.is_pointer_over_egui());
+        // A double click on the title unfolds it, and the resource says so.
+        for _ in 0..2 {
+            pass(&mut panel, vec![press(title, true)]);
+            pass(&mut panel, vec![press(title, false)]);
+        }
+        assert!(!panel.collapsed, "unfolded by the double click");
+        let mut output = pass(&mut panel, Vec::new());
+        for _ in 0..30 {
+            output = pass(&mut panel, Vec::new());
+        }
+        assert!(text_at(&output, BODY).is_some(), "the body is drawn");
+        pass(&mut panel, vec![egui::Event::PointerMoved(below)]);
+        assert!(
+            context.is_pointer_over_egui(),
+            "the unfolded body covers it"
+        );
+        // Code folds it again.
+        panel.collapsed = true;
+        for _ in 0..30 {
+            output = pass(&mut panel, vec![egui::Event::PointerMoved(below)]);
+        }
+        assert_eq!(text_at(&output, BODY), None);
+        assert!(!context.is_pointer_over_egui());
+        assert!(panel.collapsed);
     }
 }
