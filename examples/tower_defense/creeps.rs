@@ -4,7 +4,10 @@
 
 use crate::GameSystems;
 use crate::economy::{Economy, Restart};
+use crate::field::CreepField;
+use crate::game::{Game, game_is_running};
 use crate::map::TILE;
+use crate::profile::timed;
 use crate::routes::{BOSS_SIZE, Walkers, goal_anchor};
 use bevy::asset::RenderAssetUsages;
 use bevy::gizmos::config::GizmoConfigStore;
@@ -22,11 +25,15 @@ pub(crate) fn plugin(app: &mut App) {
         .add_systems(Startup, (make_creep_image, show_walls_as_walkers_see_them))
         .add_systems(
             Update,
-            (reach_goal, drop_stuck_creeps, outline_bosses)
+            (
+                timed("reach_goal", reach_goal).run_if(game_is_running),
+                timed("drop_stuck_creeps", drop_stuck_creeps),
+                timed("outline_bosses", outline_bosses),
+            )
                 .in_set(GameSystems::Play)
                 .run_if(resource_exists::<NavGrid>),
         )
-        .add_systems(PreUpdate, despawn_on_restart);
+        .add_systems(PreUpdate, timed("creeps::reset", despawn_on_restart));
 }
 
 /// The terrain profiles creeps move by, registered in the plugin's [`TerrainProfiles`]: the map's
@@ -224,6 +231,18 @@ impl Creep {
     }
 }
 
+/// Marks a stress-test creep, so that counting them is not a pass over every creep.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub(crate) struct StressTest;
+
+/// Marks a boss.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub(crate) struct Boss;
+
+/// Marks a flying creep.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub(crate) struct Flying;
+
 /// Counts of creeps that left the field other than by dying.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct CreepTally {
@@ -234,44 +253,81 @@ pub(crate) struct CreepTally {
     pub(crate) stuck: u32,
 }
 
-/// The round sprite every creep wears, tinted per kind.
+/// The round sprite every wave creep wears, tinted per kind, and the hollow ring of the
+/// stress-test creeps.
 #[derive(Resource, Clone, Debug)]
-pub(crate) struct CreepImage(Handle<Image>);
+pub(crate) struct CreepImage {
+    disc: Handle<Image>,
+    ring: Handle<Image>,
+}
 
 impl CreepImage {
-    /// The image (also the towers' turret).
+    /// The disc image (also the towers' turret).
     pub(crate) fn handle(&self) -> Handle<Image> {
-        self.0.clone()
+        self.disc.clone()
+    }
+
+    /// The image of a creep: a ring for a stress-test creep, else the disc.
+    fn of(&self, stress: bool) -> Handle<Image> {
+        if stress {
+            self.ring.clone()
+        } else {
+            self.disc.clone()
+        }
     }
 }
 
-fn make_creep_image(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
-    const SIDE: u32 = 16;
-    let mut data = Vec::with_capacity((SIDE * SIDE * 4) as usize);
-    for y in 0..SIDE {
-        for x in 0..SIDE {
-            let offset = Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - SIDE as f32 / 2.0;
-            let radius = offset.length() / (SIDE as f32 / 2.0);
-            let alpha = ((1.0 - radius) * 6.0).clamp(0.0, 1.0);
-            // Lighter towards the top left, a dark rim: a little volume.
-            let light = 1.0 - 0.35 * radius - 0.02 * (offset.x + offset.y);
-            let rim = if radius > 0.8 { 0.45 } else { 1.0 };
-            let value = (light * rim * 255.0).clamp(0.0, 255.0) as u8;
+/// Side of the creep images, in pixels.
+const IMAGE_SIDE: u32 = 16;
+
+/// The grey value and opacity of the disc image at `offset` from its centre, in pixels: lighter
+/// towards the top left, a dark rim, a little volume.
+fn disc_pixel(offset: Vec2) -> (f32, f32) {
+    let radius = offset.length() / (IMAGE_SIDE as f32 / 2.0);
+    let alpha = ((1.0 - radius) * 6.0).clamp(0.0, 1.0);
+    let light = 1.0 - 0.35 * radius - 0.02 * (offset.x + offset.y);
+    let rim = if radius > 0.8 { 0.45 } else { 1.0 };
+    (light * rim, alpha)
+}
+
+/// The ring image: the disc's outer quarter, hollow inside.
+fn ring_pixel(offset: Vec2) -> (f32, f32) {
+    let radius = offset.length() / (IMAGE_SIDE as f32 / 2.0);
+    let alpha = ((1.0 - radius) * 6.0)
+        .min((radius - 0.55) * 6.0)
+        .clamp(0.0, 1.0);
+    (1.0, alpha)
+}
+
+fn creep_image(pixel: fn(Vec2) -> (f32, f32)) -> Image {
+    let side = IMAGE_SIDE;
+    let mut data = Vec::with_capacity((side * side * 4) as usize);
+    for y in 0..side {
+        for x in 0..side {
+            let offset = Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - side as f32 / 2.0;
+            let (light, alpha) = pixel(offset);
+            let value = (light * 255.0).clamp(0.0, 255.0) as u8;
             data.extend([value, value, value, (alpha * 255.0) as u8]);
         }
     }
-    let image = Image::new(
+    Image::new(
         Extent3d {
-            width: SIDE,
-            height: SIDE,
+            width: side,
+            height: side,
             depth_or_array_layers: 1,
         },
         TextureDimension::D2,
         data,
         TextureFormat::Rgba8UnormSrgb,
         RenderAssetUsages::default(),
-    );
-    commands.insert_resource(CreepImage(images.add(image)));
+    )
+}
+
+fn make_creep_image(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
+    commands.insert_resource(CreepImage {
+        disc: images.add(creep_image(disc_pixel)),
+        ring: images.add(creep_image(ring_pixel)),
+    });
 }
 
 /// Everything that decides a new creep.
@@ -317,7 +373,7 @@ pub(crate) fn spawn_creep(
     let size = kind.footprint();
     let mut entity = commands.spawn((
         Sprite {
-            image: image.0.clone(),
+            image: image.of(stress),
             color: creep.tint(),
             custom_size: Some(Vec2::splat(kind.sprite_size() * TILE)),
             ..default()
@@ -334,12 +390,21 @@ pub(crate) fn spawn_creep(
         creep,
     ));
     // Wave creeps avoid each other. The stress test's thousands, released across the whole
-    // map at once, would not fit its room side by side: they test the pathfinding alone.
-    if !stress {
+    // map at once, would not fit on it side by side (they would jam every gap, and the crowd's
+    // cost would be theirs): they test the pathfinding alone, drawn as rings to tell them
+    // apart, and walk through one another.
+    if stress {
+        entity.insert(StressTest);
+    } else {
         entity.insert(Avoidance::default());
     }
+    if kind == CreepKind::Boss {
+        entity.insert(Boss);
+    }
     if !kind.walks() {
-        entity.with_child(flyer_shadow(image, kind, jitter));
+        entity
+            .insert(Flying)
+            .with_child(flyer_shadow(image, kind, jitter));
     }
     if traced {
         entity.insert(DebugPath);
@@ -350,7 +415,7 @@ pub(crate) fn spawn_creep(
 fn flyer_shadow(image: &CreepImage, kind: CreepKind, jitter: Vec2) -> impl Bundle {
     (
         Sprite {
-            image: image.0.clone(),
+            image: image.handle(),
             color: Color::BLACK.with_alpha(0.5),
             custom_size: Some(Vec2::splat(kind.sprite_size() * TILE * 0.8)),
             ..default()
@@ -384,27 +449,29 @@ pub(crate) fn walkers_on_field<'a>(
     walkers
 }
 
-/// Creeps whose `Path` changed this frame.
-type ChangedCreepPath = (With<Creep>, Changed<Path>);
-
 /// How near the goal, in tiles, a creep that has finished its walk leaves: the crowd stops
 /// creeps short of a goal that others stand on.
 const GOAL_REACH: f32 = 3.0;
 
 /// Creeps that have walked to the goal (within [`GOAL_REACH`] of it) leave, taking a life
-/// (stress-test creeps are free).
+/// (stress-test creeps are free). Only the creeps near the goal are looked at.
 fn reach_goal(
     mut commands: Commands,
     nav: Res<NavGrid>,
+    field: Res<CreepField>,
     mut economy: ResMut<Economy>,
     mut tally: ResMut<CreepTally>,
-    creeps: Query<(Entity, &Creep, &Transform, &PathFollower)>,
+    creeps: Query<(&Creep, &PathFollower)>,
 ) {
-    for (entity, creep, transform, follower) in &creeps {
+    // The goal tile's centre; a boss's footprint centre on the goal is within a tile of it.
+    let goal_tile = nav.cell_center(goal_anchor(1));
+    for (entity, at, _) in field.near(goal_tile, TILE * (GOAL_REACH + 1.0)) {
+        let Ok((creep, follower)) = creeps.get(entity) else {
+            continue;
+        };
         let size = creep.kind.footprint();
         let goal = nav.footprint_center(goal_anchor(size), size);
-        let there = transform.translation.truncate().distance(goal) < TILE * GOAL_REACH;
-        if there && follower.is_finished() {
+        if at.distance(goal) < TILE * GOAL_REACH && follower.is_finished() {
             commands.entity(entity).try_despawn();
             if creep.stress {
                 tally.stress_arrived += 1;
@@ -415,32 +482,39 @@ fn reach_goal(
     }
 }
 
-/// Creeps whose search failed leave the field (a refused placement should make this rare).
+/// Creeps whose search failed leave the field (a refused placement should make this rare);
+/// after the end of the game they are no longer counted.
 fn drop_stuck_creeps(
     mut commands: Commands,
+    mut failures: MessageReader<PathNotFound>,
+    game: Res<Game>,
     mut tally: ResMut<CreepTally>,
-    creeps: Query<(Entity, &Path), ChangedCreepPath>,
+    creeps: Query<(), With<Creep>>,
 ) {
-    for (entity, path) in &creeps {
-        if let Some(failure) = path.status.failure() {
-            warn!("a creep could not reach the goal ({failure}) and leaves the field");
-            commands.entity(entity).try_despawn();
+    for failure in failures.read() {
+        if !creeps.contains(failure.entity) {
+            continue;
+        }
+        warn!(
+            "a creep could not reach the goal ({}) and leaves the field",
+            failure.reason
+        );
+        commands.entity(failure.entity).try_despawn();
+        if game.is_running() {
             tally.stuck += 1;
         }
     }
 }
 
 /// Outlines each boss's 2x2 footprint on the map.
-fn outline_bosses(creeps: Query<(&Creep, &Transform)>, mut gizmos: Gizmos) {
-    for (creep, transform) in &creeps {
-        if creep.kind == CreepKind::Boss {
-            let side = f32::from(BOSS_SIZE) * TILE;
-            gizmos.rect_2d(
-                transform.translation.truncate(),
-                Vec2::splat(side - 2.0),
-                creep.kind.color().with_alpha(0.8),
-            );
-        }
+fn outline_bosses(bosses: Query<&Transform, With<Boss>>, mut gizmos: Gizmos) {
+    let side = f32::from(BOSS_SIZE) * TILE;
+    for transform in &bosses {
+        gizmos.rect_2d(
+            transform.translation.truncate(),
+            Vec2::splat(side - 2.0),
+            CreepKind::Boss.color().with_alpha(0.8),
+        );
     }
 }
 

@@ -7,15 +7,21 @@
 //!
 //! Left click a free tile to build a tower (it costs gold; kills earn gold). A tower that would
 //! cut every route from the spawn to the goal, or trap a creep, for creeps of any size, is
-//! refused with the reason.
+//! refused with the reason (and whom it would cut off).
 //! When one lands, only the creeps whose paths crossed its tile search again, from where they
-//! stand. Creeps that reach the goal cost a life. Keys: `Space` sends the next wave now, `S`
-//! releases 2,000 stress-test creeps, `D` toggles the debug overlay, `R` restarts. The left
-//! window is the game; the right one is `bevy_astar`'s own debug panel (`egui` feature).
+//! stand. Build first, then send the first wave; the others follow a countdown. Beat ten waves
+//! to win; creeps that reach the goal cost a life, and the game is lost with the last one.
+//! Keys: `N` sends the next wave now, `Space` pauses, `D` shows the search overlay (off at the
+//! start), `S` releases 2,000 stress-test creeps, `R` restarts. The left window is the game;
+//! the folded one at the top right is `bevy_astar`'s own panel (`egui` feature): unfold it with
+//! the arrow in its title bar.
 
 mod creeps;
 mod economy;
+mod field;
+mod game;
 mod map;
+mod profile;
 mod routes;
 mod script;
 mod towers;
@@ -37,8 +43,12 @@ enum GameSystems {
     Input,
     /// Build towers, spawn creeps: everything that edits the map or adds requests.
     Build,
-    /// After the plugin moved the creeps: shoot, score, count.
+    /// After the plugin moved the creeps: where they stand now.
+    Locate,
+    /// Shoot, score, count.
     Play,
+    /// After the frame's play: won, lost, or on.
+    Judge,
 }
 
 fn main() {
@@ -65,7 +75,8 @@ fn main() {
             }),
             AStarDebugPlugin::default(),
             EguiPlugin::default(),
-            // The plugin's own panel, pinned to the top right.
+            // The plugin's own panel, pinned to the top right, folded to its title bar until
+            // the player unfolds it.
             AStarEguiPanelPlugin::default().with_anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0]),
             ScriptedInputPlugin,
         ))
@@ -75,18 +86,23 @@ fn main() {
                 (GameSystems::Input, GameSystems::Build)
                     .chain()
                     .before(AStarSystems::Invalidate),
-                GameSystems::Play.after(AStarSystems::Follow),
+                (GameSystems::Locate, GameSystems::Play, GameSystems::Judge)
+                    .chain()
+                    .after(AStarSystems::Follow),
             ),
         )
         .add_plugins((
             map::plugin,
             routes::plugin,
             economy::plugin,
+            field::plugin,
+            game::plugin,
             waves::plugin,
             creeps::plugin,
             towers::plugin,
             ui::plugin,
             script::plugin,
+            profile::plugin,
         ))
         .run();
 }

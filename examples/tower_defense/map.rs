@@ -2,6 +2,7 @@
 //! `bevy_ecs_tilemap` tilemap (which `bevy_astar` turns into its `NavGrid`), the camera that fits
 //! it between the two windows.
 
+use crate::profile::timed;
 use crate::routes::{WALKER_SIZES, creep_movement, goal_anchor, spawn_anchor};
 use bevy::asset::RenderAssetUsages;
 use bevy::image::ImageSampler;
@@ -36,7 +37,10 @@ const LAYOUT_SEED: u64 = 5;
 pub(crate) fn plugin(app: &mut App) {
     app.insert_resource(Layout::generate(LAYOUT_SEED))
         .add_systems(Startup, (spawn_camera, spawn_tilemap))
-        .add_systems(PostUpdate, fit_camera.before(TransformSystems::Propagate));
+        .add_systems(
+            PostUpdate,
+            timed("fit_camera", fit_camera).before(TransformSystems::Propagate),
+        );
 }
 
 /// What a tile is; its texture index in the generated tile sheet is its position here.

@@ -47,14 +47,35 @@ pub(crate) fn track_walkers(
 /// Why a tower may not be built, from the routes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Blocking {
-    /// Walkers of this size would have no route from the spawn to the goal.
-    CutsSpawn(u8),
+    /// These walkers would have no route from the spawn to the goal.
+    CutsRoute(CutOff),
     /// Creeps would be shut in, away from the goal.
     TrapsCreeps(usize),
     /// A walking creep stands on the tile (under the footprint, for a boss).
     CreepOnCell,
     /// The plugin has not worked out the routes of the map yet.
     NotReady,
+}
+
+/// Who a tower would cut off from the goal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CutOff {
+    /// Every walking creep: no route at all would be left from the spawn.
+    Everyone,
+    /// Only the large kinds (the 2x2 bosses): no route would be wide enough for them, while
+    /// the one-cell creeps still pass.
+    LargeKinds,
+}
+
+/// Who would be cut off, from whether the spawn keeps a route to the goal for each size of
+/// walker, in the order of [`WALKER_SIZES`] (smallest first): nobody, the large kinds only, or
+/// everyone once the smallest have no route (whatever the larger ones' answer says).
+pub(crate) const fn who_is_cut_off(keeps_route: [bool; WALKER_SIZES.len()]) -> Option<CutOff> {
+    match keeps_route {
+        [true, true] => None,
+        [true, false] => Some(CutOff::LargeKinds),
+        [false, _] => Some(CutOff::Everyone),
+    }
 }
 
 /// The footprint anchors of the walking creeps on the field, by size.
@@ -95,12 +116,13 @@ pub(crate) struct RouteCheck<'a> {
 impl RouteCheck<'_> {
     /// Whether a tower on `candidate` leaves the spawn and every walking creep, of every size,
     /// a route to the goal. The most lasting reason comes first: a cut route from the spawn
-    /// stays cut (one-cell walkers before bosses), a creep moves on.
+    /// stays cut (and says who it cuts off: [`who_is_cut_off`]), a creep moves on.
     pub(crate) fn check(&self, candidate: Cell) -> Result<(), Blocking> {
         let blocked: Vec<Cell> = self.towers.iter().copied().chain([candidate]).collect();
         let mut trapped = 0;
         let mut on_a_creep = false;
-        for size in WALKER_SIZES {
+        let mut keeps_route = [true; WALKER_SIZES.len()];
+        for (keeps, size) in keeps_route.iter_mut().zip(WALKER_SIZES) {
             let (spawn, goal) = (spawn_anchor(size), goal_anchor(size));
             let points: Vec<Cell> = core::iter::once(spawn)
                 .chain(self.creeps.of_size(size).iter().copied())
@@ -116,17 +138,20 @@ impl RouteCheck<'_> {
             let check = match answer {
                 None => return Err(Blocking::NotReady),
                 // Only cells outside the map are refused, and none are asked about.
-                Some(Err(_)) => return Err(Blocking::CutsSpawn(size)),
+                Some(Err(_)) => {
+                    *keeps = false;
+                    continue;
+                }
                 Some(Ok(check)) => check,
             };
             let covered = |cell: Cell| check.covered.contains(&cell);
-            if check.cut_off.contains(&spawn) || covered(spawn) || covered(goal) {
-                return Err(Blocking::CutsSpawn(size));
-            }
+            *keeps = !(check.cut_off.contains(&spawn) || covered(spawn) || covered(goal));
             on_a_creep |= !check.covered.is_empty();
             trapped += check.cut_off.len();
         }
-        if on_a_creep {
+        if let Some(cut_off) = who_is_cut_off(keeps_route) {
+            Err(Blocking::CutsRoute(cut_off))
+        } else if on_a_creep {
             Err(Blocking::CreepOnCell)
         } else if trapped > 0 {
             Err(Blocking::TrapsCreeps(trapped))
@@ -211,13 +236,39 @@ pub(crate) mod tests {
         for cell in [row_13, row_14] {
             assert_eq!(
                 check(&app, profiles.walker, &[], &none, cell),
-                Err(Blocking::CutsSpawn(BOSS_SIZE))
+                Err(Blocking::CutsRoute(CutOff::LargeKinds))
             );
         }
         // Judged together (two towers in one frame), the two cut every route.
         assert_eq!(
             check(&app, profiles.walker, &[row_13], &none, row_14),
-            Err(Blocking::CutsSpawn(1))
+            Err(Blocking::CutsRoute(CutOff::Everyone))
+        );
+    }
+
+    #[test]
+    fn who_is_cut_off_is_everyone_once_the_smallest_have_no_route() {
+        assert_eq!(who_is_cut_off([true, true]), None);
+        assert_eq!(who_is_cut_off([true, false]), Some(CutOff::LargeKinds));
+        assert_eq!(who_is_cut_off([false, false]), Some(CutOff::Everyone));
+        assert_eq!(who_is_cut_off([false, true]), Some(CutOff::Everyone));
+    }
+
+    #[test]
+    fn a_tower_closing_the_last_tile_of_the_only_route_cuts_everyone_off() {
+        let (mut app, profiles) = headless_app(&Layout::without_boulders(0));
+        let none = Walkers::default();
+        // The first gap, x = 8, rows 9 to 14, closed but for row 13 (bosses are cut off already:
+        // built directly, past the placement rules).
+        build(&mut app, &[9, 10, 11, 12, 14].map(|y| Cell::new(8, y)));
+        assert_eq!(
+            check(&app, profiles.walker, &[], &none, Cell::new(8, 13)),
+            Err(Blocking::CutsRoute(CutOff::Everyone))
+        );
+        // Elsewhere a tower cuts nobody new off.
+        assert_eq!(
+            check(&app, profiles.walker, &[], &none, Cell::new(20, 20)),
+            Ok(())
         );
     }
 
@@ -236,13 +287,13 @@ pub(crate) mod tests {
         // With one built but not published, the other is refused.
         assert_eq!(
             check(&app, profiles.walker, &[top], &none, bottom),
-            Err(Blocking::CutsSpawn(BOSS_SIZE))
+            Err(Blocking::CutsRoute(CutOff::LargeKinds))
         );
         // Once published, the built one counts without being named.
         build(&mut app, &[top]);
         assert_eq!(
             check(&app, profiles.walker, &[], &none, bottom),
-            Err(Blocking::CutsSpawn(BOSS_SIZE))
+            Err(Blocking::CutsRoute(CutOff::LargeKinds))
         );
     }
 
@@ -326,7 +377,7 @@ pub(crate) mod tests {
                 &on_the_gap,
                 Cell::new(8, 14)
             ),
-            Err(Blocking::CutsSpawn(1))
+            Err(Blocking::CutsRoute(CutOff::Everyone))
         );
     }
 

@@ -5,9 +5,11 @@
 //!
 //! | Command            | Effect                                                   |
 //! |--------------------|----------------------------------------------------------|
-//! | `wave`             | the "send the next wave" button                          |
+//! | `wave`             | the "send the next wave" button (the first waits for it) |
+//! | `pause`            | the pause button (pauses, or resumes)                    |
 //! | `stress N`         | releases N stress-test creeps (the button releases 2,000) |
 //! | `gold N`           | sets the gold (to build a scripted defence quickly)      |
+//! | `lives N`          | sets the lives (0 loses the game at once)                |
 //! | `creeps KIND N`    | sends N creeps of KIND (`grunt`, `runner`, `brute`, `boss`, `flyer`) next |
 //! | `overlay on\|off`  | shows or hides the search overlay                        |
 //! | `trace all\|marked` | records every creep's search, or the marked ones only   |
@@ -16,6 +18,8 @@
 use crate::GameSystems;
 use crate::creeps::CreepKind;
 use crate::economy::{Economy, Restart};
+use crate::game::TogglePause;
+use crate::profile::timed;
 use crate::waves::{SendCreeps, SendWave, Stress};
 use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
 use bevy::gizmos::config::GizmoConfigStore;
@@ -27,7 +31,7 @@ use bevy_astar_examples::scripted_input::is_mouse_command;
 pub(crate) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
-        run_script
+        timed("run_script", run_script)
             .run_if(resource_exists::<Messages<CiTestingCustomEvent>>)
             .in_set(GameSystems::Input),
     );
@@ -37,8 +41,10 @@ pub(crate) fn plugin(app: &mut App) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ScriptCommand {
     Wave,
+    Pause,
     Stress(u32),
     Gold(u32),
+    Lives(u32),
     Creeps(CreepKind, u32),
     Overlay(bool),
     TraceAll(bool),
@@ -50,8 +56,10 @@ impl ScriptCommand {
         let words: Vec<&str> = text.split_whitespace().collect();
         Some(match words.as_slice() {
             ["wave"] => Self::Wave,
+            ["pause"] => Self::Pause,
             ["stress", count] => Self::Stress(count.parse().ok()?),
             ["gold", amount] => Self::Gold(amount.parse().ok()?),
+            ["lives", count] => Self::Lives(count.parse().ok()?),
             ["creeps", kind, count] => Self::Creeps(CreepKind::named(kind)?, count.parse().ok()?),
             ["overlay", "on"] => Self::Overlay(true),
             ["overlay", "off"] => Self::Overlay(false),
@@ -67,6 +75,7 @@ impl ScriptCommand {
 #[derive(bevy::ecs::system::SystemParam)]
 struct Targets<'w> {
     send: MessageWriter<'w, SendWave>,
+    pause: MessageWriter<'w, TogglePause>,
     stress: MessageWriter<'w, Stress>,
     creeps: MessageWriter<'w, SendCreeps>,
     restart: MessageWriter<'w, Restart>,
@@ -90,10 +99,14 @@ fn run_script(mut commands: MessageReader<CiTestingCustomEvent>, mut targets: Ta
             ScriptCommand::Wave => {
                 targets.send.write(SendWave);
             }
+            ScriptCommand::Pause => {
+                targets.pause.write(TogglePause);
+            }
             ScriptCommand::Stress(count) => {
                 targets.stress.write(Stress(count));
             }
             ScriptCommand::Gold(amount) => targets.economy.gold = amount,
+            ScriptCommand::Lives(count) => targets.economy.lives = count,
             ScriptCommand::Creeps(kind, count) => {
                 targets.creeps.write(SendCreeps(kind, count));
             }
@@ -125,6 +138,11 @@ mod tests {
             Some(ScriptCommand::Stress(2000))
         );
         assert_eq!(ScriptCommand::parse(" wave "), Some(ScriptCommand::Wave));
+        assert_eq!(ScriptCommand::parse("pause"), Some(ScriptCommand::Pause));
+        assert_eq!(
+            ScriptCommand::parse("lives 0"),
+            Some(ScriptCommand::Lives(0))
+        );
         assert_eq!(
             ScriptCommand::parse("overlay off"),
             Some(ScriptCommand::Overlay(false))
@@ -141,6 +159,7 @@ mod tests {
             "stress",
             "stress -3",
             "gold lots",
+            "lives",
             "overlay maybe",
             "waves",
             "creeps dragon 2",

@@ -7,8 +7,11 @@
 use crate::GameSystems;
 use crate::creeps::{Creep, CreepImage, CreepProfiles, walkers_on_field};
 use crate::economy::{Economy, Restart, TOWER_COST};
+use crate::field::CreepField;
+use crate::game::{Game, Phase, game_is_running};
 use crate::map::{Battlefield, Layout, TILE, Terrain};
-use crate::routes::{BOSS_SIZE, Blocking, RouteCheck, Walkers};
+use crate::profile::timed;
+use crate::routes::{BOSS_SIZE, Blocking, CutOff, RouteCheck, Walkers};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_astar::NavConnectivity;
@@ -36,20 +39,28 @@ pub(crate) fn plugin(app: &mut App) {
         .add_systems(
             Update,
             (
-                (hover_and_click)
+                timed("hover_and_click", hover_and_click)
                     .in_set(GameSystems::Input)
                     .run_if(resource_exists::<NavGrid>),
-                build_towers
+                timed("build_towers", build_towers)
                     .in_set(GameSystems::Build)
                     .run_if(resource_exists::<NavGrid>.and_then(resource_exists::<Battlefield>)),
-                (shoot, draw_beams, draw_hover, float_refusals)
+                (
+                    timed("shoot", shoot).run_if(game_is_running),
+                    timed("draw_beams", draw_beams),
+                    timed("draw_hover", draw_hover),
+                    timed("float_refusals", float_refusals),
+                )
                     .chain()
                     .in_set(GameSystems::Play)
                     .run_if(resource_exists::<NavGrid>),
             ),
         )
-        .add_systems(EguiPrimaryContextPass, paint_refusals)
-        .add_systems(PreUpdate, reset_on_restart);
+        .add_systems(
+            EguiPrimaryContextPass,
+            timed("paint_refusals", paint_refusals),
+        )
+        .add_systems(PreUpdate, timed("towers::reset", reset_on_restart));
 }
 
 /// Asks to build a tower on a cell; a click and a scripted placement both send it.
@@ -88,14 +99,15 @@ impl core::fmt::Display for Refusal {
             Self::Terrain(reason) => formatter.write_str(reason),
             Self::Gold => write!(formatter, "not enough gold: a tower costs {TOWER_COST}"),
             Self::GameOver => formatter.write_str("the game is over: press R to play again"),
-            Self::Blocking(Blocking::CutsSpawn(BOSS_SIZE)) => write!(
+            Self::Blocking(Blocking::CutsRoute(CutOff::LargeKinds)) => write!(
                 formatter,
                 "it would leave no route {BOSS_SIZE} tiles wide from the spawn to the goal: \
-                 bosses could not pass"
+                 bosses ({BOSS_SIZE}x{BOSS_SIZE}) could not pass, smaller creeps could"
             ),
-            Self::Blocking(Blocking::CutsSpawn(_)) => {
-                formatter.write_str("it would cut every route from the spawn to the goal")
-            }
+            Self::Blocking(Blocking::CutsRoute(CutOff::Everyone)) => formatter.write_str(
+                "it would close the last route from the spawn to the goal: no creep on foot \
+                 could pass",
+            ),
             Self::Blocking(Blocking::TrapsCreeps(1)) => {
                 formatter.write_str("it would trap a creep with no way to the goal")
             }
@@ -122,8 +134,12 @@ impl Refusal {
             Self::Terrain(_) => "not a free tile".to_owned(),
             Self::Gold => "not enough gold".to_owned(),
             Self::GameOver => "game over".to_owned(),
-            Self::Blocking(Blocking::CutsSpawn(BOSS_SIZE)) => "bosses could not pass".to_owned(),
-            Self::Blocking(Blocking::CutsSpawn(_)) => "it would cut every route".to_owned(),
+            Self::Blocking(Blocking::CutsRoute(CutOff::LargeKinds)) => {
+                "bosses could not pass".to_owned()
+            }
+            Self::Blocking(Blocking::CutsRoute(CutOff::Everyone)) => {
+                "no creep could pass".to_owned()
+            }
             Self::Blocking(Blocking::TrapsCreeps(1)) => "it would trap a creep".to_owned(),
             Self::Blocking(Blocking::TrapsCreeps(count)) => format!("it would trap {count} creeps"),
             Self::Blocking(Blocking::CreepOnCell) => "a creep is there".to_owned(),
@@ -141,33 +157,33 @@ pub(crate) struct PlacementLog {
     pub(crate) last_tower: Option<TowerReport>,
 }
 
-/// A tower as it landed: the creep paths it cut, and the plugin's counters at that moment so
-/// the window can show the work done since.
+/// A tower as it landed, with the plugin's counters at that moment, so that the window can
+/// show the paths it cut (the plugin's count of paths invalidated since) and the work done
+/// since.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct TowerReport {
     pub(crate) cell: Cell,
-    /// Creeps whose current path went through the tile.
-    pub(crate) paths_cut: usize,
     /// Creeps on the field then.
     pub(crate) creeps: usize,
     /// The plugin's counters just before the tower landed.
     pub(crate) stats_before: PathfindingStats,
 }
 
-/// Judges building on `cell`: the tile, the purse, then the routes of the spawn and the creeps.
+/// Judges building on `cell` with `gold` in the purse: the game, the tile, the purse, then the
+/// routes of the spawn and the creeps.
 fn judge(
     cell: Cell,
     terrain: Terrain,
-    economy: &Economy,
+    (gold, phase): (u32, Phase),
     routes: &RouteCheck,
 ) -> Result<(), Refusal> {
-    if economy.is_over() {
+    if phase.is_over() {
         return Err(Refusal::GameOver);
     }
     if let Some(reason) = terrain.unbuildable_reason() {
         return Err(Refusal::Terrain(reason));
     }
-    if economy.gold < TOWER_COST {
+    if gold < TOWER_COST {
         return Err(Refusal::Gold);
     }
     routes.check(cell).map_err(Refusal::Blocking)
@@ -193,7 +209,9 @@ fn hover_and_click(
     mut hovered: ResMut<HoveredCell>,
     mut place: MessageWriter<PlaceTower>,
 ) {
-    let over_window = egui_input.is_some_and(|input| input.wants_any_pointer_input());
+    // Only a window under the cursor takes the click (egui's pointer-over-area test), not egui
+    // wanting the pointer at large.
+    let over_window = egui_input.is_some_and(|input| input.is_pointer_over_area());
     let (camera, transform) = *camera;
     let cell = window
         .cursor_position()
@@ -215,6 +233,7 @@ fn hover_and_click(
 struct Builder<'w, 's> {
     commands: Commands<'w, 's>,
     economy: ResMut<'w, Economy>,
+    game: Res<'w, Game>,
     connectivity: Res<'w, NavConnectivity>,
     profiles: Res<'w, CreepProfiles>,
     log: ResMut<'w, PlacementLog>,
@@ -226,30 +245,56 @@ struct Builder<'w, 's> {
     tiles: Query<'w, 's, &'static mut TileTextureIndex>,
 }
 
+/// Frames between two judgements of the hovered tile while it stays the same and nothing is
+/// built (creeps move meanwhile, and may stand on it or be shut in by it).
+const PREVIEW_FRAMES: u32 = 8;
+
+/// Whether the hovered tile is judged again this frame: when a tower was asked for, when the
+/// cursor moved to another tile, or every [`PREVIEW_FRAMES`] frames.
+const fn preview_due(asked_for: bool, hovered_changed: bool, frames_since: u32) -> bool {
+    asked_for || hovered_changed || frames_since >= PREVIEW_FRAMES
+}
+
+/// The hovered tile judged last, and the frames since.
+#[derive(Default)]
+struct LastPreview {
+    cell: Option<Cell>,
+    frames_since: u32,
+}
+
 /// Builds the requested towers that pass [`judge`]; the others leave a refusal on the map and
-/// in the log. Also judges the hovered tile for the preview. Each tower is judged with every
-/// tower standing and those built before it in this frame, which the plugin has not seen yet.
+/// in the log. Also judges the hovered tile for the preview (when [`preview_due`]). Each tower
+/// is judged with every tower standing and those built before it in this frame, which the
+/// plugin has not seen yet.
 fn build_towers(
     mut requests: MessageReader<PlaceTower>,
     mut builder: Builder,
     nav: Res<NavGrid>,
     towers: Query<&Tower>,
-    creeps: Query<(&Creep, &Transform, &Path)>,
+    creeps: Query<(&Creep, &Transform)>,
+    mut last_preview: Local<LastPreview>,
 ) {
+    let asked_for = !requests.is_empty();
+    let hovered = builder.hovered.cell;
+    last_preview.frames_since += 1;
+    if !preview_due(
+        asked_for,
+        hovered != last_preview.cell,
+        last_preview.frames_since,
+    ) {
+        return;
+    }
+    *last_preview = LastPreview {
+        cell: hovered,
+        frames_since: 0,
+    };
     let Ok(storage) = builder.storages.get(builder.battlefield.tilemap) else {
         return;
     };
     let storage = storage.clone();
     let mut tower_cells: Vec<Cell> = towers.iter().map(|tower| tower.cell).collect();
     let mut walkers = None;
-    let mut positions = || {
-        walkers_on_field(
-            &nav,
-            creeps
-                .iter()
-                .map(|(creep, transform, _)| (creep, transform)),
-        )
-    };
+    let mut positions = || walkers_on_field(&nav, creeps.iter());
     for &PlaceTower(cell) in requests.read() {
         let walkers = walkers.get_or_insert_with(&mut positions);
         let Some(terrain) = terrain_at(cell, &storage, &builder.tiles) else {
@@ -261,7 +306,12 @@ fn build_towers(
             towers: &tower_cells,
             creeps: walkers,
         };
-        let verdict = judge(cell, terrain, &builder.economy, &routes);
+        let verdict = judge(
+            cell,
+            terrain,
+            (builder.economy.gold, builder.game.phase),
+            &routes,
+        );
         if let Err(refusal) = verdict {
             builder.commands.spawn(refusal_text(&nav, cell, &refusal));
             builder.log.refusal = Some((cell, refusal));
@@ -278,19 +328,18 @@ fn build_towers(
             *texture = Terrain::Tower.texture();
         }
         tower_cells.push(cell);
-        let paths_cut = creeps
-            .iter()
-            .filter(|(_, _, path)| path.cells.contains(&cell))
-            .count();
         builder.log.last_tower = Some(TowerReport {
             cell,
-            paths_cut,
             creeps: creeps.iter().len(),
             stats_before: builder.stats.clone(),
         });
         spawn_tower(&mut builder.commands, &nav, builder.image.as_deref(), cell);
     }
     // The preview: what a click on the hovered tile would do.
+    if hovered.is_none() {
+        builder.hovered.set_if_neq(HoveredCell::default());
+        return;
+    }
     let walkers = walkers.get_or_insert_with(positions);
     preview_hovered(&mut builder, &storage, &tower_cells, walkers);
 }
@@ -310,7 +359,12 @@ fn preview_hovered(
             towers: tower_cells,
             creeps: walkers,
         };
-        Some(judge(cell, terrain, &builder.economy, &routes))
+        Some(judge(
+            cell,
+            terrain,
+            (builder.economy.gold, builder.game.phase),
+            &routes,
+        ))
     });
     if builder.hovered.verdict != verdict {
         builder.hovered.verdict = verdict;
@@ -358,9 +412,11 @@ fn fade(age: f32) -> f32 {
     (1.0 - (age / REFUSAL_TEXT).powi(3)).clamp(0.0, 1.0)
 }
 
+/// Floats the refusals up and fades them, on the real clock: they go on fading while the game
+/// is paused or over.
 fn float_refusals(
     mut commands: Commands,
-    time: Res<Time>,
+    time: Res<Time<Real>>,
     mut texts: Query<(Entity, &mut FloatingText)>,
 ) {
     for (entity, mut text) in &mut texts {
@@ -410,16 +466,17 @@ fn paint_refusals(
     Ok(())
 }
 
-/// Each loaded tower shoots the nearest creep in range; kills pay their bounty.
+/// Each loaded tower shoots the nearest creep in range (looked for among the creeps near it
+/// only); kills pay their bounty.
 fn shoot(
     mut commands: Commands,
     time: Res<Time>,
+    field: Res<CreepField>,
     mut economy: ResMut<Economy>,
     mut towers: Query<(&mut Tower, &Transform), Without<Creep>>,
-    mut creeps: Query<(Entity, &mut Creep, &mut Sprite, &Transform)>,
+    mut creeps: Query<(&mut Creep, &mut Sprite)>,
 ) {
     let delta = time.delta_secs();
-    let reach_squared = (RANGE * TILE).powi(2);
     for (mut tower, transform) in &mut towers {
         let tower = &mut *tower;
         if let Some((_, left)) = &mut tower.beam {
@@ -431,19 +488,18 @@ fn shoot(
             continue;
         }
         let from = transform.translation.truncate();
-        let target = creeps
-            .iter()
-            .filter(|(_, creep, ..)| creep.health > 0.0)
-            .map(|(entity, _, _, creep)| {
-                let at = creep.translation.truncate();
-                (entity, at, at.distance_squared(from))
+        let target = field
+            .near(from, RANGE * TILE)
+            .filter(|&(entity, ..)| {
+                creeps
+                    .get(entity)
+                    .is_ok_and(|(creep, _)| creep.health > 0.0)
             })
-            .filter(|&(_, _, distance)| distance <= reach_squared)
             .min_by(|a, b| a.2.total_cmp(&b.2));
         let Some((entity, at, _)) = target else {
             continue;
         };
-        let Ok((_, mut creep, mut sprite, _)) = creeps.get_mut(entity) else {
+        let Ok((mut creep, mut sprite)) = creeps.get_mut(entity) else {
             continue;
         };
         tower.reload = RELOAD;
@@ -532,16 +588,10 @@ mod tests {
     use crate::routes::tests::headless_app;
 
     #[test]
-    fn placements_are_judged_in_order_tile_gold_routes() {
+    fn placements_are_judged_in_order_game_tile_gold_routes() {
         let (app, profiles) = headless_app(&Layout::generate(1));
-        let rich = Economy {
-            gold: 1_000,
-            ..Economy::default()
-        };
-        let poor = Economy {
-            gold: TOWER_COST - 1,
-            ..Economy::default()
-        };
+        let rich = (1_000, Phase::Waves);
+        let poor = (TOWER_COST - 1, Phase::Waves);
         let open = Cell::new(SPAWN.x + 2, SPAWN.y);
         let none = Walkers::default();
         let on_open = Walkers {
@@ -554,22 +604,32 @@ mod tests {
             towers: &[],
             creeps,
         };
-        assert_eq!(judge(open, Terrain::Grass, &rich, &routes(&none)), Ok(()));
+        assert_eq!(judge(open, Terrain::Grass, rich, &routes(&none)), Ok(()));
         assert_eq!(
-            judge(open, Terrain::Grass, &poor, &routes(&none)),
+            judge(
+                open,
+                Terrain::Grass,
+                (1_000, Phase::Preparing),
+                &routes(&none)
+            ),
+            Ok(()),
+            "building before the first wave"
+        );
+        assert_eq!(
+            judge(open, Terrain::Grass, poor, &routes(&none)),
             Err(Refusal::Gold)
         );
         assert!(matches!(
-            judge(open, Terrain::Rock, &rich, &routes(&none)),
+            judge(open, Terrain::Rock, rich, &routes(&none)),
             Err(Refusal::Terrain(_))
         ));
         assert_eq!(
-            judge(open, Terrain::Grass, &rich, &routes(&on_open)),
+            judge(open, Terrain::Grass, rich, &routes(&on_open)),
             Err(Refusal::Blocking(Blocking::CreepOnCell))
         );
         // The goal itself is not a free tile, whatever the routes say.
         assert!(matches!(
-            judge(GOAL, Terrain::Goal, &rich, &routes(&none)),
+            judge(GOAL, Terrain::Goal, rich, &routes(&none)),
             Err(Refusal::Terrain(_))
         ));
         // The tile beside the goal is free, but a boss needs it to stand on the goal.
@@ -577,16 +637,17 @@ mod tests {
             judge(
                 Cell::new(GOAL.x - 1, GOAL.y),
                 Terrain::Grass,
-                &rich,
+                rich,
                 &routes(&none)
             ),
-            Err(Refusal::Blocking(Blocking::CutsSpawn(BOSS_SIZE)))
+            Err(Refusal::Blocking(Blocking::CutsRoute(CutOff::LargeKinds)))
         );
-        let over = Economy { lives: 0, ..rich };
-        assert_eq!(
-            judge(open, Terrain::Grass, &over, &routes(&none)),
-            Err(Refusal::GameOver)
-        );
+        for over in [Phase::Won, Phase::Lost] {
+            assert_eq!(
+                judge(open, Terrain::Grass, (1_000, over), &routes(&none)),
+                Err(Refusal::GameOver)
+            );
+        }
     }
 
     /// A headless app that runs [`build_towers`] on `layout`, its tiles in a tile storage that
@@ -611,6 +672,7 @@ mod tests {
                 gold: 1_000,
                 ..Economy::default()
             })
+            .init_resource::<Game>()
             .init_resource::<PlacementLog>()
             .init_resource::<HoveredCell>()
             .add_message::<PlaceTower>()
@@ -636,7 +698,10 @@ mod tests {
         assert_eq!(towers_on(&mut app), vec![top]);
         assert_eq!(
             app.world().resource::<PlacementLog>().refusal,
-            Some((bottom, Refusal::Blocking(Blocking::CutsSpawn(BOSS_SIZE))))
+            Some((
+                bottom,
+                Refusal::Blocking(Blocking::CutsRoute(CutOff::LargeKinds))
+            ))
         );
         // A frame later, the tower built (still not in the navigation grid) counts as well.
         app.world_mut().write_message(PlaceTower(bottom));
@@ -646,17 +711,24 @@ mod tests {
     }
 
     #[test]
-    fn refusals_say_why() {
-        assert!(
-            Refusal::Blocking(Blocking::CutsSpawn(1))
-                .to_string()
-                .contains("every route")
-        );
-        assert!(
-            Refusal::Blocking(Blocking::CutsSpawn(BOSS_SIZE))
-                .to_string()
-                .contains("bosses")
-        );
+    fn the_preview_is_judged_again_on_a_move_a_click_or_after_a_while() {
+        assert!(!preview_due(false, false, 1));
+        assert!(!preview_due(false, false, PREVIEW_FRAMES - 1));
+        assert!(preview_due(false, false, PREVIEW_FRAMES));
+        assert!(preview_due(true, false, 1), "a tower asked for");
+        assert!(preview_due(false, true, 1), "another tile hovered");
+    }
+
+    #[test]
+    fn refusals_say_who_is_cut_off() {
+        let everyone = Refusal::Blocking(Blocking::CutsRoute(CutOff::Everyone));
+        let bosses = Refusal::Blocking(Blocking::CutsRoute(CutOff::LargeKinds));
+        assert!(everyone.to_string().contains("no creep on foot could pass"));
+        assert!(!everyone.to_string().contains("bosses"));
+        assert_eq!(everyone.short(), "no creep could pass");
+        assert!(bosses.to_string().contains("bosses (2x2) could not pass"));
+        assert!(bosses.to_string().contains("smaller creeps could"));
+        assert_eq!(bosses.short(), "bosses could not pass");
         assert!(
             Refusal::Blocking(Blocking::TrapsCreeps(3))
                 .to_string()

@@ -1,48 +1,73 @@
-//! The game window (lives, gold, waves, the last placement and the searches it caused, frame
-//! time, buttons) and the keyboard shortcuts; the pathfinding window beside it is the plugin's.
+//! The game window (lives, gold, the wave and its countdown, the last placement and the
+//! searches it caused, frame time, buttons, the keys), the headline over the map, and the
+//! keyboard shortcuts; the pathfinding window on the right is the plugin's.
 
 use crate::GameSystems;
-use crate::creeps::{Creep, CreepKind, CreepTally};
+use crate::creeps::{Boss, Creep, CreepTally, Flying, StressTest};
 use crate::economy::{Economy, Restart, TOWER_COST};
-use crate::map::LEFT_RESERVE;
-use crate::towers::{HoveredCell, PlacementLog, Tower};
+use crate::game::{Game, Phase, TogglePause, WAVES_TO_WIN, may_send_wave};
+use crate::map::{LEFT_RESERVE, RIGHT_RESERVE};
+use crate::profile::timed;
+use crate::towers::{HoveredCell, PlacementLog, Tower, TowerReport};
 use crate::waves::{SendWave, Stress, Waves};
 use bevy::gizmos::config::GizmoConfigStore;
-use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy_astar::egui_panel::FrameTimeSummary;
 use bevy_astar::prelude::*;
 use bevy_egui::input::EguiWantsInput;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
-use core::time::Duration;
 
 /// Creeps the stress test releases.
 pub(crate) const STRESS_CREEPS: u32 = 2_000;
-/// Seconds between two frame-time lines in the log (with `TOWER_DEFENSE_LOG_FRAMES` set).
-const LOG_INTERVAL: f32 = 5.0;
 
 pub(crate) fn plugin(app: &mut App) {
-    let logging = || std::env::var_os("TOWER_DEFENSE_LOG_FRAMES").is_some();
-    app.init_resource::<UpdateTimer>()
-        .add_systems(Update, shortcuts.in_set(GameSystems::Input))
-        .add_systems(EguiPrimaryContextPass, game_window)
-        .add_systems(First, start_update_timer.run_if(logging))
-        .add_systems(Last, log_frame_times.run_if(logging));
+    app.add_systems(Startup, hide_the_overlay)
+        .add_systems(
+            Update,
+            timed("shortcuts", shortcuts).in_set(GameSystems::Input),
+        )
+        .add_systems(
+            EguiPrimaryContextPass,
+            (
+                timed("game_window", game_window),
+                timed("paint_headline", paint_headline),
+            ),
+        );
 }
 
 /// Something the player asked for, by key or button.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Action {
     SendWave,
-    Stress,
+    TogglePause,
     ToggleOverlay,
+    Stress,
     Restart,
+}
+
+/// The keys, their names in the help line, and what they do there.
+const KEYS: [(KeyCode, &str, &str, Action); 5] = [
+    (KeyCode::KeyN, "N", "next wave", Action::SendWave),
+    (KeyCode::Space, "Space", "pause", Action::TogglePause),
+    (KeyCode::KeyD, "D", "search overlay", Action::ToggleOverlay),
+    (KeyCode::KeyS, "S", "stress test", Action::Stress),
+    (KeyCode::KeyR, "R", "restart", Action::Restart),
+];
+
+/// The help line: every key and what it does.
+fn help_line() -> String {
+    let keys: Vec<String> = KEYS
+        .iter()
+        .map(|(_, key, what, _)| format!("{key} {what}"))
+        .collect();
+    format!("Keys: {}", keys.join(" · "))
 }
 
 /// The messages and settings the actions change.
 #[derive(bevy::ecs::system::SystemParam)]
 struct Actions<'w> {
     send: MessageWriter<'w, SendWave>,
+    pause: MessageWriter<'w, TogglePause>,
     stress: MessageWriter<'w, Stress>,
     restart: MessageWriter<'w, Restart>,
     gizmos: ResMut<'w, GizmoConfigStore>,
@@ -53,6 +78,9 @@ impl Actions<'_> {
         match action {
             Action::SendWave => {
                 self.send.write(SendWave);
+            }
+            Action::TogglePause => {
+                self.pause.write(TogglePause);
             }
             Action::Stress => {
                 self.stress.write(Stress(STRESS_CREEPS));
@@ -75,6 +103,13 @@ impl Actions<'_> {
     }
 }
 
+/// The search overlay starts hidden: `D` (or the button) shows it.
+fn hide_the_overlay(mut store: ResMut<GizmoConfigStore>) {
+    if let Some((config, _)) = store.get_config_mut::<AStarGizmos>() {
+        config.enabled = false;
+    }
+}
+
 fn shortcuts(
     keys: Res<ButtonInput<KeyCode>>,
     egui_input: Option<Res<EguiWantsInput>>,
@@ -83,22 +118,96 @@ fn shortcuts(
     if egui_input.is_some_and(|input| input.wants_any_keyboard_input()) {
         return;
     }
-    let pressed = [
-        (KeyCode::Space, Action::SendWave),
-        (KeyCode::KeyS, Action::Stress),
-        (KeyCode::KeyD, Action::ToggleOverlay),
-        (KeyCode::KeyR, Action::Restart),
-    ];
-    for (key, action) in pressed {
+    for (key, _, _, action) in KEYS {
         if keys.just_pressed(key) {
             actions.perform(action);
         }
     }
 }
 
+/// How a headline is coloured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tone {
+    Calm,
+    Urgent,
+    Good,
+    Bad,
+}
+
+impl Tone {
+    const fn color(self) -> egui::Color32 {
+        match self {
+            Self::Calm => egui::Color32::from_rgb(225, 230, 235),
+            Self::Urgent => GOLD,
+            Self::Good => GREEN,
+            Self::Bad => RED,
+        }
+    }
+}
+
+/// What the headline over the map says: what to do before the first wave, the countdown to the
+/// next, the pause, the end.
+fn headline(game: Game, waves: &Waves) -> (String, Tone) {
+    let (started, to_come) = (waves.number, waves.pending());
+    match game.phase {
+        Phase::Won => (
+            format!("Victory! All {WAVES_TO_WIN} waves beaten.  R plays again"),
+            Tone::Good,
+        ),
+        Phase::Lost => (
+            format!(
+                "Defeat: the lives ran out in wave {started} of {WAVES_TO_WIN}.  R plays again"
+            ),
+            Tone::Bad,
+        ),
+        _ if game.paused => ("Paused.  Space resumes".to_owned(), Tone::Urgent),
+        Phase::Preparing => (
+            format!("Build towers, then send wave 1 of {WAVES_TO_WIN}:  N"),
+            Tone::Urgent,
+        ),
+        Phase::Waves if to_come > 0 => (
+            format!("Wave {started} of {WAVES_TO_WIN}: {to_come} creeps still to come"),
+            Tone::Calm,
+        ),
+        Phase::Waves if !may_send_wave(game.phase, started) => {
+            ("Last wave: clear it to win".to_owned(), Tone::Calm)
+        }
+        Phase::Waves => (
+            format!(
+                "Wave {} of {WAVES_TO_WIN} in {:.0} s  (N: now)",
+                started + 1,
+                waves.countdown.max(0.0).ceil()
+            ),
+            Tone::Calm,
+        ),
+    }
+}
+
+/// Paints the headline over the top of the map, on a dark plate, in egui's foreground; painted
+/// only, so that it takes no clicks from the map.
+fn paint_headline(mut contexts: EguiContexts, game: Res<Game>, waves: Res<Waves>) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let (text, tone) = headline(*game, &waves);
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Foreground,
+        egui::Id::new("tower_headline"),
+    ));
+    let screen = ctx.content_rect();
+    let map_centre =
+        screen.left() + LEFT_RESERVE + (screen.width() - LEFT_RESERVE - RIGHT_RESERVE) / 2.0;
+    let galley = painter.layout_no_wrap(text, egui::FontId::proportional(20.0), tone.color());
+    let plate = egui::Align2::CENTER_TOP
+        .anchor_size(egui::pos2(map_centre, screen.top() + 10.0), galley.size())
+        .expand2(egui::vec2(10.0, 5.0));
+    painter.rect_filled(plate, 6.0, egui::Color32::from_black_alpha(190));
+    painter.galley(plate.min + egui::vec2(10.0, 5.0), galley, tone.color());
+    Ok(())
+}
+
 /// What the game window shows.
 #[derive(bevy::ecs::system::SystemParam)]
 struct Shown<'w, 's> {
+    game: Res<'w, Game>,
     economy: Res<'w, Economy>,
     waves: Res<'w, Waves>,
     tally: Res<'w, CreepTally>,
@@ -106,7 +215,7 @@ struct Shown<'w, 's> {
     hovered: Res<'w, HoveredCell>,
     stats: Res<'w, PathfindingStats>,
     frame: Res<'w, FrameTimeSummary>,
-    creeps: Query<'w, 's, &'static Creep>,
+    creeps: FieldCount<'w, 's>,
     towers: Query<'w, 's, (), With<Tower>>,
 }
 
@@ -126,33 +235,13 @@ fn game_window(mut contexts: EguiContexts, shown: Shown, mut actions: Actions) -
             // The buttons come first, so that they stay put while the lines below come and go.
             status_section(ui, &shown);
             ui.separator();
-            let overlay = actions.overlay_enabled();
-            let buttons = [
-                ("Send the next wave  [Space]", Action::SendWave),
-                ("Release 2,000 creeps  [S]", Action::Stress),
-                (
-                    if overlay {
-                        "Hide the search overlay  [D]"
-                    } else {
-                        "Show the search overlay  [D]"
-                    },
-                    Action::ToggleOverlay,
-                ),
-                ("Restart  [R]", Action::Restart),
-            ];
-            for (label, action) in buttons {
-                if ui.button(label).clicked() {
-                    clicked = Some(action);
-                }
-            }
+            clicked = buttons(ui, &shown, &actions);
+            ui.label(legend(&help_line()));
             ui.separator();
             ui.label(format!(
-                "Frame time {:.1} ms ({:.0} fps)",
+                "Frame time {:.1} ms ({:.0} fps), worst {:.1} ms",
                 shown.frame.mean.as_secs_f64() * 1e3,
                 shown.frame.fps(),
-            ));
-            ui.label(format!(
-                "Worst frame {:.1} ms",
                 shown.frame.worst.as_secs_f64() * 1e3
             ));
             ui.separator();
@@ -164,16 +253,66 @@ fn game_window(mut contexts: EguiContexts, shown: Shown, mut actions: Actions) -
     Ok(())
 }
 
+/// The buttons; returns the one clicked.
+fn buttons(ui: &mut egui::Ui, shown: &Shown, actions: &Actions) -> Option<Action> {
+    let game = *shown.game;
+    let next = shown.waves.number + 1;
+    let send = if may_send_wave(game.phase, shown.waves.number) {
+        format!("Send wave {next} of {WAVES_TO_WIN} now  [N]")
+    } else if game.phase.is_over() {
+        "Send the next wave  [N]".to_owned()
+    } else {
+        "No more waves to send  [N]".to_owned()
+    };
+    let pause = if game.paused {
+        "Resume  [Space]"
+    } else {
+        "Pause  [Space]"
+    };
+    let overlay = if actions.overlay_enabled() {
+        "Hide the search overlay  [D]"
+    } else {
+        "Show the search overlay  [D]"
+    };
+    let over = game.phase.is_over();
+    let rows = [
+        (
+            send,
+            Action::SendWave,
+            may_send_wave(game.phase, shown.waves.number),
+        ),
+        (pause.to_owned(), Action::TogglePause, !over),
+        (overlay.to_owned(), Action::ToggleOverlay, true),
+        (
+            format!("Release {STRESS_CREEPS} stress-test creeps  [S]"),
+            Action::Stress,
+            !over,
+        ),
+        ("Restart  [R]".to_owned(), Action::Restart, true),
+    ];
+    let mut clicked = None;
+    for (label, action, enabled) in rows {
+        if ui.add_enabled(enabled, egui::Button::new(label)).clicked() {
+            clicked = Some(action);
+        }
+    }
+    clicked
+}
+
+/// The creeps on the field, by what the window tells apart (each counted from its marker's
+/// archetypes, not creep by creep).
+#[derive(bevy::ecs::system::SystemParam)]
+struct FieldCount<'w, 's> {
+    wave: Query<'w, 's, (), (With<Creep>, Without<StressTest>)>,
+    stress: Query<'w, 's, (), With<StressTest>>,
+    bosses: Query<'w, 's, (), With<Boss>>,
+    flyers: Query<'w, 's, (), With<Flying>>,
+}
+
 fn status_section(ui: &mut egui::Ui, shown: &Shown) {
     let economy = &*shown.economy;
-    if economy.is_over() {
-        ui.label(
-            egui::RichText::new("Game over: press R to play again")
-                .color(RED)
-                .strong()
-                .size(16.0),
-        );
-    }
+    let (headline, tone) = headline(*shown.game, &shown.waves);
+    ui.label(egui::RichText::new(headline).color(tone.color()).strong());
     ui.horizontal(|ui| {
         ui.label(
             egui::RichText::new(format!("♥ {}", economy.lives))
@@ -187,38 +326,17 @@ fn status_section(ui: &mut egui::Ui, shown: &Shown) {
         );
         ui.label(format!("{} kills", economy.kills));
     });
-    let waves = &*shown.waves;
-    if waves.pending() > 0 {
-        ui.label(format!(
-            "Wave {}: {} creeps still to come",
-            waves.number,
-            waves.pending()
-        ));
-    } else {
-        ui.label(format!(
-            "Wave {} next in {:.0} s",
-            waves.number + 1,
-            waves.countdown.max(0.0).ceil()
-        ));
-    }
-    let (mut wave_creeps, mut stress_creeps, mut bosses, mut flyers) = (0, 0, 0, 0);
-    for creep in &shown.creeps {
-        if creep.stress {
-            stress_creeps += 1;
-        } else {
-            wave_creeps += 1;
-        }
-        match creep.kind {
-            CreepKind::Boss => bosses += 1,
-            CreepKind::Flyer => flyers += 1,
-            CreepKind::Grunt | CreepKind::Runner | CreepKind::Brute => {}
-        }
-    }
-    ui.label(format!(
-        "Creeps on the field: {wave_creeps} (+{stress_creeps} stress)"
-    ));
+    let count = &shown.creeps;
+    let (bosses, flyers) = (count.bosses.iter().len(), count.flyers.iter().len());
+    let mut on_field = format!("Creeps on the field: {}", count.wave.iter().len());
     if bosses + flyers > 0 {
-        ui.label(format!("of which {bosses} bosses (2x2), {flyers} flyers"));
+        on_field += &format!(" ({bosses} bosses 2x2, {flyers} flyers)");
+    }
+    ui.label(on_field);
+    let stress = count.stress.iter().len();
+    if stress > 0 {
+        ui.label(format!("+ {stress} stress-test creeps"));
+        ui.label(legend(STRESS_LEGEND));
     }
     ui.label(format!(
         "{} towers; {} creeps got through",
@@ -229,6 +347,37 @@ fn status_section(ui: &mut egui::Ui, shown: &Shown) {
         ui.colored_label(RED, format!("{} creeps found no way", shown.tally.stuck));
     }
 }
+
+/// A legend's text: smaller than the lines it explains, still easy to read.
+fn legend(text: &str) -> egui::RichText {
+    egui::RichText::new(text)
+        .size(11.5)
+        .color(egui::Color32::from_gray(165))
+}
+
+/// What the stress-test creeps are, beside their count.
+const STRESS_LEGEND: &str = "Stress-test creeps (hollow rings) test the pathfinding alone: \
+     they do not avoid each other, so they walk through one another in lines.";
+
+/// The line about the last tower: what it cut and how the plugin answered since.
+fn tower_line(report: &TowerReport, now: &PathfindingStats) -> String {
+    let before = &report.stats_before;
+    let since = |now: u64, before: u64| now.saturating_sub(before);
+    format!(
+        "{} of {} cut · {} searched · {} cached · {} joined",
+        since(now.paths_invalidated, before.paths_invalidated),
+        report.creeps,
+        since(now.searches_started, before.searches_started),
+        since(now.cache_hits, before.cache_hits),
+        since(now.shared_searches, before.shared_searches),
+    )
+}
+
+/// What each number of [`tower_line`] counts.
+const TOWER_LEGEND: &str = "cut: creeps whose path crossed the tile, of those on the field \
+     when it landed; only they look for a new path. searched / cached / joined: how the plugin \
+     answered every request since, new creeps' too: with a search of its own, with a path \
+     from its cache, or by joining a search already running.";
 
 fn placement_section(ui: &mut egui::Ui, shown: &Shown) {
     ui.label(format!(
@@ -249,84 +398,8 @@ fn placement_section(ui: &mut egui::Ui, shown: &Shown) {
         ui.colored_label(RED, format!("Refused at {cell}: {refusal}"));
     }
     if let Some(report) = &shown.log.last_tower {
-        let before = &report.stats_before;
-        let now = &*shown.stats;
-        ui.label(format!(
-            "Last tower at {}: it cut {} of {} creep paths.",
-            report.cell, report.paths_cut, report.creeps
-        ));
-        egui::Grid::new("since_last_tower")
-            .num_columns(2)
-            .show(ui, |ui| {
-                let rows = [
-                    (
-                        "paths invalidated",
-                        now.paths_invalidated - before.paths_invalidated,
-                    ),
-                    ("searched", now.searches_started - before.searches_started),
-                    ("served from the cache", now.cache_hits - before.cache_hits),
-                    (
-                        "joined a running search",
-                        now.shared_searches - before.shared_searches,
-                    ),
-                ];
-                ui.label("Since then:");
-                ui.end_row();
-                for (name, value) in rows {
-                    ui.label(format!("  {name}"));
-                    ui.label(value.to_string());
-                    ui.end_row();
-                }
-            });
+        ui.label(format!("Last tower at {}:", report.cell));
+        ui.label(egui::RichText::new(tower_line(report, &shown.stats)).strong());
+        ui.label(legend(TOWER_LEGEND));
     }
-}
-
-/// When the main world's update of this frame started, and the update times since the last
-/// log line: what the game and the plugin cost, apart from rendering.
-#[derive(Resource, Default)]
-struct UpdateTimer {
-    started: Option<Instant>,
-    total: Duration,
-    worst: Duration,
-    frames: u32,
-}
-
-fn start_update_timer(mut timer: ResMut<UpdateTimer>) {
-    timer.started = Some(Instant::now());
-}
-
-/// Logs the frame time, the main world's update time, the creep count and the plugin's work
-/// every few seconds of wall-clock time.
-fn log_frame_times(
-    frame: Res<FrameTimeSummary>,
-    stats: Res<PathfindingStats>,
-    creeps: Query<(), With<Creep>>,
-    mut timer: ResMut<UpdateTimer>,
-    mut next: Local<Option<Instant>>,
-) {
-    let now = Instant::now();
-    if let Some(started) = timer.started.take() {
-        let update = now.saturating_duration_since(started);
-        timer.total += update;
-        timer.worst = timer.worst.max(update);
-        timer.frames += 1;
-    }
-    if next.is_some_and(|next| now < next) {
-        return;
-    }
-    *next = Some(now + Duration::from_secs_f32(LOG_INTERVAL));
-    let update_mean = timer.total / timer.frames.max(1);
-    info!(
-        "frame {:.2} ms mean, {:.2} ms worst; update {:.2} ms mean, {:.2} ms worst; {} creeps, \
-         {} searches ({} cache hits, {} joined) so far",
-        frame.mean.as_secs_f64() * 1e3,
-        frame.worst.as_secs_f64() * 1e3,
-        update_mean.as_secs_f64() * 1e3,
-        timer.worst.as_secs_f64() * 1e3,
-        creeps.iter().len(),
-        stats.searches_started,
-        stats.cache_hits,
-        stats.shared_searches,
-    );
-    *timer = UpdateTimer::default();
 }

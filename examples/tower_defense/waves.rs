@@ -1,11 +1,14 @@
-//! Waves: a countdown, then creeps of random kinds at random intervals from the spawn, larger and
-//! tougher each time, flyers among them from the second and bosses closing every fourth; and the
-//! stress test, thousands of creeps released across the map at once.
+//! Waves: the player sends the first, a countdown runs between the others (or the player sends
+//! the next at once); each brings creeps of random kinds at random intervals from the spawn,
+//! larger and tougher each time, flyers among them from the second and bosses closing every
+//! fourth. Also the stress test, thousands of creeps released across the map at once.
 
 use crate::GameSystems;
 use crate::creeps::{CreepImage, CreepKind, CreepProfiles, CreepSpawn, spawn_creep};
-use crate::economy::{Economy, Restart};
+use crate::economy::Restart;
+use crate::game::{Game, countdown_runs, may_send_wave};
 use crate::map::{GOAL, MAP_HEIGHT, MAP_WIDTH};
+use crate::profile::timed;
 use crate::routes::{creep_movement, spawn_anchor};
 use bevy::prelude::*;
 use bevy_astar::NavConnectivity;
@@ -14,10 +17,8 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::collections::VecDeque;
 
-/// Seconds before the first wave.
-const FIRST_WAVE_DELAY: f32 = 4.0;
 /// Seconds between the last creep of a wave and the next wave.
-const WAVE_GAP: f32 = 10.0;
+pub(crate) const WAVE_GAP: f32 = 10.0;
 /// Seed of the waves' randomness: scripted runs see the same waves.
 const WAVE_SEED: u64 = 11;
 /// Every this many waves, bosses close the wave.
@@ -30,12 +31,17 @@ pub(crate) fn plugin(app: &mut App) {
         .add_message::<SendCreeps>()
         .add_systems(
             Update,
-            (start_waves, send_creeps, spawn_creeps, release_stress)
+            (
+                timed("start_waves", start_waves),
+                timed("send_creeps", send_creeps),
+                timed("spawn_creeps", spawn_creeps),
+                timed("release_stress", release_stress),
+            )
                 .chain()
                 .in_set(GameSystems::Build)
                 .run_if(resource_exists::<NavGrid>.and_then(resource_exists::<CreepImage>)),
         )
-        .add_systems(PreUpdate, reset_on_restart);
+        .add_systems(PreUpdate, timed("waves::reset", reset_on_restart));
 }
 
 /// Starts the next wave now.
@@ -55,7 +61,8 @@ pub(crate) struct SendCreeps(pub(crate) CreepKind, pub(crate) u32);
 pub(crate) struct Waves {
     /// The last wave started (0 before the first).
     pub(crate) number: u32,
-    /// Seconds until the next wave, while none is spawning.
+    /// Seconds until the next wave, counted down while none is spawning (the first waits for
+    /// the player).
     pub(crate) countdown: f32,
     /// Creeps of the current wave still to spawn.
     pending: VecDeque<CreepKind>,
@@ -70,7 +77,7 @@ impl Waves {
     fn new(seed: u64) -> Self {
         Self {
             number: 0,
-            countdown: FIRST_WAVE_DELAY,
+            countdown: WAVE_GAP,
             pending: VecDeque::new(),
             next_spawn: 0.0,
             first_of_wave: false,
@@ -123,27 +130,23 @@ impl Waves {
     }
 }
 
+/// Starts the next wave when the player sends it or its countdown runs out.
 fn start_waves(
     time: Res<Time>,
-    economy: Res<Economy>,
+    game: Res<Game>,
     mut sends: MessageReader<SendWave>,
     mut waves: ResMut<Waves>,
 ) {
     let sent = sends.read().count() > 0;
-    if economy.is_over() {
+    if !may_send_wave(game.phase, waves.number) {
         return;
     }
-    if sent {
+    if countdown_runs(game.phase, waves.number, waves.pending()) {
+        waves.countdown -= time.delta_secs();
+    }
+    if sent || waves.countdown <= 0.0 {
         waves.start_next();
         waves.countdown = WAVE_GAP;
-        return;
-    }
-    if waves.pending.is_empty() {
-        waves.countdown -= time.delta_secs();
-        if waves.countdown <= 0.0 {
-            waves.start_next();
-            waves.countdown = WAVE_GAP;
-        }
     }
 }
 
@@ -162,10 +165,10 @@ fn spawn_creeps(
     nav: Res<NavGrid>,
     image: Res<CreepImage>,
     profiles: Res<CreepProfiles>,
-    economy: Res<Economy>,
+    game: Res<Game>,
     mut waves: ResMut<Waves>,
 ) {
-    if economy.is_over() {
+    if !game.is_running() {
         return;
     }
     let waves = &mut *waves;
@@ -210,11 +213,11 @@ fn release_stress(
     connectivity: Res<NavConnectivity>,
     image: Res<CreepImage>,
     profiles: Res<CreepProfiles>,
-    mut stresses: MessageReader<Stress>,
+    (game, mut stresses): (Res<Game>, MessageReader<Stress>),
     mut waves: ResMut<Waves>,
 ) {
     let count: u32 = stresses.read().map(|stress| stress.0).sum();
-    if count == 0 {
+    if count == 0 || game.phase.is_over() {
         return;
     }
     let open: Vec<Cell> = (0..MAP_HEIGHT)
