@@ -105,7 +105,7 @@ mod tests {
         let mut field = CreepField::default();
         field.reshape(Vec2::new(-50.0, -50.0), 10.0, UVec2::new(10, 10));
         let mut world = World::new();
-        let entities: Vec<Entity> = (0..5).map(|_| world.spawn_empty().id()).collect();
+        let entities: Vec<Entity> = (0..6).map(|_| world.spawn_empty().id()).collect();
         let at = [
             Vec2::new(0.0, 0.0),
             Vec2::new(14.0, 0.0),
@@ -113,6 +113,8 @@ mod tests {
             Vec2::new(40.0, 40.0),
             // Off the field: kept in the edge bucket, at its true position.
             Vec2::new(-80.0, 3.0),
+            // In a bucket the reach of 15 from the centre touches, but 17 away.
+            Vec2::new(12.0, 12.0),
         ];
         for (&entity, &position) in entities.iter().zip(&at) {
             field.insert(entity, position);
@@ -136,7 +138,7 @@ mod tests {
             .collect();
         assert_eq!(edge, vec![entities[4]]);
         // Every creep is within reach of a point when the reach covers the map.
-        assert_eq!(field.near(Vec2::ZERO, 200.0).count(), 5);
+        assert_eq!(field.near(Vec2::ZERO, 200.0).count(), 6);
         field.reshape(Vec2::new(-50.0, -50.0), 10.0, UVec2::new(10, 10));
         assert_eq!(field.near(Vec2::ZERO, 200.0).count(), 0, "emptied");
     }
