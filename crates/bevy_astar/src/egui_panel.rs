@@ -350,16 +350,22 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
             format!("{} ({})", stats.goal_batches, stats.batched_requests),
         ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
+        // Two short rows rather than one long one, so that the window stays narrow.
+        ("Carried over", String::new()),
         (
-            "Carried over (scans / queue / dispatch / batched / apply / searches)",
+            "  scans / queue / dispatch",
             format!(
-                "{} / {} / {} / {} / {} / {}",
+                "{} / {} / {}",
                 stats.carried_over.scans,
                 stats.carried_over.invalidations,
                 stats.carried_over.dispatches,
-                stats.carried_over.batched,
-                stats.carried_over.results,
-                stats.carried_over.searches
+            ),
+        ),
+        (
+            "  batched / apply / searches",
+            format!(
+                "{} / {} / {}",
+                stats.carried_over.batched, stats.carried_over.results, stats.carried_over.searches
             ),
         ),
         (
