@@ -139,6 +139,13 @@ fn render(grid: &Grid, overlay: impl Fn(Cell) -> Option<char>) -> String {
     text
 }
 
+impl core::fmt::Debug for Grid {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        writeln!(f, "Grid {}x{}", self.width(), self.height())?;
+        f.write_str(&to_ascii(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,12 +162,5 @@ mod tests {
         assert_eq!(error.line, 2);
         let error = Grid::from_ascii("..\n.x\n").expect_err("unknown");
         assert_eq!((error.line, error.column), (2, 2));
-    }
-}
-
-impl core::fmt::Debug for Grid {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        writeln!(f, "Grid {}x{}", self.width(), self.height())?;
-        f.write_str(&to_ascii(self))
     }
 }
