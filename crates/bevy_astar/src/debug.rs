@@ -209,13 +209,16 @@ fn draw_traces(
     let open_color = gizmos.config_ext.open_color;
     let path_color = gizmos.config_ext.path_color;
     let footprint_color = gizmos.config_ext.footprint_color;
-    let square = |gizmos: &mut Gizmos<AStarGizmos>, cell: Cell, scale: f32, color: Color| {
-        gizmos.rect_2d(nav.cell_center(cell), size * scale, color);
-    };
     for (path, trace, request, marked) in &agents {
         if !(marked || all) {
             continue;
         }
+        // A search of a larger agent expands footprint anchors (top-left cells): each is drawn
+        // at its footprint's centre, where the path's waypoints run.
+        let agent_size = request.map_or(1, |request| request.size);
+        let square = |gizmos: &mut Gizmos<AStarGizmos>, cell: Cell, scale: f32, color: Color| {
+            gizmos.rect_2d(nav.footprint_center(cell, agent_size), size * scale, color);
+        };
         if let Some(PathTrace { trace, replay_step }) = trace {
             let step = replay_step.unwrap_or(u32::MAX);
             for &cell in trace.closed_at(step) {
@@ -229,7 +232,6 @@ fn draw_traces(
                 square(&mut gizmos, cell, 0.45, open_color);
             }
         }
-        let agent_size = request.map_or(1, |request| request.size);
         if agent_size > 1 {
             let footprint = size * f32::from(agent_size);
             for &cell in path.cells.iter() {
