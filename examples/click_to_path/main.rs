@@ -89,7 +89,9 @@ fn main() {
             AStarDebugPlugin::default(),
             EguiPlugin::default(),
             // The plugin's own statistics window, opened from the Overlay section.
-            AStarEguiPanelPlugin::default().with_open(false),
+            AStarEguiPanelPlugin::default()
+                .with_open(false)
+                .with_collapsed(false),
             ScriptedInputPlugin,
         ))
         .add_systems(PreStartup, map::load_initial_map)
