@@ -19,8 +19,11 @@
 //! 3. [`move_agents`] moves each agent by its velocity with [`move_within_walls`], which
 //!    sweeps the disc and slides it along walls, so no agent ever ends inside a wall.
 //!
-//! [`Crowd::step`] runs the three. [`nearest_legal_position`] puts back on legal ground an
-//! agent whose cell was just blocked under it.
+//! [`Crowd::step`] runs the three, then breaks knots ([`AgentProgress`]): ORCA alone lets
+//! agents pressing on each other (at a door, or four crossing at one point slowly) stand still
+//! for ever, so an agent that makes no progress for a while waits its turn when it is in a
+//! queue, and steps aside when it is the last of a knot. [`nearest_legal_position`] puts back
+//! on legal ground an agent whose cell was just blocked under it.
 //!
 //! ```
 //! use astar_grid::Grid;
@@ -50,6 +53,7 @@
 
 mod neighbours;
 mod orca;
+mod progress;
 mod vector;
 mod walls;
 
@@ -57,6 +61,10 @@ pub use neighbours::{Neighbour, NeighbourGrid};
 pub use orca::{
     HalfPlane, PlanningContext, VelocityPlanner, YIELDING_SHARE, agent_half_plane, avoidance_share,
     solve_velocity,
+};
+pub use progress::{
+    ASIDE_SPEED, AgentProgress, GIVE_WAY_SHARE, HeldUp, MAX_GIVE_WAY_DOUBLINGS, ProgressSettings,
+    is_ahead, moves_in_a_queue, way_aside,
 };
 pub use vector::Vector;
 pub use walls::{
@@ -167,6 +175,8 @@ pub struct AvoidanceSettings {
     pub neighbour_distance: f32,
     /// How many of the nearest neighbours it avoids (RVO2's `maxNeighbors`). Default 10.
     pub max_neighbours: usize,
+    /// When [`Crowd::step`] counts an agent as held up, to break knots (see [`AgentProgress`]).
+    pub progress: ProgressSettings,
 }
 
 impl Default for AvoidanceSettings {
@@ -176,6 +186,7 @@ impl Default for AvoidanceSettings {
             wall_time_horizon: 0.5,
             neighbour_distance: 5.0,
             max_neighbours: 10,
+            progress: ProgressSettings::default(),
         }
     }
 }
@@ -210,7 +221,12 @@ pub fn move_agents(agents: &mut [CrowdAgent], velocities: &[Vector], grid: &Grid
 }
 
 /// A whole crowd step with memory reused from step to step: the neighbour grid, one
-/// [`VelocityPlanner`] and the planned velocities.
+/// [`VelocityPlanner`], the planned velocities, and each agent's progress under the knot rules
+/// ([`AgentProgress`]).
+///
+/// The agents are matched from step to step by their index in the slice: pass the same agents
+/// in the same order (agents added at the end start afresh; call [`Crowd::reset_progress`]
+/// after reordering them).
 ///
 /// ```
 /// use astar_grid::Grid;
@@ -235,7 +251,7 @@ pub fn move_agents(agents: &mut [CrowdAgent], velocities: &[Vector], grid: &Grid
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Crowd {
-    /// How the agents avoid each other and the walls.
+    /// How the agents avoid each other and the walls, and when they count as held up.
     pub settings: AvoidanceSettings,
     /// The neighbour grid of the last step.
     neighbours: NeighbourGrid,
@@ -243,6 +259,17 @@ pub struct Crowd {
     planner: VelocityPlanner,
     /// The velocities planned in the last step.
     velocities: Vec<Vector>,
+    /// Each agent's progress under the knot rules, by index.
+    progress: Vec<AgentProgress>,
+    /// Where each agent stood when its progress was last measured afresh: progress is the
+    /// distance from there along its preferred velocity.
+    marks: Vec<Vector>,
+    /// The agents stepping aside this step, with the preferred velocity the caller gave them.
+    set_aside: Vec<(usize, Vector)>,
+    /// The agents found stuck in the last step.
+    stuck: Vec<usize>,
+    /// Scratch memory of the knot rules' neighbour queries.
+    found: Vec<Neighbour>,
 }
 
 impl Crowd {
@@ -256,11 +283,32 @@ impl Crowd {
     }
 
     /// Advances `agents` by `time_step` seconds: rebuilds the neighbour grid, plans every
-    /// velocity from the agents as they were, then moves every agent within the walls of
-    /// `grid`. A time step that is not positive and finite changes nothing.
+    /// velocity from the agents as they were, moves every agent within the walls of `grid`,
+    /// then judges each agent's progress. A time step that is not positive and finite changes
+    /// nothing.
+    ///
+    /// Progress is the distance an agent got, since it last made progress, along its
+    /// preferred velocity; an agent that prefers to stand still is not judged. One that has
+    /// made less than [`ProgressSettings::stuck_distance`] for
+    /// [`ProgressSettings::stuck_after`] seconds is held up
+    /// ([`AgentProgress::judge_held_up`]): when it is the last of a knot of agents it steps
+    /// aside for a while (during those steps it plans with [`AgentProgress::aside_velocity`]
+    /// in place of its preferred velocity, which it gets back after each step), and when
+    /// nobody ahead of it goes its way it is listed in [`Crowd::stuck`], so that the caller may
+    /// search it a new path.
+    ///
+    /// After warm-up (the first step with this many agents) a step allocates nothing.
     pub fn step(&mut self, agents: &mut [CrowdAgent], grid: &Grid, time_step: f32) {
         if !(time_step > 0.0 && time_step.is_finite()) {
             return;
+        }
+        self.track(agents);
+        self.set_aside.clear();
+        for (index, (agent, progress)) in agents.iter_mut().zip(&self.progress).enumerate() {
+            if let Some(aside) = progress.aside_velocity(agent.max_speed) {
+                self.set_aside.push((index, agent.preferred_velocity));
+                agent.preferred_velocity = aside;
+            }
         }
         self.neighbours.rebuild(agents, self.settings.bucket_size());
         self.velocities.clear();
@@ -275,6 +323,89 @@ impl Crowd {
         self.planner
             .plan_velocities(&context, 0..agents.len(), &mut self.velocities);
         move_agents(agents, &self.velocities, grid, time_step);
+        self.judge_progress(agents, time_step);
+        for &(index, preferred) in &self.set_aside {
+            agents[index].preferred_velocity = preferred;
+        }
+    }
+
+    /// Fits the progress kept to `agents`: agents beyond those of the last step start afresh
+    /// where they stand, and those no longer there are forgotten.
+    fn track(&mut self, agents: &[CrowdAgent]) {
+        let known = self.progress.len().min(agents.len());
+        self.progress.truncate(known);
+        self.marks.truncate(known);
+        self.progress.resize(agents.len(), AgentProgress::default());
+        self.marks
+            .extend(agents[known..].iter().map(|agent| agent.position));
+        // The lists of a step hold at most every agent: grown here, they do not grow in a step.
+        self.set_aside.reserve(agents.len());
+        self.stuck.reserve(agents.len());
+        self.found.reserve(progress::KNOT_NEIGHBOURS);
+    }
+
+    /// Judges every agent's progress after a step of `time_step` seconds (see
+    /// [`Crowd::step`]), listing the stuck ones.
+    fn judge_progress(&mut self, agents: &[CrowdAgent], time_step: f32) {
+        self.stuck.clear();
+        let settings = self.settings.progress;
+        for (index, agent) in agents.iter().enumerate() {
+            let progress = &mut self.progress[index];
+            // Stepping aside, it is not judged until it is done.
+            if progress.count_down(time_step) {
+                continue;
+            }
+            let heading = agent.preferred_velocity.normalize_or_zero();
+            let advance = (agent.position - self.marks[index]).dot(heading);
+            if heading == Vector::ZERO || advance > settings.stuck_distance {
+                progress.restart();
+                self.marks[index] = agent.position;
+                continue;
+            }
+            if !progress.wait(time_step, settings.stuck_after) {
+                continue;
+            }
+            self.marks[index] = agent.position;
+            let judged = (agents, &self.neighbours);
+            let held = progress.judge_held_up(judged, index, true, &settings, &mut self.found);
+            if held == HeldUp::Stuck {
+                self.stuck.push(index);
+            }
+        }
+    }
+
+    /// Forgets the progress of agent `index`, moving that of the last agent into its place, as
+    /// [`Vec::swap_remove`] does: call it alongside `agents.swap_remove(index)` when an agent
+    /// leaves the crowd, so that the others keep theirs. An index beyond the agents of the last
+    /// step changes nothing.
+    ///
+    /// ```
+    /// use astar_grid::Grid;
+    /// use astar_grid::crowd::{AvoidanceSettings, Crowd, CrowdAgent, Vector};
+    ///
+    /// let grid = Grid::new(8, 8);
+    /// let mut agents: Vec<CrowdAgent> = (0..3)
+    ///     .map(|k| CrowdAgent::new(Vector::new(1.5 + 2.0 * k as f32, 1.5), 0.45, 2.0))
+    ///     .collect();
+    /// let mut crowd = Crowd::new(AvoidanceSettings::default());
+    /// crowd.step(&mut agents, &grid, 0.1);
+    /// agents.swap_remove(0);
+    /// crowd.swap_remove(0);
+    /// assert_eq!(crowd.progress().len(), 2);
+    /// ```
+    pub fn swap_remove(&mut self, index: usize) {
+        if index < self.progress.len() {
+            self.progress.swap_remove(index);
+            self.marks.swap_remove(index);
+        }
+    }
+
+    /// Forgets every agent's progress: the next step measures each afresh from where it
+    /// stands. Call it after reordering, or replacing, the agents passed to [`Crowd::step`].
+    pub fn reset_progress(&mut self) {
+        self.progress.clear();
+        self.marks.clear();
+        self.stuck.clear();
     }
 
     /// The neighbour grid of the last step.
@@ -287,5 +418,19 @@ impl Crowd {
     #[must_use]
     pub fn planned_velocities(&self) -> &[Vector] {
         &self.velocities
+    }
+
+    /// Each agent's progress under the knot rules, by agent, as of the last step.
+    #[must_use]
+    pub fn progress(&self) -> &[AgentProgress] {
+        &self.progress
+    }
+
+    /// The agents (indices) held up in the last step with nobody ahead going their way
+    /// ([`HeldUp::Stuck`]): at a dead end, in a knot, or face to face with agents that do not
+    /// give way. A path follower may search these a new path from where they stand.
+    #[must_use]
+    pub fn stuck(&self) -> &[usize] {
+        &self.stuck
     }
 }

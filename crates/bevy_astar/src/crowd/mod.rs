@@ -53,7 +53,9 @@
 //! neighbour that does not move. So an agent that waits or is stuck, and yields to every agent
 //! within a body length that wants to move (each has a higher priority, or the same one and is
 //! ahead of it), steps slowly out of their way for a third of [`CrowdSettings::stuck_after`]
-//! before it goes on. The order is strict, so the last of a knot yields.
+//! before it goes on. The order is strict, so the last of a knot yields. These rules are the
+//! core's ([`astar_grid::crowd::AgentProgress`]), which its own
+//! [`astar_grid::crowd::Crowd::step`] applies too; the plugin measures progress along paths.
 //!
 //! Progress is measured towards the waypoint aimed at; aiming at a waypoint further along the
 //! path counts as progress, aiming back and forth between waypoints aimed at before does not
@@ -157,13 +159,9 @@ pub(crate) struct CrowdProgress {
     pub furthest: usize,
     /// The smallest distance to the measured waypoint so far, in cells.
     pub best: f32,
-    /// Seconds since the last progress.
-    pub waited: f32,
-    /// Seconds left for which the agent, found waiting or stuck as the last of a knot of
-    /// agents, steps aside for them.
-    pub giving_way: f32,
-    /// The way it steps meanwhile, a unit vector in grid space: away from those agents.
-    pub aside: astar_grid::crowd::Vector,
+    /// The time since the last progress, and whether the agent, found waiting or stuck as the
+    /// last of a knot of agents, steps aside for them: the core's knot rules.
+    pub knot: astar_grid::crowd::AgentProgress,
 }
 
 /// How the crowd systems steer avoiding agents (see [`crate::crowd`]); a resource, changeable
@@ -222,6 +220,17 @@ impl CrowdSettings {
             wall_time_horizon: self.wall_time_horizon,
             neighbour_distance: self.neighbour_distance,
             max_neighbours: self.max_neighbours,
+            progress: self.progress(),
+        }
+    }
+
+    /// The core's settings of the knot rules: [`CrowdSettings::stuck_after`] and
+    /// [`CrowdSettings::stuck_distance`].
+    #[must_use]
+    pub fn progress(&self) -> astar_grid::crowd::ProgressSettings {
+        astar_grid::crowd::ProgressSettings {
+            stuck_after: self.stuck_after.as_secs_f32(),
+            stuck_distance: self.stuck_distance,
         }
     }
 }

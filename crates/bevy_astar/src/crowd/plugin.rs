@@ -3,10 +3,7 @@
 //! ORCA in parallel, move them within the walls and watch their progress (see
 //! [`crate::crowd`]).
 
-use super::progress::{
-    ASIDE_SPEED, GIVE_WAY_SHARE, Progress, judge_progress, moves_in_a_queue, search_again_from,
-    way_aside,
-};
+use super::progress::{Progress, judge_progress, search_again_from};
 use super::space::GridSpace;
 use super::steering::{
     CrowdSight, Target, Walls, holding_velocity, look_ahead, next_target, preferred_velocity,
@@ -18,8 +15,8 @@ use crate::{
 };
 use astar_grid::Grid;
 use astar_grid::crowd::{
-    CrowdAgent, Neighbour, NeighbourGrid, PlanningContext, Vector, VelocityPlanner, disc_fits,
-    move_agents, nearest_legal_position,
+    AgentProgress, CrowdAgent, HeldUp, Neighbour, NeighbourGrid, PlanningContext, ProgressSettings,
+    Vector, VelocityPlanner, disc_fits, move_agents, nearest_legal_position,
 };
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
@@ -186,9 +183,10 @@ fn pushed_out(walls: &Grid, position: Vector, radius: f32) -> Option<Vector> {
 
 /// An avoiding agent as its crowd sees it this frame: its disc of `radius` at `position`, its
 /// velocities and priority, and its next waypoint; what it last saw of its path is in `sight`.
-/// An agent standing aside (`aside`) prefers to step slowly that way.
+/// An agent standing aside (`knot`, [`AgentProgress::aside_velocity`]) prefers to step slowly
+/// out of the way.
 fn crowd_agent(
-    (avoidance, request, path, aside): (&Avoidance, &PathRequest, &Path, Option<Vector>),
+    (avoidance, request, path, knot): (&Avoidance, &PathRequest, &Path, &AgentProgress),
     (follower, sight): (&mut PathFollower, &mut CrowdSight),
     (space, walls): (GridSpace, Walls<'_>),
     (position, radius, actual): (Vector, f32, Vec2),
@@ -220,8 +218,8 @@ fn crowd_agent(
         }
         None => target,
     });
-    agent.preferred_velocity = match (aside, target) {
-        (Some(aside), _) => aside * (speed * ASIDE_SPEED),
+    agent.preferred_velocity = match (knot.aside_velocity(speed), target) {
+        (Some(aside), _) => aside,
         (None, Some(target)) => preferred_velocity(&agent, target, step),
         (None, None) => holding_velocity(&agent, path, space, step),
     };
@@ -300,12 +298,7 @@ pub(crate) fn gather_crowds(
             epoch: crowd.walls_epoch,
         };
         let (agent, target) = crowd_agent(
-            (
-                item.avoidance,
-                request,
-                item.path,
-                (item.progress.giving_way > 0.0).then_some(item.progress.aside),
-            ),
+            (item.avoidance, request, item.path, &item.progress.knot),
             (&mut item.follower, &mut item.sight),
             (space, walls),
             (position, radius, item.velocity.actual),
@@ -402,6 +395,7 @@ pub(crate) fn move_crowds(
 ) {
     let time_step = time.delta_secs();
     let (space, frame) = (scratch.space, scratch.frame);
+    let progress_settings = settings.progress();
     let mut found = Vec::new();
     for crowd in &mut scratch.crowds {
         move_agents(
@@ -429,8 +423,7 @@ pub(crate) fn move_crowds(
             }
             // Stepping aside, it is not judged until it is done (and done it is, whether it has
             // a waypoint or not).
-            if item.progress.giving_way > 0.0 {
-                item.progress.giving_way = (item.progress.giving_way - time_step).max(0.0);
+            if item.progress.knot.count_down(time_step) {
                 continue;
             }
             let Some(target) = crowd.targets[index] else {
@@ -441,7 +434,7 @@ pub(crate) fn move_crowds(
                 target,
                 (&crowd.agents, &crowd.neighbours, index, &mut found),
                 (nav.as_deref(), space),
-                (time_step, &settings),
+                (time_step, &progress_settings),
                 &mut stats,
             );
         }
@@ -451,41 +444,41 @@ pub(crate) fn move_crowds(
 /// Judges the progress of the avoiding agent `item` (agent `index` of `agents`) towards
 /// `target` after `time_step` seconds, and acts on it: nothing while it moves or queues; it
 /// stops when it arrived; stuck, it searches again from the cell it stands on; waiting or stuck
-/// as the last of a knot of agents, it steps aside for a while ([`way_aside`]).
+/// as the last of a knot of agents, it steps aside for a while
+/// ([`AgentProgress::judge_held_up`]).
 fn act_on_progress(
     item: &mut MovedAgentItem<'_, '_>,
     target: Target,
     (agents, neighbours, index, found): (&[CrowdAgent], &NeighbourGrid, usize, &mut Vec<Neighbour>),
     (nav, space): (Option<&NavGrid>, GridSpace),
-    (time_step, settings): (f32, &CrowdSettings),
+    (time_step, settings): (f32, &ProgressSettings),
     stats: &mut PathfindingStats,
 ) {
     let agent = &agents[index];
     let distance = (target.point - agent.position).length();
-    let progress = judge_progress(
-        &mut item.progress,
+    let progress = &mut item.progress;
+    match judge_progress(
+        progress,
         target,
         (distance, agent.radius),
-        || moves_in_a_queue((agents, neighbours), index, found),
         time_step,
         settings,
-    );
-    if matches!(progress, Progress::Queueing | Progress::Stuck)
-        && let Some(aside) = way_aside((agents, neighbours), index, found)
-    {
-        // The last of a knot of agents: it steps out of their way a while.
-        item.progress.giving_way = settings.stuck_after.as_secs_f32() * GIVE_WAY_SHARE;
-        item.progress.aside = aside;
-    }
-    match progress {
-        Progress::Moving | Progress::Queueing => {}
+    ) {
+        Progress::Moving => {}
         Progress::Arrived => item.follower.finish(),
-        Progress::Stuck => {
-            stats.crowd_searches_when_stuck += 1;
-            let anchor = nav.and_then(|nav| {
-                nav.footprint_anchor(space.world(agent.position), item.request.size)
-            });
-            search_again_from(&mut item.request, anchor);
+        Progress::HeldUp { seen } => {
+            // The last of a knot of agents steps out of their way a while.
+            let knot = (agents, neighbours);
+            let held = progress
+                .knot
+                .judge_held_up(knot, index, seen, settings, found);
+            if held == HeldUp::Stuck {
+                stats.crowd_searches_when_stuck += 1;
+                let anchor = nav.and_then(|nav| {
+                    nav.footprint_anchor(space.world(agent.position), item.request.size)
+                });
+                search_again_from(&mut item.request, anchor);
+            }
         }
     }
 }
