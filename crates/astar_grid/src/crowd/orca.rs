@@ -545,10 +545,12 @@ impl VelocityPlanner {
                 time_step,
             ));
         }
+        let preferred =
+            way_to_make(agents, index, &self.neighbours).unwrap_or(agent.preferred_velocity);
         solve_velocity(
             &self.half_planes,
             self.wall_count,
-            agent.preferred_velocity,
+            preferred,
             agent.max_speed,
             &mut self.projected,
         )
@@ -585,4 +587,58 @@ pub struct PlanningContext<'a> {
     pub settings: &'a AvoidanceSettings,
     /// The step's duration in seconds.
     pub time_step: f32,
+}
+
+/// How far ahead, in combined radii, an agent makes way for one of a higher priority coming
+/// at it ([`way_to_make`]).
+pub const MAKE_WAY_REACH: f32 = 5.0;
+
+/// How far off its line, in combined radii, an agent makes way for one of a higher priority
+/// coming at it ([`way_to_make`]).
+pub const MAKE_WAY_WIDTH: f32 = 2.0;
+
+/// The share of its top speed at which an agent of a higher priority must come on for others
+/// to make way for it ([`way_to_make`]): one standing at its goal, or held up, is not coming.
+pub const MAKE_WAY_APPROACH: f32 = 0.1;
+
+/// The share of its top speed at which an agent steps out of the way of one of a higher
+/// priority coming at it ([`way_to_make`]).
+pub const MAKE_WAY_SPEED: f32 = 0.5;
+
+/// The velocity at which agent `index` of `agents` makes way for a neighbour (of
+/// `neighbours`, nearest first) of a higher [`CrowdAgent::priority`] coming at it head-on
+/// (their preferred velocities opposed) within [`MAKE_WAY_REACH`] combined radii ahead and
+/// [`MAKE_WAY_WIDTH`] off its line: back and away from the other's line, at
+/// [`MAKE_WAY_SPEED`] of its top speed, rather than pressing on into it; `None` when nobody
+/// comes at it so.
+///
+/// ORCA's shares alone keep the exit of a door or a corridor blocked: the agents of a lower
+/// priority waiting to go in stand in front of it, each held there by the others of its flow
+/// pressing on behind it, and those coming out squeeze past one at a time. Making way, they
+/// clear the exit while agents of a higher priority come through.
+fn way_to_make(agents: &[CrowdAgent], index: usize, neighbours: &[Neighbour]) -> Option<Vector> {
+    let agent = &agents[index];
+    let heading = agent.preferred_velocity.normalize_or_zero();
+    if heading == Vector::ZERO {
+        return None;
+    }
+    neighbours.iter().find_map(|neighbour| {
+        let other = agents.get(neighbour.index)?;
+        let combined = agent.radius + other.radius;
+        let offset = other.position - agent.position;
+        let ahead = offset.dot(heading);
+        let side = offset.dot(heading.perpendicular());
+        let coming = other.priority > agent.priority
+            && other.preferred_velocity.dot(heading) < 0.0
+            && -other.velocity.dot(heading) > MAKE_WAY_APPROACH * other.max_speed
+            && ahead > 0.0
+            && ahead < MAKE_WAY_REACH * combined
+            && side.abs() < MAKE_WAY_WIDTH * combined;
+        coming.then(|| {
+            // Away from the other's side of its line (the right-hand side on its line).
+            let away = if side > 0.0 { -1.0 } else { 1.0 };
+            let way = heading.perpendicular() * away - heading;
+            way.normalize_or_zero() * (agent.max_speed * MAKE_WAY_SPEED)
+        })
+    })
 }
