@@ -3,14 +3,20 @@
 //! hall; squads from both sides meet in the corridor and pass each other, each agent with
 //! `Avoidance` (local avoidance, see `bevy_astar::crowd`). A right click sends a squad without
 //! avoidance, for comparison: those walk through everyone. The overlay draws each avoiding
-//! agent's radius, its desired velocity (orange) and its actual velocity (green).
+//! agent's radius, its desired velocity (orange) and its actual velocity (green). The line
+//! under the map shows the frames per second, the agents on the map and how many of them are
+//! stuck (have not moved half a cell for four seconds); R clears the map.
 //!
 //! `cargo run --release --example crowd`
 
+use bevy::dev_tools::ci_testing::CiTestingCustomEvent;
+use bevy::input::ButtonState;
+use bevy::input::keyboard::{Key, KeyboardInput};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_astar::prelude::*;
 use bevy_astar_examples::scripted_input::ScriptedInputPlugin;
+use std::time::{Duration, Instant};
 
 const CELL: f32 = 24.0;
 const WIDTH: u32 = 44;
@@ -19,6 +25,12 @@ const HEIGHT: u32 = 24;
 const SQUAD: u32 = 12;
 /// World units per second: three cells a second.
 const SPEED: f32 = CELL * 3.0;
+/// An agent that has not moved [`STUCK_DISTANCE`] in this many seconds counts as stuck.
+const STUCK_AFTER: f32 = 4.0;
+/// Half a cell, in world units.
+const STUCK_DISTANCE: f32 = CELL * 0.5;
+/// The key that clears the map.
+const RESET_KEY: KeyCode = KeyCode::KeyR;
 
 fn main() {
     App::new()
@@ -36,8 +48,18 @@ fn main() {
             ScriptedInputPlugin,
         ))
         .insert_resource(nav_grid())
+        .init_resource::<FrameMeter>()
         .add_systems(Startup, setup)
-        .add_systems(Update, (send_squads, leave_at_the_goal))
+        .add_systems(
+            Update,
+            (
+                send_squads,
+                leave_at_the_goal,
+                reset_on_key,
+                (watch_progress, measure_frames, show_status).chain(),
+                press_scripted_keys.run_if(resource_exists::<Messages<CiTestingCustomEvent>>),
+            ),
+        )
         .run();
 }
 
@@ -54,9 +76,49 @@ fn nav_grid() -> NavGrid {
     nav
 }
 
-/// An agent and the hall it heads for.
+/// An agent of a squad, and how long it has stood still: since it last moved
+/// [`STUCK_DISTANCE`] from `mark`.
 #[derive(Component)]
-struct Walker;
+struct Walker {
+    mark: Vec2,
+    still_for: f32,
+}
+
+impl Walker {
+    fn at(position: Vec2) -> Self {
+        Self {
+            mark: position,
+            still_for: 0.0,
+        }
+    }
+
+    fn is_stuck(&self) -> bool {
+        self.still_for >= STUCK_AFTER
+    }
+}
+
+/// The line under the map: frames per second, agents, stuck agents.
+#[derive(Component)]
+struct StatusLine;
+
+/// Frames per second on the wall clock, over the last half second (game time may be driven
+/// by a script).
+#[derive(Resource)]
+struct FrameMeter {
+    since: Instant,
+    frames: u32,
+    fps: f64,
+}
+
+impl Default for FrameMeter {
+    fn default() -> Self {
+        Self {
+            since: Instant::now(),
+            frames: 0,
+            fps: 0.0,
+        }
+    }
+}
 
 fn setup(mut commands: Commands, nav: Res<NavGrid>) {
     commands.spawn(Camera2d);
@@ -74,10 +136,17 @@ fn setup(mut commands: Commands, nav: Res<NavGrid>) {
     }
     commands.spawn((
         Text2d::new(
-            "Left click in a hall: a squad that avoids others. Right click: one that does not.",
+            "Left click in a hall: a squad that avoids others. Right click: one that does not. \
+             R: clear the map.",
         ),
         TextFont::from_font_size(16.0),
         Transform::from_xyz(0.0, floor.y / 2.0 + 16.0, 2.0),
+    ));
+    commands.spawn((
+        StatusLine,
+        Text2d::default(),
+        TextFont::from_font_size(16.0),
+        Transform::from_xyz(0.0, -floor.y / 2.0 - 16.0, 2.0),
     ));
 }
 
@@ -134,12 +203,13 @@ fn send_squads(
         Color::srgb(1.0, 0.55, 0.35)
     };
     for cell in squad_cells(&nav, centre) {
+        let position = nav.cell_center(cell);
         let mut agent = commands.spawn((
-            Walker,
+            Walker::at(position),
             PathRequest::new(cell, mirror(cell)).with_smoothing(true),
             PathFollower::new(SPEED),
             Sprite::from_color(color, Vec2::splat(CELL * 0.7)),
-            Transform::from_translation(nav.cell_center(cell).extend(1.0)),
+            Transform::from_translation(position.extend(1.0)),
         ));
         if avoiding {
             agent.insert(Avoidance::default());
@@ -161,5 +231,89 @@ fn leave_at_the_goal(
         if follower.is_finished() && path.is_found() {
             commands.entity(entity).despawn();
         }
+    }
+}
+
+/// R clears the map of agents.
+fn reset_on_key(
+    mut commands: Commands,
+    keys: Res<ButtonInput<KeyCode>>,
+    agents: Query<Entity, With<Walker>>,
+) {
+    if keys.just_pressed(RESET_KEY) {
+        for agent in &agents {
+            commands.entity(agent).despawn();
+        }
+    }
+}
+
+/// Counts how long each agent has not moved [`STUCK_DISTANCE`].
+fn watch_progress(time: Res<Time>, mut agents: Query<(&mut Walker, &Transform)>) {
+    for (mut walker, transform) in &mut agents {
+        let position = transform.translation.truncate();
+        if position.distance(walker.mark) >= STUCK_DISTANCE {
+            *walker = Walker::at(position);
+        } else {
+            walker.still_for += time.delta_secs();
+        }
+    }
+}
+
+/// Measures the frames per second over half-second windows of the wall clock.
+fn measure_frames(mut meter: ResMut<FrameMeter>) {
+    meter.frames += 1;
+    let elapsed = meter.since.elapsed();
+    if elapsed >= Duration::from_millis(500) {
+        meter.fps = f64::from(meter.frames) / elapsed.as_secs_f64();
+        meter.frames = 0;
+        meter.since = Instant::now();
+    }
+}
+
+/// Writes the line under the map.
+fn show_status(
+    meter: Res<FrameMeter>,
+    agents: Query<&Walker>,
+    mut line: Single<&mut Text2d, With<StatusLine>>,
+) {
+    let stuck = agents.iter().filter(|walker| walker.is_stuck()).count();
+    let text = format!(
+        "{:.0} fps   {} agents, {stuck} stuck (no progress for {STUCK_AFTER:.0} s)",
+        meter.fps,
+        agents.iter().len(),
+    );
+    if line.0 != text {
+        line.0 = text;
+    }
+}
+
+/// Performs the `key K` commands of the unattended run: presses the key (a letter) and
+/// releases it on the next frame, through the keyboard messages a real key sends.
+fn press_scripted_keys(
+    mut script: MessageReader<CiTestingCustomEvent>,
+    window: Single<Entity, With<PrimaryWindow>>,
+    mut keys: MessageWriter<KeyboardInput>,
+    mut pressed: Local<Vec<(KeyCode, char)>>,
+) {
+    let mut send = |(key_code, letter): (KeyCode, char), state| {
+        keys.write(KeyboardInput {
+            key_code,
+            logical_key: Key::Character(letter.to_string().into()),
+            state,
+            text: (state == ButtonState::Pressed).then(|| letter.to_string().into()),
+            repeat: false,
+            window: *window,
+        });
+    };
+    for key in pressed.drain(..) {
+        send(key, ButtonState::Released);
+    }
+    for CiTestingCustomEvent(command) in script.read() {
+        let key = match command.as_str() {
+            "key r" => (RESET_KEY, 'r'),
+            _ => continue,
+        };
+        send(key, ButtonState::Pressed);
+        pressed.push(key);
     }
 }
