@@ -243,6 +243,7 @@ pub fn result_line(
         PathStatus::Queued | PathStatus::Searching | PathStatus::WaitingForMap => {
             StatusLine::new(Tone::Busy, "Searching...")
         }
+        PathStatus::Cancelled => StatusLine::new(Tone::Warning, "The request was withdrawn."),
     }
 }
 

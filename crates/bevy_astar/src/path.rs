@@ -32,6 +32,10 @@ pub enum PathStatus {
     InvalidKind(KindError),
     /// No [`NavGrid`](crate::NavGrid) exists yet; the request runs once one is inserted.
     WaitingForMap,
+    /// The agent's [`PathRequest`](crate::PathRequest) was removed: no search answers it now.
+    /// The path is cleared (a [`PathFollower`](crate::PathFollower) stops where it stands);
+    /// inserting a request again searches it anew.
+    Cancelled,
 }
 
 impl PathStatus {
@@ -49,7 +53,11 @@ impl PathStatus {
             Self::LimitReached(limit) => Some(PathFailure::LimitReached(limit)),
             Self::Invalid(error) => Some(PathFailure::Invalid(error)),
             Self::InvalidKind(error) => Some(PathFailure::InvalidKind(error)),
-            Self::Queued | Self::Searching | Self::Found | Self::WaitingForMap => None,
+            Self::Queued
+            | Self::Searching
+            | Self::Found
+            | Self::WaitingForMap
+            | Self::Cancelled => None,
         }
     }
 }
@@ -77,7 +85,9 @@ pub enum PathFailure {
 /// plugin.
 ///
 /// While a new result is on its way (status queued or searching) the previous path stays, so a
-/// [`PathFollower`](crate::PathFollower) keeps moving; a failed request clears it.
+/// [`PathFollower`](crate::PathFollower) keeps moving; a failed request clears it, and so does
+/// removing the request ([`PathStatus::Cancelled`]). The component stays on the agent, so that
+/// its [`Path::revision`] keeps counting up if a request is inserted again.
 #[derive(Component, Clone, Debug, Default, PartialEq, Reflect)]
 #[reflect(opaque)]
 #[reflect(Component, Clone, Debug, Default, PartialEq)]

@@ -80,31 +80,30 @@ pub(crate) struct SearchBookkeeping<'w> {
 }
 
 /// When an agent's [`PathRequest`] is removed, or the agent despawned, takes it out of the
-/// queue, lets go of its result, and removes its [`Path`] and bookkeeping: no search answers a
-/// request that is gone, so a path left behind would say `Searching` for ever. A search running
-/// for it alone is cancelled at its next slice, since nobody wants its answer.
-///
-/// The removal is checked again when it is carried out, so a request removed and inserted anew
-/// in one batch of commands keeps its `Path` (the new request is searched as any change is).
+/// queue, lets go of its result, and ends its [`Path`] as [`PathStatus::Cancelled`], cleared:
+/// no search answers a request that is gone, so a path left as it was would say `Searching` for
+/// ever, or be walked without being kept up to date. A search running for it alone is
+/// cancelled at its next slice, since nobody wants its answer. The `Path` stays, with a new
+/// revision, so that a follower stops and a request inserted again continues its revisions.
 pub(crate) fn forget_removed_request(
     removed: On<Remove, PathRequest>,
-    mut agents: Query<&mut PathRequestState>,
+    mut agents: Query<(&mut Path, &mut PathRequestState)>,
     mut queue: ResMut<RequestQueue>,
     mut retired: ResMut<RetiredOutcomes>,
-    mut commands: Commands,
 ) {
     let entity = removed.entity;
-    if let Ok(mut state) = agents.get_mut(entity) {
-        queue.dequeue(entity, &mut state);
-        state.searching_for = None;
-        retired.retire(state.set_applied(None));
-        retired.retire(state.cut_path.take());
-    }
-    commands
-        .entity(entity)
-        .queue_silenced(|mut agent: EntityWorldMut| {
-            if !agent.contains::<PathRequest>() {
-                agent.remove::<(Path, PathRequestState)>();
-            }
-        });
+    let Ok((mut path, mut state)) = agents.get_mut(entity) else {
+        return;
+    };
+    queue.dequeue(entity, &mut state);
+    state.searching_for = None;
+    retired.retire(state.set_applied(None));
+    retired.retire(state.cut_path.take());
+    retired.retire_shown((
+        core::mem::take(&mut path.cells),
+        core::mem::take(&mut path.waypoints),
+    ));
+    path.status = PathStatus::Cancelled;
+    path.cost = 0.0;
+    path.revision += 1;
 }

@@ -43,9 +43,9 @@ pub enum PathAlgorithm {
 /// Asks for a path from `start` to `goal`; the result appears in the agent's [`Path`].
 ///
 /// Adding it also adds a [`Path`] (status [`PathStatus::Queued`](crate::PathStatus::Queued)).
-/// Removing it removes the [`Path`] too, whatever it held: the request is cancelled (a search
-/// running for it alone stops), and a [`PathFollower`](crate::PathFollower) on the agent stops
-/// where it stands, as it does for an agent with no path.
+/// Removing it cancels the request: a search running for it alone stops, and its [`Path`] ends
+/// [`PathStatus::Cancelled`](crate::PathStatus::Cancelled), cleared, so that a
+/// [`PathFollower`](crate::PathFollower) on the agent stops where it stands.
 /// Every change to the component (Bevy change detection) queues a new search; a request changed
 /// several times before it is dispatched is searched once, for its last value. Use
 /// [`Mut::set_if_neq`] or compare before writing to avoid needless searches.

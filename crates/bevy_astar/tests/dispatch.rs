@@ -344,7 +344,7 @@ fn app_with_slow_searches() -> App {
 }
 
 #[test]
-fn removing_a_request_removes_its_path_and_cancels_its_search() {
+fn removing_a_request_cancels_its_path_and_its_search() {
     let mut app = app_with_slow_searches();
     let found = spawn(&mut app, PathRequest::new(Cell::new(0, 5), Cell::new(3, 5)));
     let searching = spawn(
@@ -365,15 +365,17 @@ fn removing_a_request_removes_its_path_and_cancels_its_search() {
     assert_eq!(path(&app, searching).status, PathStatus::Searching);
     assert!(path(&app, large).status.is_pending());
     assert!(stats(&app).in_flight >= 1, "the searches run, sliced");
-    for agent in [searching, found, large] {
+    let agents = [searching, found, large];
+    let revisions = agents.map(|agent| path(&app, agent).revision);
+    for agent in agents {
         app.world_mut().entity_mut(agent).remove::<PathRequest>();
     }
     app.update();
-    for agent in [searching, found, large] {
-        assert!(
-            app.world().get::<Path>(agent).is_none(),
-            "a path outlived its request"
-        );
+    for (agent, revision) in agents.into_iter().zip(revisions) {
+        let cancelled = path(&app, agent);
+        assert_eq!(cancelled.status, PathStatus::Cancelled);
+        assert!(cancelled.cells.is_empty() && cancelled.waypoints.is_empty());
+        assert_eq!(cancelled.revision, revision + 1);
     }
     assert_eq!(stats(&app).queue_length, 0);
     for _ in 0..5 {
@@ -385,20 +387,26 @@ fn removing_a_request_removes_its_path_and_cancels_its_search() {
         "nobody wants the searches any more"
     );
     assert!(stats(&app).searches_cancelled >= 1);
-    // A request inserted again is searched again, and its path comes back.
+    for agent in agents {
+        assert_eq!(path(&app, agent).status, PathStatus::Cancelled);
+    }
+    // A request inserted again is searched again; its path's revisions go on counting.
     app.world_mut()
         .entity_mut(found)
         .insert(PathRequest::new(Cell::new(0, 5), Cell::new(3, 5)));
     settle(&mut app, &[found]);
-    assert_eq!(path(&app, found).status, PathStatus::Found);
+    let again = path(&app, found);
+    assert_eq!(again.status, PathStatus::Found);
+    assert_eq!(again.revision, revisions[1] + 2);
 }
 
 #[test]
-fn a_request_removed_and_inserted_again_in_one_batch_keeps_its_path() {
+fn a_request_removed_and_inserted_again_in_one_batch_is_searched_anew() {
     let mut app = app_with_slow_searches();
     let request = PathRequest::new(Cell::new(0, 5), Cell::new(3, 5));
     let agent = spawn(&mut app, request);
     settle(&mut app, &[agent]);
+    let before = path(&app, agent).revision;
     let goal = Cell::new(4, 6);
     app.world_mut()
         .commands()
@@ -410,6 +418,7 @@ fn a_request_removed_and_inserted_again_in_one_batch_keeps_its_path() {
     let found = path(&app, agent);
     assert_eq!(found.status, PathStatus::Found);
     assert_eq!(found.cells.last(), Some(&goal));
+    assert!(found.revision > before + 1, "cancelled, then answered");
 }
 
 #[test]

@@ -224,3 +224,47 @@ fn a_follower_replaced_at_the_goal_walks_the_path_again_from_the_start() {
         at(&app)
     );
 }
+
+#[test]
+fn a_follower_stops_when_its_request_is_removed_and_walks_the_next_one() {
+    let grid = Grid::new(12, 3);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let nav = app.world().resource::<NavGrid>().clone();
+    let (start, goal) = (Cell::new(0, 1), Cell::new(11, 1));
+    let agent = app
+        .world_mut()
+        .spawn((
+            PathRequest::new(start, goal),
+            PathFollower::new(30.0),
+            Transform::from_translation(nav.cell_center(start).extend(0.0)),
+        ))
+        .id();
+    // Halfway along, the request is withdrawn: the agent stops where it stands.
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        if position_of(&app, agent).is_some_and(|at| at.x > nav.cell_center(Cell::new(4, 1)).x) {
+            break;
+        }
+    }
+    app.world_mut().entity_mut(agent).remove::<PathRequest>();
+    app.update();
+    let stopped = position_of(&app, agent).expect("a transform");
+    for _ in 0..30 {
+        app.update();
+    }
+    assert_eq!(position_of(&app, agent), Some(stopped));
+    assert_eq!(path(&app, agent).status, PathStatus::Cancelled);
+    // A new request from where it stands back to its first start: the follower walks it.
+    app.world_mut()
+        .entity_mut(agent)
+        .insert(PathRequest::new(goal, start).with_start_at_agent(true));
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        let follower = app.world().get::<PathFollower>(agent).expect("follower");
+        if follower.is_finished() && path(&app, agent).is_found() {
+            break;
+        }
+    }
+    let home = position_of(&app, agent).expect("a transform");
+    assert!(home.distance(nav.cell_center(start)) < 1e-3, "{home}");
+}

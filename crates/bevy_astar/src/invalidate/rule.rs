@@ -136,6 +136,8 @@ impl SearchOutcome {
             // Bounds, option, size and profile errors change only with a new grid or new
             // profiles (a whole-map change).
             PathStatus::Invalid(_) | PathStatus::InvalidKind(_) => false,
+            // Nobody asks for it any more.
+            PathStatus::Cancelled => false,
             // Where a limit stops depends on every cell it looked at.
             PathStatus::LimitReached(_)
             | PathStatus::Queued
