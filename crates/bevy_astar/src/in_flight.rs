@@ -61,6 +61,10 @@ pub(crate) struct InFlightSearch {
     pub results: Option<vec::IntoIter<ReadyOutcome>>,
     /// The member whose outcome is applied next.
     pub next_member: usize,
+    /// Whether an identical request may wait for its answer ([`InFlightSearches::join`]): a
+    /// single search from scratch, not a goal batch (see [`InFlightSearches::insert`]) and not
+    /// the repair of one agent's cut path, whose spliced path a fresh request would not get.
+    pub joinable: bool,
 }
 
 impl InFlightSearch {
@@ -69,15 +73,18 @@ impl InFlightSearch {
         self.members.len() > 1
     }
 
-    /// A search that has just started, for `members`.
+    /// A search that has just started, for `members`; a single search that is no repair is
+    /// `joinable`.
     pub(crate) fn new(
         task: BackgroundTask<Option<Vec<ReadyOutcome>>>,
         cancelled: Arc<AtomicBool>,
         (snapshot, kind): (Arc<Grid>, KindKey),
         origin: (u64, u64),
-        members: Vec<SearchMember>,
+        (members, repair): (Vec<SearchMember>, bool),
     ) -> Self {
+        let joinable = members.len() == 1 && !repair;
         Self {
+            joinable,
             task,
             cancelled,
             snapshot,
@@ -146,7 +153,7 @@ impl InFlightSearches {
     pub(crate) fn insert(&mut self, search: InFlightSearch) {
         self.next_id += 1;
         let id = self.next_id;
-        if !search.is_batch() {
+        if search.joinable {
             for (index, member) in search.members.iter().enumerate() {
                 self.by_key.insert(member.key, (id, index));
             }
@@ -161,15 +168,15 @@ impl InFlightSearches {
         Some(search)
     }
 
-    /// Stops routing to the search `id` the keys of its members `answered` (a goal batch's
-    /// never were).
+    /// Stops routing to the search `id` the keys of its members `answered` (those of a search
+    /// that is not joinable never were).
     pub(crate) fn forget_members(
         &mut self,
         search: &InFlightSearch,
         id: u64,
         answered: core::ops::Range<usize>,
     ) {
-        if search.is_batch() {
+        if !search.joinable {
             return;
         }
         for member in search.members.get(answered).unwrap_or_default() {
@@ -248,7 +255,7 @@ mod tests {
             Arc::default(),
             (grid, KindKey::DEFAULT),
             (0, 0),
-            members,
+            (members, false),
         )
     }
 

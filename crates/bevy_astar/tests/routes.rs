@@ -45,6 +45,11 @@ fn option_sets() -> Vec<(&'static str, SearchOptions)> {
             "partial path at a limit",
             base.with_max_expansions(6).with_partial_path(true),
         ),
+        (
+            "partial path at a limit a detour reaches",
+            base.with_max_expansions(12).with_partial_path(true),
+        ),
+        ("weighted", base.with_weight(2.0)),
     ]
 }
 
@@ -58,7 +63,8 @@ fn open_grid() -> Grid {
 
 /// What two answers must share: the status, and for a path that ends short of the goal (which a
 /// full search always gives) the cells and cost; a found path must reach the goal legally at the
-/// optimal cost, unless `spliced` (a repair may keep a dearer detour), when it must be legal.
+/// fresh request's cost (the optimal one for optimal options), unless `spliced` (a repair may
+/// keep a dearer detour), when it must be legal.
 fn assert_same_answer(
     label: &str,
     route: &str,
@@ -80,7 +86,12 @@ fn assert_same_answer(
         }
         PathStatus::Found => {
             assert!(path_check::costs_match(got.cost, fresh.cost), "{context}");
-            assert_legal_and_optimal(grid, got, request);
+            if request.options.is_optimal() {
+                assert_legal_and_optimal(grid, got, request);
+            } else {
+                let walk = illegal_walk(grid, &got.cells, request.options.movement);
+                assert!(walk.is_none(), "{context}: {walk:?}");
+            }
         }
         _ => {
             assert_eq!(got.cells, fresh.cells, "{context}");
@@ -140,6 +151,10 @@ fn cut_routes(repair: bool) {
                 repair,
             );
         }
+        // A found path the first wall cut was repaired, unless the request limits its search.
+        let repaired = stats(&app).paths_repaired > 0;
+        let expected = repair && first.is_found() && options.max_expansions.is_none();
+        assert_eq!(repaired, expected, "{label}: {:?}", stats(&app));
     }
 }
 
@@ -220,7 +235,11 @@ fn a_goal_batch_answers_as_fresh_requests_under_every_option() {
             .map(|&request| spawn(&mut app, request))
             .collect();
         settle(&mut app, &agents);
-        let batchable = options.max_expansions.is_none() && !options.closest_reachable;
+        // Goal batches answer requests whose own search would give an optimal path or none.
+        let batchable = options.is_optimal()
+            && options.max_expansions.is_none()
+            && !options.closest_reachable
+            && !options.partial_path;
         assert_eq!(stats(&app).goal_batches > 0, batchable, "{label}");
         for (&agent, request) in agents.iter().zip(&requests) {
             let got = path(&app, agent);
@@ -228,4 +247,26 @@ fn a_goal_batch_answers_as_fresh_requests_under_every_option() {
             assert_same_answer(label, "goal batch", &grid, request, (&got, &fresh), false);
         }
     }
+}
+
+#[test]
+fn a_request_identical_to_one_being_repaired_gets_a_fresh_answer_not_the_splice() {
+    let request = PathRequest::new(Cell::new(0, 3), Cell::new(19, 3));
+    let plugin = AStarPlugin::default().with_path_repair(true);
+    let mut app = app_with_grid(plugin, Grid::new(20, 7));
+    let cut = spawn(&mut app, request);
+    settle(&mut app, &[cut]);
+    // A wall across the straight path, open only at its top: the splice climbs round it from
+    // the row the path keeps, dearer than the cheapest path, which heads for the gap at once.
+    for y in 1..7 {
+        block(&mut app, Cell::new(10, y));
+    }
+    let fresh = spawn(&mut app, request);
+    settle(&mut app, &[cut, fresh]);
+    assert_eq!(stats(&app).paths_repaired, 1);
+    let grid = current_grid(&app);
+    let spliced = path(&app, cut);
+    let optimal = reference_cost(&grid, &request).expect("reachable");
+    assert!(spliced.cost > optimal + 1.0, "the splice is dearer: {spliced:?}");
+    assert_legal_and_optimal(&grid, &path(&app, fresh), &request);
 }

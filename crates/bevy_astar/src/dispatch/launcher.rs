@@ -69,7 +69,7 @@ impl Launcher<'_> {
         &mut self,
         in_flight: &mut InFlightSearches,
         (snapshot, kind): (Arc<Grid>, KindKey),
-        members: Vec<SearchMember>,
+        (members, repair): (Vec<SearchMember>, bool),
         work: impl FnOnce(Arc<Grid>, Arc<AtomicBool>) -> W,
     ) where
         W: Future<Output = Option<Vec<SearchOutcome>>> + Send + 'static,
@@ -101,7 +101,7 @@ impl Launcher<'_> {
             cancelled,
             (snapshot, kind),
             self.origin,
-            members,
+            (members, repair),
         ));
         self.started += 1;
     }
@@ -119,10 +119,11 @@ impl Launcher<'_> {
         stats.searches_started += 1;
         stats.cache_misses += 1;
         let searched = (grid, job.kind);
+        let repair = matches!(engine, Engine::Repair(_));
         self.start(
             in_flight,
             searched,
-            vec![member],
+            (vec![member], repair),
             move |grid, cancelled| async move {
                 let outcome = run_search(&grid, &job, &engine, &cancelled).await;
                 outcome.map(|outcome| vec![outcome])
@@ -184,7 +185,7 @@ impl Launcher<'_> {
             self.start(
                 in_flight,
                 searched,
-                members,
+                (members, false),
                 move |grid, cancelled| async move {
                     run_goal_batch(&grid, &jobs, &cancelled, resumed).await
                 },

@@ -15,12 +15,15 @@ use core::sync::atomic::AtomicBool;
 impl SearchOutcome {
     /// The part of this found path that `job` can keep and repair: from the job's start (a
     /// cell of the path; agents that moved along it start further on) to the same goal, under
-    /// the same options, for the same agent kind. `None` when the job asks for something else.
+    /// the same options, for the same agent kind. `None` when the job asks for something else,
+    /// or limits its search's expansions: a splice needs fewer than a fresh search, and would
+    /// find a path where the request's own search stops at its limit.
     pub(crate) fn repairable_for(&self, job: &SearchJob) -> Option<Vec<Cell>> {
         if self.status != PathStatus::Found
             || self.goal != job.goal
             || self.options != job.options
             || self.kind != job.kind
+            || job.options.max_expansions.is_some()
         {
             return None;
         }
@@ -29,17 +32,22 @@ impl SearchOutcome {
     }
 }
 
-/// Whether `job` asks for a path that ends short of the goal when the goal cannot be reached
-/// ([`SearchOptions::closest_reachable`](astar_grid::SearchOptions::closest_reachable)) or a
-/// limit stops the search
-/// ([`SearchOptions::partial_path`](astar_grid::SearchOptions::partial_path)), which
-/// [`Searcher::repair_path`] never returns.
-fn wants_a_partial_answer(job: &SearchJob) -> bool {
-    job.options.closest_reachable || job.options.partial_path
+/// Whether the repair ended without a path where `job` asks for one that ends short of the
+/// goal: the goal cannot be reached and the request asks for the closest reachable cell
+/// ([`SearchOptions::closest_reachable`](astar_grid::SearchOptions::closest_reachable)), or a
+/// limit stopped it and the request asks for a partial path
+/// ([`SearchOptions::partial_path`](astar_grid::SearchOptions::partial_path)).
+/// [`Searcher::repair_path`] returns neither.
+fn wants_a_partial_answer(job: &SearchJob, repair: Repair) -> bool {
+    match repair {
+        Repair::NoPath => job.options.closest_reachable,
+        Repair::LimitReached(_) => job.options.partial_path,
+        Repair::Untouched | Repair::Spliced { .. } | Repair::FullSearch => false,
+    }
 }
 
 /// Repairs `cells` on `grid` (see [`Engine::Repair`](super::Engine::Repair)); the answer is
-/// cacheable only when it is as cheap as a full search's. `None` when it was cancelled during a
+/// cacheable only when it is the one a full search gives. `None` when it was cancelled during a
 /// full-search fallback.
 pub(super) async fn run(
     searcher: &mut Searcher,
@@ -54,7 +62,7 @@ pub(super) async fn run(
         // request asks for the path to the closest cell, or for a partial path: the repair
         // keeps its endpoints and returns neither, so a full search gives the answer a fresh
         // request would get.
-        Ok(repaired) if repaired.path.is_none() && wants_a_partial_answer(job) => {
+        Ok(repaired) if wants_a_partial_answer(job, repaired.repair) => {
             astar::run(searcher, grid, job, cancelled)
                 .await
                 .map(EngineAnswer::astar)
@@ -76,7 +84,11 @@ pub(super) async fn run(
             Some(EngineAnswer {
                 result: Ok(result),
                 algorithm: PathAlgorithm::AStar,
-                cacheable: repaired.optimal || !job.options.is_optimal(),
+                // A full search's answer is a fresh request's; a kept or spliced path is
+                // only when it is provably a cheapest one (for options that are not optimal,
+                // a splice has no bound at all).
+                cacheable: repaired.optimal
+                    || !matches!(repaired.repair, Repair::Untouched | Repair::Spliced { .. }),
             })
         }
         // The old path does not fit the grid any more (its start or goal became blocked,
