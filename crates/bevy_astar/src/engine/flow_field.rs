@@ -106,8 +106,8 @@ const RUNS_BETWEEN_SWEEPS: u32 = 60;
 #[derive(Resource, Default)]
 pub(crate) struct FlowFields {
     slots: HashMap<FieldKey, FieldSlot>,
-    /// Counts the runs of [`release_flow_fields`], once a frame after dispatch: the clock of
-    /// least recent use.
+    /// Counts the runs of [`release_flow_fields`], once a frame after dispatch (it moves on at
+    /// the end of the run): the clock of least recent use.
     frame: u64,
     /// Fields let go of to make room since the statistics last counted them.
     dropped_since_counted: usize,
@@ -349,14 +349,20 @@ pub(crate) fn release_flow_fields(
 ) {
     let departed = removed.read().count() > 0;
     let over_capacity = fields.len() > settings.max_flow_fields;
-    fields.next_frame();
     fields.runs_since_sweep += 1;
-    stats.flow_fields = fields.len();
     let due = fields.runs_since_sweep >= RUNS_BETWEEN_SWEEPS;
-    if fields.len() == 0 || !(departed || over_capacity || due || !changed.is_empty()) {
-        return;
+    if fields.len() > 0 && (departed || over_capacity || due || !changed.is_empty()) {
+        fields.runs_since_sweep = 0;
+        let needed = fields_needed(&requests);
+        stats.flow_fields_dropped += fields.release(&needed, settings.max_flow_fields) as u64;
     }
-    fields.runs_since_sweep = 0;
+    stats.flow_fields = fields.len();
+    // After the sweep, which spares the fields asked for in this frame's dispatch.
+    fields.next_frame();
+}
+
+/// The fields the requests of `requests` read from.
+fn fields_needed(requests: &Query<&PathRequest>) -> HashSet<FieldKey> {
     let mut needed = HashSet::new();
     let mut last = None;
     for key in requests.iter().filter_map(field_of) {
@@ -366,8 +372,7 @@ pub(crate) fn release_flow_fields(
             last = Some(key);
         }
     }
-    stats.flow_fields_dropped += fields.release(&needed, settings.max_flow_fields) as u64;
-    stats.flow_fields = fields.len();
+    needed
 }
 
 /// Collects finished field builds, so that waiting requests read them in this frame's dispatch.
