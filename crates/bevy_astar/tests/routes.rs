@@ -267,6 +267,9 @@ fn a_request_identical_to_one_being_repaired_gets_a_fresh_answer_not_the_splice(
     let grid = current_grid(&app);
     let spliced = path(&app, cut);
     let optimal = reference_cost(&grid, &request).expect("reachable");
-    assert!(spliced.cost > optimal + 1.0, "the splice is dearer: {spliced:?}");
+    assert!(
+        spliced.cost > optimal + 1.0,
+        "the splice is dearer: {spliced:?}"
+    );
     assert_legal_and_optimal(&grid, &path(&app, fresh), &request);
 }
