@@ -773,13 +773,15 @@ fn run_corridor(
     run
 }
 
-/// The avoidance settings with the knot rules off (patience without end): ORCA alone.
+/// The avoidance settings with the knot rules off (patience without end) and no making way:
+/// ORCA alone.
 fn orca_alone() -> AvoidanceSettings {
     AvoidanceSettings {
         progress: ProgressSettings {
             stuck_after: f32::INFINITY,
             ..ProgressSettings::default()
         },
+        make_way: false,
         ..AvoidanceSettings::default()
     }
 }

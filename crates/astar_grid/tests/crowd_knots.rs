@@ -262,6 +262,8 @@ proptest! {
         cases: 200,
         rng_seed: RngSeed::Fixed(0x6b6e_6f74),
         failure_persistence: None,
+        // A failing crossing runs to its bound, thousands of steps: a few shrinks show it.
+        max_shrink_iters: 32,
         ..ProptestConfig::default()
     })]
 

@@ -15,7 +15,9 @@
 //!    half-planes of permitted velocities from the walls ([`AvoidanceSettings::wall_time_horizon`])
 //!    and from the nearest neighbours ([`agent_half_plane`]), and linear programs in the disc
 //!    of the maximum speed that keep the one nearest to the preferred velocity
-//!    ([`solve_velocity`]). It reads a shared [`PlanningContext`] and writes only its output.
+//!    ([`solve_velocity`]), or to the way it makes for an agent of a higher priority coming at
+//!    it ([`AvoidanceSettings::make_way`]). It reads a shared [`PlanningContext`] and writes
+//!    only its output.
 //! 3. [`move_agents`] moves each agent by its velocity with [`move_within_walls`], which
 //!    sweeps the disc and slides it along walls, so no agent ever ends inside a wall.
 //!
@@ -177,6 +179,13 @@ pub struct AvoidanceSettings {
     pub max_neighbours: usize,
     /// When [`Crowd::step`] counts an agent as held up, to break knots (see [`AgentProgress`]).
     pub progress: ProgressSettings,
+    /// Whether an agent makes way for one of a higher [`CrowdAgent::priority`] coming at it
+    /// (their preferred velocities opposed, the other moving on and near ahead on its line):
+    /// it heads back and off the other's line at half its top speed instead of its preferred
+    /// velocity, so that a flow waiting at a door's exit clears it for the flow coming
+    /// through. Agents of one priority never make way. Default true; false plans ORCA's
+    /// velocity nearest the preferred one, whatever the priorities.
+    pub make_way: bool,
 }
 
 impl Default for AvoidanceSettings {
@@ -187,6 +196,7 @@ impl Default for AvoidanceSettings {
             neighbour_distance: 5.0,
             max_neighbours: 10,
             progress: ProgressSettings::default(),
+            make_way: true,
         }
     }
 }
@@ -395,8 +405,17 @@ impl Crowd {
     /// ```
     pub fn swap_remove(&mut self, index: usize) {
         if index < self.progress.len() {
+            let last = self.progress.len() - 1;
             self.progress.swap_remove(index);
             self.marks.swap_remove(index);
+            // The stuck list names agents by index too: the removed one goes, the last one
+            // takes its place.
+            self.stuck.retain(|&stuck| stuck != index);
+            for stuck in &mut self.stuck {
+                if *stuck == last {
+                    *stuck = index;
+                }
+            }
         }
     }
 
@@ -432,5 +451,25 @@ impl Crowd {
     #[must_use]
     pub fn stuck(&self) -> &[usize] {
         &self.stuck
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn removing_an_agent_keeps_the_stuck_list_naming_the_same_agents() {
+        let mut crowd = Crowd::new(AvoidanceSettings::default());
+        crowd.progress = vec![AgentProgress::default(); 4];
+        crowd.marks = vec![Vector::ZERO; 4];
+        crowd.stuck = vec![1, 3];
+        // Agent 1 goes; agent 3, the last, takes its place.
+        crowd.swap_remove(1);
+        assert_eq!(crowd.stuck(), [1]);
+        // Agent 0 goes; agent 2 takes its place, and agent 1 is still the stuck one.
+        crowd.swap_remove(0);
+        assert_eq!(crowd.stuck(), [1]);
+        assert_eq!(crowd.progress().len(), 2);
     }
 }

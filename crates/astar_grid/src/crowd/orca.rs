@@ -504,8 +504,9 @@ impl VelocityPlanner {
     }
 
     /// The new velocity of agent `index` of `context.agents`: the one nearest to its preferred
-    /// velocity, no faster than its `max_speed`, that keeps it off the blocked cells of the
-    /// grid and, doing its share, off its neighbours. Neighbours the neighbour grid names beyond
+    /// velocity (or, with [`AvoidanceSettings::make_way`], to the way it makes for a neighbour
+    /// of a higher priority coming at it), no faster than its `max_speed`, that keeps it off
+    /// the blocked cells of the grid and, doing its share, off its neighbours. Neighbours the neighbour grid names beyond
     /// the slice are ignored. A time step that is not positive and finite plans zero.
     ///
     /// # Panics
@@ -545,8 +546,11 @@ impl VelocityPlanner {
                 time_step,
             ));
         }
-        let preferred =
-            way_to_make(agents, index, &self.neighbours).unwrap_or(agent.preferred_velocity);
+        let preferred = settings
+            .make_way
+            .then(|| way_to_make(agents, index, &self.neighbours))
+            .flatten()
+            .unwrap_or(agent.preferred_velocity);
         solve_velocity(
             &self.half_planes,
             self.wall_count,
@@ -591,19 +595,19 @@ pub struct PlanningContext<'a> {
 
 /// How far ahead, in combined radii, an agent makes way for one of a higher priority coming
 /// at it ([`way_to_make`]).
-pub const MAKE_WAY_REACH: f32 = 5.0;
+pub(crate) const MAKE_WAY_REACH: f32 = 5.0;
 
 /// How far off its line, in combined radii, an agent makes way for one of a higher priority
 /// coming at it ([`way_to_make`]).
-pub const MAKE_WAY_WIDTH: f32 = 2.0;
+pub(crate) const MAKE_WAY_WIDTH: f32 = 2.0;
 
 /// The share of its top speed at which an agent of a higher priority must come on for others
 /// to make way for it ([`way_to_make`]): one standing at its goal, or held up, is not coming.
-pub const MAKE_WAY_APPROACH: f32 = 0.1;
+pub(crate) const MAKE_WAY_APPROACH: f32 = 0.1;
 
 /// The share of its top speed at which an agent steps out of the way of one of a higher
 /// priority coming at it ([`way_to_make`]).
-pub const MAKE_WAY_SPEED: f32 = 0.5;
+pub(crate) const MAKE_WAY_SPEED: f32 = 0.5;
 
 /// The velocity at which agent `index` of `agents` makes way for a neighbour (of
 /// `neighbours`, nearest first) of a higher [`CrowdAgent::priority`] coming at it head-on

@@ -221,6 +221,7 @@ impl CrowdSettings {
             neighbour_distance: self.neighbour_distance,
             max_neighbours: self.max_neighbours,
             progress: self.progress(),
+            ..astar_grid::crowd::AvoidanceSettings::default()
         }
     }
 
