@@ -6,7 +6,7 @@ use crate::apply::RetiredOutcomes;
 use crate::cache::PathCache;
 use crate::in_flight::InFlightSearches;
 use crate::request::PathRequestState;
-use crate::{Path, PathRequest, PathStatus, PathfindingStats};
+use crate::{Path, PathRequest, PathStatus, PathTrace, PathfindingStats};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use std::collections::BTreeSet;
@@ -83,18 +83,22 @@ pub(crate) struct SearchBookkeeping<'w> {
 /// queue, lets go of its result, and ends its [`Path`] as [`PathStatus::Cancelled`], cleared:
 /// no search answers a request that is gone, so a path left as it was would say `Searching` for
 /// ever, or be walked without being kept up to date. A search running for it alone is
-/// cancelled at its next slice, since nobody wants its answer. The `Path` stays, with a new
-/// revision, so that a follower stops and a request inserted again continues its revisions.
+/// cancelled at its next slice, since nobody wants its answer, and the last search's
+/// [`PathTrace`] goes. The `Path` stays, with a new revision, so that a follower stops and a
+/// request inserted again continues its revisions.
 pub(crate) fn forget_removed_request(
     removed: On<Remove, PathRequest>,
     mut agents: Query<(&mut Path, &mut PathRequestState)>,
     mut queue: ResMut<RequestQueue>,
     mut retired: ResMut<RetiredOutcomes>,
+    mut commands: Commands,
 ) {
     let entity = removed.entity;
     let Ok((mut path, mut state)) = agents.get_mut(entity) else {
         return;
     };
+    // The last search's trace would be drawn with no path, or under the next request's.
+    commands.entity(entity).try_remove::<PathTrace>();
     queue.dequeue(entity, &mut state);
     state.searching_for = None;
     retired.retire(state.set_applied(None));

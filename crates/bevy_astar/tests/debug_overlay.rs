@@ -116,6 +116,21 @@ fn tracing_every_agent_is_a_setting() {
 }
 
 #[test]
+fn removing_a_traced_agents_request_drops_its_trace() {
+    let mut app = debug_app(AStarDebugPlugin::default(), maze());
+    let request = PathRequest::new(Cell::new(0, 4), Cell::new(11, 4));
+    let agent = app.world_mut().spawn((request, DebugPath)).id();
+    run_until_found(&mut app, &[agent]);
+    assert!(app.world().get::<PathTrace>(agent).is_some());
+
+    app.world_mut().entity_mut(agent).remove::<PathRequest>();
+    app.update();
+    assert!(app.world().get::<PathTrace>(agent).is_none());
+    let cancelled = app.world().get::<Path>(agent).map(|path| path.status);
+    assert_eq!(cancelled, Some(PathStatus::Cancelled));
+}
+
+#[test]
 fn unmarking_an_agent_drops_its_trace() {
     let mut app = debug_app(AStarDebugPlugin::default(), maze());
     let request = PathRequest::new(Cell::new(0, 4), Cell::new(11, 4));
