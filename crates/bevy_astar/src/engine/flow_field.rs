@@ -109,7 +109,7 @@ pub(crate) struct FlowFields {
     /// Counts the runs of [`release_flow_fields`], once a frame after dispatch (it moves on at
     /// the end of the run): the clock of least recent use.
     frame: u64,
-    /// Fields let go of to make room since the statistics last counted them.
+    /// Fields let go of since the statistics last counted them ([`FlowFields::take_dropped`]).
     dropped_since_counted: usize,
     /// Runs of [`release_flow_fields`] since its last sweep.
     runs_since_sweep: u32,
@@ -130,13 +130,11 @@ impl FlowFields {
         (nav, placement, capacity): (&NavGrid, Placement<'_>, usize),
         stats: &mut PathfindingStats,
     ) -> FieldLookup {
-        let room = |fields: &mut Self| capacity > 0 && fields.make_room(capacity - 1);
+        let room = |fields: &mut Self| capacity > 0 && fields.make_room(capacity - 1, true);
         if !self.slots.contains_key(&key) && !room(self) {
             stats.flow_field_fallbacks += 1;
             return FieldLookup::Full;
         }
-        stats.flow_fields_dropped += self.dropped_since_counted as u64;
-        self.dropped_since_counted = 0;
         let slot = self.slots.entry(key).or_default();
         slot.last_used = self.frame;
         if let Some(ready) = &slot.ready
@@ -172,17 +170,18 @@ impl FlowFields {
         }
     }
 
-    /// Lets go of the least recently asked for fields until at most `most` are held, sparing
-    /// those asked for this frame, and finished fields before those being built (dropping a
-    /// build cancels it); returns whether that many or fewer are held now.
-    fn make_room(&mut self, most: usize) -> bool {
+    /// Lets go of the least recently asked for fields until at most `most` are held, finished
+    /// fields before those being built (dropping a build cancels it), and sparing those asked
+    /// for this frame when `spare_asked_for` is set; returns whether that many or fewer are held
+    /// now. What it lets go of is counted until [`FlowFields::take_dropped`].
+    fn make_room(&mut self, most: usize, spare_asked_for: bool) -> bool {
         if self.slots.len() <= most {
             return true;
         }
         let mut by_use: Vec<(bool, u64, FieldKey)> = self
             .slots
             .iter()
-            .filter(|(_, slot)| slot.last_used < self.frame)
+            .filter(|(_, slot)| !spare_asked_for || slot.last_used < self.frame)
             .map(|(key, slot)| (slot.building.is_some(), slot.last_used, *key))
             .collect();
         by_use.sort_unstable_by_key(|&(building, last_used, _)| (building, last_used));
@@ -195,27 +194,20 @@ impl FlowFields {
     }
 
     /// Drops the fields (finished or building) that no request in `needed` answers to, then
-    /// the least recently asked for beyond `capacity` ([`FlowFields::make_room`]); then, should
-    /// the fields asked for this frame still outnumber `capacity` (it was lowered), the least
-    /// recently asked for of those too. Returns how many were dropped.
-    pub(crate) fn release(&mut self, needed: &HashSet<FieldKey>, capacity: usize) -> usize {
-        let earlier = core::mem::take(&mut self.dropped_since_counted);
+    /// the least recently asked for beyond `capacity` ([`FlowFields::make_room`]), sparing
+    /// those asked for this frame unless they alone outnumber `capacity` (it was lowered).
+    fn release(&mut self, needed: &HashSet<FieldKey>, capacity: usize) {
         let before = self.slots.len();
         self.slots.retain(|key, _| needed.contains(key));
-        if !self.make_room(capacity) {
-            let mut by_use: Vec<(u64, FieldKey)> = self
-                .slots
-                .iter()
-                .map(|(key, slot)| (slot.last_used, *key))
-                .collect();
-            by_use.sort_unstable_by_key(|&(last_used, _)| last_used);
-            let excess = self.slots.len() - capacity;
-            for (_, key) in by_use.into_iter().take(excess) {
-                self.slots.remove(&key);
-            }
+        self.dropped_since_counted += before - self.slots.len();
+        if !self.make_room(capacity, true) {
+            self.make_room(capacity, false);
         }
-        self.dropped_since_counted = 0;
-        before - self.slots.len() + earlier
+    }
+
+    /// How many fields were let go of since it was last asked.
+    fn take_dropped(&mut self) -> u64 {
+        core::mem::take(&mut self.dropped_since_counted) as u64
     }
 
     /// Starts a new frame of the clock of least recent use: fields asked for before it may be
@@ -354,8 +346,10 @@ pub(crate) fn release_flow_fields(
     if fields.len() > 0 && (departed || over_capacity || due || !changed.is_empty()) {
         fields.runs_since_sweep = 0;
         let needed = fields_needed(&requests);
-        stats.flow_fields_dropped += fields.release(&needed, settings.max_flow_fields) as u64;
+        fields.release(&needed, settings.max_flow_fields);
     }
+    // Those let go of to make room in this frame's dispatch, and in the sweep.
+    stats.flow_fields_dropped += fields.take_dropped();
     stats.flow_fields = fields.len();
     // After the sweep, which spares the fields asked for in this frame's dispatch.
     fields.next_frame();
@@ -546,17 +540,21 @@ mod tests {
         fields.slots.insert(key(1), ready_slot(&grid, key(1), 1));
         fields.slots.insert(key(2), ready_slot(&grid, key(2), 2));
         let needed: HashSet<FieldKey> = [key(0), key(1), key(2)].into_iter().collect();
-        assert_eq!(fields.release(&needed, 2), 1);
+        fields.release(&needed, 2);
+        assert_eq!(fields.take_dropped(), 1);
         assert!(fields.slots.contains_key(&key(0)));
         assert!(!fields.slots.contains_key(&key(1)));
         // With room for one, the build goes too once no finished field is left to drop.
-        assert_eq!(fields.release(&needed, 1), 1);
+        fields.release(&needed, 1);
+        assert_eq!(fields.take_dropped(), 1);
         assert!(fields.slots.contains_key(&key(0)));
-        assert_eq!(fields.release(&needed, 0), 1);
+        fields.release(&needed, 0);
+        assert_eq!(fields.take_dropped(), 1);
         assert!(fields.slots.is_empty());
         // Fields no request needs go whatever the capacity.
         fields.slots.insert(key(1), ready_slot(&grid, key(1), 1));
         fields.slots.insert(key(2), ready_slot(&grid, key(2), 2));
-        assert_eq!(fields.release(&HashSet::new(), 10), 2);
+        fields.release(&HashSet::new(), 10);
+        assert_eq!(fields.take_dropped(), 2);
     }
 }
