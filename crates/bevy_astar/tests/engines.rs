@@ -7,7 +7,8 @@ use bevy::prelude::*;
 use bevy_astar::prelude::*;
 use common::{
     Seen, app_with_grid, assert_found_by, assert_legal_and_optimal, assert_valid_path, block,
-    current_grid, illegal_walk, path, path_depends_on, settle, spawn, stats, walled_grid,
+    current_grid, illegal_walk, path, path_depends_on, settle, spawn, spawn_all, stats,
+    walled_grid,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{RngAlgorithm, TestRng};
@@ -330,10 +331,7 @@ fn flow_fields_needed_by_live_agents_stay_within_the_capacity() {
                 .with_algorithm(PathAlgorithm::FlowField)
         })
         .collect();
-    let agents: Vec<Entity> = requests
-        .iter()
-        .map(|&request| spawn(&mut app, request))
-        .collect();
+    let agents: Vec<Entity> = spawn_all(&mut app, &requests);
     settle(&mut app, &agents);
     app.update();
     assert!(stats(&app).flow_fields <= capacity, "{:?}", stats(&app));

@@ -9,7 +9,7 @@ pub mod common;
 
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
-use common::{app_with_grid, assert_legal_and_optimal, current_grid, path, spawn, stats};
+use common::{app_with_grid, assert_legal_and_optimal, current_grid, path, spawn_all, stats};
 use core::time::Duration;
 
 /// Frames a test may take.
@@ -36,10 +36,7 @@ fn app_with_agents(budget: Duration, requests: &[PathRequest]) -> (App, Vec<Enti
         AStarPlugin::default().with_settings(settings),
         walled_grid(),
     );
-    let agents = requests
-        .iter()
-        .map(|&request| spawn(&mut app, request))
-        .collect();
+    let agents = spawn_all(&mut app, requests);
     (app, agents)
 }
 

@@ -230,10 +230,7 @@ fn a_goal_batch_answers_as_fresh_requests_under_every_option() {
             .iter()
             .map(|&start| PathRequest::new(start, GOAL).with_options(options))
             .collect();
-        let agents: Vec<Entity> = requests
-            .iter()
-            .map(|&request| spawn(&mut app, request))
-            .collect();
+        let agents: Vec<Entity> = spawn_all(&mut app, &requests);
         settle(&mut app, &agents);
         // Goal batches answer requests whose own search would give an optimal path or none.
         let batchable = options.is_optimal()

@@ -9,8 +9,8 @@ use astar_grid::Cell;
 use astar_grid::crowd::ProgressSettings;
 use bevy::prelude::*;
 
-/// The share of [`CrowdSettings::stuck_after`](super::CrowdSettings::stuck_after) an agent out of sight of its waypoint waits
-/// without progress before it searches again.
+/// The share of [`CrowdSettings::stuck_after`](super::CrowdSettings::stuck_after) an agent out
+/// of sight of its waypoint waits without progress before it searches again.
 const BLIND_PATIENCE: f32 = 1.0 / 6.0;
 
 /// What an agent's progress says.

@@ -109,6 +109,14 @@ pub fn spawn(app: &mut App, request: PathRequest) -> Entity {
     app.world_mut().spawn(request).id()
 }
 
+/// Spawns an agent for each of `requests`, in order.
+pub fn spawn_all(app: &mut App, requests: &[PathRequest]) -> Vec<Entity> {
+    requests
+        .iter()
+        .map(|&request| spawn(app, request))
+        .collect()
+}
+
 /// Blocks `cell` of the app's grid.
 pub fn block(app: &mut App, cell: Cell) {
     app.world_mut()
