@@ -1,9 +1,9 @@
 //! The result cache: finished searches keyed by (start, goal, options), kept while no map change
 //! affects them, so identical requests share one search.
 
-use crate::engine::SearchOutcome;
-use crate::invalidate::PathFootprint;
 use crate::kinds::KindKey;
+use crate::map::PathFootprint;
+use crate::outcome::SearchOutcome;
 use crate::{InvalidationPolicy, MapChanged, PathAlgorithm, PathRequest};
 use astar_grid::{Cell, CostModel, Heuristic, Movement, SearchOptions, SearchWindow, Weighting};
 use bevy::platform::collections::HashMap;

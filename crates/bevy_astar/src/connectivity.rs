@@ -3,7 +3,8 @@
 //! path?" and "would blocking these cells cut someone off?" without touching the grid.
 
 use crate::KindError;
-use crate::kinds::{AgentLayers, KindKey};
+use crate::kinds::KindKey;
+use crate::map::AgentLayers;
 use crate::{MapChanged, NavGrid, ProfileId, TerrainProfiles};
 use astar_grid::agent::anchors_covering;
 use astar_grid::{BlockingCheck, Cell, Components, ConnectivityError, Grid, Movement};

@@ -3,8 +3,8 @@
 
 use crate::background::BackgroundTask;
 use crate::cache::RequestKey;
-use crate::engine::ReadyOutcome;
 use crate::kinds::KindKey;
+use crate::outcome::ReadyOutcome;
 use crate::{MapChange, PathRequest};
 use astar_grid::Grid;
 use bevy::platform::collections::HashMap;

@@ -1,6 +1,6 @@
 //! `AStarPlugin`: registers the resources, messages and systems, and orders the system sets.
 
-use crate::apply::{RetiredOutcomes, free_retired_outcomes, poll_searches};
+use crate::apply::{free_retired_outcomes, poll_searches};
 use crate::background::{
     MainThreadWork, StageGateHold, advance_main_thread_work, close_stage_gate, open_stage_gate,
 };
@@ -18,7 +18,8 @@ use crate::in_flight::InFlightSearches;
 use crate::invalidate::{
     PendingInvalidations, invalidate_paths, invalidate_results, publish_map_changes,
 };
-use crate::kinds::AgentLayers;
+use crate::map::AgentLayers;
+use crate::outcome::RetiredOutcomes;
 use crate::queue::{RequestQueue, forget_removed_request};
 use crate::trace::{DebugPath, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
@@ -199,17 +200,10 @@ impl AStarPlugin {
 
 /// The schedule the pathfinding systems run in, for the other plugins of the family.
 #[derive(Resource)]
-struct PathfindingSchedule(
-    #[cfg_attr(
-        not(feature = "tilemap"),
-        expect(dead_code, reason = "read by the tilemap plugin only")
-    )]
-    Interned<dyn ScheduleLabel>,
-);
+struct PathfindingSchedule(Interned<dyn ScheduleLabel>);
 
 /// The schedule [`AStarPlugin`] runs its systems in ([`Update`] without the plugin), for the
 /// plugins of the family that add systems beside them.
-#[cfg(feature = "tilemap")]
 pub(crate) fn pathfinding_schedule(app: &App) -> Interned<dyn ScheduleLabel> {
     app.world()
         .get_resource::<PathfindingSchedule>()

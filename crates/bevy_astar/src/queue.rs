@@ -2,9 +2,9 @@
 //! wait in the queue, oldest first, from the moment their request changes or a map change
 //! affects their path until dispatch serves them.
 
-use crate::apply::RetiredOutcomes;
 use crate::cache::PathCache;
 use crate::in_flight::InFlightSearches;
+use crate::outcome::RetiredOutcomes;
 use crate::request::PathRequestState;
 use crate::{Path, PathRequest, PathStatus, PathTrace, PathfindingStats};
 use bevy::ecs::system::SystemParam;

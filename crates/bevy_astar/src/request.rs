@@ -7,8 +7,8 @@ use bevy::prelude::*;
 use core::time::Duration;
 use std::sync::Arc;
 
-use crate::engine::SearchOutcome;
-use crate::invalidate::PathFootprint;
+use crate::map::PathFootprint;
+use crate::outcome::SearchOutcome;
 
 /// The search algorithm a request asks for. All of them return optimal paths under the
 /// request's movement rule and cost model (A* unless its options weight the heuristic or limit
@@ -213,7 +213,7 @@ impl PathRequestState {
     }
 
     /// Records the result shown in the agent's [`Path`] (`None` while a new one is coming);
-    /// returns the previous one, for [`RetiredOutcomes`](crate::apply::RetiredOutcomes).
+    /// returns the previous one, for [`RetiredOutcomes`](crate::outcome::RetiredOutcomes).
     #[must_use = "retire the previous outcome"]
     pub(crate) fn set_applied(
         &mut self,

@@ -2,13 +2,13 @@
 //! agents queued again, results for changed requests are dropped, the rest are cached and
 //! applied), then free what was let go of.
 
-use super::{PathNotifier, RetiredOutcomes};
 use crate::background::drop_in_background;
 use crate::budget::StageClock;
 use crate::cache::PathCache;
-use crate::engine::{ReadyOutcome, SearchOutcome};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::kinds::KindKey;
+use crate::outcome::{PathNotifier, RetiredOutcomes};
+use crate::outcome::{ReadyOutcome, SearchOutcome};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
 use crate::{
@@ -471,7 +471,7 @@ mod tests {
                     .after(AStarSystems::Dispatch)
                     .before(AStarSystems::Apply),
                     (|stats: Res<PathfindingStats>,
-                      retired: Res<crate::apply::RetiredOutcomes>,
+                      retired: Res<crate::outcome::RetiredOutcomes>,
                       mut seen: ResMut<RetiredAfterStale>,
                       mut dropped: Local<u64>| {
                         if stats.stale_results_dropped > *dropped {

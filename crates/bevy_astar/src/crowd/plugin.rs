@@ -9,7 +9,8 @@ use super::steering::{
     CrowdSight, Target, Walls, holding_velocity, look_ahead, next_target, preferred_velocity,
 };
 use super::{Avoidance, CrowdProgress, CrowdSettings, CrowdVelocity};
-use crate::kinds::{AgentLayers, KindKey};
+use crate::kinds::KindKey;
+use crate::map::AgentLayers;
 use crate::{
     NavGrid, Path, PathFollower, PathRequest, PathfindingStats, ProfileId, TerrainProfiles,
 };

@@ -2,16 +2,17 @@
 //! Dijkstra from the goal for a batch of requests, and the bookkeeping of who waits for them.
 
 use crate::MapVersion;
-use crate::apply::RetiredOutcomes;
 use crate::background::{BackgroundTask, OUTCOMES_PER_SLICE, Placement, slice_point};
 use crate::engine::flow_field::FieldKey;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
 use crate::engine::jump_point::JumpPoints;
-use crate::engine::{Engine, EngineChoice, ReadyOutcome, SearchJob, SearchOutcome, run_search};
+use crate::engine::{Engine, EngineChoice, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::kinds::KindKey;
-use crate::nav_grid::CellGeometry;
+use crate::map::CellGeometry;
+use crate::outcome::RetiredOutcomes;
+use crate::outcome::{ReadyOutcome, SearchJob, SearchOutcome};
 use crate::queue::set_status;
 use crate::request::PathRequestState;
 use crate::trace::DebugPath;

@@ -2,10 +2,11 @@
 //! what the plugin knows this frame: served from the cache, joins a running search, waits,
 //! joins a goal batch, fails now, or starts a search with a chosen engine.
 
+use crate::engine::EngineChoice;
 use crate::engine::goal_batch::GoalBatches;
-use crate::engine::{EngineChoice, SearchJob, SearchOutcome};
 use crate::kinds::KindError;
 use crate::kinds::KindKey;
+use crate::outcome::{SearchJob, SearchOutcome};
 use crate::{PathAlgorithm, PathRequest, PathStatus, PathfindingSettings};
 use astar_grid::{Grid, SearchError, SearchOptions};
 use core::time::Duration;
@@ -125,7 +126,7 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::SearchOutcome;
+    use crate::outcome::SearchOutcome;
     use astar_grid::Cell;
 
     const GOAL: Cell = Cell::new(7, 3);

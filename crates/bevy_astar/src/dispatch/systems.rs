@@ -4,19 +4,21 @@
 
 use super::launcher::{AgentQuery, Launcher};
 use super::route::{QueuedRequest, Route, RouteContext, route};
-use crate::apply::PathNotifier;
 use crate::background::{MainThreadWork, Placement};
 use crate::budget::StageClock;
 use crate::cache::{PathCache, RequestKey};
+use crate::engine::Engine;
 use crate::engine::EngineChoice;
 use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields, options_of_a_field};
 use crate::engine::goal_batch::{
     BatchGroup, BatchMember, GoalBatches, KeptGoalSearches, MOST_FRAMES_HELD,
 };
 use crate::engine::jump_point::JumpPoints;
-use crate::engine::{Engine, ReadyOutcome, SearchJob, SearchOutcome};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
-use crate::kinds::{AgentLayers, KindError, KindKey};
+use crate::kinds::{KindError, KindKey};
+use crate::map::AgentLayers;
+use crate::outcome::PathNotifier;
+use crate::outcome::{ReadyOutcome, SearchJob, SearchOutcome};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
 use crate::trace::PathDebugSettings;

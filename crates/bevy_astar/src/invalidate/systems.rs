@@ -2,12 +2,13 @@
 //! cached results and queue the agents that the change affects ([`super::rule`]).
 
 use super::rule::affected_agent;
-use super::{MapChange, MapChanged, MapVersion};
-use crate::apply::RetiredOutcomes;
 use crate::budget::StageClock;
 use crate::cache::PathCache;
 use crate::in_flight::InFlightSearches;
-use crate::kinds::{AgentLayers, KindChanges, KindKey, SWEEP_FRAMES};
+use crate::kinds::KindKey;
+use crate::map::{AgentLayers, KindChanges, SWEEP_FRAMES};
+use crate::map::{MapChange, MapChanged, MapVersion};
+use crate::outcome::RetiredOutcomes;
 use crate::queue::{RequestQueue, set_status};
 use crate::request::PathRequestState;
 use crate::{
@@ -248,7 +249,7 @@ pub(crate) fn publish_map_changes(
     if change.is_empty() && kinds.is_empty() {
         return;
     }
-    version.0 += 1;
+    *version = version.next();
     changed.write(MapChanged {
         version: *version,
         change: Arc::new(change),

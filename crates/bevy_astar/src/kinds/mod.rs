@@ -20,10 +20,6 @@
 //! Each kind in use costs three bytes per cell: its clearance, its derived grid, and the
 //! snapshot searches read.
 
-mod layers;
-
-pub(crate) use layers::{AgentLayers, KindChanges, SWEEP_FRAMES};
-
 use astar_grid::TerrainProfile;
 use astar_grid::agent::AgentError;
 use astar_grid::agent::MAX_AGENT_SIZE;

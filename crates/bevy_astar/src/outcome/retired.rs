@@ -2,23 +2,26 @@
 //! of paths in one frame, and freeing their memory (allocated by the search threads) on the
 //! main thread would stall it.
 
-use crate::engine::goal_batch::KeptSlot;
-use crate::engine::{ReadyOutcome, SearchOutcome, ShownPath};
+use super::{ReadyOutcome, SearchOutcome, ShownPath};
 use bevy::prelude::*;
 use std::sync::Arc;
 
 /// Outcomes the agents and the cache let go of this frame, the cells and waypoints that
-/// agents' [`Path`](crate::Path)s showed before a new result replaced them, and the goal
-/// Dijkstras no longer kept.
+/// agents' [`Path`](crate::Path)s showed before a new result replaced them, and other search
+/// memory an engine let go of (the goal Dijkstras no longer kept).
 #[derive(Resource, Default)]
 pub(crate) struct RetiredOutcomes {
     outcomes: Vec<Arc<SearchOutcome>>,
     shown: Vec<ShownPath>,
-    searches: Vec<KeptSlot>,
+    searches: Vec<RetiredSearch>,
 }
 
+/// Search memory an engine let go of (a goal's Dijkstra, say), to be dropped off the main
+/// thread: whatever it is, dropping it is all that is left to do.
+pub(crate) type RetiredSearch = Box<dyn Send + Sync>;
+
 /// Everything let go of in a frame, to be dropped away from the main thread.
-pub(crate) type Retired = (Vec<Arc<SearchOutcome>>, Vec<ShownPath>, Vec<KeptSlot>);
+pub(crate) type Retired = (Vec<Arc<SearchOutcome>>, Vec<ShownPath>, Vec<RetiredSearch>);
 
 impl RetiredOutcomes {
     /// Keeps `outcome`, if any, until it can be dropped away from the main thread.
@@ -47,8 +50,8 @@ impl RetiredOutcomes {
 
     /// Keeps a goal's Dijkstra, no longer kept for its goal, until it can be dropped away from
     /// the main thread (a whole-map search holds megabytes).
-    pub(crate) fn retire_search(&mut self, search: KeptSlot) {
-        self.searches.push(search);
+    pub(crate) fn retire_search(&mut self, search: impl Send + Sync + 'static) {
+        self.searches.push(Box::new(search));
     }
 
     /// Whether nothing is kept.

@@ -1,7 +1,7 @@
 //! The navigation grid resource: the core grid shared copy-on-write with background searches,
 //! its placement in the world, and edits that record what changed.
 
-use crate::{CellChange, MapChange};
+use super::{CellChange, MapChange};
 use astar_grid::{Cell, Grid, GridError};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;

@@ -1,8 +1,7 @@
 //! A path's footprint: its bounding box and the coarse chunks of the grid it crosses, so that
 //! most map changes are ruled out for a path without reading its cells.
 
-use super::rule::step_corner_cells;
-use crate::MapChange;
+use super::MapChange;
 use astar_grid::{Cell, Movement};
 
 /// Chunks per side: the grid is split into at most 16 x 16 chunks, one bit each.
@@ -79,10 +78,22 @@ impl PathFootprint {
     }
 }
 
+/// The corner cells of the diagonal steps of the path `cells` under `movement`
+/// ([`Movement::step_corners`]), step by step; a cell may come more than once.
+pub(crate) fn step_corner_cells(
+    cells: &[Cell],
+    movement: Movement,
+) -> impl Iterator<Item = Cell> + '_ {
+    cells
+        .windows(2)
+        .filter_map(move |pair| movement.step_corners(pair[0], pair[1]))
+        .flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CellChange;
+    use crate::map::CellChange;
     use astar_grid::CornerRule;
 
     fn blocking(cells: &[(u32, u32)]) -> MapChange {

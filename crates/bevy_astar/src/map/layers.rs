@@ -1,8 +1,8 @@
 //! The derived grid of each agent kind in use, built on first use and kept up to date with the
 //! published map changes.
 
-use super::{KindError, KindKey, TerrainProfiles};
-use crate::{CellChange, MapChange, NavGrid};
+use super::{CellChange, MapChange, NavGrid};
+use crate::kinds::{KindError, KindKey, TerrainProfiles};
 use astar_grid::{AgentGrid, Cell, Grid};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;

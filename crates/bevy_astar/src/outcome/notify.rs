@@ -1,7 +1,7 @@
 //! Writing a finished outcome into an agent's `Path`, with its message and entity event.
 
 use super::RetiredOutcomes;
-use crate::engine::ReadyOutcome;
+use crate::outcome::ReadyOutcome;
 use crate::request::PathRequestState;
 use crate::trace::PathTrace;
 use crate::{NavGrid, Path, PathFound, PathNotFound};
@@ -63,7 +63,7 @@ impl PathNotifier<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::SearchOutcome;
+    use crate::outcome::SearchOutcome;
     use astar_grid::{Cell, Grid};
     use bevy::ecs::system::RunSystemOnce;
     use std::sync::Arc;

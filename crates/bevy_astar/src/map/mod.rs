@@ -1,0 +1,208 @@
+//! The map model every stage shares: the navigation grid, its versions and the changes between
+//! them, the footprints that rule most paths out of a change, and the derived grid of each agent
+//! kind in use. The stages import it from here; it imports nothing of theirs.
+
+mod footprint;
+mod layers;
+mod nav_grid;
+mod touches;
+
+pub(crate) use footprint::{PathFootprint, step_corner_cells};
+pub(crate) use layers::{AgentLayers, KindChanges, SWEEP_FRAMES};
+pub(crate) use nav_grid::CellGeometry;
+pub use nav_grid::NavGrid;
+
+use crate::ProfileId;
+use crate::kinds::KindKey;
+use astar_grid::Cell;
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use std::sync::Arc;
+
+/// The version of the navigation map: 0 before any [`NavGrid`](crate::NavGrid) exists, then one more for every
+/// frame in which cells changed (and for every new or removed grid).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Reflect)]
+#[reflect(Resource, Debug, Default, PartialEq, Hash)]
+pub struct MapVersion(u64);
+
+impl MapVersion {
+    /// The version number.
+    #[must_use]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+
+    /// The version after this one.
+    pub(crate) const fn next(self) -> Self {
+        Self(self.0 + 1)
+    }
+}
+
+/// One cell's change between two map versions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CellChange {
+    /// The cell.
+    pub cell: Cell,
+    /// Its value before: 0 blocked, else the terrain cost.
+    pub before: u8,
+    /// Its value after: 0 blocked, else the terrain cost.
+    pub after: u8,
+}
+
+impl CellChange {
+    /// Whether the cell was walkable and is now blocked.
+    #[must_use]
+    pub const fn became_blocked(&self) -> bool {
+        self.before != 0 && self.after == 0
+    }
+
+    /// Whether the cell was blocked and is now walkable.
+    #[must_use]
+    pub const fn became_walkable(&self) -> bool {
+        self.before == 0 && self.after != 0
+    }
+
+    /// Whether the cell opened or got cheaper to enter: a change that can shorten paths.
+    #[must_use]
+    pub const fn improves(&self) -> bool {
+        self.after != 0 && (self.before == 0 || self.after < self.before)
+    }
+}
+
+/// The cells that changed between two map versions, or a whole-map replacement.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MapChange {
+    cells: HashMap<Cell, CellChange>,
+    bounds: Option<(Cell, Cell)>,
+    whole_map: bool,
+}
+
+impl MapChange {
+    /// A change of every cell: the grid was inserted, replaced or removed.
+    #[must_use]
+    pub fn whole_map() -> Self {
+        Self {
+            whole_map: true,
+            ..Self::default()
+        }
+    }
+
+    /// A change of the given cells; entries whose value did not actually change are left out.
+    pub fn from_cells(changes: impl IntoIterator<Item = CellChange>) -> Self {
+        let mut change = Self::default();
+        for cell_change in changes {
+            if cell_change.before == cell_change.after {
+                continue;
+            }
+            let cell = cell_change.cell;
+            change.bounds = Some(match change.bounds {
+                None => (cell, cell),
+                Some((min, max)) => (
+                    Cell::new(min.x.min(cell.x), min.y.min(cell.y)),
+                    Cell::new(max.x.max(cell.x), max.y.max(cell.y)),
+                ),
+            });
+            change.cells.insert(cell, cell_change);
+        }
+        change
+    }
+
+    /// Whether the whole map was replaced (every cell counts as changed).
+    #[must_use]
+    pub const fn is_whole_map(&self) -> bool {
+        self.whole_map
+    }
+
+    /// Whether nothing changed.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        !self.whole_map && self.cells.is_empty()
+    }
+
+    /// Number of changed cells (0 for a whole-map change, which lists none).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The changed cells, in no particular order.
+    pub fn cells(&self) -> impl Iterator<Item = &CellChange> {
+        self.cells.values()
+    }
+
+    /// The change of `cell`, if it changed.
+    #[must_use]
+    pub fn get(&self, cell: Cell) -> Option<&CellChange> {
+        self.cells.get(&cell)
+    }
+
+    /// Whether `cell` changed (always true for a whole-map change).
+    #[must_use]
+    pub fn touches(&self, cell: Cell) -> bool {
+        self.whole_map || self.cells.contains_key(&cell)
+    }
+
+    /// Whether any cell opened.
+    #[must_use]
+    pub fn opens_any(&self) -> bool {
+        self.whole_map || self.cells.values().any(CellChange::became_walkable)
+    }
+
+    /// Whether any cell opened or got cheaper.
+    #[must_use]
+    pub fn improves_any(&self) -> bool {
+        self.whole_map || self.cells.values().any(CellChange::improves)
+    }
+}
+
+/// Sent once per frame in which the map changed, with the new version and every cell changed
+/// since the previous version, for the navigation grid and for the derived grid of each agent
+/// kind in use ([`crate::kinds`]).
+#[derive(Message, Clone, Debug)]
+pub struct MapChanged {
+    /// The new map version.
+    pub version: MapVersion,
+    /// What changed in the navigation grid since the previous version.
+    pub change: Arc<MapChange>,
+    /// The changes of the derived grids, for the kinds whose grid changed.
+    pub(crate) kinds: Vec<(KindKey, Arc<MapChange>)>,
+    /// A whole-map change for every other kind but the default, when the derived grids were
+    /// dropped (the grid was replaced, or a profile was added or replaced).
+    pub(crate) kinds_reset: Option<Arc<MapChange>>,
+}
+
+impl MapChanged {
+    /// What changed for agents of `size` cells under `profile`: the navigation grid's change
+    /// for one-cell agents of the default profile, else the change of their kind's derived grid
+    /// (the whole map when the derived grids were rebuilt or the navigation grid removed, or
+    /// when the kind's grid was dropped because no request named it for a while; `None` when
+    /// it did not change, or no agent of that kind has searched yet).
+    #[must_use]
+    pub fn change_for(&self, profile: ProfileId, size: u8) -> Option<&MapChange> {
+        self.change_for_kind(KindKey { profile, size })
+            .map(|change| &**change)
+    }
+
+    /// A message of `change` to the navigation grid alone.
+    #[cfg(test)]
+    pub(crate) fn navigation_only(change: MapChange) -> Self {
+        Self {
+            version: MapVersion::default(),
+            change: Arc::new(change),
+            kinds: Vec::new(),
+            kinds_reset: None,
+        }
+    }
+
+    /// What changed for agents of `kind`, as [`MapChanged::change_for`].
+    pub(crate) fn change_for_kind(&self, kind: KindKey) -> Option<&Arc<MapChange>> {
+        if kind.is_default() {
+            return Some(&self.change);
+        }
+        self.kinds
+            .iter()
+            .find(|(changed, _)| *changed == kind)
+            .map(|(_, change)| change)
+            .or(self.kinds_reset.as_ref())
+    }
+}
