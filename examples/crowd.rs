@@ -43,8 +43,7 @@ fn main() {
                 }),
                 ..default()
             }),
-            AStarPlugin::default(),
-            AStarDebugPlugin::default(),
+            PathfindingPlugins,
             ScriptedInputPlugin,
         ))
         .insert_resource(nav_grid())

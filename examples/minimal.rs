@@ -15,8 +15,9 @@ fn main() {
     App::new()
         .add_plugins((
             DefaultPlugins,
-            AStarPlugin::default(),
-            AStarDebugPlugin::default(),
+            // The pathfinding, path following, crowds, the gizmo overlay and the statistics
+            // window (folded to its title bar).
+            PathfindingPlugins,
         ))
         .insert_resource(nav_grid())
         .add_systems(Startup, setup)

@@ -84,14 +84,16 @@ fn main() {
             ..default()
         }))
         .add_plugins((
-            // Every search is shown as it ran, so none comes from the cache.
-            AStarPlugin::default().with_cache_capacity(0),
-            AStarDebugPlugin::default(),
             EguiPlugin::default(),
-            // The plugin's own statistics window, opened from the Overlay section.
-            AStarEguiPanelPlugin::default()
-                .with_open(false)
-                .with_collapsed(false),
+            PathfindingPlugins
+                // Every search is shown as it ran, so none comes from the cache.
+                .set(AStarPlugin::default().with_cache_capacity(0))
+                // The plugin's own statistics window, opened from the Overlay section.
+                .set(
+                    AStarEguiPanelPlugin::default()
+                        .with_open(false)
+                        .with_collapsed(false),
+                ),
             ScriptedInputPlugin,
         ))
         .add_systems(PreStartup, map::load_initial_map)

@@ -64,20 +64,25 @@ fn main() {
         }))
         .add_plugins((
             TilemapPlugin,
-            // Waves share their searches: creeps asking the same question get one answer.
-            AStarPlugin::default()
-                .with_max_searches_per_frame(128)
-                .with_cache_capacity(8192),
-            // The tilemap is the map: rock and tower tiles are trees to the plugin, walls to
-            // walking creeps and open sky to flying ones.
-            TilemapNavPlugin::default().with_rule(|_tile, texture| {
-                map::Terrain::from_texture(texture).map_or(0, map::Terrain::nav_value)
-            }),
-            AStarDebugPlugin::default(),
             EguiPlugin::default(),
-            // The plugin's own panel, pinned to the top right, folded to its title bar until
-            // the player unfolds it.
-            AStarEguiPanelPlugin::default().with_anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0]),
+            PathfindingPlugins
+                // Waves share their searches: creeps asking the same question get one answer.
+                .set(
+                    AStarPlugin::default()
+                        .with_max_searches_per_frame(128)
+                        .with_cache_capacity(8192),
+                )
+                // The tilemap is the map: rock and tower tiles are trees to the plugin, walls
+                // to walking creeps and open sky to flying ones.
+                .set(TilemapNavPlugin::default().with_rule(|_tile, texture| {
+                    map::Terrain::from_texture(texture).map_or(0, map::Terrain::nav_value)
+                }))
+                // The plugin's own panel, pinned to the top right, folded to its title bar
+                // until the player unfolds it.
+                .set(
+                    AStarEguiPanelPlugin::default()
+                        .with_anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0]),
+                ),
             ScriptedInputPlugin,
         ))
         .configure_sets(

@@ -49,6 +49,7 @@ mod connectivity;
 pub mod crowd;
 #[cfg(feature = "debug")]
 pub mod debug;
+pub mod diagnostics;
 mod dispatch;
 #[cfg(feature = "egui")]
 pub mod egui_panel;
@@ -61,8 +62,10 @@ mod map;
 mod outcome;
 mod path;
 mod plugin;
+mod plugins;
 mod queue;
 mod request;
+mod schedule;
 mod settings;
 mod stats;
 #[cfg(feature = "tilemap")]
@@ -71,14 +74,19 @@ mod trace;
 
 pub use astar_grid;
 pub use connectivity::NavConnectivity;
+pub use crowd::plugin::CrowdPlugin;
 pub use crowd::{Avoidance, CrowdSettings, CrowdVelocity};
+pub use diagnostics::PathfindingDiagnosticsPlugin;
 pub use follow::PathFollower;
+pub use follow::plugin::PathFollowPlugin;
 pub use kinds::{KindError, ProfileError, ProfileId, TerrainProfiles};
 pub use map::{CellChange, MapChange, MapChanged, MapVersion, NavGrid};
 pub use outcome::{PathFound, PathNotFound};
 pub use path::{Path, PathFailure, PathStatus};
-pub use plugin::{AStarPlugin, AStarSystems};
+pub use plugin::AStarPlugin;
+pub use plugins::PathfindingPlugins;
 pub use request::{PathAlgorithm, PathRequest, WorldPositionError};
+pub use schedule::AStarSystems;
 pub use settings::{BackgroundPause, InvalidationPolicy, PathfindingSettings, SearchThread};
 pub use stats::{CarriedOver, PathfindingStats};
 pub use trace::{DebugPath, PathDebugSettings, PathTrace};
@@ -95,9 +103,10 @@ pub mod prelude {
     #[cfg(feature = "debug")]
     pub use crate::debug::{AStarDebugPlugin, AStarGizmos};
     pub use crate::{
-        AStarPlugin, AStarSystems, Avoidance, CarriedOver, CrowdSettings, CrowdVelocity, DebugPath,
-        InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path, PathAlgorithm, PathFailure,
-        PathFollower, PathFound, PathNotFound, PathRequest, PathStatus, PathTrace,
+        AStarPlugin, AStarSystems, Avoidance, CarriedOver, CrowdPlugin, CrowdSettings,
+        CrowdVelocity, DebugPath, InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path,
+        PathAlgorithm, PathFailure, PathFollowPlugin, PathFollower, PathFound, PathNotFound,
+        PathRequest, PathStatus, PathTrace, PathfindingDiagnosticsPlugin, PathfindingPlugins,
         PathfindingSettings, PathfindingStats, ProfileId, SearchThread, TerrainProfiles,
     };
     pub use astar_grid::{

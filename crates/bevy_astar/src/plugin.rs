@@ -1,19 +1,19 @@
-//! `AStarPlugin`: registers the resources, messages and systems, and orders the system sets.
+//! `AStarPlugin`, the core of the plugin family: registers the requests, paths, map and
+//! settings, orders the system sets, and adds the systems of Invalidate, Dispatch and Apply.
 
+use crate::AStarSystems;
 use crate::apply::{free_retired_outcomes, poll_searches};
 use crate::background::{
     MainThreadWork, StageGateHold, advance_main_thread_work, close_stage_gate, open_stage_gate,
 };
 use crate::cache::PathCache;
 use crate::connectivity::sync_connectivity;
-use crate::crowd::{CrowdScratch, gather_crowds, move_crowds, plan_crowds};
 use crate::dispatch::{dispatch_searches, queue_changed_requests};
 use crate::engine::flow_field::{
     FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
 };
 use crate::engine::goal_batch::{GoalBatches, KeptGoalSearches};
 use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
-use crate::follow::follow_paths;
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{
     PendingInvalidations, invalidate_paths, invalidate_results, publish_map_changes,
@@ -21,51 +21,18 @@ use crate::invalidate::{
 use crate::map::AgentLayers;
 use crate::outcome::RetiredOutcomes;
 use crate::queue::{RequestQueue, forget_removed_request};
+use crate::schedule::PathfindingSchedule;
+pub(crate) use crate::schedule::pathfinding_schedule;
 use crate::trace::{DebugPath, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
-    Avoidance, BackgroundPause, CrowdSettings, CrowdVelocity, InvalidationPolicy, MapChanged,
-    MapVersion, NavConnectivity, NavGrid, Path, PathAlgorithm, PathFailure, PathFollower,
-    PathFound, PathNotFound, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
-    ProfileId, SearchThread, TerrainProfiles,
+    BackgroundPause, CarriedOver, InvalidationPolicy, MapChanged, MapVersion, NavConnectivity,
+    NavGrid, Path, PathAlgorithm, PathFailure, PathFound, PathNotFound, PathRequest, PathStatus,
+    PathfindingSettings, PathfindingStats, ProfileId, SearchThread, TerrainProfiles,
 };
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use core::time::Duration;
-
-/// The pathfinding systems, run in this order (chained) every frame in [`Update`] (or the
-/// schedule given to [`AStarPlugin::in_schedule`]):
-///
-/// 1. [`Invalidate`](Self::Invalidate): publishes the frame's [`NavGrid`](crate::NavGrid) edits
-///    as a new [`MapVersion`] with a [`MapChanged`] message, drops cached results they affect, and
-///    queues exactly the agents whose current path they affect (see [`InvalidationPolicy`]).
-/// 2. [`Dispatch`](Self::Dispatch): queues agents whose [`PathRequest`](crate::PathRequest)
-///    changed, collects finished flow fields, then serves the queue oldest first: from the
-///    result cache, by joining an identical running search, or by starting a background search
-///    (A*, jump point search, or a read of a shared flow field, which is built or updated in the
-///    background first), within the per-frame and in-flight caps and each agent's minimum
-///    interval; lets go of the flow fields no request needs any more.
-/// 3. [`Apply`](Self::Apply): polls running searches; drops results the map changed under
-///    (queuing their agents again) and results for requests changed meanwhile; caches and
-///    applies the rest to [`Path`](crate::Path), each announced by [`PathFound`] or
-///    [`PathNotFound`], both a message and an entity event triggered on the agent.
-/// 4. [`Follow`](Self::Follow): moves [`PathFollower`](crate::PathFollower)s along their paths;
-///    those with [`Avoidance`](crate::Avoidance) are steered as a crowd ([`crate::crowd`]).
-///
-/// Edit the grid and change requests before [`AStarSystems::Invalidate`] to have them handled in
-/// the same frame; edits made later are handled the next frame (and a result is never applied
-/// over an edit it did not see).
-#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AStarSystems {
-    /// Publish map changes and invalidate affected paths and cached results.
-    Invalidate,
-    /// Queue changed requests and start searches.
-    Dispatch,
-    /// Collect finished searches and apply them.
-    Apply,
-    /// Move path followers.
-    Follow,
-}
 
 /// Grid pathfinding for agents: add it, insert a [`NavGrid`](crate::NavGrid), and put a
 /// [`PathRequest`](crate::PathRequest) on an agent; its [`Path`](crate::Path) fills in a few
@@ -74,7 +41,9 @@ pub enum AStarSystems {
 /// Searches run on the [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool) on a
 /// snapshot of the grid; the systems are the [`AStarSystems`] sets, chained in this order:
 /// `Invalidate` (map changes) → `Dispatch` (queue, cache, throttle, start) → `Apply` (poll,
-/// drop stale results, write paths) → `Follow` (move followers). The builder methods set the
+/// drop stale results, write paths) → `Follow` (move followers). It adds the first three;
+/// following and crowds are plugins of their own, which
+/// [`PathfindingPlugins`](crate::PathfindingPlugins) adds with it. The builder methods set the
 /// initial [`PathfindingSettings`], a resource that can also be changed at run time.
 ///
 /// ```
@@ -198,71 +167,17 @@ impl AStarPlugin {
     }
 }
 
-/// The schedule the pathfinding systems run in, for the other plugins of the family.
-#[derive(Resource)]
-struct PathfindingSchedule(Interned<dyn ScheduleLabel>);
-
-/// The schedule [`AStarPlugin`] runs its systems in ([`Update`] without the plugin), for the
-/// plugins of the family that add systems beside them.
-pub(crate) fn pathfinding_schedule(app: &App) -> Interned<dyn ScheduleLabel> {
-    app.world()
-        .get_resource::<PathfindingSchedule>()
-        .map_or_else(|| Update.intern(), |schedule| schedule.0)
-}
-
 impl Plugin for AStarPlugin {
     fn build(&self, app: &mut App) {
         let schedule = self.schedule;
         app.insert_resource(PathfindingSchedule(schedule))
-            .register_type::<PathRequest>()
-            .register_type::<Path>()
-            .register_type::<PathFollower>()
-            .register_type::<PathStatus>()
-            .register_type::<PathFailure>()
-            .register_type::<PathAlgorithm>()
-            .register_type::<PathfindingSettings>()
-            .register_type::<PathfindingStats>()
-            .register_type::<crate::CarriedOver>()
-            .register_type::<InvalidationPolicy>()
-            .register_type::<BackgroundPause>()
-            .register_type::<SearchThread>()
-            .register_type::<MapVersion>()
-            .register_type::<NavGrid>()
-            .register_type::<DebugPath>()
-            .register_type::<PathTrace>()
-            .register_type::<PathDebugSettings>()
-            .register_type::<ProfileId>()
-            .register_type::<TerrainProfiles>()
-            .register_type::<NavConnectivity>()
-            .register_type::<Avoidance>()
-            .register_type::<CrowdVelocity>()
-            .register_type::<CrowdSettings>()
-            .init_resource::<CrowdSettings>()
-            .init_resource::<CrowdScratch>()
-            .init_resource::<PathDebugSettings>()
-            .init_resource::<TerrainProfiles>()
-            .init_resource::<AgentLayers>()
-            .init_resource::<NavConnectivity>()
-            .insert_resource(self.settings.clone())
-            .init_resource::<MapVersion>()
-            .init_resource::<PathfindingStats>()
-            .init_resource::<PendingInvalidations>()
-            .init_resource::<GoalBatches>()
-            .init_resource::<RequestQueue>()
-            .init_resource::<InFlightSearches>()
-            .init_resource::<PathCache>()
-            .init_resource::<FlowFields>()
-            .init_resource::<JumpPoints>()
-            .init_resource::<KeptGoalSearches>()
-            .init_resource::<RetiredOutcomes>()
-            .init_resource::<StageGateHold>()
-            .init_resource::<MainThreadWork>()
-            .add_observer(forget_removed_request)
+            .insert_resource(self.settings.clone());
+        register_types(app);
+        init_resources(app);
+        app.add_observer(forget_removed_request)
             .add_message::<MapChanged>()
             .add_message::<PathFound>()
             .add_message::<PathNotFound>()
-            .register_type::<PathFound>()
-            .register_type::<PathNotFound>()
             .configure_sets(
                 schedule,
                 (
@@ -272,43 +187,89 @@ impl Plugin for AStarPlugin {
                     AStarSystems::Follow,
                 )
                     .chain(),
-            )
-            .add_systems(
-                schedule,
-                (
-                    (
-                        close_stage_gate,
-                        publish_map_changes,
-                        (
-                            invalidate_results,
-                            invalidate_paths,
-                            invalidate_flow_fields,
-                            record_jump_point_changes,
-                            sync_connectivity,
-                        ),
-                    )
-                        .chain()
-                        .in_set(AStarSystems::Invalidate),
-                    (
-                        queue_changed_requests,
-                        poll_flow_fields,
-                        dispatch_searches,
-                        advance_main_thread_work,
-                        release_flow_fields,
-                    )
-                        .chain()
-                        .in_set(AStarSystems::Dispatch),
-                    (poll_searches, free_retired_outcomes, drop_unwanted_traces)
-                        .chain()
-                        .in_set(AStarSystems::Apply),
-                    (
-                        follow_paths,
-                        (gather_crowds, plan_crowds, move_crowds).chain(),
-                    )
-                        .in_set(AStarSystems::Follow),
-                    // Outside the sets, so that a run condition on one cannot keep it closed.
-                    open_stage_gate.after(AStarSystems::Follow),
-                ),
             );
+        add_stage_systems(app, schedule);
     }
+}
+
+/// Registers the reflected types of requests, paths, the map and the settings.
+fn register_types(app: &mut App) {
+    app.register_type::<PathRequest>()
+        .register_type::<Path>()
+        .register_type::<PathStatus>()
+        .register_type::<PathFailure>()
+        .register_type::<PathAlgorithm>()
+        .register_type::<PathfindingSettings>()
+        .register_type::<PathfindingStats>()
+        .register_type::<CarriedOver>()
+        .register_type::<InvalidationPolicy>()
+        .register_type::<BackgroundPause>()
+        .register_type::<SearchThread>()
+        .register_type::<MapVersion>()
+        .register_type::<NavGrid>()
+        .register_type::<DebugPath>()
+        .register_type::<PathTrace>()
+        .register_type::<PathDebugSettings>()
+        .register_type::<ProfileId>()
+        .register_type::<TerrainProfiles>()
+        .register_type::<NavConnectivity>()
+        .register_type::<PathFound>()
+        .register_type::<PathNotFound>();
+}
+
+/// Adds the resources the stages share, each empty.
+fn init_resources(app: &mut App) {
+    app.init_resource::<PathDebugSettings>()
+        .init_resource::<TerrainProfiles>()
+        .init_resource::<AgentLayers>()
+        .init_resource::<NavConnectivity>()
+        .init_resource::<MapVersion>()
+        .init_resource::<PathfindingStats>()
+        .init_resource::<PendingInvalidations>()
+        .init_resource::<GoalBatches>()
+        .init_resource::<RequestQueue>()
+        .init_resource::<InFlightSearches>()
+        .init_resource::<PathCache>()
+        .init_resource::<FlowFields>()
+        .init_resource::<JumpPoints>()
+        .init_resource::<KeptGoalSearches>()
+        .init_resource::<RetiredOutcomes>()
+        .init_resource::<StageGateHold>()
+        .init_resource::<MainThreadWork>();
+}
+
+/// Adds the systems of Invalidate, Dispatch and Apply, and the stage gate around the stages.
+fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
+    app.add_systems(
+        schedule,
+        (
+            (
+                close_stage_gate,
+                publish_map_changes,
+                (
+                    invalidate_results,
+                    invalidate_paths,
+                    invalidate_flow_fields,
+                    record_jump_point_changes,
+                    sync_connectivity,
+                ),
+            )
+                .chain()
+                .in_set(AStarSystems::Invalidate),
+            (
+                queue_changed_requests,
+                poll_flow_fields,
+                dispatch_searches,
+                advance_main_thread_work,
+                release_flow_fields,
+            )
+                .chain()
+                .in_set(AStarSystems::Dispatch),
+            (poll_searches, free_retired_outcomes, drop_unwanted_traces)
+                .chain()
+                .in_set(AStarSystems::Apply),
+            // Outside the sets, so that a run condition on one cannot keep it closed.
+            open_stage_gate.after(AStarSystems::Follow),
+        ),
+    );
 }

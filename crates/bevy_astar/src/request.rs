@@ -177,6 +177,16 @@ impl PathRequest {
     }
 }
 
+impl KindKey {
+    /// The kind of `request`.
+    pub(crate) const fn of(request: &PathRequest) -> Self {
+        Self {
+            profile: request.profile,
+            size: request.size,
+        }
+    }
+}
+
 /// Per-agent bookkeeping of the request systems.
 #[derive(Component, Debug, Default)]
 pub(crate) struct PathRequestState {

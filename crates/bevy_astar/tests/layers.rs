@@ -21,7 +21,14 @@ use std::path::{Path, PathBuf};
 const BEVY_ASTAR: &[Layer] = &[
     Layer {
         name: "foundation",
-        modules: &["settings", "stats", "budget", "background", "kinds"],
+        modules: &[
+            "settings",
+            "stats",
+            "budget",
+            "background",
+            "kinds",
+            "schedule",
+        ],
         siblings: true,
     },
     Layer {
@@ -38,8 +45,6 @@ const BEVY_ASTAR: &[Layer] = &[
             "outcome",
             "follow",
             "crowd",
-            "crowd::progress",
-            "crowd::space",
         ],
         siblings: true,
     },
@@ -63,6 +68,8 @@ const BEVY_ASTAR: &[Layer] = &[
             "follow::plugin",
             "crowd::plugin",
             "crowd::steering",
+            "crowd::progress",
+            "crowd::space",
         ],
         siblings: false,
     },

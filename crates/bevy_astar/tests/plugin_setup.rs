@@ -1,6 +1,7 @@
 //! Headless tests of the plugin family's setup: every system honours the schedule chosen with
-//! `AStarPlugin::in_schedule`, and every public component and resource is registered for
-//! reflection (inspectors and scenes see them).
+//! `AStarPlugin::in_schedule`, each optional plugin of `PathfindingPlugins` can be left out and
+//! the rest works, and every public component and resource is registered for reflection
+//! (inspectors and scenes see them) by the plugin it belongs to.
 
 pub mod common;
 
@@ -9,7 +10,7 @@ use bevy::prelude::*;
 use bevy::reflect::TypeRegistry;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
-use common::{FRAME, path};
+use common::{FRAME, headless_plugins, path};
 use core::any::TypeId;
 use std::time::Duration;
 
@@ -60,10 +61,125 @@ fn registered<T: 'static>(registry: &TypeRegistry, data: TypeId) -> bool {
     })
 }
 
+/// An app of the headless plugin family without the plugins `leave_out` removes, on an open
+/// 16 x 16 grid of 10-unit cells, with a walker (a follower) and an avoider (a follower with
+/// [`Avoidance`]) going across it; the grid, the walker, the avoider and their goal's centre.
+fn walker_and_avoider(
+    leave_out: impl FnOnce(bevy::app::PluginGroupBuilder) -> bevy::app::PluginGroupBuilder,
+) -> (App, Entity, Entity, Vec2) {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, leave_out(headless_plugins())))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
+        .insert_resource(NavGrid::new(Grid::new(16, 16)).with_cell_size(Vec2::splat(10.0)));
+    let nav = app.world().resource::<NavGrid>().clone();
+    let goal = Cell::new(14, 9);
+    let mut spawn = |start: Cell, avoids: bool| {
+        let mut agent = app.world_mut().spawn((
+            PathRequest::new(start, goal),
+            PathFollower::new(80.0),
+            Transform::from_translation(nav.cell_center(start).extend(0.0)),
+        ));
+        if avoids {
+            agent.insert(Avoidance::default());
+        }
+        agent.id()
+    };
+    let walker = spawn(Cell::new(0, 0), false);
+    let avoider = spawn(Cell::new(0, 15), true);
+    (app, walker, avoider, nav.cell_center(goal))
+}
+
+/// Runs `app` for five simulated seconds; whether each of `agents` ended within a cell of
+/// `goal`, and whether each has found its path.
+fn arrivals(mut app: App, agents: [Entity; 2], goal: Vec2) -> ([bool; 2], [bool; 2]) {
+    for _ in 0..300 {
+        app.update();
+    }
+    let at_goal = agents.map(|agent| {
+        let position = app
+            .world()
+            .get::<Transform>(agent)
+            .map(|t| t.translation.truncate());
+        position.is_some_and(|position| position.distance(goal) < 10.0)
+    });
+    (at_goal, agents.map(|agent| path(&app, agent).is_found()))
+}
+
+#[test]
+fn following_and_crowds_can_each_be_left_out_and_the_rest_works() {
+    type LeaveOut = fn(bevy::app::PluginGroupBuilder) -> bevy::app::PluginGroupBuilder;
+    // (what is left out, whether the walker arrives, whether the avoider arrives)
+    let cases: [(&str, LeaveOut, bool, bool); 4] = [
+        ("nothing", |plugins| plugins, true, true),
+        (
+            "the crowd: the avoider is followed like the walker",
+            |plugins| plugins.disable::<CrowdPlugin>(),
+            true,
+            true,
+        ),
+        (
+            "following: the crowd still steers the avoider",
+            |plugins| plugins.disable::<PathFollowPlugin>(),
+            false,
+            true,
+        ),
+        (
+            "both: paths are still found, nobody moves",
+            |plugins| {
+                plugins
+                    .disable::<PathFollowPlugin>()
+                    .disable::<CrowdPlugin>()
+            },
+            false,
+            false,
+        ),
+    ];
+    for (left_out, leave_out, walker_arrives, avoider_arrives) in cases {
+        let (app, walker, avoider, goal) = walker_and_avoider(leave_out);
+        let (at_goal, found) = arrivals(app, [walker, avoider], goal);
+        assert_eq!(found, [true, true], "paths with {left_out} left out");
+        assert_eq!(
+            at_goal,
+            [walker_arrives, avoider_arrives],
+            "arrivals (walker, avoider) with {left_out} left out"
+        );
+    }
+}
+
+#[test]
+fn the_plugin_family_runs_in_the_schedule_the_core_plugin_is_given() {
+    let (mut app, walker, avoider, goal) =
+        walker_and_avoider(|plugins| plugins.set(AStarPlugin::default().in_schedule(FixedUpdate)));
+    // One fixed step a second: for the first second of 16 ms frames, FixedUpdate never runs,
+    // and nobody moves.
+    app.insert_resource(Time::<Fixed>::from_duration(Duration::from_secs(1)));
+    let starts = [walker, avoider].map(|agent| app.world().get::<Transform>(agent).copied());
+    for _ in 0..30 {
+        app.update();
+    }
+    let now = [walker, avoider].map(|agent| app.world().get::<Transform>(agent).copied());
+    assert_eq!(now, starts);
+    // Then a fixed step of a second at a time: both arrive.
+    let (at_goal, _) = arrivals(app, [walker, avoider], goal);
+    assert_eq!(at_goal, [true, true]);
+}
+
+#[test]
+fn the_core_plugin_alone_registers_neither_following_nor_crowds() {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, AStarPlugin::default()));
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let component = TypeId::of::<ReflectComponent>();
+    assert!(registered::<PathRequest>(&registry, component));
+    assert!(!registered::<PathFollower>(&registry, component));
+    assert!(!registered::<Avoidance>(&registry, component));
+    assert!(app.world().get_resource::<CrowdSettings>().is_none());
+}
+
 #[test]
 fn public_components_and_resources_are_registered_for_reflection() {
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, AStarPlugin::default()));
+    app.add_plugins((MinimalPlugins, headless_plugins()));
     let registry = app.world().resource::<AppTypeRegistry>().read();
     let component = TypeId::of::<ReflectComponent>();
     let resource = TypeId::of::<ReflectResource>();
@@ -79,6 +195,11 @@ fn public_components_and_resources_are_registered_for_reflection() {
         ),
         ("DebugPath", registered::<DebugPath>(&registry, component)),
         ("PathTrace", registered::<PathTrace>(&registry, component)),
+        ("Avoidance", registered::<Avoidance>(&registry, component)),
+        (
+            "CrowdVelocity",
+            registered::<CrowdVelocity>(&registry, component),
+        ),
     ];
     let resources = [
         (
@@ -98,6 +219,10 @@ fn public_components_and_resources_are_registered_for_reflection() {
         (
             "TerrainProfiles",
             registered::<TerrainProfiles>(&registry, resource),
+        ),
+        (
+            "CrowdSettings",
+            registered::<CrowdSettings>(&registry, resource),
         ),
     ];
     for (name, ok) in components.into_iter().chain(resources) {

@@ -63,13 +63,10 @@
 //! same way, exactly one is ahead of the other, so two side by side at a door one agent wide
 //! do not each wait for the other in a queue.
 
-mod plugin;
+pub(crate) mod plugin;
 mod progress;
 mod space;
 mod steering;
-
-pub(crate) use plugin::{CrowdPlan, CrowdScratch, gather_crowds, move_crowds, plan_crowds};
-pub(crate) use steering::CrowdSight;
 
 use bevy::prelude::*;
 use core::time::Duration;
@@ -78,7 +75,8 @@ use core::time::Duration;
 /// [`PathRequest`](crate::PathRequest) (whose size and profile it avoids as; a follower without
 /// a request walks as without avoidance): the agent is steered round the other avoiding agents
 /// of its terrain profile and along the walls, and searches again when it stops making progress
-/// (see [`crate::crowd`]).
+/// (see [`crate::crowd`]). The [`CrowdPlugin`](crate::CrowdPlugin) steers it; without that
+/// plugin, the agent follows its path as if it had no avoidance.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -94,7 +92,7 @@ use core::time::Duration;
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq)]
-#[require(CrowdVelocity, CrowdProgress, CrowdSight, CrowdPlan)]
+#[require(CrowdVelocity, CrowdProgress)]
 pub struct Avoidance {
     /// The agent's radius in world units; `None` for its footprint's
     /// ([`astar_grid::crowd::footprint_radius`] of its request's size, times the cell size).

@@ -1,7 +1,6 @@
-//! The crowd systems of [`AStarSystems::Follow`](crate::AStarSystems::Follow): gather the
-//! avoiding agents into one crowd per terrain profile, plan their velocities with the core's
-//! ORCA in parallel, move them within the walls and watch their progress (see
-//! [`crate::crowd`]).
+//! [`CrowdPlugin`] and the crowd systems of [`AStarSystems::Follow`]: gather the avoiding agents
+//! into one crowd per terrain profile, plan their velocities with the core's ORCA in parallel,
+//! move them within the walls and watch their progress (see [`crate::crowd`]).
 
 use super::progress::{Progress, judge_progress, search_again_from};
 use super::space::GridSpace;
@@ -11,8 +10,10 @@ use super::steering::{
 use super::{Avoidance, CrowdProgress, CrowdSettings, CrowdVelocity};
 use crate::kinds::KindKey;
 use crate::map::AgentLayers;
+use crate::schedule::{pathfinding_schedule, warn_unless_core_added};
 use crate::{
-    NavGrid, Path, PathFollower, PathRequest, PathfindingStats, ProfileId, TerrainProfiles,
+    AStarSystems, NavGrid, Path, PathFollower, PathRequest, PathfindingStats, ProfileId,
+    TerrainProfiles,
 };
 use astar_grid::Grid;
 use astar_grid::crowd::{
@@ -23,6 +24,42 @@ use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::sync::Arc;
+
+/// Steers agents with [`Avoidance`] round each other and along the walls, in
+/// [`AStarSystems::Follow`] of the schedule the [`AStarPlugin`](crate::AStarPlugin) runs in (add
+/// it after that plugin, as [`PathfindingPlugins`](crate::PathfindingPlugins) does). It
+/// registers the crowd's components and its [`CrowdSettings`], and attaches the steering's own
+/// companions to every [`Avoidance`]. Without it, avoiding agents follow their paths as the
+/// others do (with [`PathFollowPlugin`](crate::PathFollowPlugin)), through each other.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_astar::prelude::*;
+///
+/// App::new().add_plugins((MinimalPlugins, AStarPlugin::default(), PathFollowPlugin, CrowdPlugin));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CrowdPlugin;
+
+impl Plugin for CrowdPlugin {
+    fn build(&self, app: &mut App) {
+        warn_unless_core_added(app, "CrowdPlugin");
+        let schedule = pathfinding_schedule(app);
+        app.register_type::<Avoidance>()
+            .register_type::<CrowdVelocity>()
+            .register_type::<CrowdSettings>()
+            .init_resource::<CrowdSettings>()
+            .init_resource::<CrowdScratch>()
+            .register_required_components::<Avoidance, CrowdSight>()
+            .register_required_components::<Avoidance, CrowdPlan>()
+            .add_systems(
+                schedule,
+                (gather_crowds, plan_crowds, move_crowds)
+                    .chain()
+                    .in_set(AStarSystems::Follow),
+            );
+    }
+}
 
 /// How far, in cells, an agent whose ground was blocked under it is looked for a place to
 /// stand.

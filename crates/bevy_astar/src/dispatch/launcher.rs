@@ -2,7 +2,9 @@
 //! Dijkstra from the goal for a batch of requests, and the bookkeeping of who waits for them.
 
 use crate::MapVersion;
-use crate::background::{BackgroundTask, OUTCOMES_PER_SLICE, Placement, slice_point};
+use crate::background::{
+    BackgroundTask, MainThreadWork, OUTCOMES_PER_SLICE, Placement, slice_point,
+};
 use crate::engine::flow_field::FieldKey;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
@@ -16,7 +18,9 @@ use crate::outcome::{ReadyOutcome, SearchJob, SearchOutcome};
 use crate::queue::set_status;
 use crate::request::PathRequestState;
 use crate::trace::DebugPath;
-use crate::{NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats};
+use crate::{
+    NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats, TerrainProfiles,
+};
 use astar_grid::Grid;
 use bevy::prelude::*;
 use core::future::Future;
@@ -57,7 +61,31 @@ pub(super) struct Launcher<'a> {
     pub(super) served: Vec<(u64, Entity)>,
 }
 
-impl Launcher<'_> {
+impl<'a> Launcher<'a> {
+    /// A launcher that has started nothing yet, for searches on `nav` as it is now (map
+    /// `version`, agent kinds under `profiles`).
+    pub(super) fn new(
+        (settings, work): (&'a PathfindingSettings, &'a MainThreadWork),
+        retired: &'a mut RetiredOutcomes,
+        now: Duration,
+        (nav, version, profiles): (&NavGrid, MapVersion, &TerrainProfiles),
+    ) -> Self {
+        Self {
+            settings,
+            placement: Placement {
+                thread: settings.search_thread,
+                queue: work,
+            },
+            retired,
+            now,
+            map_version: version,
+            origin: (nav.id(), profiles.revision()),
+            geometry: nav.geometry(),
+            started: 0,
+            served: Vec::new(),
+        }
+    }
+
     /// Whether the per-frame and in-flight caps allow another search.
     pub(super) fn may_start(&self, in_flight: &InFlightSearches) -> bool {
         self.started < self.settings.max_searches_per_frame

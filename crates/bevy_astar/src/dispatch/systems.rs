@@ -4,7 +4,7 @@
 
 use super::launcher::{AgentQuery, Launcher};
 use super::route::{QueuedRequest, Route, RouteContext, route};
-use crate::background::{MainThreadWork, Placement};
+use crate::background::MainThreadWork;
 use crate::budget::StageClock;
 use crate::cache::{PathCache, RequestKey};
 use crate::engine::Engine;
@@ -129,20 +129,12 @@ pub(crate) fn dispatch_searches(
         return;
     };
     let mut dispatcher = Dispatcher {
-        launcher: Launcher {
-            settings: &settings,
-            placement: Placement {
-                thread: settings.search_thread,
-                queue: &work,
-            },
+        launcher: Launcher::new(
+            (&settings, &work),
             retired,
-            now: time.elapsed(),
-            map_version: *version,
-            origin: (nav.id(), profiles.revision()),
-            geometry: nav.geometry(),
-            started: 0,
-            served: Vec::new(),
-        },
+            time.elapsed(),
+            (nav, *version, &profiles),
+        ),
         nav,
         cache,
         in_flight,
@@ -157,50 +149,20 @@ pub(crate) fn dispatch_searches(
         denied: Vec::new(),
         trace_all: debug.is_some_and(|debug| debug.trace_all_agents),
     };
-    let mut lookups_after_caps = 0;
     let mut clock = StageClock::start(settings.stage_budget);
-    let mut looked_at = 0;
-    for (sequence, entity) in queue.iter() {
-        let capped = !dispatcher.launcher.may_start(dispatcher.in_flight);
-        if (capped && lookups_after_caps == LOOKUPS_AFTER_CAPS) || clock.is_spent() {
-            break;
-        }
-        looked_at += 1;
-        clock.reserve(pace.after_reading_per_entry);
-        // Stale entries are dropped without counting as a lookup.
-        if dispatcher.serve(Subscriber { entity, sequence }, &mut agents) && capped {
-            lookups_after_caps += 1;
-        }
-    }
+    let looked_at = dispatcher.read_queue(queue, &mut agents, &mut clock, &pace);
     let upstream_busy = clock.was_spent()
         || dispatcher.stats.carried_over.scans > 0
         || dispatcher.stats.carried_over.invalidations > 0;
     let after_reading = Instant::now();
     let started = dispatcher.start_batches(upstream_busy, &agents);
-    let Dispatcher {
-        launcher,
-        in_flight,
-        stats,
-        batches,
-        denied,
-        ..
-    } = dispatcher;
-    stats.carried_over.batched = batches.len();
-    stats.started_last_frame = launcher.started;
-    // What the clock, not the caps, left unread.
-    stats.carried_over.dispatches = if clock.was_spent() {
+    let unread = if clock.was_spent() {
         queue.len().saturating_sub(looked_at)
     } else {
         0
     };
-    let served = launcher.served.len();
-    for entry in launcher.served {
-        queue.remove(entry);
-    }
-    requeue_denied(denied, queue, &mut agents);
+    let served = dispatcher.close_frame(queue, &mut agents, unread);
     pace.record(after_reading.elapsed(), served + started);
-    stats.queue_length = queue.len();
-    stats.in_flight = in_flight.len();
 }
 
 /// Puts the agents of gathered requests that the caps did not let start back in the queue, in
@@ -249,6 +211,62 @@ struct Dispatcher<'a, 'w, 's> {
 }
 
 impl Dispatcher<'_, '_, '_> {
+    /// Serves the queue oldest first until the clock is spent, or the caps are reached and
+    /// [`LOOKUPS_AFTER_CAPS`] more entries were looked at; returns how many entries it read.
+    fn read_queue(
+        &mut self,
+        queue: &RequestQueue,
+        agents: &mut AgentQuery,
+        clock: &mut StageClock,
+        pace: &DispatchPace,
+    ) -> usize {
+        let mut lookups_after_caps = 0;
+        let mut looked_at = 0;
+        for (sequence, entity) in queue.iter() {
+            let capped = !self.launcher.may_start(self.in_flight);
+            if (capped && lookups_after_caps == LOOKUPS_AFTER_CAPS) || clock.is_spent() {
+                break;
+            }
+            looked_at += 1;
+            clock.reserve(pace.after_reading_per_entry);
+            // Stale entries are dropped without counting as a lookup.
+            if self.serve(Subscriber { entity, sequence }, agents) && capped {
+                lookups_after_caps += 1;
+            }
+        }
+        looked_at
+    }
+
+    /// Ends the frame's dispatch: the served entries leave the queue, the denied ones go back,
+    /// and the statistics say what is left (`unread`: the entries the clock, not the caps,
+    /// left unread). Returns how many entries were served.
+    fn close_frame(
+        self,
+        queue: &mut RequestQueue,
+        agents: &mut AgentQuery,
+        unread: usize,
+    ) -> usize {
+        let Self {
+            launcher,
+            in_flight,
+            stats,
+            batches,
+            denied,
+            ..
+        } = self;
+        stats.carried_over.batched = batches.len();
+        stats.started_last_frame = launcher.started;
+        stats.carried_over.dispatches = unread;
+        let served = launcher.served.len();
+        for entry in launcher.served {
+            queue.remove(entry);
+        }
+        requeue_denied(denied, queue, agents);
+        stats.queue_length = queue.len();
+        stats.in_flight = in_flight.len();
+        served
+    }
+
     /// Serves the queue entry `waiting`: drops it when stale (the agent was despawned or queued
     /// again), else routes the request and carries the route out; returns whether the entry
     /// was a live request.

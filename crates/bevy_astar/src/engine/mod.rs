@@ -227,8 +227,8 @@ fn smoothed_waypoints(grid: &Grid, path: &[Cell], options: &SearchOptions) -> Ve
 mod tests {
     use super::*;
     use crate::outcome::ReadyOutcome;
-    use bevy::math::Vec2;
     use astar_grid::{CornerRule, Movement};
+    use bevy::math::Vec2;
     use bevy::tasks::block_on;
 
     fn job(start: Cell, goal: Cell, options: SearchOptions, smoothing: bool) -> SearchJob {

@@ -7,8 +7,8 @@ use crate::map::{MapChange, PathFootprint};
 use crate::outcome::SearchOutcome;
 use crate::request::PathRequestState;
 use crate::{InvalidationPolicy, Path, PathStatus};
-use astar_grid::agent::AgentError;
 use astar_grid::SearchError;
+use astar_grid::agent::AgentError;
 
 impl SearchOutcome {
     /// Whether `change` may have made this outcome wrong, so that it must be searched again. A
@@ -109,7 +109,6 @@ pub(crate) fn affected_agent(
             && change.cuts_path(&applied.cells, applied.options.movement),
     )
 }
-
 
 #[cfg(test)]
 mod tests {

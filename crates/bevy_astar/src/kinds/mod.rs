@@ -208,14 +208,6 @@ impl KindKey {
         size: 1,
     };
 
-    /// The kind of `request`.
-    pub fn of(request: &crate::PathRequest) -> Self {
-        Self {
-            profile: request.profile,
-            size: request.size,
-        }
-    }
-
     /// Whether agents of this kind search the navigation grid itself.
     pub const fn is_default(self) -> bool {
         self.profile.0 == Self::DEFAULT.profile.0 && self.size == Self::DEFAULT.size

@@ -52,10 +52,10 @@ fn collect_messages(
     );
 }
 
-/// A headless app with `plugin`, manual time and a [`Seen`] record of messages and events.
+/// A headless app with `plugin`, path following and crowds, manual time and a [`Seen`] record of messages and events.
 pub fn app_with(plugin: AStarPlugin) -> App {
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, plugin))
+    app.add_plugins((MinimalPlugins, plugin, PathFollowPlugin, CrowdPlugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
         .init_resource::<Seen>()
         .add_systems(Last, collect_messages)
@@ -66,6 +66,19 @@ pub fn app_with(plugin: AStarPlugin) -> App {
             seen.not_found_events.push((missed.entity, missed.reason));
         });
     app
+}
+
+/// The whole plugin family but the parts that need a renderer or a window (the gizmo overlay,
+/// the egui panel) and the tilemap sync, for headless apps.
+pub fn headless_plugins() -> bevy::app::PluginGroupBuilder {
+    let plugins = PathfindingPlugins.build();
+    #[cfg(feature = "debug")]
+    let plugins = plugins.disable::<AStarDebugPlugin>();
+    #[cfg(feature = "tilemap")]
+    let plugins = plugins.disable::<bevy_astar::tilemap::TilemapNavPlugin>();
+    #[cfg(feature = "egui")]
+    let plugins = plugins.disable::<bevy_astar::egui_panel::AStarEguiPanelPlugin>();
+    plugins
 }
 
 /// [`app_with`] and a [`NavGrid`] of `grid` with 10-unit cells.

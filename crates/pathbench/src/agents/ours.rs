@@ -93,7 +93,7 @@ fn build_app(
     let mut app = App::new();
     let plugin = AStarPlugin::default().with_settings(settings.clone());
 
-    app.add_plugins((MinimalPlugins, plugin))
+    app.add_plugins((MinimalPlugins, plugin, PathFollowPlugin, CrowdPlugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(
             Scenario::frame_duration(),
         ))

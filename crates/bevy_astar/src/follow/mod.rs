@@ -1,7 +1,10 @@
-//! Path following: moves an agent's `Transform` along its path's waypoints.
+//! Path following: the `PathFollower` component, which walks an agent's `Transform` along its
+//! path's waypoints; [`PathFollowPlugin`](crate::PathFollowPlugin) moves it in
+//! [`AStarSystems::Follow`](crate::AStarSystems::Follow).
 
-use crate::crowd::Avoidance;
-use crate::{Path, PathRequest};
+pub(crate) mod plugin;
+
+use crate::Path;
 use bevy::prelude::*;
 
 /// Moves the agent's [`Transform`] along its [`Path`]'s waypoints at `speed` world units per
@@ -10,7 +13,7 @@ use bevy::prelude::*;
 /// A new path (a new [`Path::revision`]) restarts the walk at its second waypoint: the first one
 /// is the centre of the start cell, where the agent already is.
 ///
-/// The agent walks straight through other agents; with [`Avoidance`] it is steered round the
+/// The agent walks straight through other agents; with [`Avoidance`](crate::Avoidance) it is steered round the
 /// other avoiding agents and along the walls instead (see [`crate::crowd`]).
 ///
 /// ```
@@ -52,7 +55,7 @@ impl PathFollower {
     }
 
     /// The index in [`Path::waypoints`] the agent is heading for. Without
-    /// [`Avoidance`], that may be the last waypoint of a straight run rather than the next one:
+    /// [`Avoidance`](crate::Avoidance), that may be the last waypoint of a straight run rather than the next one:
     /// the agent walks through a run's waypoints in a straight line.
     #[must_use]
     pub const fn next_waypoint(&self) -> usize {
@@ -68,50 +71,6 @@ impl PathFollower {
 
 /// Waypoints in line a follower may look past at once ([`PathFollower::aim_straight_on`]).
 const MOST_WAYPOINTS_AHEAD: usize = 32;
-
-/// Followers the crowd systems do not steer: without [`Avoidance`], or without a request.
-type NotSteered = Or<(Without<Avoidance>, Without<PathRequest>)>;
-
-/// Advances every follower without [`Avoidance`] (or without a [`PathRequest`](crate::PathRequest)
-/// to say its kind) along its path; the crowd systems steer the others, see [`crate::crowd`].
-///
-/// Most frames move an agent part of the way to its next waypoint; the waypoint is kept in the
-/// follower, so those frames touch only the follower and the transform. The path itself is read
-/// when it changed (its change tick, which lies apart from the paths, says so), when the
-/// follower is new or was replaced, and when a waypoint is reached (the system's own writes to
-/// the follower do not count as changes on its next run).
-pub(crate) fn follow_paths(
-    time: Res<Time>,
-    mut followers: Query<(Ref<Path>, &mut PathFollower, &mut Transform), NotSteered>,
-) {
-    let delta = time.delta_secs();
-    for (path, mut follower, mut transform) in &mut followers {
-        if path.is_changed() || follower.is_changed() {
-            follower.sync_with(&path);
-        }
-        if follower.finished {
-            continue;
-        }
-        let follower = follower.into_inner();
-        let mut budget = follower.speed.max(0.0) * delta;
-        let mut position = transform.translation.truncate();
-        loop {
-            let distance = position.distance(follower.target);
-            if distance > budget {
-                position += (follower.target - position) / distance * budget;
-                break;
-            }
-            position = follower.target;
-            budget -= distance;
-            follower.next_waypoint += 1;
-            if !follower.aim_straight_on(&path.waypoints) {
-                follower.finished = true;
-                break;
-            }
-        }
-        transform.translation = position.extend(transform.translation.z);
-    }
-}
 
 impl PathFollower {
     /// Restarts the walk at the second waypoint when `path` is new (a new revision).
