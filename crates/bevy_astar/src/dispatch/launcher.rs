@@ -9,7 +9,7 @@ use crate::engine::flow_field::FieldKey;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
 use crate::engine::jump_point::JumpPoints;
-use crate::engine::{Engine, EngineChoice, run_search};
+use crate::engine::{SearchEngine, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::kinds::KindKey;
 use crate::map::CellGeometry;
@@ -143,12 +143,12 @@ impl<'a> Launcher<'a> {
         stats: &mut PathfindingStats,
         member: SearchMember,
         job: SearchJob,
-        engine: Engine,
+        engine: SearchEngine,
     ) {
         stats.searches_started += 1;
         stats.cache_misses += 1;
         let searched = (grid, job.kind);
-        let repair = matches!(engine, Engine::Repair(_));
+        let repair = matches!(engine, SearchEngine::Repair(_));
         self.start(
             in_flight,
             searched,
@@ -229,8 +229,8 @@ impl<'a> Launcher<'a> {
             }
             // Batches take A* and jump point requests only.
             let engine = match member.alone {
-                EngineChoice::JumpPoint => jump_points.engine_for(nav),
-                _ => Engine::AStar,
+                SearchEngine::JumpPoint(_) => jump_points.engine_for(nav),
+                _ => SearchEngine::AStar,
             };
             let grid = Arc::clone(&member.grid);
             self.start_search(in_flight, grid, stats, member.waiting, member.job, engine);

@@ -2,7 +2,7 @@
 //! what the plugin knows this frame: served from the cache, joins a running search, waits,
 //! joins a goal batch, fails now, or starts a search with a chosen engine.
 
-use crate::engine::EngineChoice;
+use crate::engine::SearchEngine;
 use crate::engine::goal_batch::GoalBatches;
 use crate::kinds::KindError;
 use crate::kinds::KindKey;
@@ -24,12 +24,12 @@ pub(crate) enum Route {
     /// It joins this frame's gathering of requests for its goal, started once the queue is read
     /// ([`PathfindingSettings::goal_batch_min`]); should too few gather, it is searched alone
     /// with this engine.
-    JoinBatch(SearchJob, EngineChoice),
+    JoinBatch(SearchJob, SearchEngine),
     /// It cannot be searched: it fails now with this status (an invalid request or agent
     /// kind), as its search would.
     FailNow(SearchJob, PathStatus),
     /// Start a background search of `job` with this engine.
-    Start(SearchJob, EngineChoice),
+    Start(SearchJob, SearchEngine),
 }
 
 /// What the plugin knows this frame, beside the request.
@@ -102,23 +102,23 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
         && repair.is_none()
         && GoalBatches::accepts(request, &queued.options)
     {
-        return Route::JoinBatch(job, EngineChoice::alone(request.algorithm, kind));
+        return Route::JoinBatch(job, SearchEngine::alone(request.algorithm, kind));
     }
     if !context.may_start {
         return Route::Wait;
     }
     let engine = match (repair, request.algorithm) {
-        (Some(cells), _) => EngineChoice::Repair(cells),
+        (Some(cells), _) => SearchEngine::Repair(cells),
         (None, PathAlgorithm::FlowField) => match context.grid.check_endpoints(job.start, job.goal)
         {
-            Ok(()) => EngineChoice::FlowField,
+            Ok(()) => SearchEngine::FlowField(None),
             // No field can be built towards a blocked goal; A* finds the closest cell.
             Err(SearchError::GoalBlocked(_)) if job.options.closest_reachable => {
-                EngineChoice::AStar
+                SearchEngine::AStar
             }
             Err(error) => return Route::FailNow(job, PathStatus::Invalid(error)),
         },
-        (None, algorithm) => EngineChoice::alone(algorithm, kind),
+        (None, algorithm) => SearchEngine::alone(algorithm, kind),
     };
     Route::Start(job, engine)
 }
@@ -213,15 +213,15 @@ mod tests {
         let context = context(&settings, &grid);
         assert_eq!(
             route(&context, &queued(&plain)),
-            Route::JoinBatch(job(&plain), EngineChoice::AStar)
+            Route::JoinBatch(job(&plain), SearchEngine::AStar)
         );
         assert_eq!(
             route(&context, &queued(&jump)),
-            Route::JoinBatch(job(&jump), EngineChoice::JumpPoint)
+            Route::JoinBatch(job(&jump), SearchEngine::JumpPoint(None))
         );
         assert_eq!(
             route(&context, &queued(&weighted)),
-            Route::Start(job(&weighted), EngineChoice::AStar)
+            Route::Start(job(&weighted), SearchEngine::AStar)
         );
         let capped = RouteContext {
             may_start: false,
@@ -243,7 +243,7 @@ mod tests {
         };
         assert_eq!(
             route(&unbatched, &queued(&jump)),
-            Route::Start(job(&jump), EngineChoice::JumpPoint)
+            Route::Start(job(&jump), SearchEngine::JumpPoint(None))
         );
     }
 
@@ -259,19 +259,19 @@ mod tests {
         let kept: Vec<Cell> = (2..=7).map(|x| Cell::new(x, 3)).collect();
         assert_eq!(
             route(&context, &waiting),
-            Route::Start(job(&request), EngineChoice::Repair(kept))
+            Route::Start(job(&request), SearchEngine::Repair(kept))
         );
         waiting.options = request.options.with_trace(true);
         assert!(matches!(
             route(&context, &waiting),
-            Route::Start(_, EngineChoice::AStar)
+            Route::Start(_, SearchEngine::AStar)
         ));
         let field = request.with_algorithm(PathAlgorithm::FlowField);
         let mut waiting = queued(&field);
         waiting.cut_path = Some(&old);
         assert_eq!(
             route(&context, &waiting),
-            Route::Start(job(&field), EngineChoice::FlowField)
+            Route::Start(job(&field), SearchEngine::FlowField(None))
         );
         // A start that is not on the old path cannot keep any of it.
         let elsewhere = PathRequest::new(Cell::new(2, 4), GOAL);
@@ -305,7 +305,7 @@ mod tests {
         let closest = blocked.with_options(blocked.options.with_closest_reachable(true));
         assert_eq!(
             route(&context, &queued(&closest)),
-            Route::Start(job(&closest), EngineChoice::AStar)
+            Route::Start(job(&closest), SearchEngine::AStar)
         );
         let closest_outside = outside.with_options(outside.options.with_closest_reachable(true));
         assert!(matches!(

@@ -7,8 +7,7 @@ use super::route::{QueuedRequest, Route, RouteContext, route};
 use crate::background::MainThreadWork;
 use crate::budget::StageClock;
 use crate::cache::{PathCache, RequestKey};
-use crate::engine::Engine;
-use crate::engine::EngineChoice;
+use crate::engine::SearchEngine;
 use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields, options_of_a_field};
 use crate::engine::goal_batch::{
     BatchGroup, BatchMember, GoalBatches, KeptGoalSearches, MOST_FRAMES_HELD,
@@ -461,17 +460,16 @@ impl Dispatcher<'_, '_, '_> {
         );
     }
 
-    /// Starts a search of `job` with the engine `choice` stands for; a flow-field request whose
-    /// field is still being built stays queued.
-    fn start(&mut self, target: &mut Target, mut job: SearchJob, choice: EngineChoice) {
+    /// Starts a search of `job` with the engine `choice`, prepared with the data it runs on; a
+    /// flow-field request whose field is still being built stays queued.
+    fn start(&mut self, target: &mut Target, mut job: SearchJob, choice: SearchEngine) {
         let engine = match choice {
-            EngineChoice::Repair(cells) => {
+            SearchEngine::Repair(cells) => {
                 self.stats.paths_repaired += 1;
-                Engine::Repair(cells)
+                SearchEngine::Repair(cells)
             }
-            EngineChoice::AStar => Engine::AStar,
-            EngineChoice::JumpPoint => self.jump_points.engine_for(self.nav),
-            EngineChoice::FlowField => {
+            SearchEngine::JumpPoint(None) => self.jump_points.engine_for(self.nav),
+            SearchEngine::FlowField(None) => {
                 let field_key = FieldKey::of_job(&job);
                 let capacity = self.launcher.settings.max_flow_fields;
                 match self.fields.request(
@@ -480,17 +478,18 @@ impl Dispatcher<'_, '_, '_> {
                     (self.nav, self.launcher.placement, capacity),
                     self.stats,
                 ) {
-                    FieldLookup::Ready(field) => Engine::FlowField(field),
+                    FieldLookup::Ready(field) => SearchEngine::FlowField(Some(field)),
                     FieldLookup::Pending => {
                         set_status(target.path, PathStatus::Searching);
                         return;
                     }
                     FieldLookup::Full => {
                         job.options = options_of_a_field(job.options);
-                        Engine::AStar
+                        SearchEngine::AStar
                     }
                 }
             }
+            prepared => prepared,
         };
         let capacity = self.launcher.settings.cache_capacity;
         self.cache.note_miss(&target.key, capacity);

@@ -8,7 +8,7 @@
 //! nobody waits for its answers any more.
 
 use super::flow_field::{FieldKey, field_result};
-use super::{EngineChoice, SearchJob, SearchOutcome, outcome_of};
+use super::{SearchEngine, SearchJob, SearchOutcome, outcome_of};
 use crate::background::{OUTCOMES_PER_SLICE, slice_point};
 use crate::cache::RequestKey;
 use crate::in_flight::{SearchMember, Subscriber};
@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 pub(crate) struct BatchMember {
     pub waiting: SearchMember,
     pub job: SearchJob,
-    pub alone: EngineChoice,
+    pub alone: SearchEngine,
     /// The grid of the job's agent kind when it was queued (the same for the whole group).
     pub grid: Arc<Grid>,
 }
@@ -91,7 +91,7 @@ impl GoalBatches {
         &mut self,
         key: RequestKey,
         job: SearchJob,
-        alone: EngineChoice,
+        alone: SearchEngine,
         grid: Arc<Grid>,
         subscriber: Subscriber,
     ) -> bool {
@@ -354,7 +354,7 @@ mod tests {
             sequence: u64::from(index),
         };
         let key = RequestKey::new(&request, &request.options);
-        batches.add(key, job, EngineChoice::AStar, Arc::clone(grid), subscriber)
+        batches.add(key, job, SearchEngine::AStar, Arc::clone(grid), subscriber)
     }
 
     #[test]

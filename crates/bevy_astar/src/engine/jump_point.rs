@@ -4,7 +4,7 @@
 //! ([`JpsOptions::try_from`]). Other requests run A*, at the same optimal cost, and
 //! [`Path::algorithm`](crate::Path::algorithm) says which ran. It records no trace.
 
-use super::{Engine, EngineAnswer, SearchJob, astar};
+use super::{EngineAnswer, SearchEngine, SearchJob, astar};
 use crate::{MapChange, MapChanged, NavGrid, PathAlgorithm};
 use astar_grid::{Grid, JpsOptions, JumpGrid, Searcher};
 use bevy::prelude::*;
@@ -28,8 +28,10 @@ pub(crate) struct JumpPoints {
 impl JumpPoints {
     /// The engine for a jump point request on `nav` now: jump point search over a jump grid
     /// matching it, or A* when the grid has terrain costs.
-    pub(crate) fn engine_for(&mut self, nav: &NavGrid) -> Engine {
-        self.jump_grid(nav).map_or(Engine::AStar, Engine::JumpPoint)
+    pub(crate) fn engine_for(&mut self, nav: &NavGrid) -> SearchEngine {
+        self.jump_grid(nav).map_or(SearchEngine::AStar, |grid| {
+            SearchEngine::JumpPoint(Some(grid))
+        })
     }
 
     /// Records a published map change, to be applied when the jump grid is next needed.

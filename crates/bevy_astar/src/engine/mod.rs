@@ -10,9 +10,10 @@
 //! - [`goal_batch`]: many optimal requests for one goal, one Dijkstra from the goal;
 //! - [`repair`]: a cut path spliced around the cut, else A*.
 //!
-//! Adding an engine means a module here, a variant of [`EngineChoice`] (what dispatch's `route`
-//! picks for a request) and of [`Engine`] (with the data it runs on), and an arm in
-//! [`run_search`].
+//! Adding an engine means a module here, a variant of [`SearchEngine`] (what dispatch's `route`
+//! picks for a request, with the data it runs on once prepared) and its arm in [`run_search`],
+//! and, for an engine a user asks for by name, a variant of the public
+//! [`PathAlgorithm`](crate::PathAlgorithm).
 
 pub(crate) mod astar;
 pub(crate) mod flow_field;
@@ -73,44 +74,67 @@ impl Drop for SearcherLease {
     }
 }
 
-/// Which engine answers a request that starts a search.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum EngineChoice {
+/// The engine that answers a request that starts a search: what dispatch's route picks for it
+/// (an engine with data picked before the data is at hand holds `None`), and, once dispatch
+/// prepared it at the start of the search, the data it runs on beyond the grid.
+#[derive(Clone)]
+pub(crate) enum SearchEngine {
     /// A* (also when jump point search was asked for but the grid cannot take it).
     AStar,
-    /// Jump point search, where the grid and the options allow it, else A*.
-    JumpPoint,
-    /// A path read off the goal's shared flow field, once the field is ready.
-    FlowField,
-    /// Local repair of these cells of the agent's cut path, from its start to its goal.
+    /// Jump point search over the grid packed for it (a snapshot taken with the grid's), where
+    /// the grid and the options allow it, else A*.
+    JumpPoint(Option<Arc<JumpGrid>>),
+    /// A path read off the goal's shared flow field, built on the same grid snapshot, once the
+    /// field is ready.
+    FlowField(Option<Arc<FlowField>>),
+    /// Local repair: detours spliced into these cells of the agent's cut path, from the job's
+    /// start to its goal, where they became blocked.
     Repair(Vec<Cell>),
 }
 
-impl EngineChoice {
+impl SearchEngine {
     /// The engine that answers a request for `algorithm` searched on its own, from its start,
     /// for agents of `kind`: jump points run on the navigation grid's own jump grid, so other
     /// kinds run A* instead.
     pub(crate) const fn alone(algorithm: PathAlgorithm, kind: KindKey) -> Self {
         match algorithm {
             PathAlgorithm::AStar => Self::AStar,
-            PathAlgorithm::JumpPoint if kind.is_default() => Self::JumpPoint,
+            PathAlgorithm::JumpPoint if kind.is_default() => Self::JumpPoint(None),
             PathAlgorithm::JumpPoint => Self::AStar,
-            PathAlgorithm::FlowField => Self::FlowField,
+            PathAlgorithm::FlowField => Self::FlowField(None),
         }
     }
 }
 
-/// How a request is answered in the background, with the data it needs beyond the grid.
-pub(crate) enum Engine {
-    /// A* over the grid.
-    AStar,
-    /// Jump point search over the grid packed for it (a snapshot taken with the grid's).
-    JumpPoint(Arc<JumpGrid>),
-    /// Reading the path from a flow field built on the same grid snapshot.
-    FlowField(Arc<FlowField>),
-    /// Splicing local detours into these path cells, from the job's start to its goal, where
-    /// they became blocked.
-    Repair(Vec<Cell>),
+impl core::fmt::Debug for SearchEngine {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::AStar => f.write_str("AStar"),
+            Self::JumpPoint(grid) => write!(f, "JumpPoint(prepared: {})", grid.is_some()),
+            Self::FlowField(field) => write!(f, "FlowField(prepared: {})", field.is_some()),
+            Self::Repair(cells) => f.debug_tuple("Repair").field(cells).finish(),
+        }
+    }
+}
+
+/// Engines are equal when they are the same engine on the same data (the same jump grid or
+/// flow field, not an equal one).
+impl PartialEq for SearchEngine {
+    fn eq(&self, other: &Self) -> bool {
+        fn same<T>(a: Option<&Arc<T>>, b: Option<&Arc<T>>) -> bool {
+            match (a, b) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
+        }
+        match (self, other) {
+            (Self::AStar, Self::AStar) => true,
+            (Self::JumpPoint(a), Self::JumpPoint(b)) => same(a.as_ref(), b.as_ref()),
+            (Self::FlowField(a), Self::FlowField(b)) => same(a.as_ref(), b.as_ref()),
+            (Self::Repair(a), Self::Repair(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// Runs one search on a searcher of this thread; with `smoothing`, the waypoints are the path
@@ -124,27 +148,29 @@ pub(crate) enum Engine {
 pub(crate) async fn run_search(
     grid: &Grid,
     job: &SearchJob,
-    engine: &Engine,
+    engine: &SearchEngine,
     cancelled: &AtomicBool,
 ) -> Option<SearchOutcome> {
     let began = Instant::now();
     let mut lease = SearcherLease::take();
     let searcher = lease.searcher();
     let answer = match engine {
-        Engine::AStar => astar::run(searcher, grid, job, cancelled)
-            .await
-            .map(EngineAnswer::astar),
-        Engine::JumpPoint(jump_grid) => {
+        SearchEngine::JumpPoint(Some(jump_grid)) => {
             jump_point::run(searcher, grid, jump_grid, job, cancelled).await
         }
-        Engine::Repair(cells) => repair::run(searcher, grid, cells, job, cancelled).await,
+        SearchEngine::Repair(cells) => repair::run(searcher, grid, cells, job, cancelled).await,
         // The goal was walled since the field was chosen: A* finds the closest reachable cell.
-        Engine::FlowField(_) if job.options.closest_reachable && !grid.is_walkable(job.goal) => {
+        SearchEngine::FlowField(Some(field))
+            if !(job.options.closest_reachable && !grid.is_walkable(job.goal)) =>
+        {
+            Some(flow_field::run(grid, field, job))
+        }
+        // A* itself, and engines without their data (dispatch prepares every engine it starts).
+        SearchEngine::AStar | SearchEngine::JumpPoint(None) | SearchEngine::FlowField(_) => {
             astar::run(searcher, grid, job, cancelled)
                 .await
                 .map(EngineAnswer::astar)
         }
-        Engine::FlowField(field) => Some(flow_field::run(grid, field, job)),
     }?;
     drop(lease);
     let mut outcome = outcome_of(job, grid, answer.result, answer.algorithm);
@@ -247,7 +273,7 @@ mod tests {
         block_on(run_search(
             grid,
             &job,
-            &Engine::AStar,
+            &SearchEngine::AStar,
             &AtomicBool::new(false),
         ))
         .unwrap()
@@ -263,7 +289,7 @@ mod tests {
         let outcome = block_on(run_search(
             &grid,
             &job,
-            &Engine::AStar,
+            &SearchEngine::AStar,
             &AtomicBool::new(false),
         ));
         assert_eq!(
@@ -274,7 +300,7 @@ mod tests {
             block_on(run_search(
                 &grid,
                 &job,
-                &Engine::AStar,
+                &SearchEngine::AStar,
                 &AtomicBool::new(true)
             )),
             None
@@ -288,7 +314,7 @@ mod tests {
         let (start, goal) = (Cell::new(0, 0), Cell::new(2, 2));
         let run = |options: SearchOptions| {
             let job = job(start, goal, options, false);
-            let engine = Engine::JumpPoint(Arc::clone(&jump_grid));
+            let engine = SearchEngine::JumpPoint(Some(Arc::clone(&jump_grid)));
             block_on(run_search(&grid, &job, &engine, &AtomicBool::new(false))).unwrap()
         };
         let jump = run(SearchOptions::default());

@@ -46,7 +46,7 @@ fn wants_a_partial_answer(job: &SearchJob, repair: Repair) -> bool {
     }
 }
 
-/// Repairs `cells` on `grid` (see [`Engine::Repair`](super::Engine::Repair)); the answer is
+/// Repairs `cells` on `grid` (see [`SearchEngine::Repair`](super::SearchEngine::Repair)); the answer is
 /// cacheable only when it is the one a full search gives. `None` when it was cancelled during a
 /// full-search fallback.
 pub(super) async fn run(
