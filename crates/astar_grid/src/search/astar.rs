@@ -310,114 +310,50 @@ impl<'a> ActiveSearch<'a> {
     }
 
     /// [`ActiveSearch::expand`] with the priorities computed by `priority` and the open list
-    /// `open_list` picks. Each of its four forms is a function of its own, laid out on its own.
+    /// `open_list` picks. Each of its four forms is a function of its own, laid out on its own;
+    /// the functions it calls are inlined into it.
     #[inline(never)]
-    fn expand_with<B: Buckets>(
+    fn expand_with<B: Buckets, P: Priority>(
         &mut self,
         budget: u32,
-        priority: impl Priority,
+        priority: P,
         open_list: fn(&mut OpenLists) -> &mut BucketQueue<B>,
     ) -> Option<SearchStatus> {
         let plan = &self.plan;
         let cells = self.grid.raw();
-        let searcher = &mut *self.searcher;
-        let costs = &mut searcher.costs[..cells.len()];
-        let marks = &mut searcher.marks[..cells.len()];
-        let open = open_list(&mut searcher.open);
-        // Marks below `open_mark` belong to earlier searches; marks from `closed_mark` up are
-        // closed in this one.
-        let open_mark = searcher.generation << VIA_BITS;
-        let closed_mark = (searcher.generation + 1) << VIA_BITS;
+        let mut frontier = Frontier::new(plan, cells, &mut *self.searcher, open_list);
         let stop_at = self
             .stats
             .expanded
             .saturating_add(budget)
             .min(plan.max_expansions);
         let mut expanded = self.stats.expanded;
-        let mut pushed = self.stats.pushed;
         let status = loop {
-            if expanded >= stop_at {
-                // Drop stale entries, as the next pop would, so that a list holding nothing
-                // else ends as "no path" rather than at the limit.
-                while open
-                    .peek()
-                    .is_some_and(|top| marks[top.id() as usize] >= closed_mark)
-                {
-                    open.pop();
-                }
-                if !open.is_empty() {
-                    break (expanded >= plan.max_expansions)
-                        .then_some(SearchStatus::LimitReached(Limit::Expansions));
-                }
+            // A list holding nothing but stale entries ends as "no path" rather than at the
+            // limit.
+            if expanded >= stop_at && frontier.has_open_cells() {
+                break (expanded >= plan.max_expansions)
+                    .then_some(SearchStatus::LimitReached(Limit::Expansions));
             }
-            let Some(entry) = open.pop() else {
-                break Some(if plan.window_clips {
-                    SearchStatus::LimitReached(Limit::Window)
-                } else {
-                    SearchStatus::NoPath
-                });
+            let Some((index, mark)) = frontier.close_best() else {
+                break Some(plan.exhausted_status());
             };
-            let index = entry.id() as usize;
-            let mark = marks[index];
-            if mark >= closed_mark {
-                continue; // a stale entry: the cell was expanded through a better one
-            }
-            // Closed, keeping the direction it was reached by.
-            marks[index] = mark + (closed_mark - open_mark);
-            let g = costs[index];
             expanded += 1;
-            if plan.trace {
-                searcher.expansions.push(entry.id());
-            }
             if index == plan.goal {
                 break Some(SearchStatus::Found);
             }
+            let g = frontier.costs[index];
             let (x, y) = plan.rows.split(index);
             if plan.track_closest {
                 self.closest.offer(plan.closest_at(index, g));
             }
-            // The cell it was reached from is closed: its direction is the reverse of the
-            // step that reached this one (`via ^ 2` swaps east and west, south and north, and
-            // the opposite diagonals; the start's `via` falls outside the mask).
-            let mut moves = plan.moves(cells, index) & !(1 << ((mark & VIA_MASK) ^ 2));
-            if let Some(window) = plan.window {
-                moves &= window_moves(window, x, y);
-            }
-            // Straight moves are taken in reverse order (north, west, south, east), then the
-            // diagonals: among successors of equal priority the open list hands out the latest
-            // first, so diagonals come out first (following the search deeper along them) and
-            // among straight moves east, south, west, north (keeping corridor paths straight).
-            let mut order = u32::from(REVERSED_STRAIGHT[(moves & 0xF) as usize]) | (moves & 0xF0);
-            while order != 0 {
-                let bit = order.trailing_zeros() as usize;
-                order &= order - 1;
-                let direction = usize::from(DIRECTION_OF_BIT[bit]);
-                let next = index.wrapping_add_signed(plan.delta[direction]);
-                let neighbour_mark = marks[next];
-                if neighbour_mark >= closed_mark {
-                    continue;
-                }
-                let next_g = g + plan.step[direction] * f64::from(cells[next]);
-                if neighbour_mark >= open_mark {
-                    if next_g >= costs[next] {
-                        continue;
-                    }
-                } else if plan.trace {
-                    searcher.touched.push((next as u32, expanded));
-                }
-                costs[next] = next_g;
-                marks[next] = open_mark | direction as u32;
-                let (dx, dy) = DIRECTIONS[direction];
-                let f = priority.f(
-                    next_g,
-                    x.wrapping_add_signed(dx).abs_diff(plan.goal_x),
-                    y.wrapping_add_signed(dy).abs_diff(plan.goal_y),
-                );
-                open.push(f, next_g, next as u32);
-                pushed += 1;
-            }
+            let moves = plan.successor_moves(cells, index, mark, x, y);
+            frontier.relax_successors(priority, index, g, (x, y), moves, expanded);
         };
-        self.stats = SearchStats { expanded, pushed };
+        self.stats = SearchStats {
+            expanded,
+            pushed: self.stats.pushed + frontier.pushed,
+        };
         status
     }
 
@@ -501,6 +437,150 @@ impl<'a> ActiveSearch<'a> {
             .map(|&index| self.grid.cell_at(index as usize))
             .collect();
         SearchTrace { cells, expansions }
+    }
+}
+
+/// What [`ActiveSearch::expand_with`] works on, borrowed from the [`Searcher`] for one call:
+/// the per-cell costs and marks, the open list, the trace records, and the stamps that tell
+/// this search's open and closed cells apart. Its methods are inlined into the loop.
+struct Frontier<'s, B> {
+    plan: &'s Plan,
+    cells: &'s [u8],
+    costs: &'s mut [f64],
+    marks: &'s mut [u32],
+    open: &'s mut BucketQueue<B>,
+    /// Trace only: cells as they are first reached (see [`Searcher::touched`]).
+    touched: &'s mut Vec<(u32, u32)>,
+    /// Trace only: cells in expansion order.
+    expansions: &'s mut Vec<u32>,
+    /// Entries added to the open list so far in this call.
+    pushed: u32,
+    /// Marks below this belong to earlier searches.
+    open_mark: u32,
+    /// Marks from this up are closed in this search.
+    closed_mark: u32,
+}
+
+impl<'s, B: Buckets> Frontier<'s, B> {
+    #[inline(always)]
+    fn new(
+        plan: &'s Plan,
+        cells: &'s [u8],
+        searcher: &'s mut Searcher,
+        open_list: fn(&mut OpenLists) -> &mut BucketQueue<B>,
+    ) -> Self {
+        let Searcher {
+            costs,
+            marks,
+            open,
+            generation,
+            touched,
+            expansions,
+            ..
+        } = searcher;
+        Self {
+            plan,
+            cells,
+            costs: &mut costs[..cells.len()],
+            marks: &mut marks[..cells.len()],
+            open: open_list(open),
+            touched,
+            expansions,
+            pushed: 0,
+            open_mark: *generation << VIA_BITS,
+            closed_mark: (*generation + 1) << VIA_BITS,
+        }
+    }
+
+    /// Drops the stale entries on top of the open list, as the next pop would, and says whether
+    /// an open cell is left.
+    #[inline(always)]
+    fn has_open_cells(&mut self) -> bool {
+        while self
+            .open
+            .peek()
+            .is_some_and(|top| self.marks[top.id() as usize] >= self.closed_mark)
+        {
+            self.open.pop();
+        }
+        !self.open.is_empty()
+    }
+
+    /// Takes the best open cell off the open list (skipping stale entries: cells already
+    /// expanded through a better one) and closes it. Returns its padded index and the mark it
+    /// had while open, or `None` when the list ran out.
+    #[inline(always)]
+    fn close_best(&mut self) -> Option<(usize, u32)> {
+        loop {
+            let index = self.open.pop()?.id() as usize;
+            let mark = self.marks[index];
+            if mark < self.closed_mark {
+                // Closed, keeping the direction it was reached by.
+                self.marks[index] = mark + (self.closed_mark - self.open_mark);
+                if self.plan.trace {
+                    self.expansions.push(index as u32);
+                }
+                return Some((index, mark));
+            }
+        }
+    }
+
+    /// Relaxes the moves of `order` (a mask from [`Plan::successor_moves`]) from the cell at
+    /// padded `index` and `(x, y)`, reached at cost `g`, during expansion number `expanded`.
+    #[inline(always)]
+    fn relax_successors(
+        &mut self,
+        priority: impl Priority,
+        index: usize,
+        g: f64,
+        (x, y): (u32, u32),
+        mut order: u32,
+        expanded: u32,
+    ) {
+        while order != 0 {
+            let bit = order.trailing_zeros() as usize;
+            order &= order - 1;
+            let direction = usize::from(DIRECTION_OF_BIT[bit]);
+            self.relax(priority, index, g, (x, y), direction, expanded);
+        }
+    }
+
+    /// Opens the neighbour of the cell at padded `index` in `direction`, or lowers its cost,
+    /// when the step finds it at a lower cost than it had and it is not closed.
+    #[inline(always)]
+    fn relax(
+        &mut self,
+        priority: impl Priority,
+        index: usize,
+        g: f64,
+        (x, y): (u32, u32),
+        direction: usize,
+        expanded: u32,
+    ) {
+        let plan = self.plan;
+        let next = index.wrapping_add_signed(plan.delta[direction]);
+        let neighbour_mark = self.marks[next];
+        if neighbour_mark >= self.closed_mark {
+            return;
+        }
+        let next_g = g + plan.step[direction] * f64::from(self.cells[next]);
+        if neighbour_mark >= self.open_mark {
+            if next_g >= self.costs[next] {
+                return;
+            }
+        } else if plan.trace {
+            self.touched.push((next as u32, expanded));
+        }
+        self.costs[next] = next_g;
+        self.marks[next] = self.open_mark | direction as u32;
+        let (dx, dy) = DIRECTIONS[direction];
+        let f = priority.f(
+            next_g,
+            x.wrapping_add_signed(dx).abs_diff(plan.goal_x),
+            y.wrapping_add_signed(dy).abs_diff(plan.goal_y),
+        );
+        self.open.push(f, next_g, next as u32);
+        self.pushed += 1;
     }
 }
 
@@ -619,6 +699,36 @@ impl Plan {
         let diagonal =
             open(below[2]) | open(below[0]) << 1 | open(above[0]) << 2 | open(above[2]) << 3;
         straight | ((diagonal << 4) & u32::from(self.diagonals[straight as usize]))
+    }
+
+    /// The moves to relax from the cell at padded `index` and `(x, y)`, which had `mark` while
+    /// open, in the order to take them (lowest bit first; see [`DIRECTION_OF_BIT`]): those the
+    /// terrain, the movement rule and the window allow, except back to the cell it was reached
+    /// from.
+    #[inline(always)]
+    fn successor_moves(&self, cells: &[u8], index: usize, mark: u32, x: u32, y: u32) -> u32 {
+        // The cell it was reached from is closed: its direction is the reverse of the step
+        // that reached this one (`via ^ 2` swaps east and west, south and north, and the
+        // opposite diagonals; the start's `via` falls outside the mask).
+        let mut moves = self.moves(cells, index) & !(1 << ((mark & VIA_MASK) ^ 2));
+        if let Some(window) = self.window {
+            moves &= window_moves(window, x, y);
+        }
+        // Straight moves are taken in reverse order (north, west, south, east), then the
+        // diagonals: among successors of equal priority the open list hands out the latest
+        // first, so diagonals come out first (following the search deeper along them) and
+        // among straight moves east, south, west, north (keeping corridor paths straight).
+        u32::from(REVERSED_STRAIGHT[(moves & 0xF) as usize]) | (moves & 0xF0)
+    }
+
+    /// How a search ends when its open list runs out: with no path, or at the window's edge
+    /// when the window leaves out part of the grid.
+    fn exhausted_status(&self) -> SearchStatus {
+        if self.window_clips {
+            SearchStatus::LimitReached(Limit::Window)
+        } else {
+            SearchStatus::NoPath
+        }
     }
 
     /// The padded index of the cell at `index`, marked `mark`, was reached from; `None` for the
