@@ -1,12 +1,17 @@
 //! An egui window with the pathfinding statistics, the run-time settings and the debug overlay
-//! toggles, added to any app with one plugin (feature `egui`).
+//! toggles, added to any app with one plugin (feature `egui`). The figures that are also Bevy
+//! diagnostics ([`crate::diagnostics`]) are read from the `DiagnosticsStore` when
+//! [`PathfindingDiagnosticsPlugin`](crate::diagnostics::PathfindingDiagnosticsPlugin) measures
+//! them.
 
 use crate::debug::AStarGizmos;
+use crate::diagnostics;
 use crate::trace::PathDebugSettings;
 use crate::{
     BackgroundPause, InvalidationPolicy, Path, PathStatus, PathfindingSettings, PathfindingStats,
     SearchThread,
 };
+use bevy::diagnostic::{DiagnosticPath, DiagnosticsStore};
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
@@ -16,6 +21,13 @@ use core::time::Duration;
 /// Adds an egui window, "Pathfinding", showing [`PathfindingStats`], the agents by
 /// [`PathStatus`] and the frame time, with controls for every field of [`PathfindingSettings`]
 /// and for the [`AStarDebugPlugin`](crate::debug::AStarDebugPlugin) overlays.
+///
+/// With [`PathfindingDiagnosticsPlugin`](crate::diagnostics::PathfindingDiagnosticsPlugin), the
+/// searches started per second, the searches in flight, the queue length and the cache hit
+/// rate are the smoothed values of their diagnostics (the hit rate then of recent lookups
+/// rather than of the whole run), and the window adds the time of each stage; without it they
+/// come from [`PathfindingStats`] and the window's own frame measurement
+/// ([`FrameTimeSummary`]).
 ///
 /// ```no_run
 /// use bevy::prelude::*;
@@ -207,6 +219,7 @@ struct PanelData<'w, 's> {
     panel: ResMut<'w, AStarEguiPanel>,
     frame: Res<'w, FrameTimeSummary>,
     stats: Option<Res<'w, PathfindingStats>>,
+    diagnostics_store: Option<Res<'w, DiagnosticsStore>>,
     settings: Option<ResMut<'w, PathfindingSettings>>,
     gizmos: Option<ResMut<'w, GizmoConfigStore>>,
     debug: Option<ResMut<'w, PathDebugSettings>>,
@@ -218,6 +231,7 @@ fn draw_panel(mut contexts: EguiContexts, data: PanelData) {
         mut panel,
         frame,
         stats,
+        diagnostics_store,
         settings,
         gizmos,
         debug,
@@ -229,15 +243,16 @@ fn draw_panel(mut contexts: EguiContexts, data: PanelData) {
     let Ok(ctx) = contexts.ctx_mut() else {
         return;
     };
+    let figures = ShownFigures::read(stats.as_deref(), &frame, diagnostics_store.as_deref());
     let mut shown = panel.clone();
     show_panel(ctx, &mut shown, |ui| {
-        frame_ui(ui, &frame);
+        frame_ui(ui, &frame, &figures);
         ui.separator();
         agents_ui(ui, &paths);
         if let Some(stats) = &stats {
             egui::CollapsingHeader::new("Statistics")
                 .default_open(true)
-                .show(ui, |ui| stats_ui(ui, stats));
+                .show(ui, |ui| stats_table(ui, stats, &figures));
         }
         if let Some(mut settings) = settings {
             egui::CollapsingHeader::new("Settings")
@@ -294,7 +309,64 @@ fn show_panel(
     panel.open = open;
 }
 
-fn frame_ui(ui: &mut egui::Ui, frame: &FrameTimeSummary) {
+/// The window's figures that are also [`crate::diagnostics`]: the smoothed value of each
+/// diagnostic measured by
+/// [`PathfindingDiagnosticsPlugin`](crate::diagnostics::PathfindingDiagnosticsPlugin), else
+/// the matching figure of [`PathfindingStats`] or [`FrameTimeSummary`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ShownFigures {
+    searches_per_second: f64,
+    in_flight: f64,
+    queue_length: f64,
+    /// Of recent lookups with the diagnostics, of the whole run without.
+    cache_hit_percent: f64,
+    /// Milliseconds of each stage, in their order; only with the diagnostics.
+    stage_ms: Option<[f64; 4]>,
+}
+
+impl ShownFigures {
+    fn read(
+        stats: Option<&PathfindingStats>,
+        frame: &FrameTimeSummary,
+        store: Option<&DiagnosticsStore>,
+    ) -> Self {
+        let smoothed = |path: &DiagnosticPath| {
+            store?
+                .get(path)
+                .filter(|diagnostic| diagnostic.is_enabled)?
+                .smoothed()
+        };
+        let (in_flight, queue_length, hits, misses) = stats.map_or((0, 0, 0, 0), |stats| {
+            (
+                stats.in_flight,
+                stats.queue_length,
+                stats.cache_hits,
+                stats.cache_misses,
+            )
+        });
+        let run_hit_percent = if hits + misses == 0 {
+            0.0
+        } else {
+            hits as f64 * 100.0 / (hits + misses) as f64
+        };
+        let stage_ms = match diagnostics::STAGE_MS.map(|path| smoothed(&path)) {
+            [Some(invalidate), Some(dispatch), Some(apply), Some(follow)] => {
+                Some([invalidate, dispatch, apply, follow])
+            }
+            _ => None,
+        };
+        Self {
+            searches_per_second: smoothed(&diagnostics::SEARCHES_PER_SECOND)
+                .unwrap_or(frame.searches_per_second),
+            in_flight: smoothed(&diagnostics::IN_FLIGHT).unwrap_or(in_flight as f64),
+            queue_length: smoothed(&diagnostics::QUEUE_LENGTH).unwrap_or(queue_length as f64),
+            cache_hit_percent: smoothed(&diagnostics::CACHE_HIT_PERCENT).unwrap_or(run_hit_percent),
+            stage_ms,
+        }
+    }
+}
+
+fn frame_ui(ui: &mut egui::Ui, frame: &FrameTimeSummary, figures: &ShownFigures) {
     ui.label(format!(
         "Frame {:.2} ms ({:.0} fps), worst {:.2} ms",
         frame.mean.as_secs_f64() * 1e3,
@@ -303,7 +375,7 @@ fn frame_ui(ui: &mut egui::Ui, frame: &FrameTimeSummary) {
     ));
     ui.label(format!(
         "{:.0} searches/s, {:.0} cache hits/s",
-        frame.searches_per_second, frame.cache_hits_per_second
+        figures.searches_per_second, frame.cache_hits_per_second
     ));
 }
 
@@ -323,25 +395,29 @@ fn agents_ui(ui: &mut egui::Ui, paths: &Query<&Path>) {
 }
 
 /// Draws [`PathfindingStats`] as a two-column table, for embedding in a window of your own.
+///
+/// Every figure comes from `stats` (the cache hit rate of the whole run); the window of
+/// [`AStarEguiPanelPlugin`] reads some of them from the diagnostics instead, and adds the stage
+/// times.
 pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
-    let lookups = stats.cache_hits + stats.cache_misses;
-    let hit_rate = if lookups == 0 {
-        0.0
-    } else {
-        stats.cache_hits as f64 * 100.0 / lookups as f64
-    };
-    let rows = [
+    let figures = ShownFigures::read(Some(stats), &FrameTimeSummary::default(), None);
+    stats_table(ui, stats, &figures);
+}
+
+/// Draws the statistics table: `stats`, with the figures of `figures` in place of theirs.
+fn stats_table(ui: &mut egui::Ui, stats: &PathfindingStats, figures: &ShownFigures) {
+    let mut rows = vec![
         ("Searches started", stats.searches_started.to_string()),
         ("  last frame", stats.started_last_frame.to_string()),
         ("  finished", stats.searches_finished.to_string()),
         ("  cancelled", stats.searches_cancelled.to_string()),
         (
             "In flight / queued",
-            format!("{} / {}", stats.in_flight, stats.queue_length),
+            format!("{:.0} / {:.0}", figures.in_flight, figures.queue_length),
         ),
         (
             "Cache hits",
-            format!("{} ({hit_rate:.1}%)", stats.cache_hits),
+            format!("{} ({:.1}%)", stats.cache_hits, figures.cache_hit_percent),
         ),
         ("Cache misses", stats.cache_misses.to_string()),
         ("Joined a running search", stats.shared_searches.to_string()),
@@ -368,6 +444,19 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
                 stats.carried_over.batched, stats.carried_over.results, stats.carried_over.searches
             ),
         ),
+    ];
+    if let Some([invalidate, dispatch, apply, follow]) = figures.stage_ms {
+        // Two short rows again, as the carried-over counters.
+        rows.extend([
+            ("Stage time (ms)", String::new()),
+            (
+                "  invalidate / dispatch",
+                format!("{invalidate:.2} / {dispatch:.2}"),
+            ),
+            ("  apply / follow", format!("{apply:.2} / {follow:.2}")),
+        ]);
+    }
+    rows.extend([
         (
             "Stale results dropped",
             stats.stale_results_dropped.to_string(),
@@ -378,7 +467,7 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
         ),
         ("Mean search", format_duration(stats.mean_search_time())),
         ("Longest search", format_duration(stats.max_search_time)),
-    ];
+    ]);
     egui::Grid::new("bevy_astar_stats")
         .num_columns(2)
         .striped(true)
@@ -672,6 +761,115 @@ mod tests {
                 ..PathfindingSettings::default()
             }
         );
+    }
+
+    /// A store with `figures` measured once each, as the diagnostics plugin registers them.
+    fn store_with(figures: &[(DiagnosticPath, f64)]) -> DiagnosticsStore {
+        let mut store = DiagnosticsStore::default();
+        for (path, value) in figures {
+            let mut diagnostic = bevy::diagnostic::Diagnostic::new(path.clone());
+            diagnostic.add_measurement(bevy::diagnostic::DiagnosticMeasurement {
+                time: Instant::now(),
+                value: *value,
+            });
+            store.add(diagnostic);
+        }
+        store
+    }
+
+    #[test]
+    fn the_window_reads_the_diagnostics_where_they_are_measured_and_the_stats_elsewhere() {
+        let stats = PathfindingStats {
+            in_flight: 4,
+            queue_length: 9,
+            cache_hits: 1,
+            cache_misses: 3,
+            ..PathfindingStats::default()
+        };
+        let frame = FrameTimeSummary {
+            searches_per_second: 12.0,
+            ..FrameTimeSummary::default()
+        };
+        let from_stats = ShownFigures {
+            searches_per_second: 12.0,
+            in_flight: 4.0,
+            queue_length: 9.0,
+            cache_hit_percent: 25.0,
+            stage_ms: None,
+        };
+        assert_eq!(ShownFigures::read(Some(&stats), &frame, None), from_stats);
+        // A store without the pathfinding diagnostics (no plugin) changes nothing.
+        let other = store_with(&[(DiagnosticPath::const_new("fps"), 60.0)]);
+        assert_eq!(
+            ShownFigures::read(Some(&stats), &frame, Some(&other)),
+            from_stats
+        );
+        let measured = store_with(&[
+            (diagnostics::SEARCHES_PER_SECOND, 30.0),
+            (diagnostics::IN_FLIGHT, 2.0),
+            (diagnostics::QUEUE_LENGTH, 5.0),
+            (diagnostics::CACHE_HIT_PERCENT, 80.0),
+            (diagnostics::INVALIDATE_MS, 0.25),
+            (diagnostics::DISPATCH_MS, 0.5),
+            (diagnostics::APPLY_MS, 0.75),
+            (diagnostics::FOLLOW_MS, 1.0),
+        ]);
+        assert_eq!(
+            ShownFigures::read(Some(&stats), &frame, Some(&measured)),
+            ShownFigures {
+                searches_per_second: 30.0,
+                in_flight: 2.0,
+                queue_length: 5.0,
+                cache_hit_percent: 80.0,
+                stage_ms: Some([0.25, 0.5, 0.75, 1.0]),
+            }
+        );
+        // A disabled diagnostic is not read; the stage times show only when all four are.
+        let mut partly = measured;
+        if let Some(diagnostic) = partly.get_mut(&diagnostics::QUEUE_LENGTH) {
+            diagnostic.is_enabled = false;
+        }
+        if let Some(diagnostic) = partly.get_mut(&diagnostics::FOLLOW_MS) {
+            diagnostic.is_enabled = false;
+        }
+        let shown = ShownFigures::read(Some(&stats), &frame, Some(&partly));
+        assert_eq!(shown.queue_length, 9.0);
+        assert_eq!(shown.in_flight, 2.0);
+        assert_eq!(shown.stage_ms, None);
+    }
+
+    #[test]
+    fn the_table_shows_the_stage_times_only_when_they_are_measured() {
+        let context = egui::Context::default();
+        let stats = PathfindingStats {
+            in_flight: 3,
+            queue_length: 7,
+            ..PathfindingStats::default()
+        };
+        let draw = |figures: &ShownFigures| {
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(
+                    egui::Pos2::ZERO,
+                    egui::vec2(800.0, 800.0),
+                )),
+                ..egui::RawInput::default()
+            };
+            let mut output = context.run_ui(input, |ui| stats_table(ui, &stats, figures));
+            output.textures_delta.clear();
+            output
+        };
+        let mut figures = ShownFigures::read(Some(&stats), &FrameTimeSummary::default(), None);
+        let output = draw(&figures);
+        assert!(text_at(&output, "3 / 7").is_some(), "in flight / queued");
+        assert_eq!(text_at(&output, "Stage time (ms)"), None);
+        figures.stage_ms = Some([0.25, 0.5, 1.0, 2.125]);
+        let output = draw(&figures);
+        assert!(text_at(&output, "Stage time (ms)").is_some());
+        assert!(
+            text_at(&output, "0.25 / 0.50").is_some(),
+            "invalidate / dispatch"
+        );
+        assert!(text_at(&output, "1.00 / 2.12").is_some(), "apply / follow");
     }
 
     /// Text drawn in the panel's body by [`panel_pass`].
