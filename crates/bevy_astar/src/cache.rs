@@ -3,7 +3,7 @@
 
 use crate::kinds::KindKey;
 use crate::map::PathFootprint;
-use crate::outcome::SearchOutcome;
+use crate::outcome::{SearchJob, SearchOutcome};
 use crate::{InvalidationPolicy, MapChanged, PathAlgorithm, PathRequest};
 use astar_grid::{Cell, CostModel, Heuristic, Movement, SearchOptions, SearchWindow, Weighting};
 use bevy::platform::collections::HashMap;
@@ -81,14 +81,14 @@ struct RequestFields {
 }
 
 impl RequestFields {
-    fn new(request: &PathRequest, options: &SearchOptions) -> Self {
+    fn of(job: &SearchJob) -> Self {
         Self {
-            start: request.start,
-            goal: request.goal,
-            algorithm: request.algorithm,
-            smoothing: request.smoothing,
-            options: options.into(),
-            kind: KindKey::of(request),
+            start: job.start,
+            goal: job.goal,
+            algorithm: job.algorithm,
+            smoothing: job.smoothing,
+            options: (&job.options).into(),
+            kind: job.kind,
         }
     }
 }
@@ -108,20 +108,26 @@ impl core::hash::Hash for RequestKey {
 }
 
 impl RequestKey {
-    /// The key of `request` searched with `options` (the request's, possibly with tracing on).
-    pub(crate) fn new(request: &PathRequest, options: &SearchOptions) -> Self {
-        let fields = RequestFields::new(request, options);
+    /// The key of what `job` asks.
+    pub(crate) fn of(job: &SearchJob) -> Self {
+        let fields = RequestFields::of(job);
         Self {
             hash: FixedHasher.hash_one(fields),
             fields,
         }
     }
 
+    /// The key of `request` searched with `options` (the request's, possibly with tracing on).
+    #[cfg(test)]
+    pub(crate) fn new(request: &PathRequest, options: &SearchOptions) -> Self {
+        Self::of(&SearchJob::of(request, *options))
+    }
+
     /// Whether `request` (as it is now) still asks for what this key describes; the trace flag,
     /// which the debug overlay may force on, is not compared.
     pub(crate) fn matches(&self, request: &PathRequest) -> bool {
         let options = request.options.with_trace(self.fields.options.trace);
-        self.fields == RequestFields::new(request, &options)
+        self.fields == RequestFields::of(&SearchJob::of(request, options))
     }
 }
 

@@ -5,10 +5,9 @@
 use crate::engine::SearchEngine;
 use crate::engine::goal_batch::GoalBatches;
 use crate::kinds::KindError;
-use crate::kinds::KindKey;
 use crate::outcome::{SearchJob, SearchOutcome};
-use crate::{PathAlgorithm, PathRequest, PathStatus, PathfindingSettings};
-use astar_grid::{Grid, SearchError, SearchOptions};
+use crate::{PathAlgorithm, PathStatus, PathfindingSettings};
+use astar_grid::{Grid, SearchError};
 use core::time::Duration;
 
 /// Where one queued request goes this frame.
@@ -46,10 +45,9 @@ pub(crate) struct RouteContext<'a> {
 
 /// One queued request, with what is known of it.
 pub(crate) struct QueuedRequest<'a> {
-    /// The request, with its start already moved to the agent where it asks for that.
-    pub request: &'a PathRequest,
-    /// The options searched: the request's, with tracing forced on by the debug overlay.
-    pub options: SearchOptions,
+    /// What the request asks (its start already moved to the agent where it asks for that),
+    /// with tracing forced on where the debug overlay asks for it.
+    pub job: SearchJob,
     /// When the agent's last search started.
     pub last_search: Option<Duration>,
     /// The agent's path that a map change cut, if any, for local repair.
@@ -70,7 +68,6 @@ pub(crate) struct QueuedRequest<'a> {
 /// A* finds).
 pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
     let settings = context.settings;
-    let request = queued.request;
     if queued.cached && settings.cache_capacity > 0 {
         return Route::FromCache;
     }
@@ -83,31 +80,21 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
     if too_soon {
         return Route::Wait;
     }
-    let kind = KindKey::of(request);
-    let job = SearchJob {
-        start: request.start,
-        goal: request.goal,
-        options: queued.options,
-        smoothing: request.smoothing,
-        kind,
-    };
+    let job = queued.job;
     if let Err(error) = queued.kind_fit {
         return Route::FailNow(job, PathStatus::InvalidKind(error));
     }
     let repair = queued
         .cut_path
-        .filter(|_| request.algorithm != PathAlgorithm::FlowField && !queued.options.trace)
+        .filter(|_| job.algorithm != PathAlgorithm::FlowField && !job.options.trace)
         .and_then(|old| old.repairable_for(&job));
-    if settings.goal_batch_min > 0
-        && repair.is_none()
-        && GoalBatches::accepts(request, &queued.options)
-    {
-        return Route::JoinBatch(job, SearchEngine::alone(request.algorithm, kind));
+    if settings.goal_batch_min > 0 && repair.is_none() && GoalBatches::accepts(&job) {
+        return Route::JoinBatch(job, SearchEngine::alone(job.algorithm, job.kind));
     }
     if !context.may_start {
         return Route::Wait;
     }
-    let engine = match (repair, request.algorithm) {
+    let engine = match (repair, job.algorithm) {
         (Some(cells), _) => SearchEngine::Repair(cells),
         (None, PathAlgorithm::FlowField) => match context.grid.check_endpoints(job.start, job.goal)
         {
@@ -118,7 +105,7 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
             }
             Err(error) => return Route::FailNow(job, PathStatus::Invalid(error)),
         },
-        (None, algorithm) => SearchEngine::alone(algorithm, kind),
+        (None, algorithm) => SearchEngine::alone(algorithm, job.kind),
     };
     Route::Start(job, engine)
 }
@@ -126,6 +113,7 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PathRequest;
     use crate::outcome::SearchOutcome;
     use astar_grid::Cell;
 
@@ -142,8 +130,7 @@ mod tests {
 
     fn queued(request: &PathRequest) -> QueuedRequest<'_> {
         QueuedRequest {
-            request,
-            options: request.options,
+            job: job(request),
             last_search: None,
             cut_path: None,
             cached: false,
@@ -153,13 +140,7 @@ mod tests {
     }
 
     fn job(request: &PathRequest) -> SearchJob {
-        SearchJob {
-            start: request.start,
-            goal: request.goal,
-            options: request.options,
-            smoothing: request.smoothing,
-            kind: KindKey::of(request),
-        }
+        SearchJob::of(request, request.options)
     }
 
     /// A found path along row 3 from (0, 3) to the goal.
@@ -261,7 +242,7 @@ mod tests {
             route(&context, &waiting),
             Route::Start(job(&request), SearchEngine::Repair(kept))
         );
-        waiting.options = request.options.with_trace(true);
+        waiting.job.options = request.options.with_trace(true);
         assert!(matches!(
             route(&context, &waiting),
             Route::Start(_, SearchEngine::AStar)

@@ -281,13 +281,12 @@ impl Dispatcher<'_, '_, '_> {
             return false;
         }
         let (grid, kind_fit) = self.kind_grid(&mut request, transform);
-        let request: &PathRequest = &request;
         let mut options = request.options;
         options.trace |= debug_path || self.trace_all;
-        let key = RequestKey::new(request, &options);
+        let job = SearchJob::of(&request, options);
+        let key = RequestKey::of(&job);
         let queued = QueuedRequest {
-            request,
-            options,
+            job,
             last_search: agent.last_search,
             cut_path: agent.cut_path.as_deref(),
             cached: self.cache.contains(&key),

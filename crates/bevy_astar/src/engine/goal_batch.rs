@@ -9,12 +9,12 @@
 
 use super::flow_field::{FieldKey, field_result};
 use super::{SearchEngine, SearchJob, SearchOutcome, outcome_of};
+use crate::PathAlgorithm;
 use crate::background::{OUTCOMES_PER_SLICE, slice_point};
 use crate::cache::RequestKey;
 use crate::in_flight::{SearchMember, Subscriber};
 use crate::outcome::RetiredOutcomes;
-use crate::{PathAlgorithm, PathRequest};
-use astar_grid::{Cell, FlowField, GoalPaths, Grid, SearchError, SearchOptions};
+use astar_grid::{Cell, FlowField, GoalPaths, Grid, SearchError};
 use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
 use bevy::prelude::Resource;
@@ -74,9 +74,10 @@ impl GoalBatches {
     /// its own search would give, an optimal path or none, so A* and jump point requests with
     /// optimal options, no expansion limit, partial path or closest reachable cell, and no
     /// trace.
-    pub(crate) fn accepts(request: &PathRequest, options: &SearchOptions) -> bool {
+    pub(crate) fn accepts(job: &SearchJob) -> bool {
+        let options = &job.options;
         matches!(
-            request.algorithm,
+            job.algorithm,
             PathAlgorithm::AStar | PathAlgorithm::JumpPoint
         ) && options.is_optimal()
             && options.max_expansions.is_none()
@@ -325,7 +326,9 @@ pub(crate) async fn run_goal_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PathRequest;
     use crate::kinds::KindKey;
+    use astar_grid::SearchOptions;
     use bevy::prelude::Entity;
 
     /// Gathers agent `index`'s request from `start` to the shared goal; returns whether it
@@ -347,6 +350,7 @@ mod tests {
             goal: request.goal,
             options: request.options,
             smoothing: false,
+            algorithm: PathAlgorithm::AStar,
             kind: KindKey::DEFAULT,
         };
         let subscriber = Subscriber {
@@ -439,6 +443,7 @@ mod tests {
                 goal: Cell::new(x, 7),
                 options: SearchOptions::default(),
                 smoothing: false,
+                algorithm: PathAlgorithm::AStar,
                 kind: KindKey::DEFAULT,
             })
         };

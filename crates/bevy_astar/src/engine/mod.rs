@@ -159,9 +159,10 @@ pub(crate) async fn run_search(
             jump_point::run(searcher, grid, jump_grid, job, cancelled).await
         }
         SearchEngine::Repair(cells) => repair::run(searcher, grid, cells, job, cancelled).await,
-        // The goal was walled since the field was chosen: A* finds the closest reachable cell.
+        // Unless the goal was walled since the field was chosen and the request asks for the
+        // closest reachable cell, which A* finds (the last arm).
         SearchEngine::FlowField(Some(field))
-            if !(job.options.closest_reachable && !grid.is_walkable(job.goal)) =>
+            if !job.options.closest_reachable || grid.is_walkable(job.goal) =>
         {
             Some(flow_field::run(grid, field, job))
         }
@@ -263,6 +264,7 @@ mod tests {
             goal,
             options,
             smoothing,
+            algorithm: PathAlgorithm::AStar,
             kind: KindKey::DEFAULT,
         }
     }

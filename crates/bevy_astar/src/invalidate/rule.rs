@@ -127,6 +127,7 @@ mod tests {
             goal: Cell::new(5, 0),
             options: SearchOptions::default().with_closest_reachable(true),
             smoothing: false,
+            algorithm: PathAlgorithm::AStar,
             kind: crate::kinds::KindKey::DEFAULT,
         };
         let empty = SearchOutcome::without_path(&job, PathStatus::NoPath, PathAlgorithm::AStar);

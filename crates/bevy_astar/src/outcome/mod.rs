@@ -10,21 +10,41 @@ pub(crate) use retired::RetiredOutcomes;
 
 use crate::kinds::KindKey;
 use crate::map::{CellGeometry, PathFootprint};
-use crate::{MapVersion, PathAlgorithm, PathFailure, PathStatus};
+use crate::{MapVersion, PathAlgorithm, PathFailure, PathRequest, PathStatus};
 use astar_grid::{Cell, SearchOptions, SearchTrace};
 use bevy::prelude::*;
 use core::time::Duration;
 use std::sync::Arc;
 
-/// What a background search is asked: the endpoints, the options and the smoothing.
+/// What a request asks, as one `Copy` value that travels whole from dispatch to the engine,
+/// the cache key ([`RequestKey::of`](crate::cache::RequestKey::of)), the batch and field keys
+/// and the outcome: the endpoints, the search options, the smoothing, the algorithm and the
+/// agent kind.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct SearchJob {
     pub start: Cell,
     pub goal: Cell,
     pub options: SearchOptions,
     pub smoothing: bool,
+    /// The algorithm asked for (the engine that answers may fall back to another).
+    pub algorithm: PathAlgorithm,
     /// The agent kind, whose grid the search runs on.
     pub kind: KindKey,
+}
+
+impl SearchJob {
+    /// What `request` asks, searched with `options`: the request's own, with tracing forced on
+    /// where the debug overlay asks for it.
+    pub(crate) fn of(request: &PathRequest, options: SearchOptions) -> Self {
+        Self {
+            start: request.start,
+            goal: request.goal,
+            options,
+            smoothing: request.smoothing,
+            algorithm: request.algorithm,
+            kind: KindKey::of(request),
+        }
+    }
 }
 
 /// What one search produced.
