@@ -1,7 +1,7 @@
 //! Crowds that pass each other: two halls joined by a corridor three cells wide and a door one
 //! cell wide. A left click in a hall sends a squad of twelve agents from there to the other
 //! hall; squads from both sides meet in the corridor and pass each other, each agent with
-//! `Avoidance` (local avoidance, see `bevy_astar::crowd`). A right click sends a squad without
+//! `CrowdAvoidance` (local avoidance, see `bevy_astar::crowd`). A right click sends a squad without
 //! avoidance, for comparison: those walk through everyone. The overlay draws each avoiding
 //! agent's radius, its desired velocity (orange) and its actual velocity (green). The line
 //! under the map shows the frames per second, the agents on the map and how many of them are
@@ -211,7 +211,7 @@ fn send_squads(
             Transform::from_translation(position.extend(1.0)),
         ));
         if avoiding {
-            agent.insert(Avoidance::default());
+            agent.insert(CrowdAvoidance::default());
         } else {
             agent.insert(Sprite::from_color(
                 color.with_alpha(0.45),

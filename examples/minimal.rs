@@ -57,7 +57,7 @@ fn setup(mut commands: Commands, nav: Res<NavGrid>) {
         // Walks the agent's `Transform` along the path, at world units per second.
         PathFollower::new(240.0),
         // Records this agent's searches so that the overlay can draw them.
-        DebugPath,
+        PathDebug,
         Sprite::from_color(Color::WHITE, Vec2::splat(CELL * 0.8)),
         Transform::from_translation(nav.cell_center(start).extend(1.0)),
     ));

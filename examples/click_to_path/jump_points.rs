@@ -170,7 +170,7 @@ fn run_jump_point_search(
 fn draw_jump_point_path(
     jps: Res<JumpPointSearch>,
     nav: Res<NavGrid>,
-    mut gizmos: Gizmos<AStarGizmos>,
+    mut gizmos: Gizmos<PathfindingGizmos>,
 ) {
     let Some(JpsOutcome::Searched(run)) = &jps.outcome else {
         return;

@@ -36,7 +36,7 @@ mod walls;
 mod headless_tests;
 
 use bevy::prelude::*;
-use bevy_astar::egui_panel::AStarEguiPanelPlugin;
+use bevy_astar::egui_panel::PathfindingPanelPlugin;
 use bevy_astar::prelude::*;
 use bevy_astar_examples::scripted_input::ScriptedInputPlugin;
 use bevy_egui::EguiPlugin;
@@ -66,8 +66,8 @@ fn order_systems(app: &mut App) {
                 VisualiserSystems::Request,
             )
                 .chain()
-                .before(AStarSystems::Invalidate),
-            VisualiserSystems::Show.after(AStarSystems::Apply),
+                .before(PathfindingSystems::Invalidate),
+            VisualiserSystems::Show.after(PathfindingSystems::Apply),
         ),
     );
 }
@@ -90,7 +90,7 @@ fn main() {
                 .set(AStarPlugin::default().with_cache_capacity(0))
                 // The plugin's own statistics window, opened from the Overlay section.
                 .set(
-                    AStarEguiPanelPlugin::default()
+                    PathfindingPanelPlugin::default()
                         .with_open(false)
                         .with_collapsed(false),
                 ),

@@ -16,7 +16,7 @@ use crate::terrain::{Brush, KindChoice, NAMED_TERRAINS, terrain_color};
 use bevy::ecs::system::SystemParam;
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::prelude::*;
-use bevy_astar::egui_panel::AStarEguiPanel;
+use bevy_astar::egui_panel::PathfindingPanel;
 use bevy_astar::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
@@ -80,7 +80,7 @@ struct Controls<'w> {
     brush: ResMut<'w, Brush>,
     replay: ResMut<'w, Replay>,
     gizmos: ResMut<'w, GizmoConfigStore>,
-    stats_window: ResMut<'w, AStarEguiPanel>,
+    stats_window: ResMut<'w, PathfindingPanel>,
     layout: ResMut<'w, PanelLayout>,
     map_actions: MessageWriter<'w, MapAction>,
     replay_commands: MessageWriter<'w, ReplayCommand>,
@@ -447,7 +447,7 @@ fn overlay_section(ui: &mut egui::Ui, controls: &mut Controls) {
     egui::CollapsingHeader::new("Overlay")
         .default_open(true)
         .show(ui, |ui| {
-            let (config, colors) = controls.gizmos.config::<AStarGizmos>();
+            let (config, colors) = controls.gizmos.config::<PathfindingGizmos>();
             let mut enabled = config.enabled;
             let mut grid = colors.draw_grid;
             ui.horizontal(|ui| {
@@ -461,9 +461,9 @@ fn overlay_section(ui: &mut egui::Ui, controls: &mut Controls) {
             if controls.stats_window.open != stats {
                 controls.stats_window.open = stats;
             }
-            let (config, colors) = controls.gizmos.config::<AStarGizmos>();
+            let (config, colors) = controls.gizmos.config::<PathfindingGizmos>();
             if config.enabled != enabled || colors.draw_grid != grid {
-                let (config, colors) = controls.gizmos.config_mut::<AStarGizmos>();
+                let (config, colors) = controls.gizmos.config_mut::<PathfindingGizmos>();
                 config.enabled = enabled;
                 colors.draw_grid = grid;
             }
@@ -471,11 +471,11 @@ fn overlay_section(ui: &mut egui::Ui, controls: &mut Controls) {
 }
 
 /// What the overlay's marks mean, one swatch each, in the legend's order.
-pub fn overlay_legend(colors: &AStarGizmos) -> [(Color, &'static str); 7] {
+pub fn overlay_legend(colors: &PathfindingGizmos) -> [(Color, &'static str); 7] {
     [
         (colors.closed_color, "closed (expanded)"),
         (colors.open_color, "open (frontier)"),
-        (AStarGizmos::default().path_color, "path"),
+        (PathfindingGizmos::default().path_color, "path"),
         (crate::cursor::HOVER_COLOR, "under the cursor"),
         (START_COLOR, "start"),
         (GOAL_COLOR, "goal"),
@@ -520,7 +520,7 @@ fn terrain_key(ui: &mut egui::Ui) -> Vec<egui::Rect> {
 }
 
 /// The overlay's marks, two a row but the last, whose label is long.
-fn legend(ui: &mut egui::Ui, colors: &AStarGizmos) -> Vec<egui::Rect> {
+fn legend(ui: &mut egui::Ui, colors: &PathfindingGizmos) -> Vec<egui::Rect> {
     let entries = overlay_legend(colors);
     let (paired, last) = entries.split_at(entries.len() - 1);
     let mut rects = swatch_grid(ui, "overlay legend", 2, paired.iter().copied());
@@ -710,7 +710,7 @@ mod tests {
                 "{name} is not in the legend"
             );
         }
-        let colors = AStarGizmos::default();
+        let colors = PathfindingGizmos::default();
         let (area, swatches) = laid_out(|ui| {
             let mut swatches = terrain_key(ui);
             swatches.extend(legend(ui, &colors));

@@ -204,7 +204,7 @@ fn show_replay_step(
             trace.replay_step = step;
         }
     }
-    let (_, colors) = store.config_mut::<AStarGizmos>();
+    let (_, colors) = store.config_mut::<PathfindingGizmos>();
     match (replay.hides_path(total), *saved_path_color) {
         (true, None) => {
             *saved_path_color = Some(colors.path_color);

@@ -37,8 +37,8 @@ pub struct TraceLookup {
 }
 
 fn spawn_agent(mut commands: Commands) {
-    // `DebugPath` makes the plugin record the search and draw it with its gizmo overlay.
-    commands.spawn((SearchAgent, DebugPath));
+    // `PathDebug` makes the plugin record the search and draw it with its gizmo overlay.
+    commands.spawn((SearchAgent, PathDebug));
 }
 
 /// Keeps the agent's request equal to what the endpoints and settings ask for; without both

@@ -42,7 +42,7 @@ fn mark_cells_the_kind_cannot_enter(
     mut store: ResMut<GizmoConfigStore>,
 ) {
     if settings.is_changed() {
-        let (_, overlay) = store.config_mut::<AStarGizmos>();
+        let (_, overlay) = store.config_mut::<PathfindingGizmos>();
         overlay.blocked_profile = kinds.id(settings.kind);
     }
 }

@@ -64,7 +64,7 @@ fn show_walls_as_walkers_see_them(
     store: Option<ResMut<GizmoConfigStore>>,
 ) {
     if let Some(mut store) = store
-        && let Some((_, colors)) = store.get_config_mut::<AStarGizmos>()
+        && let Some((_, colors)) = store.get_config_mut::<PathfindingGizmos>()
     {
         colors.blocked_profile = profiles.walker;
     }
@@ -366,7 +366,7 @@ pub(crate) fn spawn_creep(
         max_health: health,
         stress,
     };
-    // Creeps walk the centres of their footprints and avoid each other (`Avoidance`), so a wave
+    // Creeps walk the centres of their footprints and avoid each other (`CrowdAvoidance`), so a wave
     // flows round itself and queues at gaps; the sprite is drawn where the creep is.
     let jitter = Vec2::ZERO;
     let speed = kind.speed() * TILE * rng.random_range(0.92..1.08);
@@ -396,7 +396,7 @@ pub(crate) fn spawn_creep(
     if stress {
         entity.insert(StressTest);
     } else {
-        entity.insert(Avoidance::default());
+        entity.insert(CrowdAvoidance::default());
     }
     if kind == CreepKind::Boss {
         entity.insert(Boss);
@@ -407,7 +407,7 @@ pub(crate) fn spawn_creep(
             .with_child(flyer_shadow(image, kind, jitter));
     }
     if traced {
-        entity.insert(DebugPath);
+        entity.insert(PathDebug);
     }
 }
 

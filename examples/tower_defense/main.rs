@@ -29,9 +29,9 @@ mod ui;
 mod waves;
 
 use bevy::prelude::*;
-use bevy_astar::egui_panel::AStarEguiPanelPlugin;
+use bevy_astar::egui_panel::PathfindingPanelPlugin;
 use bevy_astar::prelude::*;
-use bevy_astar::tilemap::TilemapNavPlugin;
+use bevy_astar::tilemap::NavTilemapPlugin;
 use bevy_astar_examples::scripted_input::ScriptedInputPlugin;
 use bevy_ecs_tilemap::TilemapPlugin;
 use bevy_egui::{EguiPlugin, egui};
@@ -74,13 +74,13 @@ fn main() {
                 )
                 // The tilemap is the map: rock and tower tiles are trees to the plugin, walls
                 // to walking creeps and open sky to flying ones.
-                .set(TilemapNavPlugin::default().with_rule(|_tile, texture| {
+                .set(NavTilemapPlugin::default().with_rule(|_tile, texture| {
                     map::Terrain::from_texture(texture).map_or(0, map::Terrain::nav_value)
                 }))
                 // The plugin's own panel, pinned to the top right, folded to its title bar
                 // until the player unfolds it.
                 .set(
-                    AStarEguiPanelPlugin::default()
+                    PathfindingPanelPlugin::default()
                         .with_anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0]),
                 ),
             ScriptedInputPlugin,
@@ -90,10 +90,10 @@ fn main() {
             (
                 (GameSystems::Input, GameSystems::Build)
                     .chain()
-                    .before(AStarSystems::Invalidate),
+                    .before(PathfindingSystems::Invalidate),
                 (GameSystems::Locate, GameSystems::Play, GameSystems::Judge)
                     .chain()
-                    .after(AStarSystems::Follow),
+                    .after(PathfindingSystems::Follow),
             ),
         )
         .add_plugins((

@@ -17,7 +17,7 @@ use crate::creeps::Creep;
 use bevy::ecs::system::{Adapt, IntoAdapterSystem, RunSystemError, SystemIn};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use bevy_astar::egui_panel::FrameTimeSummary;
+use bevy_astar::egui_panel::PathfindingFrameTimes;
 use bevy_astar::prelude::*;
 use core::time::Duration;
 use std::collections::BTreeMap;
@@ -79,9 +79,9 @@ pub(crate) fn plugin(app: &mut App) {
             (
                 start(Span::Plugin)
                     .after(GameSystems::Build)
-                    .before(AStarSystems::Invalidate),
+                    .before(PathfindingSystems::Invalidate),
                 stop(Span::Plugin)
-                    .after(AStarSystems::Follow)
+                    .after(PathfindingSystems::Follow)
                     .before(GameSystems::Locate),
             ),
         )
@@ -135,7 +135,7 @@ fn millis(duration: Duration) -> f64 {
 
 /// Closes the frame's spans and logs the means and worsts every few seconds.
 fn log_frame_times(
-    frame: Res<FrameTimeSummary>,
+    frame: Res<PathfindingFrameTimes>,
     stats: Res<PathfindingStats>,
     creeps: Query<(), With<Creep>>,
     mut spans: ResMut<Spans>,

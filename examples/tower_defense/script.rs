@@ -111,7 +111,7 @@ fn run_script(mut commands: MessageReader<CiTestingCustomEvent>, mut targets: Ta
                 targets.creeps.write(SendCreeps(kind, count));
             }
             ScriptCommand::Overlay(on) => {
-                if let Some((config, _)) = targets.gizmos.get_config_mut::<AStarGizmos>() {
+                if let Some((config, _)) = targets.gizmos.get_config_mut::<PathfindingGizmos>() {
                     config.enabled = on;
                 }
             }

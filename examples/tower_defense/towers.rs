@@ -676,7 +676,7 @@ mod tests {
             .init_resource::<PlacementLog>()
             .init_resource::<HoveredCell>()
             .add_message::<PlaceTower>()
-            .add_systems(Update, build_towers.before(AStarSystems::Invalidate));
+            .add_systems(Update, build_towers.before(PathfindingSystems::Invalidate));
         app
     }
 

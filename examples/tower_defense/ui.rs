@@ -12,7 +12,7 @@ use crate::towers::{HoveredCell, PlacementLog, Tower, TowerReport};
 use crate::waves::{SendWave, Stress, Waves};
 use bevy::gizmos::config::GizmoConfigStore;
 use bevy::prelude::*;
-use bevy_astar::egui_panel::FrameTimeSummary;
+use bevy_astar::egui_panel::PathfindingFrameTimes;
 use bevy_astar::prelude::*;
 use bevy_egui::input::EguiWantsInput;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
@@ -86,7 +86,7 @@ impl Actions<'_> {
                 self.stress.write(Stress(STRESS_CREEPS));
             }
             Action::ToggleOverlay => {
-                if let Some((config, _)) = self.gizmos.get_config_mut::<AStarGizmos>() {
+                if let Some((config, _)) = self.gizmos.get_config_mut::<PathfindingGizmos>() {
                     config.enabled = !config.enabled;
                 }
             }
@@ -98,14 +98,14 @@ impl Actions<'_> {
 
     fn overlay_enabled(&self) -> bool {
         self.gizmos
-            .get_config::<AStarGizmos>()
+            .get_config::<PathfindingGizmos>()
             .is_some_and(|(config, _)| config.enabled)
     }
 }
 
 /// The search overlay starts hidden: `D` (or the button) shows it.
 fn hide_the_overlay(mut store: ResMut<GizmoConfigStore>) {
-    if let Some((config, _)) = store.get_config_mut::<AStarGizmos>() {
+    if let Some((config, _)) = store.get_config_mut::<PathfindingGizmos>() {
         config.enabled = false;
     }
 }
@@ -214,7 +214,7 @@ struct Shown<'w, 's> {
     log: Res<'w, PlacementLog>,
     hovered: Res<'w, HoveredCell>,
     stats: Res<'w, PathfindingStats>,
-    frame: Res<'w, FrameTimeSummary>,
+    frame: Res<'w, PathfindingFrameTimes>,
     creeps: FieldCount<'w, 's>,
     towers: Query<'w, 's, (), With<Tower>>,
 }

@@ -4,7 +4,7 @@
 use crate::kinds::KindKey;
 use crate::map::PathFootprint;
 use crate::outcome::{SearchJob, SearchOutcome};
-use crate::{InvalidationPolicy, MapChanged, PathAlgorithm, PathRequest};
+use crate::{InvalidationPolicy, NavChanged, PathAlgorithm, PathRequest};
 use astar_grid::{Cell, CostModel, Heuristic, Movement, SearchOptions, SearchWindow, Weighting};
 use bevy::platform::collections::HashMap;
 use bevy::platform::hash::FixedHasher;
@@ -295,7 +295,7 @@ impl PathCache {
     /// cells: a tower on a crowd's route would otherwise have the cells of most entries read in
     /// one frame, outside any budget, to keep the few that pass beside it. Dropping an entry
     /// that was still right costs a search later, never a wrong path.
-    pub(crate) fn invalidate(&mut self, changed: &MapChanged, policy: InvalidationPolicy) {
+    pub(crate) fn invalidate(&mut self, changed: &NavChanged, policy: InvalidationPolicy) {
         let retired = &mut self.retired;
         self.entries.retain(|key, entry| {
             let affected =
@@ -345,7 +345,7 @@ impl PathCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MapChange;
+    use crate::NavChange;
 
     fn outcome(cells: Vec<Cell>) -> Arc<SearchOutcome> {
         Arc::new(SearchOutcome::found_along(cells))
@@ -384,13 +384,13 @@ mod tests {
         let mut cache = PathCache::default();
         cache.insert(key(0), outcome(vec![Cell::new(0, 0), Cell::new(0, 1)]), 8);
         cache.insert(key(5), outcome(vec![Cell::new(5, 0), Cell::new(5, 1)]), 8);
-        let change = MapChange::from_cells([crate::CellChange {
+        let change = NavChange::from_cells([crate::NavCellChange {
             cell: Cell::new(5, 1),
             before: 1,
             after: 0,
         }]);
         cache.invalidate(
-            &MapChanged::navigation_only(change),
+            &NavChanged::navigation_only(change),
             InvalidationPolicy::TouchedCells,
         );
         assert!(cache.get(&key(0)).is_some());
@@ -400,7 +400,7 @@ mod tests {
     #[test]
     fn a_wall_at_a_corner_of_a_diagonal_step_invalidates_the_path() {
         let blocking = |x, y| {
-            MapChange::from_cells([crate::CellChange {
+            NavChange::from_cells([crate::NavCellChange {
                 cell: Cell::new(x, y),
                 before: 1,
                 after: 0,
@@ -411,7 +411,7 @@ mod tests {
             let mut cache = PathCache::default();
             cache.insert(key(2), diagonal(), 8);
             cache.invalidate(
-                &MapChanged::navigation_only(blocking(corner.0, corner.1)),
+                &NavChanged::navigation_only(blocking(corner.0, corner.1)),
                 InvalidationPolicy::TouchedCells,
             );
             assert!(
@@ -429,12 +429,12 @@ mod tests {
         cutting.footprint = PathFootprint::of(&cutting.cells, any_corner, 8, 8);
         cache.insert(key(3), Arc::new(cutting), 8);
         cache.invalidate(
-            &MapChanged::navigation_only(blocking(4, 0)),
+            &NavChanged::navigation_only(blocking(4, 0)),
             InvalidationPolicy::TouchedCells,
         );
         assert!(cache.get(&key(2)).is_some());
         cache.invalidate(
-            &MapChanged::navigation_only(blocking(3, 0)),
+            &NavChanged::navigation_only(blocking(3, 0)),
             InvalidationPolicy::TouchedCells,
         );
         assert!(cache.get(&key(2)).is_none());
@@ -486,7 +486,7 @@ mod tests {
             Arc::new(found)
         };
         let blocked = |x, y| {
-            MapChanged::navigation_only(MapChange::from_cells([crate::CellChange {
+            NavChanged::navigation_only(NavChange::from_cells([crate::NavCellChange {
                 cell: Cell::new(x, y),
                 before: 1,
                 after: 0,

@@ -5,7 +5,7 @@
 use crate::KindError;
 use crate::kinds::KindKey;
 use crate::map::AgentLayers;
-use crate::{MapChanged, NavGrid, ProfileId, TerrainProfiles};
+use crate::{NavChanged, NavGrid, ProfileId, TerrainProfiles};
 use astar_grid::agent::anchors_covering;
 use astar_grid::{BlockingCheck, Cell, Components, ConnectivityError, Grid, Movement};
 use bevy::platform::collections::HashMap;
@@ -13,8 +13,8 @@ use bevy::prelude::*;
 
 /// The connected regions of the [`NavGrid`] for each agent kind and movement rule asked for
 /// with [`NavConnectivity::track`], kept up to date by the plugin in
-/// [`AStarSystems::Invalidate`](crate::AStarSystems::Invalidate) from every published
-/// [`MapChanged`]: the answers hold for the map as last published, so an edit made this frame
+/// [`PathfindingSystems::Invalidate`](crate::PathfindingSystems::Invalidate) from every published
+/// [`NavChanged`]: the answers hold for the map as last published, so an edit made this frame
 /// counts from the next frame's Invalidate on.
 ///
 /// For agents larger than one cell, points are footprint anchors (top-left cells) and blocked
@@ -166,7 +166,7 @@ fn covering_anchors(cells: &[Cell], size: u8, width: u32, height: u32) -> Result
 /// Brings the tracked regions up to date with this frame's published changes, and builds
 /// those tracked since. Without a navigation grid every tracked kind waits, without regions.
 pub(crate) fn sync_connectivity(
-    mut changes: MessageReader<MapChanged>,
+    mut changes: MessageReader<NavChanged>,
     nav: Option<Res<NavGrid>>,
     profiles: Res<TerrainProfiles>,
     mut layers: ResMut<AgentLayers>,
@@ -183,7 +183,7 @@ pub(crate) fn sync_connectivity(
     let Some(nav) = nav else {
         return;
     };
-    let messages: Vec<&MapChanged> = changes.read().collect();
+    let messages: Vec<&NavChanged> = changes.read().collect();
     for (&(kind, movement), tracked) in &mut connectivity.regions {
         if matches!(tracked, Tracked::Refused(_)) {
             continue;
@@ -214,7 +214,7 @@ pub(crate) fn sync_connectivity(
 impl Regions {
     /// Applies the changes of `kind`'s grid in `messages` (`grid` is that grid now); false when
     /// the regions must be built anew (a whole-map change, or an update the labels refused).
-    fn update(&mut self, grid: &Grid, messages: &[&MapChanged], kind: KindKey) -> bool {
+    fn update(&mut self, grid: &Grid, messages: &[&NavChanged], kind: KindKey) -> bool {
         for message in messages {
             let Some(change) = message.change_for_kind(kind) else {
                 continue;

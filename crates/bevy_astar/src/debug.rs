@@ -1,20 +1,22 @@
 //! Debug overlays (feature `debug`, on by default): search traces of marked agents drawn with
 //! gizmos (closed set, open set, path), plus optional grid lines and blocked cells. Recording
-//! the traces is the pathfinding systems' work ([`DebugPath`], [`PathTrace`] and
+//! the traces is the pathfinding systems' work ([`PathDebug`], [`PathTrace`] and
 //! [`PathDebugSettings`], re-exported here from the crate root).
 
-pub use crate::trace::{DebugPath, PathDebugSettings, PathTrace};
+pub use crate::trace::{PathDebug, PathDebugSettings, PathTrace};
 
-use crate::{Avoidance, CrowdVelocity, NavGrid, Path, PathRequest, ProfileId, TerrainProfiles};
+use crate::{
+    CrowdAvoidance, CrowdVelocity, NavGrid, Path, PathRequest, ProfileId, TerrainProfiles,
+};
 use astar_grid::Cell;
 use astar_grid::TerrainProfile;
 use bevy::color::palettes::css;
 use bevy::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
 use bevy::prelude::*;
 
-/// Draws the searches of agents marked with [`DebugPath`] (or of every agent, see
-/// [`AStarDebugPlugin::with_trace_all_agents`]): the closed set in blue, the open set in green and the
-/// path in gold, with the [`AStarGizmos`] gizmo group, in [`PostUpdate`] after transform
+/// Draws the searches of agents marked with [`PathDebug`] (or of every agent, see
+/// [`PathfindingDebugPlugin::with_trace_all_agents`]): the closed set in blue, the open set in green and the
+/// path in gold, with the [`PathfindingGizmos`] gizmo group, in [`PostUpdate`] after transform
 /// propagation. Recording the traces (and dropping those nobody asks for) is the pathfinding
 /// systems' work, in the schedule [`AStarPlugin::in_schedule`](crate::AStarPlugin::in_schedule)
 /// chose.
@@ -27,7 +29,7 @@ use bevy::prelude::*;
 /// use bevy::gizmos::config::GizmoConfigStore;
 ///
 /// fn hide_searches(mut store: ResMut<GizmoConfigStore>) {
-///     let (config, colors) = store.config_mut::<AStarGizmos>();
+///     let (config, colors) = store.config_mut::<PathfindingGizmos>();
 ///     config.enabled = false;
 ///     colors.path_color = Color::WHITE;
 /// }
@@ -38,12 +40,12 @@ use bevy::prelude::*;
 /// unmarked agents cost nothing extra; the drawing systems do not run while the group is
 /// disabled or no [`NavGrid`] exists.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AStarDebugPlugin {
+pub struct PathfindingDebugPlugin {
     trace_all_agents: bool,
 }
 
-impl AStarDebugPlugin {
-    /// Records and draws the search of every agent, not only those marked with [`DebugPath`].
+impl PathfindingDebugPlugin {
+    /// Records and draws the search of every agent, not only those marked with [`PathDebug`].
     #[must_use]
     pub const fn with_trace_all_agents(mut self, all: bool) -> Self {
         self.trace_all_agents = all;
@@ -51,13 +53,13 @@ impl AStarDebugPlugin {
     }
 }
 
-impl Plugin for AStarDebugPlugin {
+impl Plugin for PathfindingDebugPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(PathDebugSettings {
             trace_all_agents: self.trace_all_agents,
         })
-        .init_gizmo_group::<AStarGizmos>()
-        .register_type::<AStarGizmos>()
+        .init_gizmo_group::<PathfindingGizmos>()
+        .register_type::<PathfindingGizmos>()
         .add_systems(
             PostUpdate,
             (draw_grid, draw_traces, draw_crowds)
@@ -71,7 +73,7 @@ impl Plugin for AStarDebugPlugin {
 /// The gizmo group of the pathfinding overlays, with their colours.
 #[derive(Clone, Debug, PartialEq, Reflect, GizmoConfigGroup)]
 #[reflect(Default)]
-pub struct AStarGizmos {
+pub struct PathfindingGizmos {
     /// Cells the search expanded.
     pub closed_color: Color,
     /// Cells still on the open list.
@@ -92,7 +94,7 @@ pub struct AStarGizmos {
     pub blocked_profile: ProfileId,
     /// The crosses' colour.
     pub blocked_color: Color,
-    /// Whether agents with [`Avoidance`] are drawn: a circle of their radius
+    /// Whether agents with [`CrowdAvoidance`] are drawn: a circle of their radius
     /// and their desired and actual velocities (half a second's travel).
     pub draw_crowds: bool,
     /// The avoiding agents' circles.
@@ -103,7 +105,7 @@ pub struct AStarGizmos {
     pub actual_velocity_color: Color,
 }
 
-impl Default for AStarGizmos {
+impl Default for PathfindingGizmos {
     fn default() -> Self {
         Self {
             closed_color: Color::srgb(0.25, 0.45, 1.0),
@@ -131,11 +133,11 @@ fn draw_crowds(
     nav: Res<NavGrid>,
     agents: Query<(
         &GlobalTransform,
-        &Avoidance,
+        &CrowdAvoidance,
         &CrowdVelocity,
         Option<&PathRequest>,
     )>,
-    mut gizmos: Gizmos<AStarGizmos>,
+    mut gizmos: Gizmos<PathfindingGizmos>,
 ) {
     let overlay = gizmos.config_ext.clone();
     if !overlay.draw_crowds {
@@ -156,13 +158,13 @@ fn draw_crowds(
 }
 
 fn gizmos_enabled(store: Option<Res<GizmoConfigStore>>) -> bool {
-    store.is_some_and(|store| store.config::<AStarGizmos>().0.enabled)
+    store.is_some_and(|store| store.config::<PathfindingGizmos>().0.enabled)
 }
 
 fn draw_grid(
     nav: Res<NavGrid>,
     profiles: Option<Res<TerrainProfiles>>,
-    mut gizmos: Gizmos<AStarGizmos>,
+    mut gizmos: Gizmos<PathfindingGizmos>,
 ) {
     let size = nav.cell_size();
     let cells = UVec2::new(nav.width(), nav.height());
@@ -194,13 +196,13 @@ type TracedAgent = (
     &'static Path,
     Option<&'static PathTrace>,
     Option<&'static PathRequest>,
-    Has<DebugPath>,
+    Has<PathDebug>,
 );
 
 fn draw_traces(
     nav: Res<NavGrid>,
     settings: Option<Res<PathDebugSettings>>,
-    mut gizmos: Gizmos<AStarGizmos>,
+    mut gizmos: Gizmos<PathfindingGizmos>,
     agents: Query<TracedAgent>,
 ) {
     let all = settings.is_some_and(|settings| settings.trace_all_agents);
@@ -216,9 +218,10 @@ fn draw_traces(
         // A search of a larger agent expands footprint anchors (top-left cells): each is drawn
         // at its footprint's centre, where the path's waypoints run.
         let agent_size = request.map_or(1, |request| request.size);
-        let square = |gizmos: &mut Gizmos<AStarGizmos>, cell: Cell, scale: f32, color: Color| {
-            gizmos.rect_2d(nav.footprint_center(cell, agent_size), size * scale, color);
-        };
+        let square =
+            |gizmos: &mut Gizmos<PathfindingGizmos>, cell: Cell, scale: f32, color: Color| {
+                gizmos.rect_2d(nav.footprint_center(cell, agent_size), size * scale, color);
+            };
         if let Some(PathTrace { trace, replay_step }) = trace {
             let step = replay_step.unwrap_or(u32::MAX);
             for &cell in trace.closed_at(step) {
@@ -242,3 +245,12 @@ fn draw_traces(
         gizmos.linestrip_2d(path.waypoints.iter().copied(), path_color);
     }
 }
+
+// The names before the naming rule, kept for one release.
+/// The former name of [`PathfindingDebugPlugin`].
+#[deprecated(note = "renamed to `PathfindingDebugPlugin` (the naming rule in ARCHITECTURE.md)")]
+pub type AStarDebugPlugin = PathfindingDebugPlugin;
+
+/// The former name of [`PathfindingGizmos`].
+#[deprecated(note = "renamed to `PathfindingGizmos` (the naming rule in ARCHITECTURE.md)")]
+pub type AStarGizmos = PathfindingGizmos;

@@ -4,7 +4,7 @@
 //! [`PathfindingDiagnosticsPlugin`](crate::diagnostics::PathfindingDiagnosticsPlugin) measures
 //! them.
 
-use crate::debug::AStarGizmos;
+use crate::debug::PathfindingGizmos;
 use crate::diagnostics;
 use crate::trace::PathDebugSettings;
 use crate::{
@@ -20,48 +20,48 @@ use core::time::Duration;
 
 /// Adds an egui window, "Pathfinding", showing [`PathfindingStats`], the agents by
 /// [`PathStatus`] and the frame time, with controls for every field of [`PathfindingSettings`]
-/// and for the [`AStarDebugPlugin`](crate::debug::AStarDebugPlugin) overlays.
+/// and for the [`PathfindingDebugPlugin`](crate::debug::PathfindingDebugPlugin) overlays.
 ///
 /// With [`PathfindingDiagnosticsPlugin`](crate::diagnostics::PathfindingDiagnosticsPlugin), the
 /// searches started per second, the searches in flight, the queue length and the cache hit
 /// rate are the smoothed values of their diagnostics (the hit rate then of recent lookups
 /// rather than of the whole run), and the window adds the time of each stage; without it they
 /// come from [`PathfindingStats`] and the window's own frame measurement
-/// ([`FrameTimeSummary`]).
+/// ([`PathfindingFrameTimes`]).
 ///
 /// ```no_run
 /// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
-/// use bevy_astar::egui_panel::AStarEguiPanelPlugin;
+/// use bevy_astar::egui_panel::PathfindingPanelPlugin;
 ///
 /// App::new()
-///     .add_plugins((DefaultPlugins, AStarPlugin::default(), AStarDebugPlugin::default()))
-///     .add_plugins(AStarEguiPanelPlugin::default())
+///     .add_plugins((DefaultPlugins, AStarPlugin::default(), PathfindingDebugPlugin::default()))
+///     .add_plugins(PathfindingPanelPlugin::default())
 ///     .run();
 /// ```
 ///
 /// It adds bevy_egui's [`EguiPlugin`] unless the app already has it (add `EguiPlugin` first when
 /// you configure it yourself). The window needs a camera (egui draws on the primary context,
 /// created for the first camera) and bevy_egui's `render` feature. The debug toggles act on the
-/// [`AStarGizmos`] gizmo group and on [`PathDebugSettings`]; they are shown greyed out when the
-/// debug plugin is missing. The [`AStarEguiPanel`] resource opens and closes the window.
+/// [`PathfindingGizmos`] gizmo group and on [`PathDebugSettings`]; they are shown greyed out when the
+/// debug plugin is missing. The [`PathfindingPanel`] resource opens and closes the window.
 ///
 /// The window starts collapsed to its title bar, so that it covers no more of the game than
 /// that until it is unfolded (a click on the arrow in its title bar, or a double click on the
-/// title; [`AStarEguiPanelPlugin::with_collapsed`] and [`AStarEguiPanel::collapsed`] set it from
+/// title; [`PathfindingPanelPlugin::with_collapsed`] and [`PathfindingPanel::collapsed`] set it from
 /// code). A collapsed window takes the pointer only
 /// over its title bar: games that leave the pointer to egui where
 /// [`EguiWantsInput::is_pointer_over_area`](bevy_egui::input::EguiWantsInput::is_pointer_over_area)
 /// says so get every click elsewhere.
 #[derive(Clone, Debug)]
-pub struct AStarEguiPanelPlugin {
-    panel: AStarEguiPanel,
+pub struct PathfindingPanelPlugin {
+    panel: PathfindingPanel,
 }
 
-impl Default for AStarEguiPanelPlugin {
+impl Default for PathfindingPanelPlugin {
     fn default() -> Self {
         Self {
-            panel: AStarEguiPanel {
+            panel: PathfindingPanel {
                 open: true,
                 collapsed: true,
                 title: "Pathfinding".to_owned(),
@@ -71,7 +71,7 @@ impl Default for AStarEguiPanelPlugin {
     }
 }
 
-impl AStarEguiPanelPlugin {
+impl PathfindingPanelPlugin {
     /// Sets the window's title (also its egui identity: two panels need two titles).
     #[must_use]
     pub fn with_title(mut self, title: impl Into<String>) -> Self {
@@ -88,7 +88,7 @@ impl AStarEguiPanelPlugin {
     }
 
     /// Starts with the window open or closed (open by default; it can be opened later through
-    /// [`AStarEguiPanel::open`]).
+    /// [`PathfindingPanel::open`]).
     #[must_use]
     pub fn with_open(mut self, open: bool) -> Self {
         self.panel.open = open;
@@ -97,7 +97,7 @@ impl AStarEguiPanelPlugin {
 
     /// Starts with the window collapsed to its title bar, or unfolded (collapsed by default: the
     /// statistics and controls then cover nothing until the player asks for them). The arrow in
-    /// the title bar, a double click on the title, or [`AStarEguiPanel::collapsed`] folds and
+    /// the title bar, a double click on the title, or [`PathfindingPanel::collapsed`] folds and
     /// unfolds it later.
     #[must_use]
     pub fn with_collapsed(mut self, collapsed: bool) -> Self {
@@ -106,29 +106,29 @@ impl AStarEguiPanelPlugin {
     }
 }
 
-impl Plugin for AStarEguiPanelPlugin {
+impl Plugin for PathfindingPanelPlugin {
     fn build(&self, app: &mut App) {
         if !app.is_plugin_added::<EguiPlugin>() {
             app.add_plugins(EguiPlugin::default());
         }
         app.insert_resource(self.panel.clone())
-            .init_resource::<FrameTimeSummary>()
-            .register_type::<AStarEguiPanel>()
-            .register_type::<FrameTimeSummary>()
+            .init_resource::<PathfindingFrameTimes>()
+            .register_type::<PathfindingPanel>()
+            .register_type::<PathfindingFrameTimes>()
             .add_systems(Last, measure_frame_time)
             .add_systems(EguiPrimaryContextPass, draw_panel);
     }
 }
 
-/// The state of the window added by [`AStarEguiPanelPlugin`].
+/// The state of the window added by [`PathfindingPanelPlugin`].
 #[derive(Resource, Clone, Debug, PartialEq, Reflect)]
 #[reflect(opaque)]
 #[reflect(Resource, Clone, Debug, PartialEq)]
-pub struct AStarEguiPanel {
+pub struct PathfindingPanel {
     /// Whether the window is shown; its close button sets this to `false`.
     pub open: bool,
     /// Whether the window shows its title bar only (`true` at the start unless
-    /// [`AStarEguiPanelPlugin::with_collapsed`] says otherwise). The arrow in the title bar and
+    /// [`PathfindingPanelPlugin::with_collapsed`] says otherwise). The arrow in the title bar and
     /// a double click on the title flip it; setting it folds or unfolds the window on the next
     /// frame.
     pub collapsed: bool,
@@ -139,11 +139,11 @@ pub struct AStarEguiPanel {
     pub anchor: Option<(egui::Align2, egui::Vec2)>,
 }
 
-/// Frame times measured by [`AStarEguiPanelPlugin`] over the last half second, on the wall clock
+/// Frame times measured by [`PathfindingPanelPlugin`] over the last half second, on the wall clock
 /// (also when [`Time<Real>`] is driven manually, as in Bevy's scripted CI runs).
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Resource, Debug, Default, PartialEq)]
-pub struct FrameTimeSummary {
+pub struct PathfindingFrameTimes {
     /// Mean time between two frames.
     pub mean: Duration,
     /// Longest time between two frames.
@@ -156,8 +156,8 @@ pub struct FrameTimeSummary {
     pub cache_hits_per_second: f64,
 }
 
-impl FrameTimeSummary {
-    /// Frames per second matching [`FrameTimeSummary::mean`] (0 before the first measurement).
+impl PathfindingFrameTimes {
+    /// Frames per second matching [`PathfindingFrameTimes::mean`] (0 before the first measurement).
     #[must_use]
     pub fn fps(&self) -> f64 {
         let mean = self.mean.as_secs_f64();
@@ -180,7 +180,7 @@ struct Window {
 
 fn measure_frame_time(
     stats: Option<Res<PathfindingStats>>,
-    mut summary: ResMut<FrameTimeSummary>,
+    mut summary: ResMut<PathfindingFrameTimes>,
     mut window: Local<Window>,
     mut last_frame: Local<Option<Instant>>,
 ) {
@@ -199,7 +199,7 @@ fn measure_frame_time(
     }
     let (started, hits) = stats.map_or((0, 0), |stats| (stats.searches_started, stats.cache_hits));
     let seconds = window.elapsed.as_secs_f64();
-    *summary = FrameTimeSummary {
+    *summary = PathfindingFrameTimes {
         mean: window.elapsed / window.frames,
         worst: window.worst,
         frames: window.frames,
@@ -216,8 +216,8 @@ fn measure_frame_time(
 /// Everything the panel reads and edits.
 #[derive(bevy::ecs::system::SystemParam)]
 struct PanelData<'w, 's> {
-    panel: ResMut<'w, AStarEguiPanel>,
-    frame: Res<'w, FrameTimeSummary>,
+    panel: ResMut<'w, PathfindingPanel>,
+    frame: Res<'w, PathfindingFrameTimes>,
     stats: Option<Res<'w, PathfindingStats>>,
     diagnostics_store: Option<Res<'w, DiagnosticsStore>>,
     settings: Option<ResMut<'w, PathfindingSettings>>,
@@ -278,7 +278,7 @@ fn draw_panel(mut contexts: EguiContexts, data: PanelData) {
 /// click on its title bar).
 fn show_panel(
     ctx: &egui::Context,
-    panel: &mut AStarEguiPanel,
+    panel: &mut PathfindingPanel,
     contents: impl FnOnce(&mut egui::Ui),
 ) {
     let title = panel.title.as_str();
@@ -312,7 +312,7 @@ fn show_panel(
 /// The window's figures that are also [`crate::diagnostics`]: the smoothed value of each
 /// diagnostic measured by
 /// [`PathfindingDiagnosticsPlugin`](crate::diagnostics::PathfindingDiagnosticsPlugin), else
-/// the matching figure of [`PathfindingStats`] or [`FrameTimeSummary`].
+/// the matching figure of [`PathfindingStats`] or [`PathfindingFrameTimes`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct ShownFigures {
     searches_per_second: f64,
@@ -327,7 +327,7 @@ struct ShownFigures {
 impl ShownFigures {
     fn read(
         stats: Option<&PathfindingStats>,
-        frame: &FrameTimeSummary,
+        frame: &PathfindingFrameTimes,
         store: Option<&DiagnosticsStore>,
     ) -> Self {
         let smoothed = |path: &DiagnosticPath| {
@@ -366,7 +366,7 @@ impl ShownFigures {
     }
 }
 
-fn frame_ui(ui: &mut egui::Ui, frame: &FrameTimeSummary, figures: &ShownFigures) {
+fn frame_ui(ui: &mut egui::Ui, frame: &PathfindingFrameTimes, figures: &ShownFigures) {
     ui.label(format!(
         "Frame {:.2} ms ({:.0} fps), worst {:.2} ms",
         frame.mean.as_secs_f64() * 1e3,
@@ -397,10 +397,10 @@ fn agents_ui(ui: &mut egui::Ui, paths: &Query<&Path>) {
 /// Draws [`PathfindingStats`] as a two-column table, for embedding in a window of your own.
 ///
 /// Every figure comes from `stats` (the cache hit rate of the whole run); the window of
-/// [`AStarEguiPanelPlugin`] reads some of them from the diagnostics instead, and adds the stage
+/// [`PathfindingPanelPlugin`] reads some of them from the diagnostics instead, and adds the stage
 /// times.
 pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
-    let figures = ShownFigures::read(Some(stats), &FrameTimeSummary::default(), None);
+    let figures = ShownFigures::read(Some(stats), &PathfindingFrameTimes::default(), None);
     stats_table(ui, stats, &figures);
 }
 
@@ -611,7 +611,7 @@ fn duration_slider(
     moved
 }
 
-/// Draws the debug overlay toggles: the [`AStarGizmos`] group on or off, grid lines, blocked
+/// Draws the debug overlay toggles: the [`PathfindingGizmos`] group on or off, grid lines, blocked
 /// cells, and recording every agent's search ([`PathDebugSettings::trace_all_agents`]). Toggles
 /// whose resource is missing are shown disabled.
 pub fn debug_ui(
@@ -620,14 +620,16 @@ pub fn debug_ui(
     debug: Option<Mut<PathDebugSettings>>,
 ) {
     let current = gizmos.as_ref().and_then(|store| {
-        store.get_config::<AStarGizmos>().map(|(config, colors)| {
-            (
-                config.enabled,
-                colors.draw_grid,
-                colors.draw_blocked,
-                config.line.width,
-            )
-        })
+        store
+            .get_config::<PathfindingGizmos>()
+            .map(|(config, colors)| {
+                (
+                    config.enabled,
+                    colors.draw_grid,
+                    colors.draw_blocked,
+                    config.line.width,
+                )
+            })
     });
     match (gizmos, current) {
         (Some(mut store), Some((mut enabled, mut grid, mut blocked, mut width))) => {
@@ -640,7 +642,7 @@ pub fn debug_ui(
                     .changed(),
             ];
             if toggled.contains(&true)
-                && let Some((config, colors)) = store.get_config_mut::<AStarGizmos>()
+                && let Some((config, colors)) = store.get_config_mut::<PathfindingGizmos>()
             {
                 config.enabled = enabled;
                 config.line.width = width;
@@ -653,7 +655,7 @@ pub fn debug_ui(
                 false,
                 egui::Checkbox::new(&mut false, "Draw searches and paths"),
             )
-            .on_disabled_hover_text("add AStarDebugPlugin to draw searches");
+            .on_disabled_hover_text("add PathfindingDebugPlugin to draw searches");
         }
     }
     match debug {
@@ -661,7 +663,7 @@ pub fn debug_ui(
             let mut all = debug.trace_all_agents;
             if ui
                 .checkbox(&mut all, "Trace every agent")
-                .on_hover_text("record and draw the search of every agent, not only DebugPath ones (from their next search on)")
+                .on_hover_text("record and draw the search of every agent, not only PathDebug ones (from their next search on)")
                 .changed()
             {
                 debug.trace_all_agents = all;
@@ -669,7 +671,7 @@ pub fn debug_ui(
         }
         None => {
             ui.add_enabled(false, egui::Checkbox::new(&mut false, "Trace every agent"))
-                .on_disabled_hover_text("add AStarDebugPlugin to trace searches");
+                .on_disabled_hover_text("add PathfindingDebugPlugin to trace searches");
         }
     }
 }
@@ -682,6 +684,19 @@ fn format_duration(duration: Duration) -> String {
         format!("{:.2} ms", micros / 1e3)
     }
 }
+
+// The names before the naming rule, kept for one release.
+/// The former name of [`PathfindingPanelPlugin`].
+#[deprecated(note = "renamed to `PathfindingPanelPlugin` (the naming rule in ARCHITECTURE.md)")]
+pub type AStarEguiPanelPlugin = PathfindingPanelPlugin;
+
+/// The former name of [`PathfindingPanel`].
+#[deprecated(note = "renamed to `PathfindingPanel` (the naming rule in ARCHITECTURE.md)")]
+pub type AStarEguiPanel = PathfindingPanel;
+
+/// The former name of [`PathfindingFrameTimes`].
+#[deprecated(note = "renamed to `PathfindingFrameTimes` (the naming rule in ARCHITECTURE.md)")]
+pub type FrameTimeSummary = PathfindingFrameTimes;
 
 #[cfg(test)]
 mod tests {
@@ -786,9 +801,9 @@ mod tests {
             cache_misses: 3,
             ..PathfindingStats::default()
         };
-        let frame = FrameTimeSummary {
+        let frame = PathfindingFrameTimes {
             searches_per_second: 12.0,
-            ..FrameTimeSummary::default()
+            ..PathfindingFrameTimes::default()
         };
         let from_stats = ShownFigures {
             searches_per_second: 12.0,
@@ -858,7 +873,7 @@ mod tests {
             output.textures_delta.clear();
             output
         };
-        let mut figures = ShownFigures::read(Some(&stats), &FrameTimeSummary::default(), None);
+        let mut figures = ShownFigures::read(Some(&stats), &PathfindingFrameTimes::default(), None);
         let output = draw(&figures);
         assert!(text_at(&output, "3 / 7").is_some(), "in flight / queued");
         assert_eq!(text_at(&output, "Stage time (ms)"), None);
@@ -878,7 +893,7 @@ mod tests {
     /// Runs one pass of [`show_panel`] with a tall body at time `time` (seconds) with `events`.
     fn panel_pass(
         context: &egui::Context,
-        panel: &mut AStarEguiPanel,
+        panel: &mut PathfindingPanel,
         (time, events): (f64, Vec<egui::Event>),
     ) -> egui::FullOutput {
         let input = egui::RawInput {
@@ -903,12 +918,12 @@ mod tests {
     #[test]
     fn the_window_starts_collapsed_and_leaves_the_pointer_below_its_title_to_the_game() {
         let context = egui::Context::default();
-        let mut panel = AStarEguiPanelPlugin::default()
+        let mut panel = PathfindingPanelPlugin::default()
             .with_anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
             .panel;
         assert!(panel.collapsed, "collapsed by default");
         let mut time = 0.0;
-        let mut pass = |panel: &mut AStarEguiPanel, events: Vec<egui::Event>| {
+        let mut pass = |panel: &mut PathfindingPanel, events: Vec<egui::Event>| {
             time += 1.0 / 60.0;
             panel_pass(&context, panel, (time, events))
         };

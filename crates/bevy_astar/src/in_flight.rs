@@ -5,7 +5,7 @@ use crate::background::BackgroundTask;
 use crate::cache::RequestKey;
 use crate::kinds::KindKey;
 use crate::outcome::ReadyOutcome;
-use crate::{MapChange, PathRequest};
+use crate::{NavChange, PathRequest};
 use astar_grid::Grid;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -52,7 +52,7 @@ pub(crate) struct InFlightSearch {
     /// another grid, or (for agents of other kinds) of other profiles, is stale.
     pub origin: (u64, u64),
     /// Map changes published since it started.
-    pub changes: Vec<Arc<MapChange>>,
+    pub changes: Vec<Arc<NavChange>>,
     /// The requests it answers: one, or several for one goal.
     pub members: Vec<SearchMember>,
     /// Once the task has finished: the outcomes of the members not applied yet, in order, the

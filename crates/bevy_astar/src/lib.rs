@@ -21,22 +21,22 @@
 //! [`PathFollower`] walks the agent's `Transform` along them.
 //!
 //! - [`NavGrid`] is the map: edit it with [`NavGrid::block`], [`NavGrid::set_cost`] and friends;
-//!   each frame with edits becomes a new [`MapVersion`] and a [`MapChanged`] message, and only
+//!   each frame with edits becomes a new [`NavVersion`] and a [`NavChanged`] message, and only
 //!   agents whose paths the change affects search again.
 //! - [`PathfindingSettings`] throttles the work (searches per frame, searches in flight, minimum
 //!   interval per agent) and sizes the result cache; identical requests share one search.
 //! - Agents of several sizes and terrain kinds share the map: a request names its
 //!   [`PathRequest::size`] and a [`PathRequest::profile`] registered in [`TerrainProfiles`]
 //!   ([`kinds`] tells how each kind gets its own derived grid).
-//! - With [`Avoidance`], a [`PathFollower`] is steered round the other avoiding agents and
+//! - With [`CrowdAvoidance`], a [`PathFollower`] is steered round the other avoiding agents and
 //!   along the walls ([`crowd`]: ORCA local avoidance, in parallel), and searches again when it
 //!   stops making progress.
 //! - [`PathFound`] / [`PathNotFound`], each both a message and an entity event, announce
 //!   results; [`PathfindingStats`] counts the work.
-//! - `debug::AStarDebugPlugin` (feature `debug`, on by default) draws searches with gizmos;
-//!   agents marked [`DebugPath`] record them into a [`PathTrace`]; with the `tilemap` feature,
-//!   `tilemap::TilemapNavPlugin` keeps the grid in sync with a `bevy_ecs_tilemap` map.
-//! - With the `egui` feature, `egui_panel::AStarEguiPanelPlugin` adds a window with the
+//! - `debug::PathfindingDebugPlugin` (feature `debug`, on by default) draws searches with gizmos;
+//!   agents marked [`PathDebug`] record them into a [`PathTrace`]; with the `tilemap` feature,
+//!   `tilemap::NavTilemapPlugin` keeps the grid in sync with a `bevy_ecs_tilemap` map.
+//! - With the `egui` feature, `egui_panel::PathfindingPanelPlugin` adds a window with the
 //!   statistics, the settings and the debug toggles.
 //!
 //! [`AStarPlugin`] documents the system sets and their order.
@@ -75,21 +75,50 @@ mod trace;
 pub use astar_grid;
 pub use connectivity::NavConnectivity;
 pub use crowd::plugin::CrowdPlugin;
-pub use crowd::{Avoidance, CrowdSettings, CrowdVelocity};
+pub use crowd::{CrowdAvoidance, CrowdSettings, CrowdVelocity};
 pub use diagnostics::PathfindingDiagnosticsPlugin;
 pub use follow::PathFollower;
 pub use follow::plugin::PathFollowPlugin;
 pub use kinds::{KindError, ProfileError, ProfileId, TerrainProfiles};
-pub use map::{CellChange, MapChange, MapChanged, MapVersion, NavGrid};
+pub use map::{NavCellChange, NavChange, NavChanged, NavGrid, NavVersion};
 pub use outcome::{PathFound, PathNotFound};
 pub use path::{Path, PathFailure, PathStatus};
 pub use plugin::AStarPlugin;
 pub use plugins::PathfindingPlugins;
 pub use request::{PathAlgorithm, PathRequest, WorldPositionError};
-pub use schedule::AStarSystems;
+pub use schedule::PathfindingSystems;
 pub use settings::{BackgroundPause, InvalidationPolicy, PathfindingSettings, SearchThread};
 pub use stats::{CarriedOver, PathfindingStats};
-pub use trace::{DebugPath, PathDebugSettings, PathTrace};
+pub use trace::{PathDebug, PathDebugSettings, PathTrace};
+
+// The names before the naming rule, kept for one release.
+/// The former name of [`PathfindingSystems`].
+#[deprecated(note = "renamed to `PathfindingSystems` (the naming rule in ARCHITECTURE.md)")]
+pub type AStarSystems = PathfindingSystems;
+
+/// The former name of [`NavVersion`].
+#[deprecated(note = "renamed to `NavVersion` (the naming rule in ARCHITECTURE.md)")]
+pub type MapVersion = NavVersion;
+
+/// The former name of [`NavChanged`].
+#[deprecated(note = "renamed to `NavChanged` (the naming rule in ARCHITECTURE.md)")]
+pub type MapChanged = NavChanged;
+
+/// The former name of [`NavChange`].
+#[deprecated(note = "renamed to `NavChange` (the naming rule in ARCHITECTURE.md)")]
+pub type MapChange = NavChange;
+
+/// The former name of [`NavCellChange`].
+#[deprecated(note = "renamed to `NavCellChange` (the naming rule in ARCHITECTURE.md)")]
+pub type CellChange = NavCellChange;
+
+/// The former name of [`PathDebug`].
+#[deprecated(note = "renamed to `PathDebug` (the naming rule in ARCHITECTURE.md)")]
+pub type DebugPath = PathDebug;
+
+/// The former name of [`CrowdAvoidance`].
+#[deprecated(note = "renamed to `CrowdAvoidance` (the naming rule in ARCHITECTURE.md)")]
+pub type Avoidance = CrowdAvoidance;
 
 /// The common types: the plugins, the components an agent carries, the settings, the
 /// outcome events and the core's grid types. Bevy's own prelude is not included; import it
@@ -101,13 +130,14 @@ pub use trace::{DebugPath, PathDebugSettings, PathTrace};
 /// needs qualifying in a module that imports one of them too.
 pub mod prelude {
     #[cfg(feature = "debug")]
-    pub use crate::debug::{AStarDebugPlugin, AStarGizmos};
+    pub use crate::debug::{PathfindingDebugPlugin, PathfindingGizmos};
     pub use crate::{
-        AStarPlugin, AStarSystems, Avoidance, CarriedOver, CrowdPlugin, CrowdSettings,
-        CrowdVelocity, DebugPath, InvalidationPolicy, MapChanged, MapVersion, NavGrid, Path,
-        PathAlgorithm, PathFailure, PathFollowPlugin, PathFollower, PathFound, PathNotFound,
-        PathRequest, PathStatus, PathTrace, PathfindingDiagnosticsPlugin, PathfindingPlugins,
-        PathfindingSettings, PathfindingStats, ProfileId, SearchThread, TerrainProfiles,
+        AStarPlugin, CarriedOver, CrowdAvoidance, CrowdPlugin, CrowdSettings, CrowdVelocity,
+        InvalidationPolicy, NavChanged, NavGrid, NavVersion, Path, PathAlgorithm, PathDebug,
+        PathFailure, PathFollowPlugin, PathFollower, PathFound, PathNotFound, PathRequest,
+        PathStatus, PathTrace, PathfindingDiagnosticsPlugin, PathfindingPlugins,
+        PathfindingSettings, PathfindingStats, PathfindingSystems, ProfileId, SearchThread,
+        TerrainProfiles,
     };
     pub use astar_grid::{
         Cell, CornerRule, CostModel, Grid, Heuristic, Limit, Movement, Neighborhood, SearchError,

@@ -1,6 +1,6 @@
 //! The `Path` component: the result of an agent's request and its status.
 
-use crate::MapVersion;
+use crate::NavVersion;
 use crate::PathAlgorithm;
 use crate::kinds::KindError;
 use astar_grid::{Cell, Limit, SearchError};
@@ -108,9 +108,9 @@ pub struct Path {
     pub waypoints: Arc<[Vec2]>,
     /// The cost of [`Path::cells`] (terrain included).
     pub cost: f64,
-    /// The [`MapVersion`](crate::MapVersion) of the grid the path was computed on. The path also
+    /// The [`NavVersion`](crate::NavVersion) of the grid the path was computed on. The path also
     /// holds for later versions until a change affects it, when the agent is queued again.
-    pub map_version: MapVersion,
+    pub map_version: NavVersion,
     /// Incremented every time a new result is written, so readers can tell a new path from an
     /// old one.
     pub revision: u64,

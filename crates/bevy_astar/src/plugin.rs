@@ -1,7 +1,7 @@
 //! `AStarPlugin`, the core of the plugin family: registers the requests, paths, map and
 //! settings, orders the system sets, and adds the systems of Invalidate, Dispatch and Apply.
 
-use crate::AStarSystems;
+use crate::PathfindingSystems;
 use crate::apply::{free_retired_outcomes, poll_searches};
 use crate::background::{
     MainThreadWork, StageGateHold, advance_main_thread_work, close_stage_gate, open_stage_gate,
@@ -23,10 +23,10 @@ use crate::outcome::RetiredOutcomes;
 use crate::queue::{RequestQueue, forget_removed_request};
 use crate::schedule::PathfindingSchedule;
 pub(crate) use crate::schedule::pathfinding_schedule;
-use crate::trace::{DebugPath, PathDebugSettings, PathTrace, drop_unwanted_traces};
+use crate::trace::{PathDebug, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
-    BackgroundPause, CarriedOver, InvalidationPolicy, MapChanged, MapVersion, NavConnectivity,
-    NavGrid, Path, PathAlgorithm, PathFailure, PathFound, PathNotFound, PathRequest, PathStatus,
+    BackgroundPause, CarriedOver, InvalidationPolicy, NavChanged, NavConnectivity, NavGrid,
+    NavVersion, Path, PathAlgorithm, PathFailure, PathFound, PathNotFound, PathRequest, PathStatus,
     PathfindingSettings, PathfindingStats, ProfileId, SearchThread, TerrainProfiles,
 };
 use bevy::ecs::intern::Interned;
@@ -39,7 +39,7 @@ use core::time::Duration;
 /// frames later without the frame ever waiting for a search.
 ///
 /// Searches run on the [`AsyncComputeTaskPool`](bevy::tasks::AsyncComputeTaskPool) on a
-/// snapshot of the grid; the systems are the [`AStarSystems`] sets, chained in this order:
+/// snapshot of the grid; the systems are the [`PathfindingSystems`] sets, chained in this order:
 /// `Invalidate` (map changes) → `Dispatch` (queue, cache, throttle, start) → `Apply` (poll,
 /// drop stale results, write paths) → `Follow` (move followers). It adds the first three;
 /// following and crowds are plugins of their own, which
@@ -175,16 +175,16 @@ impl Plugin for AStarPlugin {
         register_types(app);
         init_resources(app);
         app.add_observer(forget_removed_request)
-            .add_message::<MapChanged>()
+            .add_message::<NavChanged>()
             .add_message::<PathFound>()
             .add_message::<PathNotFound>()
             .configure_sets(
                 schedule,
                 (
-                    AStarSystems::Invalidate,
-                    AStarSystems::Dispatch,
-                    AStarSystems::Apply,
-                    AStarSystems::Follow,
+                    PathfindingSystems::Invalidate,
+                    PathfindingSystems::Dispatch,
+                    PathfindingSystems::Apply,
+                    PathfindingSystems::Follow,
                 )
                     .chain(),
             );
@@ -205,9 +205,9 @@ fn register_types(app: &mut App) {
         .register_type::<InvalidationPolicy>()
         .register_type::<BackgroundPause>()
         .register_type::<SearchThread>()
-        .register_type::<MapVersion>()
+        .register_type::<NavVersion>()
         .register_type::<NavGrid>()
-        .register_type::<DebugPath>()
+        .register_type::<PathDebug>()
         .register_type::<PathTrace>()
         .register_type::<PathDebugSettings>()
         .register_type::<ProfileId>()
@@ -223,7 +223,7 @@ fn init_resources(app: &mut App) {
         .init_resource::<TerrainProfiles>()
         .init_resource::<AgentLayers>()
         .init_resource::<NavConnectivity>()
-        .init_resource::<MapVersion>()
+        .init_resource::<NavVersion>()
         .init_resource::<PathfindingStats>()
         .init_resource::<PendingInvalidations>()
         .init_resource::<GoalBatches>()
@@ -255,7 +255,7 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                 ),
             )
                 .chain()
-                .in_set(AStarSystems::Invalidate),
+                .in_set(PathfindingSystems::Invalidate),
             (
                 queue_changed_requests,
                 poll_flow_fields,
@@ -264,12 +264,12 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                 release_flow_fields,
             )
                 .chain()
-                .in_set(AStarSystems::Dispatch),
+                .in_set(PathfindingSystems::Dispatch),
             (poll_searches, free_retired_outcomes, drop_unwanted_traces)
                 .chain()
-                .in_set(AStarSystems::Apply),
+                .in_set(PathfindingSystems::Apply),
             // Outside the sets, so that a run condition on one cannot keep it closed.
-            open_stage_gate.after(AStarSystems::Follow),
+            open_stage_gate.after(PathfindingSystems::Follow),
         ),
     );
 }

@@ -10,11 +10,11 @@ use bevy::app::{PluginGroup, PluginGroupBuilder};
 /// |---|---|---|
 /// | [`AStarPlugin`] | requests, searches, paths kept up to date under map edits | always |
 /// | [`PathFollowPlugin`] | moves [`PathFollower`](crate::PathFollower)s along their paths | always |
-/// | [`CrowdPlugin`] | steers agents with [`Avoidance`](crate::Avoidance) round each other | always |
+/// | [`CrowdPlugin`] | steers agents with [`CrowdAvoidance`](crate::CrowdAvoidance) round each other | always |
 /// | [`PathfindingDiagnosticsPlugin`] | the figures as Bevy diagnostics | always |
-/// | `AStarDebugPlugin` | gizmos of searches, paths and crowds (needs Bevy's gizmo plugin) | feature `debug` |
-/// | `TilemapNavPlugin` | the grid kept in sync with a `bevy_ecs_tilemap` map | feature `tilemap` |
-/// | `AStarEguiPanelPlugin` | a window of statistics, settings and debug toggles (needs a window) | feature `egui` |
+/// | `PathfindingDebugPlugin` | gizmos of searches, paths and crowds (needs Bevy's gizmo plugin) | feature `debug` |
+/// | `NavTilemapPlugin` | the grid kept in sync with a `bevy_ecs_tilemap` map | feature `tilemap` |
+/// | `PathfindingPanelPlugin` | a window of statistics, settings and debug toggles (needs a window) | feature `egui` |
 ///
 /// Configure a plugin with [`PluginGroup::set`], leave one out with
 /// [`PluginGroupBuilder::disable`]; the plugins that add systems run them in the schedule
@@ -29,11 +29,11 @@ use bevy::app::{PluginGroup, PluginGroupBuilder};
 ///     .set(AStarPlugin::default().with_max_in_flight(32))
 ///     .disable::<CrowdPlugin>();
 /// # #[cfg(feature = "debug")]
-/// # let plugins = plugins.disable::<AStarDebugPlugin>();
+/// # let plugins = plugins.disable::<PathfindingDebugPlugin>();
 /// # #[cfg(feature = "tilemap")]
-/// # let plugins = plugins.disable::<bevy_astar::tilemap::TilemapNavPlugin>();
+/// # let plugins = plugins.disable::<bevy_astar::tilemap::NavTilemapPlugin>();
 /// # #[cfg(feature = "egui")]
-/// # let plugins = plugins.disable::<bevy_astar::egui_panel::AStarEguiPanelPlugin>();
+/// # let plugins = plugins.disable::<bevy_astar::egui_panel::PathfindingPanelPlugin>();
 /// app.add_plugins((MinimalPlugins, plugins));
 /// assert!(app.is_plugin_added::<PathFollowPlugin>());
 /// assert!(!app.is_plugin_added::<CrowdPlugin>());
@@ -49,11 +49,11 @@ impl PluginGroup for PathfindingPlugins {
             .add(CrowdPlugin)
             .add(PathfindingDiagnosticsPlugin::default());
         #[cfg(feature = "debug")]
-        let group = group.add(crate::debug::AStarDebugPlugin::default());
+        let group = group.add(crate::debug::PathfindingDebugPlugin::default());
         #[cfg(feature = "tilemap")]
-        let group = group.add(crate::tilemap::TilemapNavPlugin::default());
+        let group = group.add(crate::tilemap::NavTilemapPlugin::default());
         #[cfg(feature = "egui")]
-        let group = group.add(crate::egui_panel::AStarEguiPanelPlugin::default());
+        let group = group.add(crate::egui_panel::PathfindingPanelPlugin::default());
         group
     }
 }

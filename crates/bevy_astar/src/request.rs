@@ -1,7 +1,7 @@
 //! The `PathRequest` component: what an agent asks for, and the bookkeeping that follows it.
 
 use crate::kinds::KindKey;
-use crate::{MapVersion, NavGrid, Path, ProfileId};
+use crate::{NavGrid, NavVersion, Path, ProfileId};
 use astar_grid::{Cell, Movement, SearchOptions};
 use bevy::prelude::*;
 use core::time::Duration;
@@ -69,7 +69,7 @@ pub struct PathRequest {
     /// Where the path should end.
     pub goal: Cell,
     /// Movement rule, costs, heuristic and weight, limits. The `trace` flag is also set for
-    /// agents marked with [`DebugPath`](crate::debug::DebugPath).
+    /// agents marked with [`PathDebug`](crate::debug::PathDebug).
     pub options: SearchOptions,
     /// Which algorithm searches.
     pub algorithm: PathAlgorithm,
@@ -208,7 +208,7 @@ pub(crate) struct PathRequestState {
     pub found: Option<FoundPath>,
     /// The map version and the agent kind of the applied result, kept here for the same reason:
     /// the scan of a map change reads them for every agent.
-    pub applied_on: Option<(MapVersion, KindKey)>,
+    pub applied_on: Option<(NavVersion, KindKey)>,
     /// A found path that a map change cut: repaired rather than searched again when the agent
     /// is dispatched, if it still fits the request.
     pub cut_path: Option<Arc<SearchOutcome>>,

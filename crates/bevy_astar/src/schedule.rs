@@ -9,7 +9,7 @@ use bevy::prelude::*;
 /// schedule given to [`AStarPlugin::in_schedule`](crate::AStarPlugin::in_schedule)):
 ///
 /// 1. [`Invalidate`](Self::Invalidate): publishes the frame's [`NavGrid`](crate::NavGrid) edits
-///    as a new [`MapVersion`](crate::MapVersion) with a [`MapChanged`](crate::MapChanged) message, drops cached results they affect, and
+///    as a new [`NavVersion`](crate::NavVersion) with a [`NavChanged`](crate::NavChanged) message, drops cached results they affect, and
 ///    queues exactly the agents whose current path they affect (see [`InvalidationPolicy`](crate::InvalidationPolicy)).
 /// 2. [`Dispatch`](Self::Dispatch): queues agents whose [`PathRequest`](crate::PathRequest)
 ///    changed, collects finished flow fields, then serves the queue oldest first: from the
@@ -23,14 +23,14 @@ use bevy::prelude::*;
 ///    [`PathNotFound`](crate::PathNotFound), both a message and an entity event triggered on the agent.
 /// 4. [`Follow`](Self::Follow): moves [`PathFollower`](crate::PathFollower)s along their paths
 ///    ([`PathFollowPlugin`](crate::PathFollowPlugin)); those with
-///    [`Avoidance`](crate::Avoidance) are steered as a crowd ([`CrowdPlugin`](crate::CrowdPlugin),
+///    [`CrowdAvoidance`](crate::CrowdAvoidance) are steered as a crowd ([`CrowdPlugin`](crate::CrowdPlugin),
 ///    [`crate::crowd`]). Empty without those plugins.
 ///
-/// Edit the grid and change requests before [`AStarSystems::Invalidate`] to have them handled in
+/// Edit the grid and change requests before [`PathfindingSystems::Invalidate`] to have them handled in
 /// the same frame; edits made later are handled the next frame (and a result is never applied
 /// over an edit it did not see).
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AStarSystems {
+pub enum PathfindingSystems {
     /// Publish map changes and invalidate affected paths and cached results.
     Invalidate,
     /// Queue changed requests and start searches.

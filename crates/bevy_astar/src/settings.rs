@@ -24,8 +24,8 @@ pub enum InvalidationPolicy {
 }
 
 /// Whether background searches pause while the plugin's stages run (from
-/// [`AStarSystems::Invalidate`](crate::AStarSystems::Invalidate) to the end of
-/// [`AStarSystems::Follow`](crate::AStarSystems::Follow)) in a burst: frames after one in which
+/// [`PathfindingSystems::Invalidate`](crate::PathfindingSystems::Invalidate) to the end of
+/// [`PathfindingSystems::Follow`](crate::PathfindingSystems::Follow)) in a burst: frames after one in which
 /// a stage carried work over ([`PathfindingStats::carried_over`](crate::PathfindingStats::carried_over)),
 /// as after a map change that re-paths a crowd.
 ///

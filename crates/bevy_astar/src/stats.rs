@@ -57,7 +57,7 @@ pub struct PathfindingStats {
     /// [`PathfindingSettings::max_flow_fields`](crate::PathfindingSettings::max_flow_fields)
     /// fields were held, every one of them asked for in the same frame.
     pub flow_field_fallbacks: u64,
-    /// Agents with [`Avoidance`](crate::Avoidance) steered in the most recent frame.
+    /// Agents with [`CrowdAvoidance`](crate::CrowdAvoidance) steered in the most recent frame.
     pub crowd_agents: usize,
     /// Searches asked for by avoiding agents that stopped making progress (see
     /// [`CrowdSettings::stuck_after`](crate::CrowdSettings::stuck_after)).

@@ -1,12 +1,12 @@
 //! `bevy_ecs_tilemap` integration: builds the [`NavGrid`] from a tilemap, keeps it in sync with
 //! its tiles, and converts between [`TilePos`], grid cells and world positions.
 //!
-//! Mark the tilemap entity with [`NavTilemap`] and give tiles a [`TileCost`] (or set a rule on
-//! [`TilemapNavPlugin`]); tile `(x, y)` is cell `(x, y)`. Square tilemaps whose `Transform` has
+//! Mark the tilemap entity with [`NavTilemap`] and give tiles a [`NavTileCost`] (or set a rule on
+//! [`NavTilemapPlugin`]); tile `(x, y)` is cell `(x, y)`. Square tilemaps whose `Transform` has
 //! no rotation are supported (translation and scale are honoured); other map types are reported
 //! with a [`TilemapNavError`] and skipped.
 
-use crate::{AStarSystems, NavGrid};
+use crate::{NavGrid, PathfindingSystems};
 use astar_grid::{Cell, Grid, GridError};
 use bevy::prelude::*;
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
@@ -51,9 +51,9 @@ pub struct NavTilemap;
 /// The navigation value of a tile: 0 blocked, else its terrain cost multiplier.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
 #[reflect(Component, Debug, PartialEq, Hash)]
-pub struct TileCost(pub u8);
+pub struct NavTileCost(pub u8);
 
-impl TileCost {
+impl NavTileCost {
     /// A tile nothing can enter.
     pub const BLOCKED: Self = Self(0);
     /// Plain ground.
@@ -71,25 +71,25 @@ pub enum TilemapNavError {
     Grid(#[from] GridError),
 }
 
-/// Decides the cost of tiles without a [`TileCost`] from their position and texture.
+/// Decides the cost of tiles without a [`NavTileCost`] from their position and texture.
 pub type TileCostRule = Arc<dyn Fn(TilePos, Option<TileTextureIndex>) -> u8 + Send + Sync>;
 
-/// How tiles without a [`TileCost`] count; a resource set by [`TilemapNavPlugin`].
+/// How tiles without a [`NavTileCost`] count; a resource set by [`NavTilemapPlugin`].
 #[derive(Resource, Clone, Reflect)]
 #[reflect(opaque)]
 #[reflect(Resource, Clone)]
-pub struct TilemapNavRules {
-    /// The rule for tiles without a [`TileCost`], or `None` to make them walkable with cost 1.
+pub struct NavTilemapRules {
+    /// The rule for tiles without a [`NavTileCost`], or `None` to make them walkable with cost 1.
     pub rule: Option<TileCostRule>,
     /// The value of positions with no tile entity at all (0: blocked).
     pub missing_tile_cost: u8,
 }
 
-impl TilemapNavRules {
+impl NavTilemapRules {
     fn cost(
         &self,
         tile: TilePos,
-        cost: Option<&TileCost>,
+        cost: Option<&NavTileCost>,
         texture: Option<&TileTextureIndex>,
     ) -> u8 {
         match (cost, &self.rule) {
@@ -101,17 +101,17 @@ impl TilemapNavRules {
 }
 
 /// Builds the [`NavGrid`] from the tilemap marked [`NavTilemap`] and keeps it in sync: changed
-/// tiles become grid edits (and a new map version) before [`AStarSystems::Invalidate`]; a
+/// tiles become grid edits (and a new map version) before [`PathfindingSystems::Invalidate`]; a
 /// resized, moved or re-gridded tilemap becomes a new grid. Its systems run in the schedule of
 /// [`AStarPlugin`](crate::AStarPlugin) (see its `in_schedule`), so add it after that plugin.
 ///
 /// ```
 /// use bevy::prelude::*;
 /// use bevy_astar::prelude::*;
-/// use bevy_astar::tilemap::TilemapNavPlugin;
+/// use bevy_astar::tilemap::NavTilemapPlugin;
 ///
 /// // Texture 3 is a wall, texture 5 a swamp; everything else is plain ground.
-/// let plugin = TilemapNavPlugin::default().with_rule(|_tile, texture| match texture.map(|t| t.0) {
+/// let plugin = NavTilemapPlugin::default().with_rule(|_tile, texture| match texture.map(|t| t.0) {
 ///     Some(3) => 0,
 ///     Some(5) => 4,
 ///     _ => 1,
@@ -119,14 +119,14 @@ impl TilemapNavRules {
 /// App::new().add_plugins((MinimalPlugins, AStarPlugin::default(), plugin));
 /// ```
 #[derive(Clone)]
-pub struct TilemapNavPlugin {
-    rules: TilemapNavRules,
+pub struct NavTilemapPlugin {
+    rules: NavTilemapRules,
 }
 
-impl Default for TilemapNavPlugin {
+impl Default for NavTilemapPlugin {
     fn default() -> Self {
         Self {
-            rules: TilemapNavRules {
+            rules: NavTilemapRules {
                 rule: None,
                 missing_tile_cost: 0,
             },
@@ -134,8 +134,8 @@ impl Default for TilemapNavPlugin {
     }
 }
 
-impl TilemapNavPlugin {
-    /// Sets the rule for tiles without a [`TileCost`].
+impl NavTilemapPlugin {
+    /// Sets the rule for tiles without a [`NavTileCost`].
     #[must_use]
     pub fn with_rule(
         mut self,
@@ -153,23 +153,23 @@ impl TilemapNavPlugin {
     }
 }
 
-impl Plugin for TilemapNavPlugin {
+impl Plugin for NavTilemapPlugin {
     fn build(&self, app: &mut App) {
         if !app.is_plugin_added::<crate::AStarPlugin>() {
-            warn!("add TilemapNavPlugin after AStarPlugin, so that it runs in the same schedule");
+            warn!("add NavTilemapPlugin after AStarPlugin, so that it runs in the same schedule");
         }
         // The pathfinding systems' schedule (`AStarPlugin::in_schedule`), before they read the
         // grid.
         let schedule = crate::plugin::pathfinding_schedule(app);
         app.insert_resource(self.rules.clone())
             .register_type::<NavTilemap>()
-            .register_type::<TileCost>()
-            .register_type::<TilemapNavRules>()
+            .register_type::<NavTileCost>()
+            .register_type::<NavTilemapRules>()
             .add_systems(
                 schedule,
                 (rebuild_from_tilemap, sync_changed_tiles)
                     .chain()
-                    .before(AStarSystems::Invalidate),
+                    .before(PathfindingSystems::Invalidate),
             );
     }
 }
@@ -201,13 +201,13 @@ type ReshapedNavTilemap = (
 type ChangedTile<'a> = (
     &'a TilePos,
     &'a TilemapId,
-    Option<&'a TileCost>,
+    Option<&'a NavTileCost>,
     Option<&'a TileTextureIndex>,
 );
 
 /// Tiles whose navigation inputs changed.
 type ChangedTileFilter = Or<(
-    Changed<TileCost>,
+    Changed<NavTileCost>,
     Changed<TileTextureIndex>,
     Changed<TilePos>,
 )>;
@@ -244,10 +244,10 @@ pub fn nav_grid_for_tilemap(
 
 fn rebuild_from_tilemap(
     mut commands: Commands,
-    rules: Res<TilemapNavRules>,
+    rules: Res<NavTilemapRules>,
     nav: Option<ResMut<NavGrid>>,
     tilemaps: Query<(TilemapShape, &TileStorage), ReshapedNavTilemap>,
-    tiles: Query<(Option<&TileCost>, Option<&TileTextureIndex>)>,
+    tiles: Query<(Option<&NavTileCost>, Option<&TileTextureIndex>)>,
 ) {
     let Some(((size, grid_size, tile_size, map_type, anchor, transform), storage)) =
         tilemaps.iter().next()
@@ -302,11 +302,11 @@ fn rebuild_from_tilemap(
 }
 
 fn sync_changed_tiles(
-    rules: Res<TilemapNavRules>,
+    rules: Res<NavTilemapRules>,
     nav: Option<ResMut<NavGrid>>,
     tilemaps: Query<(), With<NavTilemap>>,
     changed: Query<ChangedTile, ChangedTileFilter>,
-    mut removed: RemovedComponents<TileCost>,
+    mut removed: RemovedComponents<NavTileCost>,
     tiles: Query<(&TilePos, &TilemapId, Option<&TileTextureIndex>)>,
 ) {
     let Some(mut nav) = nav else {
@@ -326,3 +326,16 @@ fn sync_changed_tiles(
         }
     }
 }
+
+// The names before the naming rule, kept for one release.
+/// The former name of [`NavTilemapPlugin`].
+#[deprecated(note = "renamed to `NavTilemapPlugin` (the naming rule in ARCHITECTURE.md)")]
+pub type TilemapNavPlugin = NavTilemapPlugin;
+
+/// The former name of [`NavTilemapRules`].
+#[deprecated(note = "renamed to `NavTilemapRules` (the naming rule in ARCHITECTURE.md)")]
+pub type TilemapNavRules = NavTilemapRules;
+
+/// The former name of [`NavTileCost`].
+#[deprecated(note = "renamed to `NavTileCost` (the naming rule in ARCHITECTURE.md)")]
+pub type TileCost = NavTileCost;

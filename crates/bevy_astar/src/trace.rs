@@ -1,4 +1,4 @@
-//! Search traces: which agents record their searches ([`DebugPath`], or every agent by
+//! Search traces: which agents record their searches ([`PathDebug`], or every agent by
 //! [`PathDebugSettings`]), the recorded [`PathTrace`], and dropping the traces nobody asks for.
 //! The pathfinding systems record them; the debug overlay draws them.
 
@@ -11,14 +11,14 @@ use bevy::prelude::*;
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Resource, Debug, Default, PartialEq)]
 pub struct PathDebugSettings {
-    /// Record every agent's search, not only those marked with [`DebugPath`].
+    /// Record every agent's search, not only those marked with [`PathDebug`].
     pub trace_all_agents: bool,
 }
 
 /// Marks an agent whose searches are recorded into a [`PathTrace`] and drawn.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq)]
-pub struct DebugPath;
+pub struct PathDebug;
 
 /// The recorded search behind an agent's current path, for drawing and replays.
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
@@ -43,9 +43,9 @@ impl PathTrace {
     }
 }
 
-/// Agents holding a trace without being marked with [`DebugPath`], with their request.
+/// Agents holding a trace without being marked with [`PathDebug`], with their request.
 type UnmarkedTraces<'w, 's> =
-    Query<'w, 's, (Entity, Option<&'static PathRequest>), (With<PathTrace>, Without<DebugPath>)>;
+    Query<'w, 's, (Entity, Option<&'static PathRequest>), (With<PathTrace>, Without<PathDebug>)>;
 
 /// Removes the traces of agents no longer traced (unmarked, with tracing of all agents off, and
 /// whose request does not ask for a trace itself), so that their memory goes and an old search

@@ -27,7 +27,7 @@ fn a_request_gets_a_path_with_messages_and_events() {
         .map(|&cell| nav.cell_center(cell))
         .collect();
     assert_eq!(*found.waypoints, *centers);
-    assert_eq!(found.map_version, *app.world().resource::<MapVersion>());
+    assert_eq!(found.map_version, *app.world().resource::<NavVersion>());
     assert_eq!(stats(&app).searches_started, 1);
 
     let seen = app.world().resource::<Seen>();
@@ -61,8 +61,8 @@ fn a_stale_result_is_never_applied() {
         .add_systems(
             Update,
             block_after_dispatch
-                .after(AStarSystems::Dispatch)
-                .before(AStarSystems::Apply),
+                .after(PathfindingSystems::Dispatch)
+                .before(PathfindingSystems::Apply),
         );
     let agent = spawn(
         &mut app,
@@ -124,8 +124,8 @@ fn a_result_for_a_request_changed_meanwhile_is_never_applied() {
         .add_systems(
             Update,
             retarget_after_dispatch
-                .after(AStarSystems::Dispatch)
-                .before(AStarSystems::Apply),
+                .after(PathfindingSystems::Dispatch)
+                .before(PathfindingSystems::Apply),
         );
     for _ in 0..MAX_FRAMES {
         app.update();
@@ -175,8 +175,8 @@ fn despawning_mid_search_is_harmless() {
         .add_systems(
             Update,
             despawn_after_dispatch
-                .after(AStarSystems::Dispatch)
-                .before(AStarSystems::Apply),
+                .after(PathfindingSystems::Dispatch)
+                .before(PathfindingSystems::Apply),
         );
     app.update();
     assert_eq!(stats(&app).searches_started, 2);

@@ -24,7 +24,7 @@ fn spawn_walker(app: &mut App, start: Cell, goal: Cell, avoiding: bool) -> Entit
         Transform::from_translation(position.extend(0.0)),
     ));
     if avoiding {
-        agent.insert(Avoidance::default());
+        agent.insert(CrowdAvoidance::default());
     }
     agent.id()
 }
@@ -263,7 +263,7 @@ fn agents_held_up_for_stuck_after_search_again_from_where_they_stand() {
     for &agent in &agents {
         app.world_mut()
             .entity_mut(agent)
-            .insert(Avoidance::default().with_priority(0));
+            .insert(CrowdAvoidance::default().with_priority(0));
     }
     app.world_mut().resource_mut::<CrowdSettings>().stuck_after = Duration::from_secs(1);
     // They meet after about 2.5 s, then close the last gap ever more slowly.
@@ -378,7 +378,7 @@ fn a_two_by_two_agent_passes_a_gap_two_cells_wide() {
         .spawn((
             PathRequest::new(start, goal).with_size(2),
             PathFollower::new(SPEED),
-            Avoidance::default(),
+            CrowdAvoidance::default(),
             Transform::from_translation(position.extend(0.0)),
         ))
         .id();
@@ -419,7 +419,7 @@ fn a_follower_with_avoidance_but_no_request_walks_its_path_as_before() {
                 ..Path::default()
             },
             PathFollower::new(SPEED),
-            Avoidance::default(),
+            CrowdAvoidance::default(),
             Transform::from_translation(waypoints[0].extend(0.0)),
         ))
         .id();
@@ -469,7 +469,7 @@ fn run_door(bound: f32) -> Result<f32, Vec<String>> {
                 let agent = app.world_mut().spawn((
                     PathRequest::new(start, goal).with_smoothing(true),
                     PathFollower::new(SPEED),
-                    Avoidance::default(),
+                    CrowdAvoidance::default(),
                     Transform::from_translation(position.extend(0.0)),
                 ));
                 agents.push(agent.id());

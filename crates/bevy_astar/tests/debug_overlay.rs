@@ -11,7 +11,7 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
 use std::time::Duration;
 
-fn debug_app(debug: AStarDebugPlugin, grid: Grid) -> App {
+fn debug_app(debug: PathfindingDebugPlugin, grid: Grid) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -55,15 +55,15 @@ fn maze() -> Grid {
 #[test]
 fn only_marked_agents_record_the_cores_trace() {
     let grid = maze();
-    let mut app = debug_app(AStarDebugPlugin::default(), grid.clone());
+    let mut app = debug_app(PathfindingDebugPlugin::default(), grid.clone());
     {
         let mut store = app.world_mut().resource_mut::<GizmoConfigStore>();
-        let (_, colors) = store.config_mut::<AStarGizmos>();
+        let (_, colors) = store.config_mut::<PathfindingGizmos>();
         colors.draw_grid = true;
         colors.draw_blocked = true;
     }
     let request = PathRequest::new(Cell::new(0, 4), Cell::new(11, 4));
-    let marked = app.world_mut().spawn((request, DebugPath)).id();
+    let marked = app.world_mut().spawn((request, PathDebug)).id();
     let plain = app.world_mut().spawn(request).id();
     run_until_found(&mut app, &[marked, plain]);
     for _ in 0..3 {
@@ -95,7 +95,7 @@ fn only_marked_agents_record_the_cores_trace() {
 #[test]
 fn tracing_every_agent_is_a_setting() {
     let mut app = debug_app(
-        AStarDebugPlugin::default().with_trace_all_agents(true),
+        PathfindingDebugPlugin::default().with_trace_all_agents(true),
         maze(),
     );
     let agents: Vec<Entity> = (0..3)
@@ -117,9 +117,9 @@ fn tracing_every_agent_is_a_setting() {
 
 #[test]
 fn removing_a_traced_agents_request_drops_its_trace() {
-    let mut app = debug_app(AStarDebugPlugin::default(), maze());
+    let mut app = debug_app(PathfindingDebugPlugin::default(), maze());
     let request = PathRequest::new(Cell::new(0, 4), Cell::new(11, 4));
-    let agent = app.world_mut().spawn((request, DebugPath)).id();
+    let agent = app.world_mut().spawn((request, PathDebug)).id();
     run_until_found(&mut app, &[agent]);
     assert!(app.world().get::<PathTrace>(agent).is_some());
 
@@ -132,13 +132,13 @@ fn removing_a_traced_agents_request_drops_its_trace() {
 
 #[test]
 fn unmarking_an_agent_drops_its_trace() {
-    let mut app = debug_app(AStarDebugPlugin::default(), maze());
+    let mut app = debug_app(PathfindingDebugPlugin::default(), maze());
     let request = PathRequest::new(Cell::new(0, 4), Cell::new(11, 4));
-    let agent = app.world_mut().spawn((request, DebugPath)).id();
+    let agent = app.world_mut().spawn((request, PathDebug)).id();
     run_until_found(&mut app, &[agent]);
     assert!(app.world().get::<PathTrace>(agent).is_some());
 
-    app.world_mut().entity_mut(agent).remove::<DebugPath>();
+    app.world_mut().entity_mut(agent).remove::<PathDebug>();
     app.update();
     assert!(app.world().get::<PathTrace>(agent).is_none());
     assert!(app.world().get::<Path>(agent).is_some_and(Path::is_found));

@@ -121,7 +121,7 @@ fn a_request_made_before_the_grid_exists_is_served_after_it_arrives() {
         assert_eq!(path(&app, agent).status, PathStatus::WaitingForMap);
     }
     assert_eq!(stats(&app).searches_started, 0);
-    assert_eq!(app.world().resource::<MapVersion>().get(), 0);
+    assert_eq!(app.world().resource::<NavVersion>().get(), 0);
     let grid = walled_grid();
     app.insert_resource(NavGrid::new(grid.clone()));
     settle(&mut app, &[agent]);

@@ -29,7 +29,7 @@ fn editing_the_map_repaths_only_agents_whose_paths_crossed_the_change() {
     let (top_path, bottom_path) = (path(&app, top), path(&app, bottom));
 
     // A change touching neither path: a new map version, no search.
-    let version = app.world().resource::<MapVersion>().get();
+    let version = app.world().resource::<NavVersion>().get();
     let away = Cell::new(15, 6);
     assert!(
         !path_depends_on(&top_path.cells, away, Movement::EIGHT)
@@ -40,7 +40,7 @@ fn editing_the_map_repaths_only_agents_whose_paths_crossed_the_change() {
         .block(away)
         .unwrap();
     settle(&mut app, &[top, bottom]);
-    assert_eq!(app.world().resource::<MapVersion>().get(), version + 1);
+    assert_eq!(app.world().resource::<NavVersion>().get(), version + 1);
     assert_eq!(stats(&app).searches_started, before);
 
     // Block a cell of the top path only: exactly one more search.
@@ -197,8 +197,8 @@ fn a_result_whose_diagonal_a_wall_cut_meanwhile_is_never_applied() {
     app.add_systems(
         Update,
         wall_the_corner_mid_search
-            .after(AStarSystems::Dispatch)
-            .before(AStarSystems::Apply),
+            .after(PathfindingSystems::Dispatch)
+            .before(PathfindingSystems::Apply),
     );
     let agent = spawn(&mut app, PathRequest::new(START, GOAL));
     for _ in 0..MAX_FRAMES {

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy_astar::astar_grid::agent::moving_ai::TREES;
 use bevy_astar::astar_grid::agent::{AgentError, Endpoint, FootprintProblem};
 use bevy_astar::prelude::*;
-use bevy_astar::{KindError, MapChange, NavConnectivity, TerrainProfiles};
+use bevy_astar::{KindError, NavChange, NavConnectivity, TerrainProfiles};
 use common::footprint::eroded_grid;
 use common::reference_search::ReferenceGraph;
 use common::{
@@ -420,8 +420,8 @@ fn a_profile_replaced_between_stages_re_paths_its_agents() {
     .add_systems(
         Update,
         replace_flyer
-            .after(AStarSystems::Invalidate)
-            .before(AStarSystems::Dispatch),
+            .after(PathfindingSystems::Invalidate)
+            .before(PathfindingSystems::Dispatch),
     );
     for _ in 0..4 {
         app.update();
@@ -455,8 +455,8 @@ fn a_result_searched_on_a_replaced_grid_is_not_applied() {
         app.insert_resource(ReplaceGridAt(2)).add_systems(
             Update,
             replace_grid
-                .after(AStarSystems::Dispatch)
-                .before(AStarSystems::Apply),
+                .after(PathfindingSystems::Dispatch)
+                .before(PathfindingSystems::Apply),
         );
         let request = PathRequest::new(Cell::new(0, 6), Cell::new(10, 6))
             .with_profile(profile)
@@ -481,8 +481,8 @@ fn edits_elsewhere_do_not_hold_back_a_fat_agents_results() {
     app.add_systems(
         Update,
         edit_far_corner
-            .after(AStarSystems::Dispatch)
-            .before(AStarSystems::Apply),
+            .after(PathfindingSystems::Dispatch)
+            .before(PathfindingSystems::Apply),
     );
     let request = PathRequest::new(Cell::new(0, 0), Cell::new(3, 2))
         .with_profile(walker)
@@ -493,11 +493,11 @@ fn edits_elsewhere_do_not_hold_back_a_fat_agents_results() {
     assert_legal_and_optimal(&seen_by(&app, walker, 2), &found, &request);
 }
 
-/// Every [`MapChanged`] the plugin published, in order.
+/// Every [`NavChanged`] the plugin published, in order.
 #[derive(Resource, Default)]
-struct Published(Vec<MapChanged>);
+struct Published(Vec<NavChanged>);
 
-fn record_published(mut messages: MessageReader<MapChanged>, mut published: ResMut<Published>) {
+fn record_published(mut messages: MessageReader<NavChanged>, mut published: ResMut<Published>) {
     published.0.extend(messages.read().cloned());
 }
 
@@ -511,7 +511,7 @@ fn whole_map_changes_for(app: &App, profile: ProfileId, size: u8) -> usize {
         .filter(|message| {
             message
                 .change_for(profile, size)
-                .is_some_and(MapChange::is_whole_map)
+                .is_some_and(NavChange::is_whole_map)
         })
         .count()
 }
@@ -520,8 +520,8 @@ fn recording(mut app: App) -> App {
     app.init_resource::<Published>().add_systems(
         Update,
         record_published
-            .after(AStarSystems::Invalidate)
-            .before(AStarSystems::Dispatch),
+            .after(PathfindingSystems::Invalidate)
+            .before(PathfindingSystems::Dispatch),
     );
     app
 }

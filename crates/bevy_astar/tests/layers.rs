@@ -38,14 +38,7 @@ const BEVY_ASTAR: &[Layer] = &[
     },
     Layer {
         name: "agent",
-        modules: &[
-            "path",
-            "request",
-            "trace",
-            "outcome",
-            "follow",
-            "crowd",
-        ],
+        modules: &["path", "request", "trace", "outcome", "follow", "crowd"],
         siblings: true,
     },
     Layer {

@@ -29,7 +29,7 @@ fn the_plugin_runs_in_the_schedule_it_is_given() {
         .world_mut()
         .spawn((
             PathRequest::new(Cell::new(0, 0), Cell::new(15, 9)),
-            DebugPath,
+            PathDebug,
         ))
         .id();
     for _ in 0..30 {
@@ -63,7 +63,7 @@ fn registered<T: 'static>(registry: &TypeRegistry, data: TypeId) -> bool {
 
 /// An app of the headless plugin family without the plugins `leave_out` removes, on an open
 /// 16 x 16 grid of 10-unit cells, with a walker (a follower) and an avoider (a follower with
-/// [`Avoidance`]) going across it; the grid, the walker, the avoider and their goal's centre.
+/// [`CrowdAvoidance`]) going across it; the grid, the walker, the avoider and their goal's centre.
 fn walker_and_avoider(
     leave_out: impl FnOnce(bevy::app::PluginGroupBuilder) -> bevy::app::PluginGroupBuilder,
 ) -> (App, Entity, Entity, Vec2) {
@@ -80,7 +80,7 @@ fn walker_and_avoider(
             Transform::from_translation(nav.cell_center(start).extend(0.0)),
         ));
         if avoids {
-            agent.insert(Avoidance::default());
+            agent.insert(CrowdAvoidance::default());
         }
         agent.id()
     };
@@ -172,7 +172,7 @@ fn the_core_plugin_alone_registers_neither_following_nor_crowds() {
     let component = TypeId::of::<ReflectComponent>();
     assert!(registered::<PathRequest>(&registry, component));
     assert!(!registered::<PathFollower>(&registry, component));
-    assert!(!registered::<Avoidance>(&registry, component));
+    assert!(!registered::<CrowdAvoidance>(&registry, component));
     assert!(app.world().get_resource::<CrowdSettings>().is_none());
 }
 
@@ -193,9 +193,12 @@ fn public_components_and_resources_are_registered_for_reflection() {
             "PathFollower",
             registered::<PathFollower>(&registry, component),
         ),
-        ("DebugPath", registered::<DebugPath>(&registry, component)),
+        ("PathDebug", registered::<PathDebug>(&registry, component)),
         ("PathTrace", registered::<PathTrace>(&registry, component)),
-        ("Avoidance", registered::<Avoidance>(&registry, component)),
+        (
+            "CrowdAvoidance",
+            registered::<CrowdAvoidance>(&registry, component),
+        ),
         (
             "CrowdVelocity",
             registered::<CrowdVelocity>(&registry, component),
@@ -210,7 +213,7 @@ fn public_components_and_resources_are_registered_for_reflection() {
             "PathfindingStats",
             registered::<PathfindingStats>(&registry, resource),
         ),
-        ("MapVersion", registered::<MapVersion>(&registry, resource)),
+        ("NavVersion", registered::<NavVersion>(&registry, resource)),
         ("NavGrid", registered::<NavGrid>(&registry, resource)),
         (
             "PathDebugSettings",
@@ -240,4 +243,22 @@ fn public_components_and_resources_are_registered_for_reflection() {
             .and_then(|field| field.try_downcast_ref::<u32>()),
         Some(&settings.max_searches_per_frame)
     );
+}
+
+#[test]
+#[expect(
+    deprecated,
+    reason = "the former names must keep working for one release"
+)]
+fn the_former_names_still_name_the_same_types() {
+    use bevy_astar::{AStarSystems, Avoidance, DebugPath, MapChanged, MapVersion};
+    assert_eq!(
+        TypeId::of::<AStarSystems>(),
+        TypeId::of::<PathfindingSystems>()
+    );
+    assert_eq!(AStarSystems::Dispatch, PathfindingSystems::Dispatch);
+    assert_eq!(TypeId::of::<Avoidance>(), TypeId::of::<CrowdAvoidance>());
+    assert_eq!(TypeId::of::<DebugPath>(), TypeId::of::<PathDebug>());
+    assert_eq!(TypeId::of::<MapChanged>(), TypeId::of::<NavChanged>());
+    assert_eq!(MapVersion::default(), NavVersion::default());
 }

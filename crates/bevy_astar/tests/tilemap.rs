@@ -5,7 +5,7 @@
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
-use bevy_astar::tilemap::{NavTilemap, TileCost, TilemapNavPlugin, cell_to_tile_pos};
+use bevy_astar::tilemap::{NavTileCost, NavTilemap, NavTilemapPlugin, cell_to_tile_pos};
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
 use bevy_ecs_tilemap::map::{
     TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize, TilemapType,
@@ -19,7 +19,7 @@ fn the_grid_follows_the_tilemap() {
     app.add_plugins((
         MinimalPlugins,
         AStarPlugin::default(),
-        TilemapNavPlugin::default(),
+        NavTilemapPlugin::default(),
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
         16,
@@ -36,9 +36,9 @@ fn the_grid_follows_the_tilemap() {
             let position = TilePos { x, y };
             // A wall down column 4 with one gap at the top.
             let cost = if x == 4 && y < 3 {
-                TileCost::BLOCKED
+                NavTileCost::BLOCKED
             } else {
-                TileCost::WALKABLE
+                NavTileCost::WALKABLE
             };
             let tile = app
                 .world_mut()
@@ -83,7 +83,7 @@ fn the_grid_follows_the_tilemap() {
 
     // Opening the wall at the bottom edits one cell: a new version, and the agent's path is not
     // touched by it (it opened a cell), so it keeps its path.
-    let version = app.world().resource::<MapVersion>().get();
+    let version = app.world().resource::<NavVersion>().get();
     let storage = app
         .world()
         .get::<TileStorage>(tilemap)
@@ -92,9 +92,9 @@ fn the_grid_follows_the_tilemap() {
     let bottom = storage.get(&TilePos { x: 4, y: 0 }).expect("tile");
     app.world_mut()
         .entity_mut(bottom)
-        .insert(TileCost::WALKABLE);
+        .insert(NavTileCost::WALKABLE);
     app.update();
-    assert_eq!(app.world().resource::<MapVersion>().get(), version + 1);
+    assert_eq!(app.world().resource::<NavVersion>().get(), version + 1);
     assert!(
         app.world()
             .resource::<NavGrid>()
@@ -108,15 +108,15 @@ fn the_tilemap_types_are_registered_for_reflection() {
     app.add_plugins((
         MinimalPlugins,
         AStarPlugin::default(),
-        TilemapNavPlugin::default(),
+        NavTilemapPlugin::default(),
     ));
     let registry = app.world().resource::<AppTypeRegistry>().read();
     for (name, id) in [
         ("NavTilemap", core::any::TypeId::of::<NavTilemap>()),
-        ("TileCost", core::any::TypeId::of::<TileCost>()),
+        ("NavTileCost", core::any::TypeId::of::<NavTileCost>()),
         (
-            "TilemapNavRules",
-            core::any::TypeId::of::<bevy_astar::tilemap::TilemapNavRules>(),
+            "NavTilemapRules",
+            core::any::TypeId::of::<bevy_astar::tilemap::NavTilemapRules>(),
         ),
     ] {
         assert!(registry.get(id).is_some(), "{name} is not registered");

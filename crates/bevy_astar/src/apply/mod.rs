@@ -1,4 +1,4 @@
-//! Apply, the third stage ([`AStarSystems::Apply`](crate::AStarSystems::Apply)): finished
+//! Apply, the third stage ([`PathfindingSystems::Apply`](crate::PathfindingSystems::Apply)): finished
 //! searches are collected oldest first; a result the map changed under is dropped and its agents
 //! queued again, a result for a request changed meanwhile is dropped, and the rest are cached and
 //! written into the agents' [`Path`](crate::Path)s, within the frame's budget, each announced by

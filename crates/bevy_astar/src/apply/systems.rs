@@ -12,7 +12,7 @@ use crate::outcome::{ReadyOutcome, SearchOutcome};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
 use crate::{
-    CellChange, MapChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings,
+    NavCellChange, NavChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats, TerrainProfiles,
 };
 use astar_grid::agent::anchors_covering;
@@ -154,7 +154,7 @@ struct AppliedSearch<'a> {
     origin: (u64, u64),
     /// Whether it answered a goal batch, whose outcomes are cached only for requests that recur.
     batch: bool,
-    changes: &'a [Arc<MapChange>],
+    changes: &'a [Arc<NavChange>],
 }
 
 /// Applies finished results within the frame's budget.
@@ -164,9 +164,9 @@ struct ResultApplier<'a> {
     /// The profiles' revision now.
     profiles_revision: u64,
     /// The grid's unpublished changes, gathered at most once per frame.
-    pending_changes: Option<MapChange>,
+    pending_changes: Option<NavChange>,
     /// The same, as agents of each size may see them ([`pending_for_size`]).
-    pending_by_size: Vec<(u8, [MapChange; 2])>,
+    pending_by_size: Vec<(u8, [NavChange; 2])>,
     /// Where replaced outcomes go, to be freed off the main thread.
     retired: &'a mut RetiredOutcomes,
     /// Paths that may still be written this frame.
@@ -178,11 +178,11 @@ struct ResultApplier<'a> {
 /// The unpublished edits `pending` of `nav` as an agent of `size` cells may see them: every
 /// anchor whose footprint covers an edited cell ([`anchors_covering`]), changed both ways
 /// (blocked, and opened), so that a result either could touch counts as touched.
-fn widen_for_size(pending: &MapChange, size: u8, nav: &NavGrid) -> [MapChange; 2] {
+fn widen_for_size(pending: &NavChange, size: u8, nav: &NavGrid) -> [NavChange; 2] {
     let edited: Vec<Cell> = pending.cells().map(|changed| changed.cell).collect();
     let anchors = anchors_covering(&edited, size, nav.width(), nav.height());
     let both_ways = |before, after| {
-        MapChange::from_cells(anchors.iter().map(|&cell| CellChange {
+        NavChange::from_cells(anchors.iter().map(|&cell| NavCellChange {
             cell,
             before,
             after,
@@ -194,7 +194,7 @@ fn widen_for_size(pending: &MapChange, size: u8, nav: &NavGrid) -> [MapChange; 2
 impl ResultApplier<'_> {
     /// The grid's unpublished changes widened for agents of `size` cells
     /// ([`widen_for_size`]), gathered at most once per frame and size.
-    fn pending_for_size(&mut self, nav: &NavGrid, size: u8) -> &[MapChange; 2] {
+    fn pending_for_size(&mut self, nav: &NavGrid, size: u8) -> &[NavChange; 2] {
         let index = match self
             .pending_by_size
             .iter()
@@ -468,8 +468,8 @@ mod tests {
                             nav.block(Cell::new(6, 0)).unwrap();
                         }
                     })
-                    .after(AStarSystems::Dispatch)
-                    .before(AStarSystems::Apply),
+                    .after(PathfindingSystems::Dispatch)
+                    .before(PathfindingSystems::Apply),
                     (|stats: Res<PathfindingStats>,
                       retired: Res<crate::outcome::RetiredOutcomes>,
                       mut seen: ResMut<RetiredAfterStale>,

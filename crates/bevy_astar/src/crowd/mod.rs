@@ -2,16 +2,16 @@
 //! through each other, never leave walkable ground, and search again when they stop making
 //! progress.
 //!
-//! Avoidance is opt-in, per agent: a [`PathFollower`](crate::PathFollower) with an
-//! [`Avoidance`] component is steered by the crowd systems of
-//! [`AStarSystems::Follow`](crate::AStarSystems::Follow) instead of walking straight along its
+//! CrowdAvoidance is opt-in, per agent: a [`PathFollower`](crate::PathFollower) with an
+//! [`CrowdAvoidance`] component is steered by the crowd systems of
+//! [`PathfindingSystems::Follow`](crate::PathfindingSystems::Follow) instead of walking straight along its
 //! waypoints. Agents without it move exactly as before, and the avoiding agents do not see them.
 //!
 //! Each frame, for the avoiding agents of each terrain profile (a crowd per profile: flyers do
 //! not bump into walkers):
 //!
 //! 1. **Gather**: each agent's position in grid space, its radius (from its footprint,
-//!    [`astar_grid::crowd::footprint_radius`], or a smaller [`Avoidance::radius`]), its top speed
+//!    [`astar_grid::crowd::footprint_radius`], or a smaller [`CrowdAvoidance::radius`]), its top speed
 //!    (the follower's), and its *preferred velocity*: full speed towards its next waypoint (for a
 //!    one-cell agent, the furthest of the next few that its cell sees and that its disc, moving
 //!    straight from the cell's centre, passes to without touching a wall:
@@ -38,7 +38,7 @@
 //!    goal, where it stops: a crowd round one goal cannot all stand on it.
 //!
 //! Opposing flows: agents heading for different places have different priorities (from the
-//! 8 x 8-cell square of the map their goal lies in, unless [`Avoidance::priority`] says), and
+//! 8 x 8-cell square of the map their goal lies in, unless [`CrowdAvoidance::priority`] says), and
 //! where two agents walk against each other the one of lower priority takes the larger share of
 //! the avoiding ([`astar_grid::crowd::YIELDING_SHARE`]), so flows meeting in a corridor one
 //! agent wide do not stand face to face for ever: the lower flow is pushed back out.
@@ -85,7 +85,7 @@ use core::time::Duration;
 /// let creep = (
 ///     PathRequest::new(Cell::new(0, 0), Cell::new(30, 12)),
 ///     PathFollower::new(60.0),
-///     Avoidance::default(),
+///     CrowdAvoidance::default(),
 ///     Transform::default(),
 /// );
 /// # let _ = creep;
@@ -93,7 +93,7 @@ use core::time::Duration;
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq)]
 #[require(CrowdVelocity, CrowdProgress)]
-pub struct Avoidance {
+pub struct CrowdAvoidance {
     /// The agent's radius in world units; `None` for its footprint's
     /// ([`astar_grid::crowd::footprint_radius`] of its request's size, times the cell size).
     /// It may be smaller than the footprint's, not larger (its paths are searched for the
@@ -106,15 +106,15 @@ pub struct Avoidance {
     pub priority: Option<u32>,
 }
 
-impl Avoidance {
-    /// Avoidance with a radius of `radius` world units.
+impl CrowdAvoidance {
+    /// CrowdAvoidance with a radius of `radius` world units.
     #[must_use]
     pub const fn with_radius(mut self, radius: f32) -> Self {
         self.radius = Some(radius);
         self
     }
 
-    /// Avoidance with priority `priority`.
+    /// CrowdAvoidance with priority `priority`.
     #[must_use]
     pub const fn with_priority(mut self, priority: u32) -> Self {
         self.priority = Some(priority);
@@ -123,7 +123,7 @@ impl Avoidance {
 
     /// The radius of the agent's disc in cells, for an agent of `size` cells on cells whose
     /// shorter side is `shorter_side` world units: its footprint's, or the smaller one
-    /// [`Avoidance::radius`] asks for (a larger disc would not fit the ways its footprint was
+    /// [`CrowdAvoidance::radius`] asks for (a larger disc would not fit the ways its footprint was
     /// searched for; a radius that is not a positive number counts as the footprint's).
     pub(crate) fn radius_in_cells(&self, size: u8, shorter_side: f32) -> f32 {
         let footprint = astar_grid::crowd::footprint_radius(size);

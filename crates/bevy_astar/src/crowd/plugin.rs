@@ -1,4 +1,4 @@
-//! [`CrowdPlugin`] and the crowd systems of [`AStarSystems::Follow`]: gather the avoiding agents
+//! [`CrowdPlugin`] and the crowd systems of [`PathfindingSystems::Follow`]: gather the avoiding agents
 //! into one crowd per terrain profile, plan their velocities with the core's ORCA in parallel,
 //! move them within the walls and watch their progress (see [`crate::crowd`]).
 
@@ -7,12 +7,12 @@ use super::space::GridSpace;
 use super::steering::{
     CrowdSight, Target, Walls, holding_velocity, look_ahead, next_target, preferred_velocity,
 };
-use super::{Avoidance, CrowdProgress, CrowdSettings, CrowdVelocity};
+use super::{CrowdAvoidance, CrowdProgress, CrowdSettings, CrowdVelocity};
 use crate::kinds::KindKey;
 use crate::map::AgentLayers;
 use crate::schedule::{pathfinding_schedule, warn_unless_core_added};
 use crate::{
-    AStarSystems, NavGrid, Path, PathFollower, PathRequest, PathfindingStats, ProfileId,
+    NavGrid, Path, PathFollower, PathRequest, PathfindingStats, PathfindingSystems, ProfileId,
     TerrainProfiles,
 };
 use astar_grid::Grid;
@@ -25,11 +25,11 @@ use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::sync::Arc;
 
-/// Steers agents with [`Avoidance`] round each other and along the walls, in
-/// [`AStarSystems::Follow`] of the schedule the [`AStarPlugin`](crate::AStarPlugin) runs in (add
+/// Steers agents with [`CrowdAvoidance`] round each other and along the walls, in
+/// [`PathfindingSystems::Follow`] of the schedule the [`AStarPlugin`](crate::AStarPlugin) runs in (add
 /// it after that plugin, as [`PathfindingPlugins`](crate::PathfindingPlugins) does). It
 /// registers the crowd's components and its [`CrowdSettings`], and attaches the steering's own
-/// companions to every [`Avoidance`]. Without it, avoiding agents follow their paths as the
+/// companions to every [`CrowdAvoidance`]. Without it, avoiding agents follow their paths as the
 /// others do (with [`PathFollowPlugin`](crate::PathFollowPlugin)), through each other.
 ///
 /// ```
@@ -45,18 +45,18 @@ impl Plugin for CrowdPlugin {
     fn build(&self, app: &mut App) {
         warn_unless_core_added(app, "CrowdPlugin");
         let schedule = pathfinding_schedule(app);
-        app.register_type::<Avoidance>()
+        app.register_type::<CrowdAvoidance>()
             .register_type::<CrowdVelocity>()
             .register_type::<CrowdSettings>()
             .init_resource::<CrowdSettings>()
             .init_resource::<CrowdScratch>()
-            .register_required_components::<Avoidance, CrowdSight>()
-            .register_required_components::<Avoidance, CrowdPlan>()
+            .register_required_components::<CrowdAvoidance, CrowdSight>()
+            .register_required_components::<CrowdAvoidance, CrowdPlan>()
             .add_systems(
                 schedule,
                 (gather_crowds, plan_crowds, move_crowds)
                     .chain()
-                    .in_set(AStarSystems::Follow),
+                    .in_set(PathfindingSystems::Follow),
             );
     }
 }
@@ -173,7 +173,7 @@ const PRIORITY_REGION: u32 = 8;
 /// The agent's priority: its own, or one shared by every agent heading for the same
 /// [`PRIORITY_REGION`]-cell square of the map, so that a flow towards one place yields as one
 /// (agents with neighbouring goals are one flow, not one priority each).
-fn priority_of(avoidance: &Avoidance, request: &PathRequest) -> u32 {
+fn priority_of(avoidance: &CrowdAvoidance, request: &PathRequest) -> u32 {
     avoidance.priority.unwrap_or_else(|| {
         let (x, y) = (
             request.goal.x / PRIORITY_REGION,
@@ -224,7 +224,7 @@ fn pushed_out(walls: &Grid, position: Vector, radius: f32) -> Option<Vector> {
 /// An agent standing aside (`knot`, [`AgentProgress::aside_velocity`]) prefers to step slowly
 /// out of the way.
 fn crowd_agent(
-    (avoidance, request, path, knot): (&Avoidance, &PathRequest, &Path, &AgentProgress),
+    (avoidance, request, path, knot): (&CrowdAvoidance, &PathRequest, &Path, &AgentProgress),
     (follower, sight): (&mut PathFollower, &mut CrowdSight),
     (space, walls): (GridSpace, Walls<'_>),
     (position, radius, actual): (Vector, f32, Vec2),
@@ -269,7 +269,7 @@ fn crowd_agent(
 #[query_data(mutable)]
 pub(crate) struct GatheredAgent {
     entity: Entity,
-    avoidance: &'static Avoidance,
+    avoidance: &'static CrowdAvoidance,
     request: &'static PathRequest,
     path: &'static Path,
     velocity: &'static CrowdVelocity,
@@ -528,7 +528,7 @@ mod tests {
 
     #[test]
     fn agents_heading_for_one_place_share_a_priority() {
-        let avoidance = Avoidance::default();
+        let avoidance = CrowdAvoidance::default();
         let a = PathRequest::new(Cell::new(0, 0), Cell::new(9, 3));
         let b = PathRequest::new(Cell::new(5, 5), Cell::new(10, 2));
         let c = PathRequest::new(Cell::new(0, 0), Cell::new(3, 19));

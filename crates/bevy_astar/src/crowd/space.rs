@@ -64,7 +64,7 @@ impl GridSpace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Avoidance;
+    use crate::CrowdAvoidance;
     use astar_grid::crowd::footprint_radius;
     use astar_grid::{Cell, Grid};
 
@@ -90,11 +90,12 @@ mod tests {
         let nav = NavGrid::new(Grid::new(4, 4)).with_cell_size(Vec2::new(32.0, 16.0));
         let space = GridSpace::of(&nav);
         let footprint = footprint_radius(1);
-        let radius_of = |avoidance: Avoidance| avoidance.radius_in_cells(1, space.shorter_side());
-        assert_eq!(radius_of(Avoidance::default()), footprint);
-        assert_eq!(radius_of(Avoidance::default().with_radius(4.0)), 0.25);
+        let radius_of =
+            |avoidance: CrowdAvoidance| avoidance.radius_in_cells(1, space.shorter_side());
+        assert_eq!(radius_of(CrowdAvoidance::default()), footprint);
+        assert_eq!(radius_of(CrowdAvoidance::default().with_radius(4.0)), 0.25);
         for odd in [64.0, -2.0, f32::NAN, 0.0] {
-            let radius = radius_of(Avoidance::default().with_radius(odd));
+            let radius = radius_of(CrowdAvoidance::default().with_radius(odd));
             assert!(radius > 0.0 && radius <= footprint, "{odd}: {radius}");
         }
         // 4 cells a second... of the longer side: 64 world units a second along x, 32 along y.

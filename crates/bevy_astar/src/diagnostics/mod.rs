@@ -10,10 +10,10 @@
 //!
 //! | path | suffix | what it measures, each frame |
 //! |---|---|---|
-//! | [`INVALIDATE_MS`] | `ms` | wall time of the [`Invalidate`](crate::AStarSystems::Invalidate) stage |
-//! | [`DISPATCH_MS`] | `ms` | wall time of the [`Dispatch`](crate::AStarSystems::Dispatch) stage |
-//! | [`APPLY_MS`] | `ms` | wall time of the [`Apply`](crate::AStarSystems::Apply) stage |
-//! | [`FOLLOW_MS`] | `ms` | wall time of the [`Follow`](crate::AStarSystems::Follow) stage |
+//! | [`INVALIDATE_MS`] | `ms` | wall time of the [`Invalidate`](crate::PathfindingSystems::Invalidate) stage |
+//! | [`DISPATCH_MS`] | `ms` | wall time of the [`Dispatch`](crate::PathfindingSystems::Dispatch) stage |
+//! | [`APPLY_MS`] | `ms` | wall time of the [`Apply`](crate::PathfindingSystems::Apply) stage |
+//! | [`FOLLOW_MS`] | `ms` | wall time of the [`Follow`](crate::PathfindingSystems::Follow) stage |
 //! | [`SEARCHES_PER_SECOND`] | `/s` | searches started |
 //! | [`PATHS_CUT_PER_SECOND`] | `/s` | agents queued again because a map change cut their path |
 //! | [`CACHE_HIT_PERCENT`] | `%` | cache lookups that hit |
@@ -31,7 +31,7 @@ pub use plugin::PathfindingDiagnosticsPlugin;
 
 use bevy::diagnostic::DiagnosticPath;
 
-/// Milliseconds of wall time the [`Invalidate`](crate::AStarSystems::Invalidate) stage took in
+/// Milliseconds of wall time the [`Invalidate`](crate::PathfindingSystems::Invalidate) stage took in
 /// the frame (publishing map edits, invalidating cached results, paths and flow fields), from a
 /// mark just before the set to one just after it.
 ///
@@ -41,17 +41,17 @@ use bevy::diagnostic::DiagnosticPath;
 /// count too; on a multi-threaded executor, systems unordered with the sets may run beside it.
 pub const INVALIDATE_MS: DiagnosticPath = DiagnosticPath::const_new("pathfinding/invalidate_ms");
 
-/// Milliseconds of wall time the [`Dispatch`](crate::AStarSystems::Dispatch) stage took in the
+/// Milliseconds of wall time the [`Dispatch`](crate::PathfindingSystems::Dispatch) stage took in the
 /// frame (queuing changed requests, serving the queue from the cache, starting searches), from
 /// the end of `Invalidate` to the end of `Dispatch`; measured as [`INVALIDATE_MS`] is.
 pub const DISPATCH_MS: DiagnosticPath = DiagnosticPath::const_new("pathfinding/dispatch_ms");
 
-/// Milliseconds of wall time the [`Apply`](crate::AStarSystems::Apply) stage took in the frame
+/// Milliseconds of wall time the [`Apply`](crate::PathfindingSystems::Apply) stage took in the frame
 /// (collecting finished searches and writing paths), from the end of `Dispatch` to the end of
 /// `Apply`; measured as [`INVALIDATE_MS`] is.
 pub const APPLY_MS: DiagnosticPath = DiagnosticPath::const_new("pathfinding/apply_ms");
 
-/// Milliseconds of wall time the [`Follow`](crate::AStarSystems::Follow) stage took in the frame
+/// Milliseconds of wall time the [`Follow`](crate::PathfindingSystems::Follow) stage took in the frame
 /// (moving path followers, crowds included), from the end of `Apply` to the end of `Follow`;
 /// measured as [`INVALIDATE_MS`] is.
 pub const FOLLOW_MS: DiagnosticPath = DiagnosticPath::const_new("pathfinding/follow_ms");

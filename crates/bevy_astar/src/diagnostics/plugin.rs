@@ -1,12 +1,12 @@
 //! `PathfindingDiagnosticsPlugin`: registers the pathfinding diagnostics and measures them, the
-//! stage times with marks between the [`AStarSystems`] sets, the rest from [`PathfindingStats`]
+//! stage times with marks between the [`PathfindingSystems`] sets, the rest from [`PathfindingStats`]
 //! once a frame.
 
 use super::{
     APPLY_MS, CACHE_HIT_PERCENT, DISPATCH_MS, FLOW_FIELDS, FOLLOW_MS, IN_FLIGHT, INVALIDATE_MS,
     PATHS_CUT_PER_SECOND, QUEUE_LENGTH, SEARCHES_PER_SECOND, STAGE_MS,
 };
-use crate::{AStarSystems, PathfindingStats};
+use crate::{PathfindingStats, PathfindingSystems};
 use bevy::diagnostic::{
     DEFAULT_MAX_HISTORY_LENGTH, Diagnostic, DiagnosticPath, Diagnostics, RegisterDiagnostic,
 };
@@ -21,7 +21,7 @@ use core::time::Duration;
 /// diagnostics overlays and inspectors show them.
 ///
 /// Add it after [`AStarPlugin`](crate::AStarPlugin): it marks the time between the
-/// [`AStarSystems`] sets in the schedule the pathfinding runs in
+/// [`PathfindingSystems`] sets in the schedule the pathfinding runs in
 /// ([`AStarPlugin::in_schedule`](crate::AStarPlugin::in_schedule)), and reads
 /// [`PathfindingStats`] in [`Last`]. The cost is five reads of the clock in the pathfinding
 /// schedule and ten measurements in `Last` a frame.
@@ -119,22 +119,24 @@ impl Plugin for PathfindingDiagnosticsPlugin {
             .add_systems(
                 schedule,
                 (
-                    marked.run_if(start_stages).before(AStarSystems::Invalidate),
+                    marked
+                        .run_if(start_stages)
+                        .before(PathfindingSystems::Invalidate),
                     marked
                         .run_if(end_stage::<INVALIDATE>)
-                        .after(AStarSystems::Invalidate)
-                        .before(AStarSystems::Dispatch),
+                        .after(PathfindingSystems::Invalidate)
+                        .before(PathfindingSystems::Dispatch),
                     marked
                         .run_if(end_stage::<DISPATCH>)
-                        .after(AStarSystems::Dispatch)
-                        .before(AStarSystems::Apply),
+                        .after(PathfindingSystems::Dispatch)
+                        .before(PathfindingSystems::Apply),
                     marked
                         .run_if(end_stage::<APPLY>)
-                        .after(AStarSystems::Apply)
-                        .before(AStarSystems::Follow),
+                        .after(PathfindingSystems::Apply)
+                        .before(PathfindingSystems::Follow),
                     marked
                         .run_if(end_stage::<FOLLOW>)
-                        .after(AStarSystems::Follow),
+                        .after(PathfindingSystems::Follow),
                 )
                     .in_set(StageMarks),
             )

@@ -1,7 +1,7 @@
 //! Starting background searches within the frame's caps: one search for one request, or one
 //! Dijkstra from the goal for a batch of requests, and the bookkeeping of who waits for them.
 
-use crate::MapVersion;
+use crate::NavVersion;
 use crate::background::{
     BackgroundTask, MainThreadWork, OUTCOMES_PER_SLICE, Placement, slice_point,
 };
@@ -17,7 +17,7 @@ use crate::outcome::RetiredOutcomes;
 use crate::outcome::{ReadyOutcome, SearchJob, SearchOutcome};
 use crate::queue::set_status;
 use crate::request::PathRequestState;
-use crate::trace::DebugPath;
+use crate::trace::PathDebug;
 use crate::{
     NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats, TerrainProfiles,
 };
@@ -36,7 +36,7 @@ pub(super) type AgentQuery<'w, 's> = Query<
         &'static mut PathRequest,
         &'static mut Path,
         &'static mut PathRequestState,
-        Has<DebugPath>,
+        Has<PathDebug>,
         Option<&'static Transform>,
     ),
 >;
@@ -50,7 +50,7 @@ pub(super) struct Launcher<'a> {
     /// Where the outcomes agents let go of are kept, to be freed off the main thread.
     pub(super) retired: &'a mut RetiredOutcomes,
     pub(super) now: Duration,
-    pub(super) map_version: MapVersion,
+    pub(super) map_version: NavVersion,
     /// The navigation grid's id and the profiles' revision the searches start on.
     pub(super) origin: (u64, u64),
     /// Where the grid's cells lie in the world, for the waypoints the searches work out.
@@ -68,7 +68,7 @@ impl<'a> Launcher<'a> {
         (settings, work): (&'a PathfindingSettings, &'a MainThreadWork),
         retired: &'a mut RetiredOutcomes,
         now: Duration,
-        (nav, version, profiles): (&NavGrid, MapVersion, &TerrainProfiles),
+        (nav, version, profiles): (&NavGrid, NavVersion, &TerrainProfiles),
     ) -> Self {
         Self {
             settings,

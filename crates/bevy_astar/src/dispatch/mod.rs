@@ -1,4 +1,4 @@
-//! Dispatch, the second stage ([`AStarSystems::Dispatch`](crate::AStarSystems::Dispatch)):
+//! Dispatch, the second stage ([`PathfindingSystems::Dispatch`](crate::PathfindingSystems::Dispatch)):
 //! agents whose request changed join the queue, and the queue is served oldest first, from the
 //! result cache, by joining an identical running search, by a batch of requests for one goal, or
 //! by a new background search, within the frame's caps.

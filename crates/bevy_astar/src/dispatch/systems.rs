@@ -22,7 +22,7 @@ use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
 use crate::trace::PathDebugSettings;
 use crate::{
-    MapVersion, NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
+    NavGrid, NavVersion, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats, TerrainProfiles,
 };
 use astar_grid::{AgentGrid, Cell, Grid};
@@ -77,7 +77,7 @@ pub(crate) struct DispatchContext<'w> {
     settings: Res<'w, PathfindingSettings>,
     time: Res<'w, Time>,
     nav: Option<Res<'w, NavGrid>>,
-    version: Res<'w, MapVersion>,
+    version: Res<'w, NavVersion>,
     debug: Option<Res<'w, PathDebugSettings>>,
     fields: ResMut<'w, FlowFields>,
     jump_points: ResMut<'w, JumpPoints>,

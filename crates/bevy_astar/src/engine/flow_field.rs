@@ -9,7 +9,7 @@ use super::{EngineAnswer, SearchJob};
 use crate::background::{BackgroundTask, Placement, slice_point};
 use crate::kinds::KindKey;
 use crate::{
-    MapChange, MapChanged, NavGrid, PathAlgorithm, PathRequest, PathfindingSettings,
+    NavChange, NavChanged, NavGrid, PathAlgorithm, PathRequest, PathfindingSettings,
     PathfindingStats,
 };
 use astar_grid::{
@@ -79,7 +79,7 @@ struct FieldSlot {
     /// The build running now.
     building: Option<FieldBuild>,
     /// Map changes since the snapshot of the newest field (finished or building).
-    changes: Vec<Arc<MapChange>>,
+    changes: Vec<Arc<NavChange>>,
     /// The [`FlowFields::frame`] in which a request last asked for the field.
     last_used: u64,
 }
@@ -155,7 +155,7 @@ impl FlowFields {
     /// [`MOST_CHANGES_KEPT`] changes, went past is let go of instead (and a build running for it
     /// dropped): the next request builds it anew, and a field nobody asks for meanwhile keeps
     /// no growing list.
-    pub(crate) fn invalidate(&mut self, changed: &MapChanged) {
+    pub(crate) fn invalidate(&mut self, changed: &NavChanged) {
         for (key, slot) in &mut self.slots {
             let Some(change) = changed.change_for_kind(key.kind) else {
                 continue;
@@ -264,13 +264,13 @@ fn start_build(
         .as_ref()
         .filter(|ready| ready.grid_id == nav.id())
         .and_then(|ready| {
-            let mut changes: Vec<&MapChange> = slot.changes.iter().map(Arc::as_ref).collect();
+            let mut changes: Vec<&NavChange> = slot.changes.iter().map(Arc::as_ref).collect();
             // Derived grids change only when changes are published; the navigation grid
             // holds the edits not published yet.
             let pending = if key.kind.is_default() {
                 nav.pending_changes()
             } else {
-                MapChange::default()
+                NavChange::default()
             };
             changes.push(&pending);
             if changes.iter().any(|change| change.is_whole_map()) {
@@ -317,9 +317,9 @@ fn start_build(
     }
 }
 
-/// Applies this frame's [`MapChanged`] messages to the flow fields.
+/// Applies this frame's [`NavChanged`] messages to the flow fields.
 pub(crate) fn invalidate_flow_fields(
-    mut changes: MessageReader<MapChanged>,
+    mut changes: MessageReader<NavChanged>,
     mut fields: ResMut<FlowFields>,
 ) {
     for message in changes.read() {
@@ -457,7 +457,7 @@ pub(super) fn field_result(path: Option<astar_grid::Path>) -> SearchResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CellChange;
+    use crate::NavCellChange;
     use bevy::tasks::{AsyncComputeTaskPool, TaskPool};
 
     fn key(x: u32) -> FieldKey {
@@ -483,8 +483,8 @@ mod tests {
         }
     }
 
-    fn edit(x: u32) -> MapChange {
-        MapChange::from_cells([CellChange {
+    fn edit(x: u32) -> NavChange {
+        NavChange::from_cells([NavCellChange {
             cell: Cell::new(x, 3),
             before: 1,
             after: 0,
@@ -497,17 +497,17 @@ mod tests {
         let mut fields = FlowFields::default();
         fields.slots.insert(key(0), ready_slot(&grid, key(0), 0));
         for step in 0..MOST_CHANGES_KEPT {
-            fields.invalidate(&MapChanged::navigation_only(edit(step as u32 % 8)));
+            fields.invalidate(&NavChanged::navigation_only(edit(step as u32 % 8)));
         }
         let slot = &fields.slots[&key(0)];
         assert!(slot.ready.is_some());
         assert_eq!(slot.changes.len(), MOST_CHANGES_KEPT);
-        fields.invalidate(&MapChanged::navigation_only(edit(1)));
+        fields.invalidate(&NavChanged::navigation_only(edit(1)));
         let slot = &fields.slots[&key(0)];
         assert!(slot.ready.is_none() && slot.changes.is_empty());
         // A whole-map change lets go of the field at once.
         fields.slots.insert(key(1), ready_slot(&grid, key(1), 0));
-        fields.invalidate(&MapChanged::navigation_only(MapChange::whole_map()));
+        fields.invalidate(&NavChanged::navigation_only(NavChange::whole_map()));
         assert!(fields.slots[&key(1)].ready.is_none());
     }
 

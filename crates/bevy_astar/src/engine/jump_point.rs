@@ -5,7 +5,7 @@
 //! [`Path::algorithm`](crate::Path::algorithm) says which ran. It records no trace.
 
 use super::{EngineAnswer, SearchEngine, SearchJob, astar};
-use crate::{MapChange, MapChanged, NavGrid, PathAlgorithm};
+use crate::{NavChange, NavChanged, NavGrid, PathAlgorithm};
 use astar_grid::{Grid, JpsOptions, JumpGrid, Searcher};
 use bevy::prelude::*;
 use core::sync::atomic::AtomicBool;
@@ -20,7 +20,7 @@ pub(crate) struct JumpPoints {
     /// The jump grid, a handle to the grid it matches, and that grid's [`NavGrid::id`].
     packed: Option<(Arc<JumpGrid>, Weak<Grid>, u64)>,
     /// Map changes published since the jump grid last matched the grid.
-    changes: Vec<Arc<MapChange>>,
+    changes: Vec<Arc<NavChange>>,
     /// A handle to a grid found to have terrain costs: no jump grid until it changes.
     unsupported: Option<Weak<Grid>>,
 }
@@ -35,7 +35,7 @@ impl JumpPoints {
     }
 
     /// Records a published map change, to be applied when the jump grid is next needed.
-    fn record(&mut self, change: &Arc<MapChange>) {
+    fn record(&mut self, change: &Arc<NavChange>) {
         if self.packed.is_some() {
             self.changes.push(Arc::clone(change));
         }
@@ -106,9 +106,9 @@ impl JumpPoints {
     }
 }
 
-/// Applies this frame's [`MapChanged`] messages to the jump grid.
+/// Applies this frame's [`NavChanged`] messages to the jump grid.
 pub(crate) fn record_jump_point_changes(
-    mut changes: MessageReader<MapChanged>,
+    mut changes: MessageReader<NavChanged>,
     mut jump_points: ResMut<JumpPoints>,
 ) {
     for message in changes.read() {
@@ -191,7 +191,7 @@ mod tests {
         );
         // A new grid of another size is packed anew.
         nav.replace_grid(Grid::new(7, 5));
-        jump_points.record(&Arc::new(MapChange::whole_map()));
+        jump_points.record(&Arc::new(NavChange::whole_map()));
         assert_eq!(
             packed(&mut jump_points, &nav),
             JumpGrid::new(nav.grid()).ok()
@@ -212,7 +212,7 @@ mod tests {
         let fresh = JumpGrid::new(nav.grid()).ok();
         assert_eq!(packed(&mut jump_points, &nav), fresh);
         // Its whole-map change, published next frame, leaves the right grid in place.
-        jump_points.record(&Arc::new(MapChange::whole_map()));
+        jump_points.record(&Arc::new(NavChange::whole_map()));
         assert_eq!(packed(&mut jump_points, &nav), fresh);
         assert!(jump_points.changes.is_empty());
     }

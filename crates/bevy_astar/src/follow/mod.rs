@@ -1,6 +1,6 @@
 //! Path following: the `PathFollower` component, which walks an agent's `Transform` along its
 //! path's waypoints; [`PathFollowPlugin`](crate::PathFollowPlugin) moves it in
-//! [`AStarSystems::Follow`](crate::AStarSystems::Follow).
+//! [`PathfindingSystems::Follow`](crate::PathfindingSystems::Follow).
 
 pub(crate) mod plugin;
 
@@ -13,7 +13,7 @@ use bevy::prelude::*;
 /// A new path (a new [`Path::revision`]) restarts the walk at its second waypoint: the first one
 /// is the centre of the start cell, where the agent already is.
 ///
-/// The agent walks straight through other agents; with [`Avoidance`](crate::Avoidance) it is steered round the
+/// The agent walks straight through other agents; with [`CrowdAvoidance`](crate::CrowdAvoidance) it is steered round the
 /// other avoiding agents and along the walls instead (see [`crate::crowd`]).
 ///
 /// ```
@@ -55,7 +55,7 @@ impl PathFollower {
     }
 
     /// The index in [`Path::waypoints`] the agent is heading for. Without
-    /// [`Avoidance`](crate::Avoidance), that may be the last waypoint of a straight run rather than the next one:
+    /// [`CrowdAvoidance`](crate::CrowdAvoidance), that may be the last waypoint of a straight run rather than the next one:
     /// the agent walks through a run's waypoints in a straight line.
     #[must_use]
     pub const fn next_waypoint(&self) -> usize {

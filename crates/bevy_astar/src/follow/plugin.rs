@@ -1,13 +1,13 @@
 //! [`PathFollowPlugin`]: registers [`PathFollower`] and moves followers along their paths in
-//! [`AStarSystems::Follow`].
+//! [`PathfindingSystems::Follow`].
 
 use super::PathFollower;
-use crate::crowd::{Avoidance, CrowdSettings};
+use crate::crowd::{CrowdAvoidance, CrowdSettings};
 use crate::schedule::{pathfinding_schedule, warn_unless_core_added};
-use crate::{AStarSystems, Path, PathRequest};
+use crate::{Path, PathRequest, PathfindingSystems};
 use bevy::prelude::*;
 
-/// Moves [`PathFollower`]s along their [`Path`]s, in [`AStarSystems::Follow`] of the schedule
+/// Moves [`PathFollower`]s along their [`Path`]s, in [`PathfindingSystems::Follow`] of the schedule
 /// the [`AStarPlugin`](crate::AStarPlugin) runs in (add it after that plugin, as
 /// [`PathfindingPlugins`](crate::PathfindingPlugins) does). Without it, paths are still found
 /// and kept up to date, and the game moves its agents itself.
@@ -26,7 +26,7 @@ impl Plugin for PathFollowPlugin {
         warn_unless_core_added(app, "PathFollowPlugin");
         let schedule = pathfinding_schedule(app);
         app.register_type::<PathFollower>()
-            .add_systems(schedule, follow_paths.in_set(AStarSystems::Follow));
+            .add_systems(schedule, follow_paths.in_set(PathfindingSystems::Follow));
     }
 }
 
@@ -35,12 +35,12 @@ type FollowerParts = (
     Ref<'static, Path>,
     &'static mut PathFollower,
     &'static mut Transform,
-    Has<Avoidance>,
+    Has<CrowdAvoidance>,
     Has<PathRequest>,
 );
 
 /// Advances every follower along its path but those the crowd systems steer: with
-/// [`Avoidance`] and a [`PathRequest`] (which says its kind), while the
+/// [`CrowdAvoidance`] and a [`PathRequest`] (which says its kind), while the
 /// [`CrowdPlugin`](crate::crowd::CrowdPlugin) is added (its [`CrowdSettings`] exist). Without
 /// that plugin, avoiding agents are followed as the others are.
 ///

@@ -1,6 +1,6 @@
-//! Invalidation, the first stage ([`AStarSystems::Invalidate`](crate::AStarSystems::Invalidate)):
-//! the frame's edits of the [`NavGrid`](crate::NavGrid) become one new [`MapVersion`](crate::MapVersion) and a
-//! [`MapChanged`](crate::MapChanged) message, and exactly the results and agents the change affects are dropped or
+//! Invalidation, the first stage ([`PathfindingSystems::Invalidate`](crate::PathfindingSystems::Invalidate)):
+//! the frame's edits of the [`NavGrid`](crate::NavGrid) become one new [`NavVersion`](crate::NavVersion) and a
+//! [`NavChanged`](crate::NavChanged) message, and exactly the results and agents the change affects are dropped or
 //! queued again.
 //!
 //! The rule ([`rule`]): a found path is affected by a change that touches one of its cells or
@@ -12,10 +12,10 @@
 //! the choice of paths to repair.
 //!
 //! Three filters, cheapest first, keep the rule from reading most paths:
-//! 1. the bounding box of the changed cells against the path's ([`MapChange::may_touch_rect`](crate::MapChange::may_touch_rect));
+//! 1. the bounding box of the changed cells against the path's ([`NavChange::may_touch_rect`](crate::NavChange::may_touch_rect));
 //! 2. the path's footprint ([`PathFootprint`](crate::map::PathFootprint)): a bit per coarse chunk of the grid the path or the
 //!    corners of its diagonals cross;
-//! 3. the cell scan ([`MapChange::touches_path`](crate::MapChange::touches_path)): the path's cells and its diagonals' corners
+//! 3. the cell scan ([`NavChange::touches_path`](crate::NavChange::touches_path)): the path's cells and its diagonals' corners
 //!    against the changed cells.
 
 pub(crate) mod rule;

@@ -3,7 +3,7 @@
 //! path (and whether that path is to be repaired).
 
 use crate::kinds::KindError;
-use crate::map::{MapChange, PathFootprint};
+use crate::map::{NavChange, PathFootprint};
 use crate::outcome::SearchOutcome;
 use crate::request::PathRequestState;
 use crate::{InvalidationPolicy, Path, PathStatus};
@@ -13,9 +13,9 @@ use astar_grid::agent::AgentError;
 impl SearchOutcome {
     /// Whether `change` may have made this outcome wrong, so that it must be searched again. A
     /// found path is wrong once a change touches one of its cells or blocks a corner cell of one
-    /// of its diagonal steps ([`MapChange::touches_path`]): a path is only as legal as its
+    /// of its diagonal steps ([`NavChange::touches_path`]): a path is only as legal as its
     /// worst step.
-    pub(crate) fn affected_by(&self, change: &MapChange, policy: InvalidationPolicy) -> bool {
+    pub(crate) fn affected_by(&self, change: &NavChange, policy: InvalidationPolicy) -> bool {
         if change.is_whole_map() {
             return true;
         }
@@ -61,7 +61,7 @@ impl SearchOutcome {
 /// the agent's or the cache entry's other data, the outcome behind a pointer.
 pub(crate) fn ruled_out_by_footprint(
     found_footprint: Option<PathFootprint>,
-    change: &MapChange,
+    change: &NavChange,
     policy: InvalidationPolicy,
 ) -> bool {
     policy == InvalidationPolicy::TouchedCells
@@ -77,7 +77,7 @@ pub(crate) fn ruled_out_by_footprint(
 /// data, rather than through its outcome.
 pub(crate) fn affected_agent(
     (path, state): (&Path, &PathRequestState),
-    change: &MapChange,
+    change: &NavChange,
     policy: InvalidationPolicy,
     repair: bool,
 ) -> Option<bool> {
@@ -113,7 +113,7 @@ pub(crate) fn affected_agent(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::map::CellChange;
+    use crate::map::NavCellChange;
     use astar_grid::{Cell, CornerRule, Movement};
     use std::sync::Arc;
 
@@ -134,7 +134,7 @@ mod tests {
         let mut closest = empty.clone();
         closest.cells = (0..3).map(|x| Cell::new(x, 0)).collect();
         let cost = |x, y, before, after| {
-            MapChange::from_cells([CellChange {
+            NavChange::from_cells([NavCellChange {
                 cell: Cell::new(x, y),
                 before,
                 after,
@@ -155,8 +155,8 @@ mod tests {
         assert!(!empty.affected_by(&cheaper_beside, InvalidationPolicy::TouchedOrOpened));
     }
 
-    fn blocked(x: u32, y: u32) -> CellChange {
-        CellChange {
+    fn blocked(x: u32, y: u32) -> NavCellChange {
+        NavCellChange {
             cell: Cell::new(x, y),
             before: 1,
             after: 0,
@@ -165,7 +165,7 @@ mod tests {
 
     #[test]
     fn rectangles_are_ruled_out_only_outside_the_changed_cells_bounds() {
-        let change = MapChange::from_cells([blocked(4, 4), blocked(6, 5)]);
+        let change = NavChange::from_cells([blocked(4, 4), blocked(6, 5)]);
         let may_touch = |min: (u32, u32), max: (u32, u32)| {
             change.may_touch_rect(Cell::from(min), Cell::from(max))
         };
@@ -175,8 +175,8 @@ mod tests {
         assert!(!may_touch((0, 0), (3, 9)));
         assert!(!may_touch((7, 0), (9, 9)));
         assert!(!may_touch((0, 6), (9, 9)));
-        assert!(!MapChange::default().may_touch_rect(Cell::new(0, 0), Cell::new(9, 9)));
-        assert!(MapChange::whole_map().may_touch_rect(Cell::new(0, 0), Cell::new(0, 0)));
+        assert!(!NavChange::default().may_touch_rect(Cell::new(0, 0), Cell::new(9, 9)));
+        assert!(NavChange::whole_map().may_touch_rect(Cell::new(0, 0), Cell::new(0, 0)));
     }
 
     #[test]
@@ -184,15 +184,15 @@ mod tests {
         let path = [(0, 0), (1, 1), (2, 1), (3, 2)].map(Cell::from);
         let corners = [(1, 0), (0, 1), (3, 1), (2, 2)];
         let far = [(5, 5), (6, 6), (7, 7), (8, 8), (9, 9)];
-        let opened = |x, y| CellChange {
+        let opened = |x, y| NavCellChange {
             cell: Cell::new(x, y),
             before: 0,
             after: 1,
         };
         // Small changes take the scan, larger ones (more than four cells) the lookup.
         for padding in [&far[..0], &far[..]] {
-            let with = |extra: CellChange| {
-                MapChange::from_cells(padding.iter().map(|&(x, y)| blocked(x, y)).chain([extra]))
+            let with = |extra: NavCellChange| {
+                NavChange::from_cells(padding.iter().map(|&(x, y)| blocked(x, y)).chain([extra]))
             };
             for (x, y) in corners {
                 let change = with(blocked(x, y));
@@ -211,7 +211,7 @@ mod tests {
             assert!(on_path.touches_path(&path, Movement::eight(CornerRule::Any)));
             assert!(on_path.cuts_path(&path, Movement::eight(CornerRule::Any)));
             // A cost change on the path touches it but does not cut it.
-            let dearer = with(CellChange {
+            let dearer = with(NavCellChange {
                 cell: Cell::new(1, 1),
                 before: 1,
                 after: 5,
@@ -233,10 +233,10 @@ mod tests {
             cells: Arc::clone(&found.cells),
             ..Path::default()
         };
-        let on_path = MapChange::from_cells([blocked(2, 0)]);
-        let beside = MapChange::from_cells([blocked(2, 2)]);
+        let on_path = NavChange::from_cells([blocked(2, 0)]);
+        let beside = NavChange::from_cells([blocked(2, 2)]);
         let policy = InvalidationPolicy::TouchedCells;
-        let affected = |path: &Path, change: &MapChange, repair| {
+        let affected = |path: &Path, change: &NavChange, repair| {
             affected_agent((path, &state), change, policy, repair)
         };
         assert_eq!(affected(&path, &on_path, false), Some(false));

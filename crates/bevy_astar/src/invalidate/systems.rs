@@ -7,7 +7,7 @@ use crate::cache::PathCache;
 use crate::in_flight::InFlightSearches;
 use crate::kinds::KindKey;
 use crate::map::{AgentLayers, KindChanges, SWEEP_FRAMES};
-use crate::map::{MapChange, MapChanged, MapVersion};
+use crate::map::{NavChange, NavChanged, NavVersion};
 use crate::outcome::RetiredOutcomes;
 use crate::queue::{RequestQueue, set_status};
 use crate::request::PathRequestState;
@@ -20,9 +20,9 @@ use bevy::utils::Parallel;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Applies this frame's [`MapChanged`] messages to the result cache and the running searches.
+/// Applies this frame's [`NavChanged`] messages to the result cache and the running searches.
 pub(crate) fn invalidate_results(
-    mut changes: MessageReader<MapChanged>,
+    mut changes: MessageReader<NavChanged>,
     settings: Res<PathfindingSettings>,
     mut cache: ResMut<PathCache>,
     mut in_flight: ResMut<InFlightSearches>,
@@ -51,7 +51,7 @@ pub(crate) struct PendingInvalidations {
 
 /// A map change whose agents are not all checked yet.
 struct PendingScan {
-    message: MapChanged,
+    message: NavChanged,
     /// The agents when the change came (those spawned since search the new map).
     agents: Vec<Entity>,
     /// How many of `agents` are checked.
@@ -73,12 +73,12 @@ pub(crate) struct PendingInvalidation {
 type InvalidatedAgents<'w, 's> =
     Query<'w, 's, (Entity, &'static mut Path, &'static mut PathRequestState)>;
 
-/// Applies this frame's [`MapChanged`] messages to the agents' current paths: checks every
+/// Applies this frame's [`NavChanged`] messages to the agents' current paths: checks every
 /// agent's path against each change, oldest change first, a window of agents at a time,
 /// and queues exactly the agents whose path a change affects, both within
 /// [`PathfindingSettings::stage_budget`]; the rest waits in [`PendingInvalidations`].
 pub(crate) fn invalidate_paths(
-    mut changes: MessageReader<MapChanged>,
+    mut changes: MessageReader<NavChanged>,
     settings: Res<PathfindingSettings>,
     mut bookkeeping: (
         ResMut<RequestQueue>,
@@ -202,7 +202,7 @@ pub(crate) struct Publisher {
     frames: u32,
 }
 
-/// Publishes the edits made to the [`NavGrid`] since the last frame as one new [`MapVersion`],
+/// Publishes the edits made to the [`NavGrid`] since the last frame as one new [`NavVersion`],
 /// with the change each agent kind's derived grid saw ([`AgentLayers::apply`]). Every
 /// [`SWEEP_FRAMES`] frames it also drops the derived grids of kinds nothing uses any more
 /// ([`AgentLayers::evict_unused`]), published as a whole-map change of those kinds.
@@ -211,9 +211,9 @@ pub(crate) fn publish_map_changes(
     profiles: Res<TerrainProfiles>,
     requests: Query<&PathRequest>,
     mut layers: ResMut<AgentLayers>,
-    mut version: ResMut<MapVersion>,
+    mut version: ResMut<NavVersion>,
     mut publisher: Local<Publisher>,
-    mut changed: MessageWriter<MapChanged>,
+    mut changed: MessageWriter<NavChanged>,
 ) {
     let grid_id = nav_grid.as_ref().map(|grid| grid.id());
     let change = if grid_id != publisher.grid {
@@ -221,11 +221,11 @@ pub(crate) fn publish_map_changes(
         if let Some(grid) = nav_grid.as_mut() {
             grid.bypass_change_detection().take_changes();
         }
-        MapChange::whole_map()
+        NavChange::whole_map()
     } else if let Some(grid) = nav_grid.as_mut().filter(|grid| grid.has_pending_changes()) {
         grid.bypass_change_detection().take_changes()
     } else {
-        MapChange::default()
+        NavChange::default()
     };
     publisher.frames = publisher.frames.wrapping_add(1);
     let evicted = if publisher.frames.is_multiple_of(SWEEP_FRAMES) && !layers.is_empty() {
@@ -240,7 +240,7 @@ pub(crate) fn publish_map_changes(
         None if change.is_whole_map() => layers.grid_removed(),
         None => KindChanges::default(),
     };
-    let whole_map = Arc::new(MapChange::whole_map());
+    let whole_map = Arc::new(NavChange::whole_map());
     kinds.kinds.extend(
         evicted
             .into_iter()
@@ -250,7 +250,7 @@ pub(crate) fn publish_map_changes(
         return;
     }
     *version = version.next();
-    changed.write(MapChanged {
+    changed.write(NavChanged {
         version: *version,
         change: Arc::new(change),
         kinds: kinds.kinds,

@@ -8,7 +8,7 @@
 //! date with every published map change: a cell of it is walkable where the agent's whole
 //! footprint fits, and costs the dearest profile cost under the footprint. Searches of that kind
 //! (A\*, flow fields, goal batches, repair; jump point requests of other kinds run A\*) run on
-//! it, and [`MapChanged`](crate::MapChanged) carries the change as each kind sees it, so the
+//! it, and [`NavChanged`](crate::NavChanged) carries the change as each kind sees it, so the
 //! cache, the running searches, the flow fields and the agents' paths are invalidated by the
 //! change to their own kind's grid: a wall beside a 2x2 agent's path cuts it when it shrinks
 //! the room the agent needs, though it is on none of the path's cells.

@@ -1,7 +1,7 @@
 //! A path's footprint: its bounding box and the coarse chunks of the grid it crosses, so that
 //! most map changes are ruled out for a path without reading its cells.
 
-use super::MapChange;
+use super::NavChange;
 use astar_grid::{Cell, Movement};
 
 /// Chunks per side: the grid is split into at most 16 x 16 chunks, one bit each.
@@ -51,7 +51,7 @@ impl PathFootprint {
 
     /// Whether `change` may touch a cell of the path or a corner of its diagonal steps: false
     /// only when it surely does not.
-    pub(crate) fn may_be_touched_by(&self, change: &MapChange) -> bool {
+    pub(crate) fn may_be_touched_by(&self, change: &NavChange) -> bool {
         if change.is_whole_map() {
             return true;
         }
@@ -93,11 +93,11 @@ pub(crate) fn step_corner_cells(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::map::CellChange;
+    use crate::map::NavCellChange;
     use astar_grid::CornerRule;
 
-    fn blocking(cells: &[(u32, u32)]) -> MapChange {
-        MapChange::from_cells(cells.iter().map(|&(x, y)| CellChange {
+    fn blocking(cells: &[(u32, u32)]) -> NavChange {
+        NavChange::from_cells(cells.iter().map(|&(x, y)| NavCellChange {
             cell: Cell::new(x, y),
             before: 1,
             after: 0,
@@ -119,7 +119,7 @@ mod tests {
         assert!(footprint.may_be_touched_by(&blocking(&[(100, 0)])));
         assert!(footprint.may_be_touched_by(&blocking(&[(250, 10)])));
         assert!(footprint.may_be_touched_by(&blocking(&[(100, 100), (255, 40)])));
-        assert!(footprint.may_be_touched_by(&MapChange::whole_map()));
+        assert!(footprint.may_be_touched_by(&NavChange::whole_map()));
         assert!(
             !PathFootprint::of(&[], Movement::EIGHT, 256, 256)
                 .may_be_touched_by(&blocking(&[(0, 0)]))

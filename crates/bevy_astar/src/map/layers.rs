@@ -1,7 +1,7 @@
 //! The derived grid of each agent kind in use, built on first use and kept up to date with the
 //! published map changes.
 
-use super::{CellChange, MapChange, NavGrid};
+use super::{NavCellChange, NavChange, NavGrid};
 use crate::kinds::{KindError, KindKey, TerrainProfiles};
 use astar_grid::{AgentGrid, Cell, Grid};
 use bevy::platform::collections::HashMap;
@@ -23,7 +23,7 @@ pub(crate) struct AgentLayers {
 #[derive(Default)]
 pub(crate) struct KindChanges {
     /// The change of each kind's derived grid that changed.
-    pub kinds: Vec<(KindKey, Arc<MapChange>)>,
+    pub kinds: Vec<(KindKey, Arc<NavChange>)>,
     /// Whether every derived grid was dropped (the grid was replaced, or the profiles
     /// changed): every kind but the default then sees the whole map change.
     pub reset: bool,
@@ -112,7 +112,7 @@ impl AgentLayers {
         &mut self,
         nav: &NavGrid,
         profiles: &TerrainProfiles,
-        change: &MapChange,
+        change: &NavChange,
     ) -> KindChanges {
         let current = Some((nav.id(), profiles.revision()));
         if change.is_whole_map() || self.built_for != current || self.reset_pending {
@@ -142,7 +142,7 @@ impl AgentLayers {
         }
         for kind in broken {
             self.layers.remove(&kind);
-            kinds.push((kind, Arc::new(MapChange::whole_map())));
+            kinds.push((kind, Arc::new(NavChange::whole_map())));
         }
         KindChanges {
             kinds,
@@ -192,11 +192,11 @@ impl Layer {
     /// Updates the derived grid for the terrain cells `changed` and writes the derived cells
     /// that changed into the snapshot (copying it only while a search still reads it); returns
     /// them as a map change.
-    fn update(&mut self, terrain: &Grid, changed: &[Cell]) -> Result<MapChange, KindError> {
+    fn update(&mut self, terrain: &Grid, changed: &[Cell]) -> Result<NavChange, KindError> {
         let derived = self.agent.update(terrain, changed)?;
         if derived.is_empty() {
             // Nothing changed for this kind: the snapshot stays the one searches hold.
-            return Ok(MapChange::default());
+            return Ok(NavChange::default());
         }
         let snapshot = Arc::make_mut(&mut self.snapshot);
         let mut changes = Vec::with_capacity(derived.len());
@@ -210,12 +210,12 @@ impl Layer {
                     height: terrain.height(),
                 })
             })?;
-            changes.push(CellChange {
+            changes.push(NavCellChange {
                 cell,
                 before,
                 after,
             });
         }
-        Ok(MapChange::from_cells(changes))
+        Ok(NavChange::from_cells(changes))
     }
 }

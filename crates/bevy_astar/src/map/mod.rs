@@ -23,9 +23,9 @@ use std::sync::Arc;
 /// frame in which cells changed (and for every new or removed grid).
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Reflect)]
 #[reflect(Resource, Debug, Default, PartialEq, Hash)]
-pub struct MapVersion(u64);
+pub struct NavVersion(u64);
 
-impl MapVersion {
+impl NavVersion {
     /// The version number.
     #[must_use]
     pub const fn get(self) -> u64 {
@@ -40,7 +40,7 @@ impl MapVersion {
 
 /// One cell's change between two map versions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CellChange {
+pub struct NavCellChange {
     /// The cell.
     pub cell: Cell,
     /// Its value before: 0 blocked, else the terrain cost.
@@ -49,7 +49,7 @@ pub struct CellChange {
     pub after: u8,
 }
 
-impl CellChange {
+impl NavCellChange {
     /// Whether the cell was walkable and is now blocked.
     #[must_use]
     pub const fn became_blocked(&self) -> bool {
@@ -71,13 +71,13 @@ impl CellChange {
 
 /// The cells that changed between two map versions, or a whole-map replacement.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MapChange {
-    cells: HashMap<Cell, CellChange>,
+pub struct NavChange {
+    cells: HashMap<Cell, NavCellChange>,
     bounds: Option<(Cell, Cell)>,
     whole_map: bool,
 }
 
-impl MapChange {
+impl NavChange {
     /// A change of every cell: the grid was inserted, replaced or removed.
     #[must_use]
     pub fn whole_map() -> Self {
@@ -88,7 +88,7 @@ impl MapChange {
     }
 
     /// A change of the given cells; entries whose value did not actually change are left out.
-    pub fn from_cells(changes: impl IntoIterator<Item = CellChange>) -> Self {
+    pub fn from_cells(changes: impl IntoIterator<Item = NavCellChange>) -> Self {
         let mut change = Self::default();
         for cell_change in changes {
             if cell_change.before == cell_change.after {
@@ -126,13 +126,13 @@ impl MapChange {
     }
 
     /// The changed cells, in no particular order.
-    pub fn cells(&self) -> impl Iterator<Item = &CellChange> {
+    pub fn cells(&self) -> impl Iterator<Item = &NavCellChange> {
         self.cells.values()
     }
 
     /// The change of `cell`, if it changed.
     #[must_use]
-    pub fn get(&self, cell: Cell) -> Option<&CellChange> {
+    pub fn get(&self, cell: Cell) -> Option<&NavCellChange> {
         self.cells.get(&cell)
     }
 
@@ -145,13 +145,13 @@ impl MapChange {
     /// Whether any cell opened.
     #[must_use]
     pub fn opens_any(&self) -> bool {
-        self.whole_map || self.cells.values().any(CellChange::became_walkable)
+        self.whole_map || self.cells.values().any(NavCellChange::became_walkable)
     }
 
     /// Whether any cell opened or got cheaper.
     #[must_use]
     pub fn improves_any(&self) -> bool {
-        self.whole_map || self.cells.values().any(CellChange::improves)
+        self.whole_map || self.cells.values().any(NavCellChange::improves)
     }
 }
 
@@ -159,43 +159,43 @@ impl MapChange {
 /// since the previous version, for the navigation grid and for the derived grid of each agent
 /// kind in use ([`crate::kinds`]).
 #[derive(Message, Clone, Debug)]
-pub struct MapChanged {
+pub struct NavChanged {
     /// The new map version.
-    pub version: MapVersion,
+    pub version: NavVersion,
     /// What changed in the navigation grid since the previous version.
-    pub change: Arc<MapChange>,
+    pub change: Arc<NavChange>,
     /// The changes of the derived grids, for the kinds whose grid changed.
-    pub(crate) kinds: Vec<(KindKey, Arc<MapChange>)>,
+    pub(crate) kinds: Vec<(KindKey, Arc<NavChange>)>,
     /// A whole-map change for every other kind but the default, when the derived grids were
     /// dropped (the grid was replaced, or a profile was added or replaced).
-    pub(crate) kinds_reset: Option<Arc<MapChange>>,
+    pub(crate) kinds_reset: Option<Arc<NavChange>>,
 }
 
-impl MapChanged {
+impl NavChanged {
     /// What changed for agents of `size` cells under `profile`: the navigation grid's change
     /// for one-cell agents of the default profile, else the change of their kind's derived grid
     /// (the whole map when the derived grids were rebuilt or the navigation grid removed, or
     /// when the kind's grid was dropped because no request named it for a while; `None` when
     /// it did not change, or no agent of that kind has searched yet).
     #[must_use]
-    pub fn change_for(&self, profile: ProfileId, size: u8) -> Option<&MapChange> {
+    pub fn change_for(&self, profile: ProfileId, size: u8) -> Option<&NavChange> {
         self.change_for_kind(KindKey { profile, size })
             .map(|change| &**change)
     }
 
     /// A message of `change` to the navigation grid alone.
     #[cfg(test)]
-    pub(crate) fn navigation_only(change: MapChange) -> Self {
+    pub(crate) fn navigation_only(change: NavChange) -> Self {
         Self {
-            version: MapVersion::default(),
+            version: NavVersion::default(),
             change: Arc::new(change),
             kinds: Vec::new(),
             kinds_reset: None,
         }
     }
 
-    /// What changed for agents of `kind`, as [`MapChanged::change_for`].
-    pub(crate) fn change_for_kind(&self, kind: KindKey) -> Option<&Arc<MapChange>> {
+    /// What changed for agents of `kind`, as [`NavChanged::change_for`].
+    pub(crate) fn change_for_kind(&self, kind: KindKey) -> Option<&Arc<NavChange>> {
         if kind.is_default() {
             return Some(&self.change);
         }

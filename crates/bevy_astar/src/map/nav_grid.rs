@@ -1,7 +1,7 @@
 //! The navigation grid resource: the core grid shared copy-on-write with background searches,
 //! its placement in the world, and edits that record what changed.
 
-use super::{CellChange, MapChange};
+use super::{NavCellChange, NavChange};
 use astar_grid::{Cell, Grid, GridError};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -19,9 +19,9 @@ fn next_grid_id() -> u64 {
 ///
 /// Searches run in the background on a snapshot of the grid (an [`Arc`]); editing the grid while
 /// they run copies it once, so the game never waits for a search. Every edit goes through a
-/// method that records the changed cell, so the [`MapVersion`](crate::MapVersion) and the
-/// [`MapChanged`](crate::MapChanged) change set cannot be forgotten: they are published once per
-/// frame in [`AStarSystems::Invalidate`](crate::AStarSystems::Invalidate).
+/// method that records the changed cell, so the [`NavVersion`](crate::NavVersion) and the
+/// [`NavChanged`](crate::NavChanged) change set cannot be forgotten: they are published once per
+/// frame in [`PathfindingSystems::Invalidate`](crate::PathfindingSystems::Invalidate).
 ///
 /// Cell `(x, y)` covers the world rectangle from `origin + (x, y) * cell_size` to
 /// `origin + (x + 1, y + 1) * cell_size` in the XY plane: rows grow along +Y, as in
@@ -267,8 +267,8 @@ impl NavGrid {
 
     /// The edits not yet published, as a change set.
     #[must_use]
-    pub fn pending_changes(&self) -> MapChange {
-        MapChange::from_cells(self.pending.iter().map(|(&cell, &before)| CellChange {
+    pub fn pending_changes(&self) -> NavChange {
+        NavChange::from_cells(self.pending.iter().map(|(&cell, &before)| NavCellChange {
             cell,
             before,
             after: self.grid.value(cell),
@@ -276,7 +276,7 @@ impl NavGrid {
     }
 
     /// Takes the edits not yet published.
-    pub(crate) fn take_changes(&mut self) -> MapChange {
+    pub(crate) fn take_changes(&mut self) -> NavChange {
         let change = self.pending_changes();
         self.pending.clear();
         change

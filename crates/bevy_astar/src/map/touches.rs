@@ -1,10 +1,10 @@
 //! Whether a map change touches a path: its cells, and the corner cells of its diagonal steps
 //! that the movement rule may not cut. The invalidation rule, the cache and repair all ask it.
 
-use super::{CellChange, MapChange, step_corner_cells};
+use super::{NavCellChange, NavChange, step_corner_cells};
 use astar_grid::{Cell, Movement};
 
-impl MapChange {
+impl NavChange {
     /// Whether any of `cells` changed. Cheap when the cells lie away from the change: the
     /// change's bounding box is checked first.
     #[must_use]
@@ -34,11 +34,11 @@ impl MapChange {
     /// ```
     /// use bevy::prelude::*;
     /// use bevy_astar::prelude::*;
-    /// use bevy_astar::{CellChange, MapChange};
+    /// use bevy_astar::{NavCellChange, NavChange};
     ///
     /// let diagonal = [Cell::new(0, 0), Cell::new(1, 1), Cell::new(2, 2)];
-    /// let wall = CellChange { cell: Cell::new(1, 0), before: 1, after: 0 };
-    /// let corner_wall = MapChange::from_cells([wall]);
+    /// let wall = NavCellChange { cell: Cell::new(1, 0), before: 1, after: 0 };
+    /// let corner_wall = NavChange::from_cells([wall]);
     /// assert!(corner_wall.touches_path(&diagonal, Movement::EIGHT));
     /// assert!(!corner_wall.touches_any(&diagonal));
     /// // Corner cutting allowed: the same wall leaves the path legal.
@@ -60,7 +60,7 @@ impl MapChange {
         }
         step_corner_cells(cells, movement).any(|corner| {
             self.changed_inside(corner)
-                .is_some_and(CellChange::became_blocked)
+                .is_some_and(NavCellChange::became_blocked)
         })
     }
 
@@ -70,13 +70,13 @@ impl MapChange {
     pub fn cuts_path(&self, cells: &[Cell], movement: Movement) -> bool {
         let blocked = |cell: Cell| {
             self.changed_inside(cell)
-                .is_some_and(CellChange::became_blocked)
+                .is_some_and(NavCellChange::became_blocked)
         };
         cells.iter().copied().any(blocked) || step_corner_cells(cells, movement).any(blocked)
     }
 
     /// The change of `cell`, looked up only when it lies inside the changed cells' bounding box.
-    fn changed_inside(&self, cell: Cell) -> Option<&CellChange> {
+    fn changed_inside(&self, cell: Cell) -> Option<&NavCellChange> {
         let (min, max) = self.bounds?;
         let inside = cell.x >= min.x && cell.x <= max.x && cell.y >= min.y && cell.y <= max.y;
         if inside { self.cells.get(&cell) } else { None }

@@ -10,7 +10,7 @@ pub(crate) use retired::RetiredOutcomes;
 
 use crate::kinds::KindKey;
 use crate::map::{CellGeometry, PathFootprint};
-use crate::{MapVersion, PathAlgorithm, PathFailure, PathRequest, PathStatus};
+use crate::{NavVersion, PathAlgorithm, PathFailure, PathRequest, PathStatus};
 use astar_grid::{Cell, SearchOptions, SearchTrace};
 use bevy::prelude::*;
 use core::time::Duration;
@@ -76,7 +76,7 @@ pub(crate) struct SearchOutcome {
     /// How long the search took.
     pub duration: Duration,
     /// The map version of the grid snapshot it ran on (set when the result comes back).
-    pub map_version: MapVersion,
+    pub map_version: NavVersion,
     /// The algorithm that ran.
     pub algorithm: PathAlgorithm,
     /// The options it ran with.
@@ -149,7 +149,7 @@ impl SearchOutcome {
             cost: 1.0,
             trace: None,
             duration: Duration::ZERO,
-            map_version: MapVersion::default(),
+            map_version: NavVersion::default(),
             algorithm: PathAlgorithm::AStar,
             options: SearchOptions::default(),
             cacheable: true,
@@ -196,7 +196,7 @@ impl SearchOutcome {
             cost: 0.0,
             trace: None,
             duration: Duration::ZERO,
-            map_version: MapVersion::default(),
+            map_version: NavVersion::default(),
             algorithm,
             options: job.options,
             cacheable: true,

@@ -73,11 +73,11 @@ pub fn app_with(plugin: AStarPlugin) -> App {
 pub fn headless_plugins() -> bevy::app::PluginGroupBuilder {
     let plugins = PathfindingPlugins.build();
     #[cfg(feature = "debug")]
-    let plugins = plugins.disable::<AStarDebugPlugin>();
+    let plugins = plugins.disable::<PathfindingDebugPlugin>();
     #[cfg(feature = "tilemap")]
-    let plugins = plugins.disable::<bevy_astar::tilemap::TilemapNavPlugin>();
+    let plugins = plugins.disable::<bevy_astar::tilemap::NavTilemapPlugin>();
     #[cfg(feature = "egui")]
-    let plugins = plugins.disable::<bevy_astar::egui_panel::AStarEguiPanelPlugin>();
+    let plugins = plugins.disable::<bevy_astar::egui_panel::PathfindingPanelPlugin>();
     plugins
 }
 

@@ -90,7 +90,7 @@ pub struct AgentsArgs {
     #[arg(long)]
     pub unpaced: bool,
     /// Run `bevy_astar` twice, side by side: agents that walk through each other, then agents
-    /// with `Avoidance` (local avoidance); `--peer` is ignored. The report adds how deep agents
+    /// with `CrowdAvoidance` (local avoidance); `--peer` is ignored. The report adds how deep agents
     /// stand in each other, the agents stuck for more than 5 s, and the CPU time of every
     /// thread.
     #[arg(long)]

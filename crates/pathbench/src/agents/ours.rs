@@ -25,7 +25,7 @@ struct Walker {
 /// `AStarPlugin` under the scenario, with the settings the arguments change.
 pub struct Ours {
     settings: PathfindingSettings,
-    /// Whether the agents avoid each other (`Avoidance`).
+    /// Whether the agents avoid each other (`CrowdAvoidance`).
     crowd: bool,
     /// Whether an agent arrives anywhere within [`GOAL_AREA`] of the goal (the `--crowd`
     /// scenario, in both of its runs), rather than on the goal cell at the end of its path.
@@ -104,17 +104,17 @@ fn build_app(
         .add_systems(
             Update,
             (
-                stamp::<0>.before(AStarSystems::Invalidate),
+                stamp::<0>.before(PathfindingSystems::Invalidate),
                 stamp::<1>
-                    .after(AStarSystems::Invalidate)
-                    .before(AStarSystems::Dispatch),
+                    .after(PathfindingSystems::Invalidate)
+                    .before(PathfindingSystems::Dispatch),
                 stamp::<2>
-                    .after(AStarSystems::Dispatch)
-                    .before(AStarSystems::Apply),
+                    .after(PathfindingSystems::Dispatch)
+                    .before(PathfindingSystems::Apply),
                 stamp::<3>
-                    .after(AStarSystems::Apply)
-                    .before(AStarSystems::Follow),
-                stamp::<4>.after(AStarSystems::Follow),
+                    .after(PathfindingSystems::Apply)
+                    .before(PathfindingSystems::Follow),
+                stamp::<4>.after(PathfindingSystems::Follow),
             ),
         );
     let goal = scenario.map.goal;
@@ -143,7 +143,7 @@ fn build_app(
         for entity in entities {
             app.world_mut()
                 .entity_mut(entity)
-                .insert(Avoidance::default());
+                .insert(CrowdAvoidance::default());
         }
     }
     app.finish();
@@ -327,7 +327,7 @@ impl Contender for Ours {
                 ""
             }
         ) + if self.crowd {
-            "; agents avoid each other (Avoidance: ORCA)"
+            "; agents avoid each other (CrowdAvoidance: ORCA)"
         } else {
             ""
         }
