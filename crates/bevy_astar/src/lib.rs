@@ -18,7 +18,13 @@
 //! ```
 //!
 //! After a few updates the agent's [`Path`] holds the cells, world waypoints and cost; a
-//! [`PathFollower`] walks the agent's `Transform` along them.
+//! [`PathFollower`] walks the agent's `Transform` along them ([`PathFollowPlugin`]).
+//!
+//! [`PathfindingPlugins`] adds the whole family: [`AStarPlugin`] (requests, searches, paths
+//! kept up to date), [`PathFollowPlugin`], [`CrowdPlugin`], [`PathfindingDiagnosticsPlugin`]
+//! (the figures as Bevy diagnostics) and, by cargo feature, the gizmo overlay, the tilemap sync
+//! and the egui window; each can be configured with `.set(..)` or left out with
+//! `.disable::<..>()`.
 //!
 //! - [`NavGrid`] is the map: edit it with [`NavGrid::block`], [`NavGrid::set_cost`] and friends;
 //!   each frame with edits becomes a new [`NavVersion`] and a [`NavChanged`] message, and only
@@ -39,7 +45,7 @@
 //! - With the `egui` feature, `egui_panel::PathfindingPanelPlugin` adds a window with the
 //!   statistics, the settings and the debug toggles.
 //!
-//! [`AStarPlugin`] documents the system sets and their order.
+//! [`PathfindingSystems`] documents the system sets and their order.
 
 mod apply;
 mod background;
