@@ -14,8 +14,10 @@ use bevy::input::ButtonState;
 use bevy::input::keyboard::{Key, KeyboardInput};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
+use bevy_astar::egui_panel::PathfindingPanelPlugin;
 use bevy_astar::prelude::*;
 use bevy_astar_examples::scripted_input::ScriptedInputPlugin;
+use bevy_egui::egui::Align2;
 use std::time::{Duration, Instant};
 
 const CELL: f32 = 24.0;
@@ -43,7 +45,10 @@ fn main() {
                 }),
                 ..default()
             }),
-            PathfindingPlugins,
+            // The statistics window folded in the bottom left corner, clear of the help line.
+            PathfindingPlugins.set(
+                PathfindingPanelPlugin::default().with_anchor(Align2::LEFT_BOTTOM, [8.0, -8.0]),
+            ),
             ScriptedInputPlugin,
         ))
         .insert_resource(nav_grid())
