@@ -44,16 +44,7 @@ pub(crate) fn poll_searches(
         retired,
     } = &mut bookkeeping;
     collect_finished(in_flight, stats, &agents);
-    let mut applier = ResultApplier {
-        settings: &settings,
-        nav: nav.as_deref(),
-        profiles_revision: profiles.revision(),
-        pending_changes: None,
-        pending_by_size: Vec::new(),
-        retired,
-        budget: settings.max_paths_applied_per_frame.max(1) as usize,
-        clock: StageClock::start(settings.stage_budget),
-    };
+    let mut applier = ResultApplier::new(&settings, nav.as_deref(), &profiles, retired);
     for id in in_flight.with_results() {
         if applier.budget == 0 || applier.clock.was_spent() {
             break;
@@ -81,13 +72,18 @@ pub(crate) fn poll_searches(
     if settings.cache_capacity == 0 {
         cache.clear();
     }
-    stats.carried_over.results = in_flight
+    stats.carried_over.results = results_left(in_flight);
+    stats.in_flight = in_flight.len();
+    stats.queue_length = queue.len();
+}
+
+/// How many finished outcomes wait in `in_flight` for a later frame.
+fn results_left(in_flight: &mut InFlightSearches) -> usize {
+    in_flight
         .iter_mut()
         .filter(|(_, search)| search.results.is_some())
         .map(|(_, search)| search.members.len().saturating_sub(search.next_member))
-        .sum();
-    stats.in_flight = in_flight.len();
-    stats.queue_length = queue.len();
+        .sum()
 }
 
 /// Polls every running search that has not finished yet, without blocking: a search no agent
@@ -191,6 +187,30 @@ fn widen_for_size(pending: &NavChange, size: u8, nav: &NavGrid) -> [NavChange; 2
     [both_ways(1, 0), both_ways(0, 1)]
 }
 
+impl<'a> ResultApplier<'a> {
+    /// This frame's applier under `settings`, on `nav` and the current `profiles`, sending
+    /// replaced outcomes to `retired`; its budget is
+    /// [`PathfindingSettings::max_paths_applied_per_frame`] paths within
+    /// [`PathfindingSettings::stage_budget`], whose clock starts now.
+    fn new(
+        settings: &'a PathfindingSettings,
+        nav: Option<&'a NavGrid>,
+        profiles: &TerrainProfiles,
+        retired: &'a mut RetiredOutcomes,
+    ) -> Self {
+        Self {
+            settings,
+            nav,
+            profiles_revision: profiles.revision(),
+            pending_changes: None,
+            pending_by_size: Vec::new(),
+            retired,
+            budget: settings.max_paths_applied_per_frame.max(1) as usize,
+            clock: StageClock::start(settings.stage_budget),
+        }
+    }
+}
+
 impl ResultApplier<'_> {
     /// The grid's unpublished changes widened for agents of `size` cells
     /// ([`widen_for_size`]), gathered at most once per frame and size.
@@ -275,33 +295,38 @@ impl ResultApplier<'_> {
         notifier: &mut PathNotifier,
         ledger: &mut Ledger,
     ) {
-        let Ledger {
-            queue,
-            cache,
-            stats,
-        } = ledger;
         let stale = self.is_stale(search, &ready.outcome);
         let Some(nav) = self.nav.filter(|_| !stale) else {
-            stats.stale_results_dropped += 1;
-            for subscriber in &member.subscribers {
-                if let Ok((request, mut path, mut state)) = agents.get_mut(subscriber.entity)
-                    && member.key.matches(request)
-                    && state.awaits(subscriber.sequence)
-                {
-                    state.searching_for = None;
-                    queue.requeue(subscriber.entity, subscriber.sequence, &mut state);
-                    set_status(&mut path, PathStatus::Queued);
-                }
-            }
+            ledger.stats.stale_results_dropped += 1;
+            requeue_stale(member, agents, ledger.queue);
             self.retired.retire_ready(Some(ready));
             return;
         };
         let capacity = self.settings.cache_capacity;
         if search.batch {
-            cache.offer_recurring(member.key, &ready.outcome, capacity);
+            ledger
+                .cache
+                .offer_recurring(member.key, &ready.outcome, capacity);
         } else {
-            cache.offer(member.key, &ready.outcome, capacity);
+            ledger.cache.offer(member.key, &ready.outcome, capacity);
         }
+        self.hand_out(nav, member, ready, agents, notifier, ledger);
+    }
+
+    /// Shows `ready`'s outcome in the path of each of `member`'s agents whose request still
+    /// awaits it (taking the agent out of the queue if it was queued again with the same
+    /// request meanwhile), one path of the frame's budget each; counts the agents whose request
+    /// changed meanwhile.
+    fn hand_out(
+        &mut self,
+        nav: &NavGrid,
+        member: &SearchMember,
+        ready: ReadyOutcome,
+        agents: &mut AppliedAgents,
+        notifier: &mut PathNotifier,
+        ledger: &mut Ledger,
+    ) {
+        let Ledger { queue, stats, .. } = ledger;
         // The last agent takes the outcome as it came; any before it share it.
         let mut ready = Some(ready);
         let last = member.subscribers.len().saturating_sub(1);
@@ -350,6 +375,21 @@ impl ResultApplier<'_> {
                     .any(|change| outcome.affected_by(change, policy))
                     || self.pending_affects(nav, search.kind, outcome)
             }
+        }
+    }
+}
+
+/// Queues again the agents of `member` whose request still awaits its stale outcome, in their
+/// old places.
+fn requeue_stale(member: &SearchMember, agents: &mut AppliedAgents, queue: &mut RequestQueue) {
+    for subscriber in &member.subscribers {
+        if let Ok((request, mut path, mut state)) = agents.get_mut(subscriber.entity)
+            && member.key.matches(request)
+            && state.awaits(subscriber.sequence)
+        {
+            state.searching_for = None;
+            queue.requeue(subscriber.entity, subscriber.sequence, &mut state);
+            set_status(&mut path, PathStatus::Queued);
         }
     }
 }

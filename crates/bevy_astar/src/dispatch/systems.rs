@@ -16,7 +16,7 @@ use crate::engine::jump_point::JumpPoints;
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
 use crate::kinds::{KindError, KindKey};
 use crate::map::AgentLayers;
-use crate::outcome::PathNotifier;
+use crate::outcome::{PathNotifier, RetiredOutcomes};
 use crate::outcome::{ReadyOutcome, SearchJob, SearchOutcome};
 use crate::queue::{RequestQueue, SearchBookkeeping, set_status};
 use crate::request::PathRequestState;
@@ -71,12 +71,11 @@ pub(crate) fn queue_changed_requests(
     }
 }
 
-/// The resources the dispatcher reads.
+/// The resources the dispatcher reads, besides the [`NavGrid`].
 #[derive(SystemParam)]
 pub(crate) struct DispatchContext<'w> {
     settings: Res<'w, PathfindingSettings>,
     time: Res<'w, Time>,
-    nav: Option<Res<'w, NavGrid>>,
     version: Res<'w, NavVersion>,
     debug: Option<Res<'w, PathDebugSettings>>,
     fields: ResMut<'w, FlowFields>,
@@ -94,26 +93,13 @@ pub(crate) struct DispatchContext<'w> {
 /// per-frame and in-flight caps allow; within [`PathfindingSettings::stage_budget`], setting
 /// aside for each entry read the time the work after reading takes ([`DispatchPace`]).
 pub(crate) fn dispatch_searches(
-    context: DispatchContext,
+    nav: Option<Res<NavGrid>>,
+    mut context: DispatchContext,
     mut bookkeeping: SearchBookkeeping,
     mut agents: AgentQuery,
     notifier: PathNotifier,
     mut pace: Local<DispatchPace>,
 ) {
-    let DispatchContext {
-        settings,
-        time,
-        nav,
-        version,
-        debug,
-        mut fields,
-        mut jump_points,
-        profiles,
-        mut layers,
-        mut batches,
-        mut kept,
-        work,
-    } = context;
     let SearchBookkeeping {
         queue,
         cache,
@@ -127,32 +113,15 @@ pub(crate) fn dispatch_searches(
         stats.queue_length = queue.len();
         return;
     };
-    let mut dispatcher = Dispatcher {
-        launcher: Launcher::new(
-            (&settings, &work),
-            retired,
-            time.elapsed(),
-            (nav, *version, &profiles),
-        ),
+    let mut dispatcher = Dispatcher::new(
         nav,
-        cache,
-        in_flight,
-        stats,
-        fields: &mut fields,
-        jump_points: &mut jump_points,
-        profiles: &profiles,
-        layers: &mut layers,
+        &mut context,
+        (cache, in_flight, stats, retired),
         notifier,
-        batches: &mut batches,
-        kept: &mut kept,
-        denied: Vec::new(),
-        trace_all: debug.is_some_and(|debug| debug.trace_all_agents),
-    };
-    let mut clock = StageClock::start(settings.stage_budget);
+    );
+    let mut clock = StageClock::start(dispatcher.launcher.settings.stage_budget);
     let looked_at = dispatcher.read_queue(queue, &mut agents, &mut clock, &pace);
-    let upstream_busy = clock.was_spent()
-        || dispatcher.stats.carried_over.scans > 0
-        || dispatcher.stats.carried_over.invalidations > 0;
+    let upstream_busy = dispatcher.upstream_busy(&clock);
     let after_reading = Instant::now();
     let started = dispatcher.start_batches(upstream_busy, &agents);
     let unread = if clock.was_spent() {
@@ -209,7 +178,70 @@ struct Dispatcher<'a, 'w, 's> {
     trace_all: bool,
 }
 
+/// The bookkeeping the dispatcher changes besides the queue: the result cache, the searches
+/// in flight, the statistics, and the outcomes to be freed off the main thread.
+type DispatchLedger<'a> = (
+    &'a mut PathCache,
+    &'a mut InFlightSearches,
+    &'a mut PathfindingStats,
+    &'a mut RetiredOutcomes,
+);
+
+impl<'a, 'w, 's> Dispatcher<'a, 'w, 's> {
+    /// This frame's dispatch on `nav`, with the resources of `context` and the bookkeeping of
+    /// `ledger`, announcing answers through `notifier`.
+    fn new(
+        nav: &'a NavGrid,
+        context: &'a mut DispatchContext<'_>,
+        (cache, in_flight, stats, retired): DispatchLedger<'a>,
+        notifier: PathNotifier<'w, 's>,
+    ) -> Self {
+        let DispatchContext {
+            settings,
+            time,
+            version,
+            debug,
+            fields,
+            jump_points,
+            profiles,
+            layers,
+            batches,
+            kept,
+            work,
+        } = context;
+        Self {
+            launcher: Launcher::new(
+                (settings, work),
+                retired,
+                time.elapsed(),
+                (nav, **version, profiles),
+            ),
+            nav,
+            cache,
+            in_flight,
+            stats,
+            fields,
+            jump_points,
+            profiles,
+            layers,
+            notifier,
+            batches,
+            kept,
+            denied: Vec::new(),
+            trace_all: debug.as_deref().is_some_and(|debug| debug.trace_all_agents),
+        }
+    }
+}
+
 impl Dispatcher<'_, '_, '_> {
+    /// Whether agents are still on their way to Dispatch: the reading of the queue spent the
+    /// frame's `clock`, or Invalidate carried scans or invalidations over.
+    fn upstream_busy(&self, clock: &StageClock) -> bool {
+        clock.was_spent()
+            || self.stats.carried_over.scans > 0
+            || self.stats.carried_over.invalidations > 0
+    }
+
     /// Serves the queue oldest first until the clock is spent, or the caps are reached and
     /// [`LOOKUPS_AFTER_CAPS`] more entries were looked at; returns how many entries it read.
     fn read_queue(
