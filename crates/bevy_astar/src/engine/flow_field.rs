@@ -259,61 +259,75 @@ fn start_build(
 ) -> FieldBuild {
     let snapshot = Arc::clone(current);
     let grid = Arc::clone(&snapshot);
-    let update = slot
-        .ready
-        .as_ref()
-        .filter(|ready| ready.grid_id == nav.id())
-        .and_then(|ready| {
-            let mut changes: Vec<&NavChange> = slot.changes.iter().map(Arc::as_ref).collect();
-            // Derived grids change only when changes are published; the navigation grid
-            // holds the edits not published yet.
-            let pending = if key.kind.is_default() {
-                nav.pending_changes()
-            } else {
-                NavChange::default()
-            };
-            changes.push(&pending);
-            if changes.iter().any(|change| change.is_whole_map()) {
-                return None;
-            }
-            let cells: HashSet<Cell> = changes
-                .iter()
-                .flat_map(|change| change.cells().map(|change| change.cell))
-                .collect();
-            Some((
-                Arc::clone(&ready.field),
-                cells.into_iter().collect::<Vec<_>>(),
-            ))
-        });
+    let update = incremental_update(key, slot, nav);
     let incremental = update.is_some();
     if incremental {
         stats.flow_fields_updated += 1;
     } else {
         stats.flow_fields_built += 1;
     }
-    let task = BackgroundTask::spawn(
-        async move {
-            match update {
-                Some((field, cells)) => {
-                    let mut field = Arc::unwrap_or_clone(field);
-                    field.update(&grid, &cells).map(|_| field)
-                }
-                None => {
-                    let mut growth = FieldGrowth::new(&grid, &[key.goal], key.movement, key.cost)?;
-                    while !growth.advance(FlowField::PROCEED_INTERVAL) {
-                        slice_point().await;
-                    }
-                    Ok(growth.finish())
-                }
-            }
-        },
-        placement,
-    );
+    let task = BackgroundTask::spawn(build_field(key, grid, update), placement);
     FieldBuild {
         task,
         snapshot,
         grid_id: nav.id(),
         incremental,
+    }
+}
+
+/// The slot's finished field and the cells changed since its snapshot, if it can be brought up
+/// to date: it was built on `nav`, and no change since (published, or for the navigation grid
+/// still pending) covers the whole map.
+fn incremental_update(
+    key: FieldKey,
+    slot: &FieldSlot,
+    nav: &NavGrid,
+) -> Option<(Arc<FlowField>, Vec<Cell>)> {
+    let ready = slot
+        .ready
+        .as_ref()
+        .filter(|ready| ready.grid_id == nav.id())?;
+    let mut changes: Vec<&NavChange> = slot.changes.iter().map(Arc::as_ref).collect();
+    // Derived grids change only when changes are published; the navigation grid holds the
+    // edits not published yet.
+    let pending = if key.kind.is_default() {
+        nav.pending_changes()
+    } else {
+        NavChange::default()
+    };
+    changes.push(&pending);
+    if changes.iter().any(|change| change.is_whole_map()) {
+        return None;
+    }
+    let cells: HashSet<Cell> = changes
+        .iter()
+        .flat_map(|change| change.cells().map(|change| change.cell))
+        .collect();
+    Some((
+        Arc::clone(&ready.field),
+        cells.into_iter().collect::<Vec<_>>(),
+    ))
+}
+
+/// Builds `key`'s field on `grid`, a slice of cells at a time, or brings the field of `update`
+/// up to date for its changed cells.
+async fn build_field(
+    key: FieldKey,
+    grid: Arc<Grid>,
+    update: Option<(Arc<FlowField>, Vec<Cell>)>,
+) -> Result<FlowField, FlowFieldError> {
+    match update {
+        Some((field, cells)) => {
+            let mut field = Arc::unwrap_or_clone(field);
+            field.update(&grid, &cells).map(|_| field)
+        }
+        None => {
+            let mut growth = FieldGrowth::new(&grid, &[key.goal], key.movement, key.cost)?;
+            while !growth.advance(FlowField::PROCEED_INTERVAL) {
+                slice_point().await;
+            }
+            Ok(growth.finish())
+        }
     }
 }
 

@@ -232,6 +232,11 @@ impl KeptGoalSearches {
     }
 }
 
+/// What a goal batch's Dijkstra gives its jobs: the search, once every valid start is settled,
+/// with the place of the batch's first start among the starts it holds; `None` when no job
+/// had valid endpoints (nothing was searched); or the error every job's own search would give.
+type SettledStarts = Result<Option<(KeptSearch, usize)>, SearchError>;
+
 /// Answers `jobs`, which share their goal, movement rule and cost model, with one Dijkstra from
 /// the goal ([`GoalPaths`]); one outcome per job, in order. `kept` is the goal's Dijkstra
 /// kept from an earlier batch on the same `grid`, resumed for these jobs' starts; the Dijkstra
@@ -254,51 +259,87 @@ pub(crate) async fn run_goal_batch(
         .iter()
         .map(|job| grid.check_endpoints(job.start, job.goal))
         .collect();
-    let starts: Vec<Cell> = jobs
-        .iter()
-        .zip(&checked)
-        .filter(|(_, check)| check.is_ok())
-        .map(|(job, _)| job.start)
-        .collect();
+    let starts = valid_starts(jobs, &checked);
     let search = if starts.is_empty() {
         Ok(None)
     } else {
-        let options = first.options;
-        let begun = match kept {
-            Some(mut kept) => {
-                let added = kept.add_starts(&starts);
-                Ok((kept, added.start))
-            }
-            None => GoalPaths::new(
-                Arc::clone(grid),
-                &starts,
-                first.goal,
-                options.movement,
-                options.cost,
-            )
-            .map(|search| (search, 0)),
-        };
-        match begun {
-            Ok((mut search, first_start)) => {
-                while !search.advance(FlowField::PROCEED_INTERVAL) {
-                    if cancelled.load(Ordering::Relaxed) {
-                        return None; // nobody wants the answers any more
-                    }
-                    slice_point().await;
-                }
-                Ok(Some((search, first_start)))
-            }
-            // The goal passed `check_endpoints`, so the only error left is an invalid cost
-            // model, which every job's own search would refuse in the same way.
-            Err(_) => Err(SearchError::InvalidCostModel),
-        }
+        settle_starts(grid, first, &starts, cancelled, kept).await?
     };
-    // Reading a large batch's paths and smoothing them takes milliseconds too: it yields
-    // every few outcomes.
+    let mut outcomes = read_outcomes(grid, jobs, checked, &search).await;
+    let duration = began.elapsed();
+    for outcome in &mut outcomes {
+        outcome.duration = duration;
+    }
+    if let (Ok(Some((search, _))), Ok(mut kept)) = (search, slot.lock()) {
+        *kept = Some(search);
+    }
+    Some(outcomes)
+}
+
+/// The starts of the jobs whose endpoints passed their check (`checked`, in the jobs' order),
+/// in order.
+fn valid_starts(jobs: &[SearchJob], checked: &[Result<(), SearchError>]) -> Vec<Cell> {
+    jobs.iter()
+        .zip(checked)
+        .filter(|(_, check)| check.is_ok())
+        .map(|(job, _)| job.start)
+        .collect()
+}
+
+/// Grows the goal's Dijkstra until every one of `starts` is settled: `kept`, resumed for them,
+/// or a new one from `first`'s goal under its movement rule and cost model. `None` when
+/// `cancelled` was set meanwhile (checked every [`FlowField::PROCEED_INTERVAL`] cells, where it
+/// may yield).
+async fn settle_starts(
+    grid: &Arc<Grid>,
+    first: &SearchJob,
+    starts: &[Cell],
+    cancelled: &AtomicBool,
+    kept: Option<KeptSearch>,
+) -> Option<SettledStarts> {
+    let options = first.options;
+    let begun = match kept {
+        Some(mut kept) => {
+            let added = kept.add_starts(starts);
+            Ok((kept, added.start))
+        }
+        None => GoalPaths::new(
+            Arc::clone(grid),
+            starts,
+            first.goal,
+            options.movement,
+            options.cost,
+        )
+        .map(|search| (search, 0)),
+    };
+    // The goal passed `check_endpoints`, so the only error left is an invalid cost model,
+    // which every job's own search would refuse in the same way.
+    let Ok((mut search, first_start)) = begun else {
+        return Some(Err(SearchError::InvalidCostModel));
+    };
+    while !search.advance(FlowField::PROCEED_INTERVAL) {
+        if cancelled.load(Ordering::Relaxed) {
+            return None; // nobody wants the answers any more
+        }
+        slice_point().await;
+    }
+    Some(Ok(Some((search, first_start))))
+}
+
+/// One outcome per job, in order: the error of its endpoints' check (`checked`) or of the
+/// search, else the path `search` settled for its start (the search holds the valid jobs'
+/// starts in order, from the batch's first start on). Reading a large batch's paths and
+/// smoothing them takes milliseconds too: it yields every [`OUTCOMES_PER_SLICE`] outcomes.
+async fn read_outcomes(
+    grid: &Arc<Grid>,
+    jobs: &[SearchJob],
+    checked: Vec<Result<(), SearchError>>,
+    search: &SettledStarts,
+) -> Vec<SearchOutcome> {
     let mut outcomes = Vec::with_capacity(jobs.len());
     let mut next_start = 0;
     for (number, (job, check)) in jobs.iter().zip(checked).enumerate() {
-        let result = match &search {
+        let result = match search {
             Ok(search) => check.map(|()| {
                 let path = search
                     .as_ref()
@@ -313,14 +354,7 @@ pub(crate) async fn run_goal_batch(
             slice_point().await;
         }
     }
-    let duration = began.elapsed();
-    for outcome in &mut outcomes {
-        outcome.duration = duration;
-    }
-    if let (Ok(Some((search, _))), Ok(mut kept)) = (search, slot.lock()) {
-        *kept = Some(search);
-    }
-    Some(outcomes)
+    outcomes
 }
 
 #[cfg(test)]
