@@ -8,8 +8,8 @@ use crate::debug::PathfindingGizmos;
 use crate::diagnostics;
 use crate::trace::PathDebugSettings;
 use crate::{
-    BackgroundPause, InvalidationPolicy, Path, PathStatus, PathfindingSettings, PathfindingStats,
-    SearchThread,
+    BackgroundPause, CarriedOver, InvalidationPolicy, Path, PathStatus, PathfindingSettings,
+    PathfindingStats, SearchThread,
 };
 use bevy::diagnostic::{DiagnosticPath, DiagnosticsStore};
 use bevy::gizmos::config::GizmoConfigStore;
@@ -406,7 +406,28 @@ pub fn stats_ui(ui: &mut egui::Ui, stats: &PathfindingStats) {
 
 /// Draws the statistics table: `stats`, with the figures of `figures` in place of theirs.
 fn stats_table(ui: &mut egui::Ui, stats: &PathfindingStats, figures: &ShownFigures) {
-    let mut rows = vec![
+    let mut rows = search_rows(stats, figures);
+    rows.extend(carried_over_rows(&stats.carried_over));
+    if let Some(stage_ms) = figures.stage_ms {
+        rows.extend(stage_time_rows(stage_ms));
+    }
+    rows.extend(result_rows(stats));
+    egui::Grid::new("bevy_astar_stats")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            for (name, value) in rows {
+                ui.label(name);
+                ui.label(value);
+                ui.end_row();
+            }
+        });
+}
+
+/// The table's first rows, name and value: the searches, the cache, the sharing of searches
+/// and the paths invalidated.
+fn search_rows(stats: &PathfindingStats, figures: &ShownFigures) -> Vec<(&'static str, String)> {
+    vec![
         ("Searches started", stats.searches_started.to_string()),
         ("  last frame", stats.started_last_frame.to_string()),
         ("  finished", stats.searches_finished.to_string()),
@@ -426,37 +447,47 @@ fn stats_table(ui: &mut egui::Ui, stats: &PathfindingStats, figures: &ShownFigur
             format!("{} ({})", stats.goal_batches, stats.batched_requests),
         ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
-        // Two short rows rather than one long one, so that the window stays narrow.
+    ]
+}
+
+/// The rows of the work each stage left for a later frame: two short rows rather than one long
+/// one, so that the window stays narrow.
+fn carried_over_rows(carried_over: &CarriedOver) -> [(&'static str, String); 3] {
+    [
         ("Carried over", String::new()),
         (
             "  scans / queue / dispatch",
             format!(
                 "{} / {} / {}",
-                stats.carried_over.scans,
-                stats.carried_over.invalidations,
-                stats.carried_over.dispatches,
+                carried_over.scans, carried_over.invalidations, carried_over.dispatches
             ),
         ),
         (
             "  batched / apply / searches",
             format!(
                 "{} / {} / {}",
-                stats.carried_over.batched, stats.carried_over.results, stats.carried_over.searches
+                carried_over.batched, carried_over.results, carried_over.searches
             ),
         ),
-    ];
-    if let Some([invalidate, dispatch, apply, follow]) = figures.stage_ms {
-        // Two short rows again, as the carried-over counters.
-        rows.extend([
-            ("Stage time (ms)", String::new()),
-            (
-                "  invalidate / dispatch",
-                format!("{invalidate:.2} / {dispatch:.2}"),
-            ),
-            ("  apply / follow", format!("{apply:.2} / {follow:.2}")),
-        ]);
-    }
-    rows.extend([
+    ]
+}
+
+/// The rows of the stages' times, from the milliseconds of each stage in their order: two
+/// short rows again, as the carried-over counters.
+fn stage_time_rows([invalidate, dispatch, apply, follow]: [f64; 4]) -> [(&'static str, String); 3] {
+    [
+        ("Stage time (ms)", String::new()),
+        (
+            "  invalidate / dispatch",
+            format!("{invalidate:.2} / {dispatch:.2}"),
+        ),
+        ("  apply / follow", format!("{apply:.2} / {follow:.2}")),
+    ]
+}
+
+/// The table's last rows: the results dropped and the search times.
+fn result_rows(stats: &PathfindingStats) -> [(&'static str, String); 4] {
+    [
         (
             "Stale results dropped",
             stats.stale_results_dropped.to_string(),
@@ -467,17 +498,7 @@ fn stats_table(ui: &mut egui::Ui, stats: &PathfindingStats, figures: &ShownFigur
         ),
         ("Mean search", format_duration(stats.mean_search_time())),
         ("Longest search", format_duration(stats.max_search_time)),
-    ]);
-    egui::Grid::new("bevy_astar_stats")
-        .num_columns(2)
-        .striped(true)
-        .show(ui, |ui| {
-            for (name, value) in rows {
-                ui.label(name);
-                ui.label(value);
-                ui.end_row();
-            }
-        });
+    ]
 }
 
 /// Draws controls for every field of [`PathfindingSettings`]; returns whether one was changed.
@@ -527,7 +548,22 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
     changed |= ui
         .checkbox(repair_cut_paths, "repair cut paths locally")
         .changed();
-    changed |= choice_row(
+    changed |= policy_choices(ui, (invalidation, background_pause, search_thread));
+    changed
+}
+
+/// The rows of radio buttons of the settings that pick a way of working: what a change
+/// re-searches on, when background work pauses, and where searches run; returns whether one
+/// was picked.
+fn policy_choices(
+    ui: &mut egui::Ui,
+    (invalidation, background_pause, search_thread): (
+        &mut InvalidationPolicy,
+        &mut BackgroundPause,
+        &mut SearchThread,
+    ),
+) -> bool {
+    let mut picked = choice_row(
         ui,
         "Re-search on",
         invalidation,
@@ -536,7 +572,7 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
             (InvalidationPolicy::TouchedOrOpened, "also openings"),
         ],
     );
-    changed |= choice_row(
+    picked |= choice_row(
         ui,
         "Pause background work",
         background_pause,
@@ -546,7 +582,7 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
             (BackgroundPause::Always, "always"),
         ],
     );
-    changed |= choice_row(
+    picked |= choice_row(
         ui,
         "Searches run on",
         search_thread,
@@ -555,7 +591,7 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
             (SearchThread::MainThread, "main thread"),
         ],
     );
-    changed
+    picked
 }
 
 /// A logarithmic slider over a count within `range`; returns whether it moved.
@@ -619,6 +655,14 @@ pub fn debug_ui(
     gizmos: Option<Mut<GizmoConfigStore>>,
     debug: Option<Mut<PathDebugSettings>>,
 ) {
+    gizmo_toggles(ui, gizmos);
+    trace_toggle(ui, debug);
+}
+
+/// The toggles of the [`PathfindingGizmos`] group (drawing on or off, grid lines, blocked
+/// cells, line width), written back only when one was used; a disabled toggle when the group
+/// is not registered.
+fn gizmo_toggles(ui: &mut egui::Ui, gizmos: Option<Mut<GizmoConfigStore>>) {
     let current = gizmos.as_ref().and_then(|store| {
         store
             .get_config::<PathfindingGizmos>()
@@ -658,6 +702,11 @@ pub fn debug_ui(
             .on_disabled_hover_text("add PathfindingDebugPlugin to draw searches");
         }
     }
+}
+
+/// The toggle of [`PathDebugSettings::trace_all_agents`], written back only when used; shown
+/// disabled without the settings.
+fn trace_toggle(ui: &mut egui::Ui, debug: Option<Mut<PathDebugSettings>>) {
     match debug {
         Some(mut debug) => {
             let mut all = debug.trace_all_agents;
