@@ -13,7 +13,7 @@ use bevy::log::tracing_subscriber::{self, Layer};
 use bevy::prelude::*;
 use bevy_astar::diagnostics::{self, PathfindingDiagnosticsPlugin};
 use bevy_astar::prelude::*;
-use common::{FRAME, MAX_FRAMES, app_with_grid, block, path, spawn, spawn_all, stats};
+use common::{FRAME, MAX_FRAMES, app_with_grid, block, is_settled, path, spawn, spawn_all, stats};
 use core::fmt;
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
@@ -156,11 +156,7 @@ fn settle_checked(app: &mut App, agents: &[Entity]) -> Vec<FrameFigures> {
     let mut frames = Vec::new();
     for _ in 0..MAX_FRAMES {
         frames.push(checked_update(app));
-        let stats = stats(app);
-        let done = agents
-            .iter()
-            .all(|&agent| !path(app, agent).status.is_pending());
-        if done && stats.in_flight == 0 && stats.queue_length == 0 {
+        if is_settled(app, agents) {
             return frames;
         }
     }

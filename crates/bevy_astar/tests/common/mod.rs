@@ -106,15 +106,20 @@ pub fn stats(app: &App) -> PathfindingStats {
 pub fn settle(app: &mut App, agents: &[Entity]) -> usize {
     for frame in 1..=MAX_FRAMES {
         app.update();
-        let stats = stats(app);
-        let done = agents
-            .iter()
-            .all(|&agent| !path(app, agent).status.is_pending());
-        if done && stats.in_flight == 0 && stats.queue_length == 0 {
+        if is_settled(app, agents) {
             return frame;
         }
     }
     panic!("requests still pending after {MAX_FRAMES} frames");
+}
+
+/// Whether every agent of `agents` has a final status, and nothing is queued or running.
+pub fn is_settled(app: &App, agents: &[Entity]) -> bool {
+    let stats = stats(app);
+    let done = agents
+        .iter()
+        .all(|&agent| !path(app, agent).status.is_pending());
+    done && stats.in_flight == 0 && stats.queue_length == 0
 }
 
 /// Spawns an agent with `request`.
