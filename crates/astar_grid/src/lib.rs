@@ -99,7 +99,7 @@ mod smoothing;
 
 pub use agent::{AgentGrid, AgentKind, Clearance, TerrainProfile};
 pub use algorithm::{Algorithm, ParseAlgorithmError};
-pub use cell::Cell;
+pub use cell::{Cell, Waypoint};
 pub use connectivity::{
     BlockingCheck, ComponentId, Components, ConnectivityError, ConnectivityUpdate,
 };
@@ -122,7 +122,7 @@ pub use search::{
     SearchTrace, SearchWindow, Searcher, Step, TracedCell,
 };
 pub use smoothing::{
-    SmoothingError, SmoothingOptions, Waypoint, line_of_sight, line_of_sight_within, smooth_path,
+    SmoothingError, SmoothingOptions, line_of_sight, line_of_sight_within, smooth_path,
     smooth_path_cells,
 };
 

@@ -5,50 +5,10 @@ mod line_of_sight;
 
 pub use line_of_sight::{line_of_sight, line_of_sight_within};
 
+pub use crate::cell::Waypoint;
 use crate::{Cell, Grid, Movement, Neighborhood};
 use core::f64::consts::SQRT_2;
 use core::num::NonZeroUsize;
-
-/// A point in grid space, in cell units: `x` grows to the right and `y` downwards, and cell
-/// `(x, y)` covers the square from `(x, y)` to `(x + 1, y + 1)`. Smoothing returns cell centres,
-/// `(x + 0.5, y + 0.5)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Waypoint {
-    /// Horizontal position, in cells from the left edge of the grid.
-    pub x: f64,
-    /// Vertical position, in cells from the top edge of the grid.
-    pub y: f64,
-}
-
-impl Waypoint {
-    /// The point `(x, y)`.
-    #[must_use]
-    pub const fn new(x: f64, y: f64) -> Self {
-        Self { x, y }
-    }
-
-    /// The centre of `cell`: `(cell.x + 0.5, cell.y + 0.5)`.
-    #[must_use]
-    pub fn center_of(cell: Cell) -> Self {
-        Self {
-            x: f64::from(cell.x) + 0.5,
-            y: f64::from(cell.y) + 0.5,
-        }
-    }
-
-    /// The straight-line distance to `other`, in cells.
-    #[must_use]
-    pub fn distance(self, other: Self) -> f64 {
-        let (dx, dy) = (self.x - other.x, self.y - other.y);
-        (dx * dx + dy * dy).sqrt()
-    }
-}
-
-impl From<Cell> for Waypoint {
-    fn from(cell: Cell) -> Self {
-        Self::center_of(cell)
-    }
-}
 
 /// How [`smooth_path`] may shorten a path.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
