@@ -25,7 +25,7 @@ use crate::closest::{CellDistance, Closest};
 use crate::endpoints::{SearchError, validate_bounds_and_start, validate_endpoints};
 use crate::heuristic::{HeuristicFn, OctileTerms};
 use crate::movement::DIRECTIONS;
-use crate::{Cell, Grid, Heuristic, Movement, Neighborhood, Weighting};
+use crate::{Cell, CostModel, Grid, Heuristic, Movement, Neighborhood, SearchWindow, Weighting};
 use std::collections::HashMap;
 
 /// A search in progress. Advance it with [`ActiveSearch::advance`] (a few expansions at a time,
@@ -151,6 +151,23 @@ enum WeightPlan {
 }
 
 impl WeightPlan {
+    /// The plan for `weighting` on a search from `start` to `goal` under `heuristic`: a dynamic
+    /// weight needs the start's estimate, and is no weight at all when that estimate is zero.
+    fn new(weighting: Weighting, heuristic: &HeuristicFn, start: Cell, goal: Cell) -> Self {
+        match weighting {
+            Weighting::Static(weight) => Self::Static(weight),
+            Weighting::Dynamic { epsilon } => {
+                let h_start =
+                    heuristic.estimate(start.x.abs_diff(goal.x), start.y.abs_diff(goal.y));
+                if h_start > 0.0 {
+                    Self::Dynamic { epsilon, h_start }
+                } else {
+                    Self::Static(1.0)
+                }
+            }
+        }
+    }
+
     #[inline]
     fn weigh(self, h: f64) -> f64 {
         match self {
@@ -611,54 +628,16 @@ impl Plan {
         options: &SearchOptions,
     ) -> Result<Self, SearchError> {
         validate(grid, start, goal, options)?;
-        let stride = grid.stride() as isize;
-        let mut delta = [0; 8];
-        let mut step = [0.0; 8];
-        for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
-            delta[direction] = dy as isize * stride + dx as isize;
-            step[direction] = if dx != 0 && dy != 0 {
-                options.cost.diagonal()
-            } else {
-                options.cost.straight()
-            };
-        }
+        let (delta, step) = step_tables(grid.stride(), options.cost);
         let neighborhood = options.movement.neighborhood;
         let resolved = options.resolved_heuristic();
         let heuristic = HeuristicFn::new(resolved, neighborhood, options.cost);
-        // With a consistent heuristic and no weight, priorities never decrease (beyond
-        // rounding) along the search.
-        let monotone = (options.weighting.is_unit()
-            && resolved.is_consistent(neighborhood, options.cost))
-        .then(|| match neighborhood {
-            Neighborhood::Four => options.cost.straight(),
-            Neighborhood::Eight => options.cost.straight().min(options.cost.diagonal()),
-        });
-        let weight = match options.weighting {
-            Weighting::Static(weight) => WeightPlan::Static(weight),
-            Weighting::Dynamic { epsilon } => {
-                let h_start =
-                    heuristic.estimate(start.x.abs_diff(goal.x), start.y.abs_diff(goal.y));
-                if h_start > 0.0 {
-                    WeightPlan::Dynamic { epsilon, h_start }
-                } else {
-                    WeightPlan::Static(1.0)
-                }
-            }
-        };
-        let window = options.window.map(|window| {
-            [
-                window.min.x.saturating_add(1),
-                window.min.y.saturating_add(1),
-                window.max.x.saturating_add(1),
-                window.max.y.saturating_add(1),
-            ]
-        });
-        let window_clips = options.window.is_some_and(|window| {
-            window.min.x > 0
-                || window.min.y > 0
-                || window.max.x < grid.width() - 1
-                || window.max.y < grid.height() - 1
-        });
+        let monotone = monotone_step(options, resolved);
+        let weight = WeightPlan::new(options.weighting, &heuristic, start, goal);
+        let window = options.window.map(padded_window);
+        let window_clips = options
+            .window
+            .is_some_and(|window| window_clips(window, grid));
         Ok(Self {
             goal: grid.index(goal),
             start_is_goal: start == goal,
@@ -757,6 +736,53 @@ impl Plan {
         self.heuristic
             .estimate(x.abs_diff(self.goal_x), y.abs_diff(self.goal_y))
     }
+}
+
+/// [`Plan::delta`] and [`Plan::step`]: for each direction, the padded index offset of the step
+/// in rows of `stride` cells, and its cost under `cost`.
+fn step_tables(stride: usize, cost: CostModel) -> ([isize; 8], [f64; 8]) {
+    let stride = stride as isize;
+    let mut delta = [0; 8];
+    let mut step = [0.0; 8];
+    for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
+        delta[direction] = dy as isize * stride + dx as isize;
+        step[direction] = if dx != 0 && dy != 0 {
+            cost.diagonal()
+        } else {
+            cost.straight()
+        };
+    }
+    (delta, step)
+}
+
+/// [`Plan::monotone`]: with a consistent heuristic (`resolved`) and no weight, priorities never
+/// decrease (beyond rounding) along the search, and the smallest step cost is returned.
+fn monotone_step(options: &SearchOptions, resolved: Heuristic) -> Option<f64> {
+    let neighborhood = options.movement.neighborhood;
+    (options.weighting.is_unit() && resolved.is_consistent(neighborhood, options.cost)).then(|| {
+        match neighborhood {
+            Neighborhood::Four => options.cost.straight(),
+            Neighborhood::Eight => options.cost.straight().min(options.cost.diagonal()),
+        }
+    })
+}
+
+/// [`Plan::window`]: `window`'s inclusive bounds in padded coordinates.
+fn padded_window(window: SearchWindow) -> [u32; 4] {
+    [
+        window.min.x.saturating_add(1),
+        window.min.y.saturating_add(1),
+        window.max.x.saturating_add(1),
+        window.max.y.saturating_add(1),
+    ]
+}
+
+/// [`Plan::window_clips`]: whether `window` leaves out part of `grid`.
+fn window_clips(window: SearchWindow, grid: &Grid) -> bool {
+    window.min.x > 0
+        || window.min.y > 0
+        || window.max.x < grid.width() - 1
+        || window.max.y < grid.height() - 1
 }
 
 /// [`Plan::diagonals`] for `movement`: which diagonal moves it allows for each combination of
