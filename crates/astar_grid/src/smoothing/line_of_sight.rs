@@ -92,11 +92,7 @@ pub fn line_of_sight_within(
     if !enterable(a.x, a.y) || !enterable(b.x, b.y) {
         return false;
     }
-    let corners = match movement.neighborhood {
-        Neighborhood::Four => CornerRule::Both,
-        Neighborhood::Eight => movement.corners,
-    };
-    let diagonal = Movement::eight(corners);
+    let diagonal = diagonal_rule(movement);
     let step_x: i32 = if b.x >= a.x { 1 } else { -1 };
     let step_y: i32 = if b.y >= a.y { 1 } else { -1 };
     // With the segment parametrised by t in [0, 1], it crosses its k-th vertical grid line
@@ -108,14 +104,7 @@ pub fn line_of_sight_within(
     let (mut crossed_columns, mut crossed_rows) = (0u64, 0u64);
     let (mut x, mut y) = (a.x, a.y);
     while crossed_columns < columns || crossed_rows < rows {
-        let next = if crossed_columns == columns {
-            Ordering::Greater
-        } else if crossed_rows == rows {
-            Ordering::Less
-        } else {
-            ((2 * crossed_columns + 1) * rows).cmp(&((2 * crossed_rows + 1) * columns))
-        };
-        match next {
+        match next_crossing((crossed_columns, columns), (crossed_rows, rows)) {
             Ordering::Less => {
                 x = x.wrapping_add_signed(step_x);
                 crossed_columns += 1;
@@ -125,9 +114,7 @@ pub fn line_of_sight_within(
                 crossed_rows += 1;
             }
             Ordering::Equal => {
-                let side_x = is_walkable_at(grid, x.wrapping_add_signed(step_x), y);
-                let side_y = is_walkable_at(grid, x, y.wrapping_add_signed(step_y));
-                if !diagonal.allows_step(1, 1, side_x, side_y) {
+                if !corner_passable(grid, diagonal, (x, y), (step_x, step_y)) {
                     return false;
                 }
                 x = x.wrapping_add_signed(step_x);
@@ -141,6 +128,48 @@ pub fn line_of_sight_within(
         }
     }
     true
+}
+
+/// The rule for the grid corners a segment passes exactly through under `movement`: its own
+/// corner rule, or no corner cutting for four-connected movement (which has no diagonal steps).
+#[inline(always)]
+fn diagonal_rule(movement: Movement) -> Movement {
+    Movement::eight(match movement.neighborhood {
+        Neighborhood::Four => CornerRule::Both,
+        Neighborhood::Eight => movement.corners,
+    })
+}
+
+/// Which grid line the segment crosses next, from how many of its `columns` vertical lines and
+/// `rows` horizontal lines it has crossed: `Less` a vertical one, `Greater` a horizontal one,
+/// `Equal` both at once (a grid corner). At least one must be left to cross.
+#[inline(always)]
+fn next_crossing(
+    (crossed_columns, columns): (u64, u64),
+    (crossed_rows, rows): (u64, u64),
+) -> Ordering {
+    if crossed_columns == columns {
+        Ordering::Greater
+    } else if crossed_rows == rows {
+        Ordering::Less
+    } else {
+        ((2 * crossed_columns + 1) * rows).cmp(&((2 * crossed_rows + 1) * columns))
+    }
+}
+
+/// Whether `diagonal`'s corner rule lets a segment from the cell `(x, y)` pass the grid corner
+/// it shares with the cell one `(step_x, step_y)` diagonal step away, given the two cells beside
+/// that corner.
+#[inline(always)]
+fn corner_passable(
+    grid: &Grid,
+    diagonal: Movement,
+    (x, y): (u32, u32),
+    (step_x, step_y): (i32, i32),
+) -> bool {
+    let side_x = is_walkable_at(grid, x.wrapping_add_signed(step_x), y);
+    let side_y = is_walkable_at(grid, x, y.wrapping_add_signed(step_y));
+    diagonal.allows_step(1, 1, side_x, side_y)
 }
 
 fn is_walkable_at(grid: &Grid, x: u32, y: u32) -> bool {
