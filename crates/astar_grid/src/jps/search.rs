@@ -165,33 +165,7 @@ impl Searcher {
 /// be empty). The waypoints are the nodes on the path plus the corner between the two runs where
 /// both are there, so that consecutive waypoints lie on one straight or diagonal line.
 fn jump_path(nodes: &[JumpNode], slot: usize, full_path: bool) -> Path {
-    let cell_of = |node: &JumpNode| Cell::new(node.x - 1, node.y - 1);
-    // The corner between the diagonal and the straight run from `there` to `here`, if any.
-    let corner = |there: Cell, here: Cell| {
-        let (run_x, run_y) = (here.x.abs_diff(there.x), here.y.abs_diff(there.y));
-        let diagonal = run_x.min(run_y);
-        let toward = |from: u32, to: u32| {
-            if to > from {
-                from + diagonal
-            } else {
-                from - diagonal
-            }
-        };
-        (diagonal > 0 && run_x != run_y)
-            .then(|| Cell::new(toward(there.x, here.x), toward(there.y, here.y)))
-    };
-    let mut length = 1;
-    let mut current = slot;
-    while nodes[current].parent as usize != current {
-        let parent = nodes[current].parent as usize;
-        let (here, there) = (cell_of(&nodes[current]), cell_of(&nodes[parent]));
-        length += if full_path {
-            here.x.abs_diff(there.x).max(here.y.abs_diff(there.y)) as usize
-        } else {
-            1 + usize::from(corner(there, here).is_some())
-        };
-        current = parent;
-    }
+    let length = jump_path_length(nodes, slot, full_path);
     // Filled from the goal backwards.
     let mut cells = vec![Cell::default(); length];
     let mut next_free = length;
@@ -209,21 +183,10 @@ fn jump_path(nodes: &[JumpNode], slot: usize, full_path: bool) -> Path {
         }
         let there = cell_of(&nodes[parent]);
         if full_path {
-            // Walk back straight first, then diagonally: the search's route, reversed.
-            let (mut x, mut y) = (here.x, here.y);
-            while (x, y) != (there.x, there.y) {
-                push(Cell::new(x, y));
-                let (run_x, run_y) = (x.abs_diff(there.x), y.abs_diff(there.y));
-                if run_x >= run_y {
-                    x = if x > there.x { x - 1 } else { x + 1 };
-                }
-                if run_y >= run_x {
-                    y = if y > there.y { y - 1 } else { y + 1 };
-                }
-            }
+            push_run_back(here, there, &mut push);
         } else {
             push(here);
-            if let Some(corner) = corner(there, here) {
+            if let Some(corner) = corner_between(there, here) {
                 push(corner);
             }
         }
@@ -232,6 +195,64 @@ fn jump_path(nodes: &[JumpNode], slot: usize, full_path: bool) -> Path {
     Path {
         cells,
         cost: nodes[slot].g,
+    }
+}
+
+/// The number of cells [`jump_path`] returns for the path ending at the node in `slot`.
+#[inline(always)]
+fn jump_path_length(nodes: &[JumpNode], slot: usize, full_path: bool) -> usize {
+    let mut length = 1;
+    let mut current = slot;
+    while nodes[current].parent as usize != current {
+        let parent = nodes[current].parent as usize;
+        let (here, there) = (cell_of(&nodes[current]), cell_of(&nodes[parent]));
+        length += if full_path {
+            here.x.abs_diff(there.x).max(here.y.abs_diff(there.y)) as usize
+        } else {
+            1 + usize::from(corner_between(there, here).is_some())
+        };
+        current = parent;
+    }
+    length
+}
+
+/// The cell of `node` (whose coordinates are padded).
+#[inline(always)]
+fn cell_of(node: &JumpNode) -> Cell {
+    Cell::new(node.x - 1, node.y - 1)
+}
+
+/// The corner between the diagonal and the straight run from `there` to `here`, if there are
+/// both.
+#[inline(always)]
+fn corner_between(there: Cell, here: Cell) -> Option<Cell> {
+    let (run_x, run_y) = (here.x.abs_diff(there.x), here.y.abs_diff(there.y));
+    let diagonal = run_x.min(run_y);
+    let toward = |from: u32, to: u32| {
+        if to > from {
+            from + diagonal
+        } else {
+            from - diagonal
+        }
+    };
+    (diagonal > 0 && run_x != run_y)
+        .then(|| Cell::new(toward(there.x, here.x), toward(there.y, here.y)))
+}
+
+/// Pushes the cells from `here` back to `there`, `here` included and `there` not: the search's
+/// route reversed, straight first, then diagonally.
+#[inline(always)]
+fn push_run_back(here: Cell, there: Cell, push: &mut impl FnMut(Cell)) {
+    let (mut x, mut y) = (here.x, here.y);
+    while (x, y) != (there.x, there.y) {
+        push(Cell::new(x, y));
+        let (run_x, run_y) = (x.abs_diff(there.x), y.abs_diff(there.y));
+        if run_x >= run_y {
+            x = if x > there.x { x - 1 } else { x + 1 };
+        }
+        if run_y >= run_x {
+            y = if y > there.y { y - 1 } else { y + 1 };
+        }
     }
 }
 
