@@ -105,29 +105,10 @@ impl Components {
         }
         let goal = self.index(to);
         let goal_label = self.labels[goal];
-        let mut candidates: Vec<usize> = blocked
-            .iter()
-            .map(|&cell| self.index(cell))
-            .filter(|&index| self.labels[index] != 0)
-            .collect();
-        candidates.sort_unstable();
-        candidates.dedup();
+        let candidates = self.open_candidates(blocked);
         let is_candidate = |index: usize| candidates.binary_search(&index).is_ok();
-
         let mut check = BlockingCheck::default();
-        let mut connected = Vec::new();
-        for &point in from {
-            let index = self.index(point);
-            let reaches_goal = goal_label != 0 && self.labels[index] == goal_label;
-            if !reaches_goal {
-                check.already_unreachable.push(point);
-            }
-            if is_candidate(index) {
-                check.covered.push(point);
-            } else if reaches_goal {
-                connected.push((point, index));
-            }
-        }
+        let connected = self.sort_points(from, goal_label, is_candidate, &mut check);
         if is_candidate(goal) {
             check.covered.push(to);
             check
@@ -143,8 +124,67 @@ impl Components {
         if connected.is_empty() || in_goal_component.is_empty() {
             return Ok(check);
         }
+        self.flood_around(
+            &in_goal_component,
+            is_candidate,
+            goal,
+            connected,
+            &mut check,
+        );
+        Ok(check)
+    }
 
+    /// The padded indices of the open cells of `blocked`, sorted, each once: the candidates that
+    /// can change anything.
+    fn open_candidates(&self, blocked: &[Cell]) -> Vec<usize> {
+        let mut candidates: Vec<usize> = blocked
+            .iter()
+            .map(|&cell| self.index(cell))
+            .filter(|&index| self.labels[index] != 0)
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates
+    }
+
+    /// Sorts the points of `from` into `check`'s unreachable and covered lists; returns the
+    /// others, which reach the goal (labelled `goal_label`) now, with their padded indices.
+    fn sort_points(
+        &self,
+        from: &[Cell],
+        goal_label: u32,
+        is_candidate: impl Fn(usize) -> bool,
+        check: &mut BlockingCheck,
+    ) -> Vec<(Cell, usize)> {
+        let mut connected = Vec::new();
+        for &point in from {
+            let index = self.index(point);
+            let reaches_goal = goal_label != 0 && self.labels[index] == goal_label;
+            if !reaches_goal {
+                check.already_unreachable.push(point);
+            }
+            if is_candidate(index) {
+                check.covered.push(point);
+            } else if reaches_goal {
+                connected.push((point, index));
+            }
+        }
+        connected
+    }
+
+    /// Floods, in lockstep, from the open cells around the candidates of `in_goal_component`
+    /// (those of the goal's component) with every candidate blocked, and adds to `check` the
+    /// points of `connected` that end up in another piece than the goal at padded `goal`.
+    fn flood_around(
+        &self,
+        in_goal_component: &[usize],
+        is_candidate: impl Fn(usize) -> bool + Copy,
+        goal: usize,
+        connected: Vec<(Cell, usize)>,
+        check: &mut BlockingCheck,
+    ) {
         let labels = &self.labels;
+        let goal_label = labels[goal];
         let open = |index: usize| labels[index] != 0 && !is_candidate(index);
         let seeds = in_goal_component.iter().flat_map(|&candidate| {
             self.rule
@@ -163,6 +203,5 @@ impl Components {
                 check.cut_off.push(point);
             }
         }
-        Ok(check)
     }
 }
