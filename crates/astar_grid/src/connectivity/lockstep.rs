@@ -113,13 +113,7 @@ impl Lockstep {
         owners: &mut impl Owners,
     ) {
         self.reset();
-        for seed in seeds {
-            if owners.owner(seed).is_none() {
-                let front = self.new_front(seed);
-                owners.claim(seed, front);
-                self.active.push(front);
-            }
-        }
+        self.seed(seeds, owners);
         while self.active.len() > 1 {
             let mut slot = 0;
             while slot < self.active.len() {
@@ -132,40 +126,79 @@ impl Lockstep {
                     }
                     continue;
                 };
-                for direction in 0..rule.directions {
-                    let Some(next) = rule.step(index as usize, direction, &open) else {
-                        continue;
-                    };
-                    match owners.owner(next) {
-                        None => {
-                            owners.claim(next, front);
-                            let grower = &mut self.fronts[front as usize];
-                            grower.pending.push(next as u32);
-                            grower.visited.push(next as u32);
-                            self.visited += 1;
-                        }
-                        Some(other) => {
-                            let other = self.root(other);
-                            if other != front {
-                                self.merge(front, other);
-                                if let Some(position) =
-                                    self.active.iter().position(|&active| active == other)
-                                {
-                                    self.active.remove(position);
-                                    if position < slot {
-                                        slot -= 1;
-                                    }
-                                }
-                                if self.active.len() <= 1 {
-                                    return;
-                                }
-                            }
-                        }
-                    }
+                if self.expand_cell(front, index as usize, rule, &open, owners, &mut slot) {
+                    return;
                 }
                 slot += 1;
             }
         }
+    }
+
+    /// Starts a front at each seed not claimed yet.
+    #[inline(always)]
+    fn seed(&mut self, seeds: impl IntoIterator<Item = usize>, owners: &mut impl Owners) {
+        for seed in seeds {
+            if owners.owner(seed).is_none() {
+                let front = self.new_front(seed);
+                owners.claim(seed, front);
+                self.active.push(front);
+            }
+        }
+    }
+
+    /// Expands the cell at padded `index` for root `front`, the active front in `slot`: claims
+    /// its unclaimed open neighbours and merges `front` with the fronts that claimed the others
+    /// (`slot` follows `front` as merged fronts leave the active list). Returns whether at most
+    /// one front is still growing, which ends the run.
+    #[inline(always)]
+    fn expand_cell(
+        &mut self,
+        front: u32,
+        index: usize,
+        rule: &StepRule,
+        open: &impl Fn(usize) -> bool,
+        owners: &mut impl Owners,
+        slot: &mut usize,
+    ) -> bool {
+        for direction in 0..rule.directions {
+            let Some(next) = rule.step(index, direction, open) else {
+                continue;
+            };
+            match owners.owner(next) {
+                None => {
+                    owners.claim(next, front);
+                    let grower = &mut self.fronts[front as usize];
+                    grower.pending.push(next as u32);
+                    grower.visited.push(next as u32);
+                    self.visited += 1;
+                }
+                Some(other) => {
+                    if self.meet(front, other, slot) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Root `front`, the active front in `slot`, reached a cell that front `other` claimed:
+    /// merges their roots if they differ, taking the other off the active list. Returns whether
+    /// at most one front is still growing.
+    #[inline(always)]
+    fn meet(&mut self, front: u32, other: u32, slot: &mut usize) -> bool {
+        let other = self.root(other);
+        if other == front {
+            return false;
+        }
+        self.merge(front, other);
+        if let Some(position) = self.active.iter().position(|&active| active == other) {
+            self.active.remove(position);
+            if position < *slot {
+                *slot -= 1;
+            }
+        }
+        self.active.len() <= 1
     }
 
     /// The piece a cell belongs to, for a cell of the flooded region.
