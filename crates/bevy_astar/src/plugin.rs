@@ -22,7 +22,6 @@ use crate::map::AgentLayers;
 use crate::outcome::RetiredOutcomes;
 use crate::queue::{RequestQueue, forget_removed_request};
 use crate::schedule::PathfindingSchedule;
-pub(crate) use crate::schedule::pathfinding_schedule;
 use crate::trace::{PathDebug, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
     BackgroundPause, CarriedOver, InvalidationPolicy, NavChanged, NavConnectivity, NavGrid,

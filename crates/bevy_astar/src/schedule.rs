@@ -45,18 +45,16 @@ pub enum PathfindingSystems {
 #[derive(Resource)]
 pub(crate) struct PathfindingSchedule(pub Interned<dyn ScheduleLabel>);
 
-/// The schedule [`AStarPlugin`](crate::AStarPlugin) runs its systems in ([`Update`] without
-/// the plugin), for the plugins of the family that add systems beside them.
-pub(crate) fn pathfinding_schedule(app: &App) -> Interned<dyn ScheduleLabel> {
-    app.world()
-        .get_resource::<PathfindingSchedule>()
-        .map_or_else(|| Update.intern(), |schedule| schedule.0)
-}
-
-/// Warns that `plugin` was added before the [`AStarPlugin`](crate::AStarPlugin) (or without it):
-/// its systems then run in [`Update`], whatever schedule the core plugin is given later.
-pub(crate) fn warn_unless_core_added(app: &App, plugin: &str) {
-    if !app.world().contains_resource::<PathfindingSchedule>() {
-        warn!("add {plugin} after AStarPlugin, so that it runs in the same schedule");
+/// The schedule [`AStarPlugin`](crate::AStarPlugin) runs its systems in, for `plugin`, one of
+/// the plugins of the family that add systems beside them. Without the core plugin added first,
+/// it warns that `plugin` was added before it (or without it), and gives [`Update`]: the
+/// plugin's systems then run there, whatever schedule the core plugin is given later.
+pub(crate) fn pathfinding_schedule(app: &App, plugin: &str) -> Interned<dyn ScheduleLabel> {
+    match app.world().get_resource::<PathfindingSchedule>() {
+        Some(schedule) => schedule.0,
+        None => {
+            warn!("add {plugin} after AStarPlugin, so that it runs in the same schedule");
+            Update.intern()
+        }
     }
 }

@@ -155,12 +155,9 @@ impl NavTilemapPlugin {
 
 impl Plugin for NavTilemapPlugin {
     fn build(&self, app: &mut App) {
-        if !app.is_plugin_added::<crate::AStarPlugin>() {
-            warn!("add NavTilemapPlugin after AStarPlugin, so that it runs in the same schedule");
-        }
         // The pathfinding systems' schedule (`AStarPlugin::in_schedule`), before they read the
         // grid.
-        let schedule = crate::plugin::pathfinding_schedule(app);
+        let schedule = crate::schedule::pathfinding_schedule(app, "NavTilemapPlugin");
         app.insert_resource(self.rules.clone())
             .register_type::<NavTilemap>()
             .register_type::<NavTileCost>()

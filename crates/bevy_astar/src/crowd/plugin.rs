@@ -10,7 +10,7 @@ use super::steering::{
 use super::{CrowdAvoidance, CrowdProgress, CrowdSettings, CrowdVelocity};
 use crate::kinds::KindKey;
 use crate::map::AgentLayers;
-use crate::schedule::{pathfinding_schedule, warn_unless_core_added};
+use crate::schedule::pathfinding_schedule;
 use crate::{
     NavGrid, Path, PathFollower, PathRequest, PathfindingStats, PathfindingSystems, ProfileId,
     TerrainProfiles,
@@ -43,8 +43,7 @@ pub struct CrowdPlugin;
 
 impl Plugin for CrowdPlugin {
     fn build(&self, app: &mut App) {
-        warn_unless_core_added(app, "CrowdPlugin");
-        let schedule = pathfinding_schedule(app);
+        let schedule = pathfinding_schedule(app, "CrowdPlugin");
         app.register_type::<CrowdAvoidance>()
             .register_type::<CrowdVelocity>()
             .register_type::<CrowdSettings>()

@@ -100,12 +100,6 @@ const FOLLOW: usize = 3;
 
 impl Plugin for PathfindingDiagnosticsPlugin {
     fn build(&self, app: &mut App) {
-        if !app.is_plugin_added::<crate::AStarPlugin>() {
-            warn!(
-                "add PathfindingDiagnosticsPlugin after AStarPlugin, so that it times the stages \
-                 in their schedule"
-            );
-        }
         for (path, suffix) in SUFFIXES {
             app.register_diagnostic(
                 Diagnostic::new(path)
@@ -114,7 +108,7 @@ impl Plugin for PathfindingDiagnosticsPlugin {
                     .with_smoothing_factor(self.smoothing_factor),
             );
         }
-        let schedule = crate::schedule::pathfinding_schedule(app);
+        let schedule = crate::schedule::pathfinding_schedule(app, "PathfindingDiagnosticsPlugin");
         app.init_resource::<StageClock>()
             .add_systems(
                 schedule,

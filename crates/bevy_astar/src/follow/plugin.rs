@@ -3,7 +3,7 @@
 
 use super::PathFollower;
 use crate::crowd::{CrowdAvoidance, CrowdSettings};
-use crate::schedule::{pathfinding_schedule, warn_unless_core_added};
+use crate::schedule::pathfinding_schedule;
 use crate::{Path, PathRequest, PathfindingSystems};
 use bevy::prelude::*;
 
@@ -23,8 +23,7 @@ pub struct PathFollowPlugin;
 
 impl Plugin for PathFollowPlugin {
     fn build(&self, app: &mut App) {
-        warn_unless_core_added(app, "PathFollowPlugin");
-        let schedule = pathfinding_schedule(app);
+        let schedule = pathfinding_schedule(app, "PathFollowPlugin");
         app.register_type::<PathFollower>()
             .add_systems(schedule, follow_paths.in_set(PathfindingSystems::Follow));
     }
