@@ -707,6 +707,21 @@ struct CorridorRun {
     trace: Vec<Vec<Vector>>,
 }
 
+/// Checks that in the corridor `run` (described as `case`) nobody stood in a wall, no two discs
+/// overlapped by 5% of the radius or more, and every agent arrived within `bound` steps.
+fn assert_all_passed(run: &CorridorRun, case: &str, bound: usize) {
+    assert_eq!(run.in_wall, None, "{case}: (step, agent) inside a wall");
+    assert!(
+        run.worst_overlap < 0.05,
+        "{case}: overlap {}",
+        run.worst_overlap
+    );
+    assert!(
+        run.arrived.is_some(),
+        "{case}: not all there in {bound} steps"
+    );
+}
+
 /// Runs the corridor scenario for up to `steps` steps with `per_side` agents starting in each
 /// room (at most 5, on a dice-five pattern), goals at the mirror-image spots in the other room,
 /// radius `footprint_radius(1)`, speed 3, the given priorities of the eastward and the westward
@@ -797,16 +812,10 @@ fn opposing_flows_pass_in_a_one_agent_corridor() {
     for (per_side, bound) in [(1, 1_000), (5, 3_600)] {
         for priorities in [(1, 0), (0, 1)] {
             let run = run_corridor(per_side, priorities, orca_alone(), bound);
-            let case = format!("{per_side} each way, priorities {priorities:?}");
-            assert_eq!(run.in_wall, None, "{case}: (step, agent) inside a wall");
-            assert!(
-                run.worst_overlap < 0.05,
-                "{case}: overlap {}",
-                run.worst_overlap
-            );
-            assert!(
-                run.arrived.is_some(),
-                "{case}: not all there in {bound} steps"
+            assert_all_passed(
+                &run,
+                &format!("{per_side} each way, priorities {priorities:?}"),
+                bound,
             );
         }
     }
@@ -839,16 +848,10 @@ fn with_the_knot_rules_flows_in_a_one_agent_corridor_arrive_whatever_their_prior
         (5, (0, 0), 9_500),
     ] {
         let run = run_corridor(per_side, priorities, AvoidanceSettings::default(), bound);
-        let case = format!("{per_side} each way, priorities {priorities:?}");
-        assert_eq!(run.in_wall, None, "{case}: (step, agent) inside a wall");
-        assert!(
-            run.worst_overlap < 0.05,
-            "{case}: overlap {}",
-            run.worst_overlap
-        );
-        assert!(
-            run.arrived.is_some(),
-            "{case}: not all there in {bound} steps"
+        assert_all_passed(
+            &run,
+            &format!("{per_side} each way, priorities {priorities:?}"),
+            bound,
         );
     }
 }

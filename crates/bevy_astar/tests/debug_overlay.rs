@@ -115,13 +115,20 @@ fn tracing_every_agent_is_a_setting() {
     }
 }
 
-#[test]
-fn removing_a_traced_agents_request_drops_its_trace() {
+/// An app with the overlay and an agent marked [`PathDebug`] whose path across the maze was
+/// found, and traced.
+fn traced_agent_with_its_path() -> (App, Entity) {
     let mut app = debug_app(PathfindingDebugPlugin::default(), maze());
     let request = PathRequest::new(Cell::new(0, 4), Cell::new(11, 4));
     let agent = app.world_mut().spawn((request, PathDebug)).id();
     run_until_found(&mut app, &[agent]);
     assert!(app.world().get::<PathTrace>(agent).is_some());
+    (app, agent)
+}
+
+#[test]
+fn removing_a_traced_agents_request_drops_its_trace() {
+    let (mut app, agent) = traced_agent_with_its_path();
 
     app.world_mut().entity_mut(agent).remove::<PathRequest>();
     app.update();
@@ -132,11 +139,7 @@ fn removing_a_traced_agents_request_drops_its_trace() {
 
 #[test]
 fn unmarking_an_agent_drops_its_trace() {
-    let mut app = debug_app(PathfindingDebugPlugin::default(), maze());
-    let request = PathRequest::new(Cell::new(0, 4), Cell::new(11, 4));
-    let agent = app.world_mut().spawn((request, PathDebug)).id();
-    run_until_found(&mut app, &[agent]);
-    assert!(app.world().get::<PathTrace>(agent).is_some());
+    let (mut app, agent) = traced_agent_with_its_path();
 
     app.world_mut().entity_mut(agent).remove::<PathDebug>();
     app.update();

@@ -488,14 +488,21 @@ mod tests {
         stepped
     }
 
-    #[test]
-    fn an_agent_held_up_steps_aside_for_a_share_of_its_patience_then_goes_on() {
+    /// Two walkers heading west on one line, 0.8 cells apart (the first is behind the second),
+    /// and their neighbour grid.
+    fn walking_west_in_line() -> ([CrowdAgent; 2], NeighbourGrid) {
         let agents = [
             walker(Vector::new(5.0, 5.0), Vector::new(-3.0, 0.0)),
             walker(Vector::new(4.2, 5.0), Vector::new(-3.0, 0.0)),
         ];
         let mut neighbours = NeighbourGrid::new();
         neighbours.rebuild(&agents, 1.5);
+        (agents, neighbours)
+    }
+
+    #[test]
+    fn an_agent_held_up_steps_aside_for_a_share_of_its_patience_then_goes_on() {
+        let (agents, neighbours) = walking_west_in_line();
         let settings = ProgressSettings::default();
         let judged = (&agents[..], &neighbours);
         // The one ahead may not queue (a blind agent): it is stuck, and does not step aside.
@@ -515,12 +522,7 @@ mod tests {
 
     #[test]
     fn an_agent_stuck_again_and_again_steps_aside_longer_each_time() {
-        let agents = [
-            walker(Vector::new(5.0, 5.0), Vector::new(-3.0, 0.0)),
-            walker(Vector::new(4.2, 5.0), Vector::new(-3.0, 0.0)),
-        ];
-        let mut neighbours = NeighbourGrid::new();
-        neighbours.rebuild(&agents, 1.5);
+        let (agents, neighbours) = walking_west_in_line();
         let settings = ProgressSettings::default();
         let base = settings.stuck_after * GIVE_WAY_SHARE;
         let mut behind = AgentProgress::default();
