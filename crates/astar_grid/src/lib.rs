@@ -106,7 +106,10 @@ pub use connectivity::{
 pub use cost::CostModel;
 pub use endpoints::SearchError;
 pub use engine::Engine;
-pub use flow_field::{FieldGrowth, FlowField, FlowFieldError, FlowFieldUpdate, GoalPaths};
+pub use flow_field::{
+    CostField, CostFieldGrowth, FieldCost, FieldGrowth, FlowField, FlowFieldError, FlowFieldUpdate,
+    GoalPaths, GoalTree, TreeGrowth,
+};
 pub use formats::{
     Legend, ParseError, ParseErrorKind, Scenario, ScenarioQuery, ScenarioWriteError,
     ScenarioWriteErrorKind, Terrain, parse_map, parse_map_with, parse_scenario, write_map,

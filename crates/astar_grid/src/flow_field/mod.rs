@@ -2,11 +2,15 @@
 //! the best next step from every cell, kept up to date as cells change.
 
 mod error;
+mod field_cost;
+mod goal_tree;
 mod sliced;
 mod update;
 
 pub use error::FlowFieldError;
-pub use sliced::{FieldGrowth, GoalPaths};
+pub use field_cost::FieldCost;
+pub use goal_tree::{GoalTree, TreeGrowth};
+pub use sliced::{CostFieldGrowth, FieldGrowth, GoalPaths};
 pub use update::FlowFieldUpdate;
 
 use crate::closest::{FloodScratch, flood_to_closest};
@@ -32,8 +36,8 @@ const NONE: u8 = u8::MAX;
 ///
 /// # Costs
 /// - [`FlowField::build`] / [`FlowField::rebuild`]: one Dijkstra over the cells that reach a
-///   goal, O(n log n) for n cells, plus an O(cells) reset. Memory: 10 bytes per cell (cost,
-///   next step, goal flag), reused by `rebuild`.
+///   goal, O(n log n) for n cells, plus an O(cells) reset. Memory: 9 bytes per cell (cost,
+///   next step), reused by `rebuild`; the [`GoalTree`] stores its costs in 5.
 /// - Reading [`FlowField::cost_at`], [`FlowField::next_step`]: O(1);
 ///   [`FlowField::path_from`]: O(path length).
 /// - [`FlowField::update`] after cells change: see its documentation; it redoes only the cells
@@ -63,8 +67,14 @@ const NONE: u8 = u8::MAX;
 /// assert_eq!(path.end(), Some(goal));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+pub type FlowField = CostField<f64>;
+
+/// A shortest-path tree towards a set of goals over every cell of a [`Grid`]: each cell's cost
+/// to its nearest goal, stored as `C`, and its next step. Used as [`FlowField`] (`f64` costs,
+/// exact) or [`GoalTree`] (`f32` costs, 5 bytes a cell); both run the same Dijkstra, adding
+/// step costs in `f64`, and the same incremental [`CostField::update`].
 #[derive(Clone, Debug)]
-pub struct FlowField {
+pub struct CostField<C: FieldCost> {
     movement: Movement,
     cost_model: CostModel,
     width: u32,
@@ -73,10 +83,11 @@ pub struct FlowField {
     /// Base price of a step in each direction.
     step_cost: [f64; 8],
     goals: Vec<Cell>,
-    /// Padded like the grid: whether the cell is one of the goals.
-    goal_flags: Vec<bool>,
-    /// Padded: cost to the nearest goal, infinite when none is reachable.
-    costs: Vec<f64>,
+    /// Padded indices of the goals, sorted and without repeats: a goal blocked by an update is
+    /// known again when it is opened.
+    goal_indices: Vec<u32>,
+    /// Padded: cost to the nearest goal, [`FieldCost::UNREACHED`] when none is reachable.
+    costs: Vec<C>,
     /// Padded: direction of the next step, [`GOAL`] or [`NONE`].
     next: Vec<u8>,
     /// Scratch: the Dijkstra queue.
@@ -87,8 +98,9 @@ pub struct FlowField {
     stack: Vec<u32>,
 }
 
-/// A queue entry: a cell and the cost it was queued with. Never updated in place; entries
-/// whose cost no longer matches the cell's are skipped.
+/// A queue entry: a cell and the exact cost it was queued with (the cell stores it as its
+/// [`FieldCost`], rounded for `f32`). Never updated in place; entries whose stored form no
+/// longer matches the cell's cost are skipped.
 #[derive(Clone, Copy, Debug)]
 struct FlowEntry {
     /// Finite and non-negative, so its bit pattern orders like its value.
@@ -122,7 +134,7 @@ impl Ord for FlowEntry {
     }
 }
 
-impl FlowField {
+impl<C: FieldCost> CostField<C> {
     /// Builds the field of `goals` on `grid`: every cell's cost to its nearest goal under
     /// `movement` and `cost`, and its best next step.
     ///
@@ -140,7 +152,9 @@ impl FlowField {
         field.rebuild(grid, goals)?;
         Ok(field)
     }
+}
 
+impl FlowField {
     /// Optimal paths from each of `starts` to `goal` (`None` for a start that cannot reach
     /// it, is blocked or lies outside the grid), from one Dijkstra grown from the goal that
     /// stops as soon as every start is settled: a crowd heading for one goal costs one search
@@ -290,6 +304,71 @@ impl FlowField {
     /// Cells [`FlowField::paths_to_goal_while`] settles between two questions to `proceed`.
     pub const PROCEED_INTERVAL: usize = 4096;
 
+    /// The optimal path from `cell` to its nearest goal, read by following next steps; its
+    /// cost is [`FlowField::cost_at`] of `cell`. `None` where no goal can be reached.
+    #[must_use]
+    pub fn path_from(&self, cell: Cell) -> Option<Path> {
+        let cost = self.cost_at(cell)?;
+        let cells = self.cells_from(cell, |_, _| {})?;
+        Some(Path { cells, cost })
+    }
+
+    /// [`FlowField::path_from`], falling back to the closest reachable cell: the optimal path
+    /// to the nearest goal when `cell` reaches one ([`ReachedPath::Goal`]), else the cheapest
+    /// path from `cell` to the reachable cell closest to the nearest goal
+    /// ([`ReachedPath::Closest`], "closest" as
+    /// [`SearchOptions::closest_reachable`](crate::SearchOptions::closest_reachable) defines it,
+    /// measuring each cell's distance to the goal nearest to it). `None` when `cell` is blocked
+    /// or outside the grid.
+    ///
+    /// `grid` is the grid the field is up to date with. A cell that reaches a goal costs what
+    /// [`FlowField::path_from`] costs; one that does not costs a flood of its region
+    /// (Dijkstra's algorithm from `cell`, measuring every reached cell's distance to each
+    /// goal), and allocates 9 bytes per cell for it.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CostModel, FlowField, Grid, Movement, ReachedPath};
+    ///
+    /// let grid = Grid::from_ascii(
+    ///     "..#...
+    ///      ..#...",
+    /// )?;
+    /// let field = FlowField::build(&grid, &[Cell::new(5, 1)], Movement::EIGHT, CostModel::Octile)?;
+    /// let walled_off = field.path_or_closest_from(&grid, Cell::new(0, 0))?.expect("walkable");
+    /// assert!(!walled_off.reaches_goal());
+    /// assert_eq!(walled_off.path().end(), Some(Cell::new(1, 1)));
+    /// let across = field.path_or_closest_from(&grid, Cell::new(3, 0))?.expect("walkable");
+    /// assert!(across.reaches_goal());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`FlowFieldError::GridMismatch`] when `grid` is not the size of the field.
+    pub fn path_or_closest_from(
+        &self,
+        grid: &Grid,
+        cell: Cell,
+    ) -> Result<Option<ReachedPath>, FlowFieldError> {
+        self.check_size(grid)?;
+        if !grid.is_walkable(cell) {
+            return Ok(None);
+        }
+        if let Some(path) = self.path_from(cell) {
+            return Ok(Some(ReachedPath::Goal(path)));
+        }
+        let flood = flood_to_closest(
+            &mut FloodScratch::default(),
+            grid,
+            self.movement,
+            self.cost_model,
+            cell,
+            &self.goals,
+        );
+        Ok(Some(ReachedPath::Closest(flood.path)))
+    }
+}
+
+impl<C: FieldCost> CostField<C> {
     /// A field with no goals yet, sized for `grid`.
     pub(crate) fn empty(
         grid: &Grid,
@@ -315,7 +394,7 @@ impl FlowField {
             rule: StepRule::new(movement, grid.stride()),
             step_cost,
             goals: Vec::new(),
-            goal_flags: Vec::new(),
+            goal_indices: Vec::new(),
             costs: Vec::new(),
             next: Vec::new(),
             open: BinaryHeap::new(),
@@ -364,26 +443,34 @@ impl FlowField {
         self.rule = StepRule::new(self.movement, grid.stride());
         self.goals.clear();
         self.goals.extend_from_slice(goals);
+        self.goal_indices.clear();
+        self.goal_indices
+            .extend(goals.iter().map(|&goal| grid.index(goal) as u32));
+        self.goal_indices.sort_unstable();
+        self.goal_indices.dedup();
         self.costs.clear();
-        self.costs.resize(cells, f64::INFINITY);
+        self.costs.resize(cells, C::UNREACHED);
         self.next.clear();
         self.next.resize(cells, NONE);
-        self.goal_flags.clear();
-        self.goal_flags.resize(cells, false);
         self.open.clear();
-        for &goal in goals {
-            let index = grid.index(goal);
-            if !self.goal_flags[index] {
-                self.goal_flags[index] = true;
-                self.costs[index] = 0.0;
-                self.next[index] = GOAL;
-                self.open.push(FlowEntry {
-                    cost: 0.0,
-                    index: index as u32,
-                });
-            }
+        for &index in &self.goal_indices {
+            self.costs[index as usize] = C::ZERO;
+            self.next[index as usize] = GOAL;
+            self.open.push(FlowEntry { cost: 0.0, index });
         }
         Ok(())
+    }
+
+    /// Whether the padded `index` is one of the goals (walkable or not).
+    fn is_goal_index(&self, index: usize) -> bool {
+        self.goal_indices.binary_search(&(index as u32)).is_ok()
+    }
+
+    /// The first goal cell given to the last build: the goal, for a field of one goal.
+    #[must_use]
+    pub fn goal(&self) -> Cell {
+        // A field exists only once seeded with at least one goal.
+        self.goals[0]
     }
 
     /// The goal cells, as given to the last build.
@@ -409,7 +496,7 @@ impl FlowField {
     #[must_use]
     pub fn cost_at(&self, cell: Cell) -> Option<f64> {
         let cost = self.costs[self.index(cell)?];
-        cost.is_finite().then_some(cost)
+        cost.is_reached().then(|| cost.widen())
     }
 
     /// Whether `cell` is a walkable goal (its cost is 0 and it has no next step).
@@ -429,22 +516,25 @@ impl FlowField {
         cell.offset(dx, dy)
     }
 
-    /// The optimal path from `cell` to its nearest goal, read by following next steps; its
-    /// cost is [`FlowField::cost_at`] of `cell`. `None` where no goal can be reached.
-    #[must_use]
-    pub fn path_from(&self, cell: Cell) -> Option<Path> {
-        let cost = self.cost_at(cell)?;
+    /// The cells of the path from `cell` along next steps to a goal, `cell` first; `None`
+    /// where no goal can be reached. `on_step` is given each step's direction and the padded
+    /// index of the cell it steps onto.
+    fn cells_from(&self, cell: Cell, mut on_step: impl FnMut(usize, usize)) -> Option<Vec<Cell>> {
         let mut index = self.index(cell)?;
+        if !self.costs[index].is_reached() {
+            return None;
+        }
         let mut current = cell;
         let mut cells = vec![cell];
         loop {
             let direction = self.next[index];
             if direction == GOAL {
-                return Some(Path { cells, cost });
+                return Some(cells);
             }
             let &(dx, dy) = DIRECTIONS.get(usize::from(direction))?;
             current = current.offset(dx, dy)?;
             index = index.wrapping_add_signed(self.rule.delta[usize::from(direction)]);
+            on_step(usize::from(direction), index);
             cells.push(current);
             if cells.len() > self.costs.len() {
                 return None; // costs fall strictly along next steps, so this cannot happen
@@ -452,42 +542,8 @@ impl FlowField {
         }
     }
 
-    /// [`FlowField::path_from`], falling back to the closest reachable cell: the optimal path
-    /// to the nearest goal when `cell` reaches one ([`ReachedPath::Goal`]), else the cheapest
-    /// path from `cell` to the reachable cell closest to the nearest goal
-    /// ([`ReachedPath::Closest`], "closest" as
-    /// [`SearchOptions::closest_reachable`](crate::SearchOptions::closest_reachable) defines it,
-    /// measuring each cell's distance to the goal nearest to it). `None` when `cell` is blocked
-    /// or outside the grid.
-    ///
-    /// `grid` is the grid the field is up to date with. A cell that reaches a goal costs what
-    /// [`FlowField::path_from`] costs; one that does not costs a flood of its region
-    /// (Dijkstra's algorithm from `cell`, measuring every reached cell's distance to each
-    /// goal), and allocates 9 bytes per cell for it.
-    ///
-    /// ```
-    /// use astar_grid::{Cell, CostModel, FlowField, Grid, Movement, ReachedPath};
-    ///
-    /// let grid = Grid::from_ascii(
-    ///     "..#...
-    ///      ..#...",
-    /// )?;
-    /// let field = FlowField::build(&grid, &[Cell::new(5, 1)], Movement::EIGHT, CostModel::Octile)?;
-    /// let walled_off = field.path_or_closest_from(&grid, Cell::new(0, 0))?.expect("walkable");
-    /// assert!(!walled_off.reaches_goal());
-    /// assert_eq!(walled_off.path().end(), Some(Cell::new(1, 1)));
-    /// let across = field.path_or_closest_from(&grid, Cell::new(3, 0))?.expect("walkable");
-    /// assert!(across.reaches_goal());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`FlowFieldError::GridMismatch`] when `grid` is not the size of the field.
-    pub fn path_or_closest_from(
-        &self,
-        grid: &Grid,
-        cell: Cell,
-    ) -> Result<Option<ReachedPath>, FlowFieldError> {
+    /// [`FlowFieldError::GridMismatch`] unless `grid` has the size of the field.
+    fn check_size(&self, grid: &Grid) -> Result<(), FlowFieldError> {
         if grid.width() != self.width || grid.height() != self.height {
             return Err(FlowFieldError::GridMismatch {
                 width: self.width,
@@ -496,29 +552,15 @@ impl FlowField {
                 found_height: grid.height(),
             });
         }
-        if !grid.is_walkable(cell) {
-            return Ok(None);
-        }
-        if let Some(path) = self.path_from(cell) {
-            return Ok(Some(ReachedPath::Goal(path)));
-        }
-        let flood = flood_to_closest(
-            &mut FloodScratch::default(),
-            grid,
-            self.movement,
-            self.cost_model,
-            cell,
-            &self.goals,
-        );
-        Ok(Some(ReachedPath::Closest(flood.path)))
+        Ok(())
     }
 
     /// Bytes held by the field and its scratch memory.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        self.costs.capacity() * size_of::<f64>()
+        self.costs.capacity() * size_of::<C>()
             + self.next.capacity()
-            + self.goal_flags.capacity()
+            + self.goal_indices.capacity() * size_of::<u32>()
             + self.open.capacity() * size_of::<FlowEntry>()
             + (self.invalidated.capacity() + self.stack.capacity()) * size_of::<u32>()
             + self.goals.capacity() * size_of::<Cell>()
@@ -547,7 +589,7 @@ impl FlowField {
         let mut settled = 0;
         while let Some(entry) = self.open.pop() {
             let index = entry.index as usize;
-            if entry.cost.to_bits() != costs[index].to_bits() {
+            if C::store(entry.cost) != costs[index] {
                 continue; // a stale entry: the cell was queued again at a lower cost
             }
             settled += 1;
@@ -557,8 +599,9 @@ impl FlowField {
                     continue;
                 };
                 let cost = entry.cost + price * terrain;
-                if cost < costs[neighbour] {
-                    costs[neighbour] = cost;
+                let stored = C::store(cost);
+                if stored < costs[neighbour] {
+                    costs[neighbour] = stored;
                     next[neighbour] = StepRule::opposite(direction) as u8;
                     self.open.push(FlowEntry {
                         cost,

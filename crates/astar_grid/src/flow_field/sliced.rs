@@ -3,7 +3,7 @@
 //! cells per call, so that a program that must not stall spreads one Dijkstra over several
 //! frames. Both end exactly as the one-go functions do.
 
-use super::{FlowField, FlowFieldError};
+use super::{CostField, FieldCost, FlowField, FlowFieldError};
 use crate::{Cell, CostModel, Grid, Movement, Path};
 use core::borrow::Borrow;
 use core::ops::Range;
@@ -27,13 +27,17 @@ use core::ops::Range;
 /// assert_eq!(field.cost_at(Cell::new(0, 0)), whole.cost_at(Cell::new(0, 0)));
 /// # Ok::<(), astar_grid::FlowFieldError>(())
 /// ```
+pub type FieldGrowth<'g> = CostFieldGrowth<'g, f64>;
+
+/// A [`CostField`] build in progress, its costs stored as `C`: used as [`FieldGrowth`] (for a
+/// [`FlowField`]) or [`TreeGrowth`](crate::TreeGrowth) (for a [`GoalTree`](crate::GoalTree)).
 #[derive(Debug)]
-pub struct FieldGrowth<'g> {
+pub struct CostFieldGrowth<'g, C: FieldCost> {
     grid: &'g Grid,
-    field: FlowField,
+    field: CostField<C>,
 }
 
-impl<'g> FieldGrowth<'g> {
+impl<'g, C: FieldCost> CostFieldGrowth<'g, C> {
     /// Starts the field of `goals` on `grid`; no cell is settled yet.
     ///
     /// - `grid`: the cells, borrowed until the field is finished;
@@ -62,7 +66,7 @@ impl<'g> FieldGrowth<'g> {
         movement: Movement,
         cost: CostModel,
     ) -> Result<Self, FlowFieldError> {
-        let mut field = FlowField::empty(grid, movement, cost)?;
+        let mut field = CostField::empty(grid, movement, cost)?;
         field.seed(grid, goals)?;
         Ok(Self { grid, field })
     }
@@ -83,7 +87,7 @@ impl<'g> FieldGrowth<'g> {
     /// The field, with the cells not settled yet settled now: the field [`FlowField::build`]
     /// builds.
     #[must_use]
-    pub fn finish(mut self) -> FlowField {
+    pub fn finish(mut self) -> CostField<C> {
         self.field.settle(self.grid.raw());
         self.field
     }
@@ -264,12 +268,12 @@ impl<G: Borrow<Grid>> GoalPaths<G> {
     }
 }
 
-impl FlowField {
+impl<C: FieldCost> CostField<C> {
     /// Drops the queue's stale entries from its top, so that the queue is empty exactly when
     /// no cell is left to settle.
     fn drop_stale_top(&mut self) {
         while let Some(entry) = self.open.peek() {
-            if entry.cost.to_bits() == self.costs[entry.index as usize].to_bits() {
+            if C::store(entry.cost) == self.costs[entry.index as usize] {
                 return;
             }
             self.open.pop();

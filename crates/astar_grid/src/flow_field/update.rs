@@ -1,10 +1,11 @@
 //! Incremental repair of a flow field after cells of its grid changed.
 
-use super::{FlowEntry, FlowField, FlowFieldError, GOAL, NONE};
+use super::{CostField, FieldCost, FlowEntry, FlowFieldError, GOAL, NONE};
 use crate::connectivity::step_rule::StepRule;
 use crate::{Cell, Grid};
 
-/// The work a [`FlowField::update`] or [`FlowField::rebuild`] did, in cells.
+/// The work a [`FlowField::update`](crate::FlowField::update) or
+/// [`FlowField::rebuild`](crate::FlowField::rebuild) did, in cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlowFieldUpdate {
     /// Cells whose cost was dropped because their route to a goal ran through a changed cell.
@@ -13,7 +14,7 @@ pub struct FlowFieldUpdate {
     pub settled: usize,
 }
 
-impl FlowField {
+impl<C: FieldCost> CostField<C> {
     /// Brings the field up to date after the cells in `changed` were edited in `grid`
     /// (blocked, opened, or given another terrain cost), without a full rebuild.
     ///
@@ -29,8 +30,9 @@ impl FlowField {
     /// Cost: O(k log k), where k counts the dropped cells plus the cells whose cost changes.
     /// Opening a cell or making it cheaper costs only the cells that get cheaper; blocking a
     /// cell that few routes pass through costs a handful of cells; blocking a cell next to a
-    /// goal that most routes pass through costs about as much as [`FlowField::rebuild`]. The
-    /// result equals a fresh build's costs exactly.
+    /// goal that most routes pass through costs about as much as
+    /// [`FlowField::rebuild`](crate::FlowField::rebuild). The result equals a fresh build's
+    /// costs exactly (a [`GoalTree`](crate::GoalTree)'s within its precision).
     ///
     /// ```
     /// use astar_grid::{Cell, CostModel, FlowField, Grid, Movement};
@@ -61,14 +63,7 @@ impl FlowField {
         grid: &Grid,
         changed: &[Cell],
     ) -> Result<FlowFieldUpdate, FlowFieldError> {
-        if grid.width() != self.width || grid.height() != self.height {
-            return Err(FlowFieldError::GridMismatch {
-                width: self.width,
-                height: self.height,
-                found_width: grid.width(),
-                found_height: grid.height(),
-            });
-        }
+        self.check_size(grid)?;
         if let Some(&cell) = changed.iter().find(|&&cell| !grid.contains(cell)) {
             return Err(FlowFieldError::CellOutOfBounds(cell));
         }
@@ -78,7 +73,7 @@ impl FlowField {
         // Every step whose legality or price changed starts in the 3x3 block of a changed cell.
         for &cell in changed {
             for index in self.rule.block(grid.index(cell)) {
-                if self.costs[index].is_finite() && !self.keeps_cost(index, raw) {
+                if self.costs[index].is_reached() && !self.keeps_cost(index, raw) {
                     self.invalidate_subtree(index);
                 }
             }
@@ -109,18 +104,18 @@ impl FlowField {
         if raw[index] == 0 {
             return false;
         }
-        if self.goal_flags[index] {
+        let direction = usize::from(self.next[index]);
+        if direction == usize::from(GOAL) {
             return true;
         }
-        let direction = usize::from(self.next[index]);
         if direction >= 8 {
             return false;
         }
         match self.rule.step(index, direction, |at| raw[at] != 0) {
-            Some(next) => {
-                self.costs[next] + self.step_cost[direction] * f64::from(raw[next])
-                    <= self.costs[index]
-            }
+            Some(next) => C::covers(
+                self.costs[index],
+                self.costs[next].widen() + self.step_cost[direction] * f64::from(raw[next]),
+            ),
             None => false,
         }
     }
@@ -135,7 +130,7 @@ impl FlowField {
             let index = index as usize;
             for direction in 0..self.rule.directions {
                 let child = index.wrapping_add_signed(self.rule.delta[direction]);
-                if self.costs[child].is_finite()
+                if self.costs[child].is_reached()
                     && usize::from(self.next[child]) == StepRule::opposite(direction)
                 {
                     self.drop_cost(child);
@@ -147,33 +142,38 @@ impl FlowField {
     }
 
     fn drop_cost(&mut self, index: usize) {
-        self.costs[index] = f64::INFINITY;
+        self.costs[index] = C::UNREACHED;
         self.next[index] = NONE;
         self.invalidated.push(index as u32);
     }
 
     /// Gives the walkable cell at `index` the best cost its neighbours offer (0 for a goal) if
     /// that is lower than its own, and queues it when it has a cost, so that it offers its
-    /// cost on to its neighbours.
+    /// cost on to its neighbours. The offers start from the neighbours' stored costs.
     fn reseed(&mut self, index: usize, raw: &[u8]) {
-        if self.goal_flags[index] {
-            self.costs[index] = 0.0;
+        let mut exact = self.costs[index].widen();
+        if self.is_goal_index(index) {
+            exact = 0.0;
+            self.costs[index] = C::ZERO;
             self.next[index] = GOAL;
         } else {
             for direction in 0..self.rule.directions {
                 let Some(next) = self.rule.step(index, direction, |at| raw[at] != 0) else {
                     continue;
                 };
-                let cost = self.costs[next] + self.step_cost[direction] * f64::from(raw[next]);
-                if cost < self.costs[index] {
-                    self.costs[index] = cost;
+                let cost =
+                    self.costs[next].widen() + self.step_cost[direction] * f64::from(raw[next]);
+                let stored = C::store(cost);
+                if stored < self.costs[index] {
+                    exact = cost;
+                    self.costs[index] = stored;
                     self.next[index] = direction as u8;
                 }
             }
         }
-        if self.costs[index].is_finite() {
+        if self.costs[index].is_reached() {
             self.open.push(FlowEntry {
-                cost: self.costs[index],
+                cost: exact,
                 index: index as u32,
             });
         }
