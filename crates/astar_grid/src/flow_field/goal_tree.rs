@@ -14,16 +14,24 @@ use crate::{Cell, Grid, Path};
 /// path and prices it exactly on the grid.
 ///
 /// # Precision
-/// The Dijkstra adds step costs in `f64` and keeps the exact sum in its queue; a cell stores
-/// that sum rounded to `f32` (a relative error below 2^-24, 6e-8), so rounding does not pile up
-/// along a chain of cells. A next step can differ from the optimal one only where two routes
-/// into a cell cost the same once rounded: the step kept is then dearer by less than one
-/// rounding unit of the cell's cost. A path's true cost therefore exceeds the optimum by at
-/// most `steps * 2^-22` relative (one rounding unit per step, twice over for updates, which
-/// start from stored costs). In practice it is far tighter: over random maps and edits and the
-/// Moving AI maps of `assets/maps/` the largest excess measured was below 1e-6 relative, most
-/// paths exactly optimal (`tests/goal_tree.rs`). The bound holds while costs stay below
-/// 2^21 times the cheapest step, where an `f32` still resolves a fraction of a step.
+/// The Dijkstra adds step costs in `f64` and keeps each exact sum in its queue; a cell stores
+/// that sum rounded to the nearest `f32`, so rounding does not pile up along a chain of cells:
+/// a build stores every cost within half a unit in the last place of the optimum (2^-24, about
+/// 6e-8, relative). An update seeds the cells it redoes from the stored costs of the cells it
+/// keeps, which adds at most half a unit more each time. A next step can differ from an
+/// optimal one only where two routes into a cell cost the same once rounded but not exactly;
+/// such a tie costs less than one unit of the cell's cost, so the true cost of a path (as
+/// [`GoalTree::path_from`] prices it) exceeds the optimum by less than `(steps + 1) * 2^-22`
+/// relative. Integer cost models are exact while costs stay below 2^24. All of this holds
+/// while costs stay below 2^22 times the cheapest step, where an `f32` still tells a step from
+/// the next.
+///
+/// Measured against an independent Dijkstra (`tests/goal_tree.rs`), on random 48x48 maps with
+/// terrain costs from 1 to 255 under every movement rule and cost model (and in a run of 400
+/// random 128x128 maps) and on the Moving AI maps of `assets/maps/` (three goals each,
+/// octile), every path's true cost was the optimum within the order of `f64` sums (1.4e-15
+/// relative at most): no tie occurred. Stored costs were within 0.5 units in the last place
+/// of the optimum after builds, within 1.2 after updates that cut paths with walls.
 ///
 /// ```
 /// use astar_grid::{Cell, CostModel, GoalTree, Grid, Movement};

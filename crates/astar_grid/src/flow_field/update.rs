@@ -78,19 +78,31 @@ impl<C: FieldCost> CostField<C> {
                 }
             }
         }
+        // Seeds are offered by the costs kept, and written only once all are queued: a seed
+        // built on another seed would build on its rounding too.
         for position in 0..self.invalidated.len() {
             let index = self.invalidated[position] as usize;
             if raw[index] != 0 {
-                self.reseed(index, raw);
+                self.queue_seed(index, raw);
             }
         }
         for &cell in changed {
             for index in self.rule.block(grid.index(cell)) {
-                if raw[index] != 0 {
-                    self.reseed(index, raw);
+                if raw[index] == 0 {
+                    continue;
+                }
+                if self.costs[index].is_reached() {
+                    // A kept cost offers itself on, through cells opened or made cheaper.
+                    self.open.push(FlowEntry {
+                        cost: self.costs[index].widen(),
+                        index: index as u32,
+                    });
+                } else {
+                    self.queue_seed(index, raw);
                 }
             }
         }
+        self.write_seeds();
         let settled = self.settle(raw);
         Ok(FlowFieldUpdate {
             invalidated: self.invalidated.len(),
@@ -147,15 +159,13 @@ impl<C: FieldCost> CostField<C> {
         self.invalidated.push(index as u32);
     }
 
-    /// Gives the walkable cell at `index` the best cost its neighbours offer (0 for a goal) if
-    /// that is lower than its own, and queues it when it has a cost, so that it offers its
-    /// cost on to its neighbours. The offers start from the neighbours' stored costs.
-    fn reseed(&mut self, index: usize, raw: &[u8]) {
-        let mut exact = self.costs[index].widen();
+    /// Queues the walkable cell at `index`, which has no cost, at the best cost its neighbours'
+    /// stored costs offer (0 for a goal), noting the step; the cost is written by
+    /// [`CostField::write_seeds`]. A cell no neighbour offers a cost is left to the Dijkstra.
+    fn queue_seed(&mut self, index: usize, raw: &[u8]) {
+        let (mut exact, mut via) = (f64::INFINITY, NONE);
         if self.is_goal_index(index) {
-            exact = 0.0;
-            self.costs[index] = C::ZERO;
-            self.next[index] = GOAL;
+            (exact, via) = (0.0, GOAL);
         } else {
             for direction in 0..self.rule.directions {
                 let Some(next) = self.rule.step(index, direction, |at| raw[at] != 0) else {
@@ -163,19 +173,28 @@ impl<C: FieldCost> CostField<C> {
                 };
                 let cost =
                     self.costs[next].widen() + self.step_cost[direction] * f64::from(raw[next]);
-                let stored = C::store(cost);
-                if stored < self.costs[index] {
-                    exact = cost;
-                    self.costs[index] = stored;
-                    self.next[index] = direction as u8;
+                if cost < exact {
+                    (exact, via) = (cost, direction as u8);
                 }
             }
         }
-        if self.costs[index].is_reached() {
+        if exact.is_finite() {
+            self.next[index] = via;
             self.open.push(FlowEntry {
                 cost: exact,
                 index: index as u32,
             });
+        }
+    }
+
+    /// Gives every queued cell the cost it was queued with, stored, where that is lower.
+    fn write_seeds(&mut self) {
+        for entry in &self.open {
+            let index = entry.index as usize;
+            let stored = C::store(entry.cost);
+            if stored < self.costs[index] {
+                self.costs[index] = stored;
+            }
         }
     }
 }
