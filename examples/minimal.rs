@@ -66,7 +66,7 @@ fn setup(mut commands: Commands, nav: Res<NavGrid>) {
 /// Once the agent stands on its goal, send it back: changing the request queues a new search.
 fn turn_around(mut agents: Query<(&mut PathRequest, &PathFollower, &Path)>) {
     for (mut request, follower, path) in &mut agents {
-        if follower.is_finished() && path.cells.last() == Some(&request.goal) {
+        if follower.is_finished() && path.cells().last() == Some(&request.goal) {
             let PathRequest { start, goal, .. } = &mut *request;
             core::mem::swap(start, goal);
         }

@@ -91,7 +91,7 @@ fn a_refused_search_leaves_no_open_or_closed_set_of_the_last_one_drawn() {
         "{:?}",
         refused.status
     );
-    assert!(refused.cells.is_empty() && refused.waypoints.is_empty());
+    assert!(refused.cells().is_empty() && refused.waypoints().is_empty());
     assert!(
         !has_trace(&mut app),
         "the walker's open and closed sets are still drawn"
@@ -112,7 +112,8 @@ fn the_markers_of_a_large_agent_sit_where_its_path_starts_and_ends() {
         let path = settle(&mut app);
         assert_eq!(path.status, PathStatus::Found, "size {size}");
         let nav = app.world().resource::<NavGrid>();
-        let (first, last) = (path.waypoints.first(), path.waypoints.last());
+        let waypoints = path.waypoints();
+        let (first, last) = (waypoints.first(), waypoints.last());
         let (at_start, scale) = marker_placement(nav, start, size);
         let (at_goal, _) = marker_placement(nav, goal, size);
         assert_eq!(Some(&at_start), first, "size {size}");

@@ -66,7 +66,7 @@ pub fn format_duration(duration: Duration) -> String {
 fn drawn_length(path: &Path, cell_size: f32) -> f32 {
     // A fold from +0: an empty sum of floats is -0, which would print as "-0.0".
     let total = path
-        .waypoints
+        .waypoints()
         .windows(2)
         .fold(0.0, |total, pair| total + pair[0].distance(pair[1]));
     total / cell_size.max(f32::EPSILON)
@@ -187,12 +187,12 @@ pub fn result_line(
         None => format!("searched in {}", format_duration(path.search_time)),
     };
     let partial = |path: &Path| {
-        if path.cells.is_empty() {
+        if path.cells().is_empty() {
             String::new()
         } else {
             format!(
                 " The gold line is the best partial path, to {}.",
-                path.cells.last().copied().unwrap_or(start)
+                path.cells().last().copied().unwrap_or(start)
             )
         }
     };
@@ -201,8 +201,8 @@ pub fn result_line(
             Tone::Good,
             format!(
                 "Path cost {} · length {} steps ({:.1} cells drawn) · {work}",
-                format_cost(path.cost, model),
-                path.cells.len().saturating_sub(1),
+                format_cost(path.cost(), model),
+                path.cells().len().saturating_sub(1),
                 drawn_length(path, cell_size),
             ),
         ),
@@ -211,7 +211,7 @@ pub fn result_line(
             format!(
                 "Unreachable: the gold line leads to {}, the reachable cell closest to {goal} \
                  ({work}).",
-                path.cells.last().copied().unwrap_or(start)
+                path.cells().last().copied().unwrap_or(start)
             ),
         ),
         PathStatus::NoPath => StatusLine::new(
@@ -408,10 +408,9 @@ mod tests {
     }
 
     fn path(status: PathStatus) -> Path {
-        Path {
-            status,
-            ..Path::default()
-        }
+        let mut path = Path::default();
+        path.status = status;
+        path
     }
 
     #[test]
@@ -446,14 +445,12 @@ mod tests {
 
     #[test]
     fn a_found_path_reports_cost_length_and_work() {
-        let found = Path {
-            status: PathStatus::Found,
-            cells: vec![Cell::new(1, 1), Cell::new(2, 2), Cell::new(3, 2)].into(),
-            waypoints: vec![Vec2::ZERO, Vec2::new(16.0, 16.0), Vec2::new(32.0, 16.0)].into(),
-            cost: 24.0,
-            search_time: Duration::from_micros(1500),
-            ..Path::default()
-        };
+        let mut found = Path::with_cells(
+            [Cell::new(1, 1), Cell::new(2, 2), Cell::new(3, 2)],
+            [Vec2::ZERO, Vec2::new(16.0, 16.0), Vec2::new(32.0, 16.0)],
+            24.0,
+        );
+        found.search_time = Duration::from_micros(1500);
         let line = result_line(
             &endpoints(),
             Some(&found),
@@ -587,12 +584,7 @@ mod tests {
 
     #[test]
     fn an_empty_path_is_drawn_zero_cells_long() {
-        let here = Path {
-            status: PathStatus::Found,
-            cells: vec![Cell::new(1, 1)].into(),
-            waypoints: vec![Vec2::ZERO].into(),
-            ..Path::default()
-        };
+        let here = Path::with_cells([Cell::new(1, 1)], [Vec2::ZERO], 0.0);
         let line = result_line(
             &endpoints(),
             Some(&here),

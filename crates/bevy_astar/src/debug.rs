@@ -237,12 +237,12 @@ fn draw_traces(
         }
         if agent_size > 1 {
             let footprint = size * f32::from(agent_size);
-            for &cell in path.cells.iter() {
+            for &cell in path.cells().iter() {
                 let center = nav.footprint_center(cell, agent_size);
                 gizmos.rect_2d(center, footprint, footprint_color);
             }
         }
-        gizmos.linestrip_2d(path.waypoints.iter().copied(), path_color);
+        gizmos.linestrip_2d(path.waypoints().iter().copied(), path_color);
     }
 }
 

@@ -515,6 +515,7 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
         invalidation,
         repair_cut_paths,
         goal_batch_min,
+        shared_goal_min_agents,
         max_paths_applied_per_frame,
         stage_budget,
         max_flow_fields,
@@ -532,6 +533,12 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
     );
     changed |= count_slider(ui, cache_capacity, 0..=65_536, "cache capacity");
     changed |= count_slider(ui, goal_batch_min, 0..=256, "goal batch from (0: off)");
+    changed |= count_slider(
+        ui,
+        shared_goal_min_agents,
+        0..=1024,
+        "goal tree from (0: off)",
+    );
     changed |= count_slider(
         ui,
         max_paths_applied_per_frame,

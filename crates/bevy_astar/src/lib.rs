@@ -61,6 +61,7 @@ mod dispatch;
 pub mod egui_panel;
 mod engine;
 mod follow;
+mod goal_tree;
 mod in_flight;
 mod invalidate;
 pub mod kinds;

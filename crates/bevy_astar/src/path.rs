@@ -2,6 +2,7 @@
 
 use crate::NavVersion;
 use crate::PathAlgorithm;
+use crate::goal_tree::SharedRoute;
 use crate::kinds::KindError;
 use astar_grid::{Cell, Limit, SearchError};
 use bevy::prelude::*;
@@ -94,20 +95,8 @@ pub enum PathFailure {
 pub struct Path {
     /// Where the request stands.
     pub status: PathStatus,
-    /// The cells from start to goal inclusive, each adjacent to the next under the request's
-    /// movement rule; or, when the goal was not reached, the partial path a limit left (with
-    /// [`SearchOptions::partial_path`](astar_grid::SearchOptions::partial_path)) or the path to
-    /// the reachable cell closest to the goal (with
-    /// [`SearchOptions::closest_reachable`](astar_grid::SearchOptions::closest_reachable), status
-    /// [`PathStatus::NoPath`]); see [`Path::is_partial`]. Shared with the search's result (and
-    /// every agent given the same result), so writing a path copies nothing.
-    pub cells: Arc<[Cell]>,
-    /// World positions of the points to move through, from the start cell's centre to the goal
-    /// cell's centre: every cell centre, or fewer when the request asked for smoothing. Worked
-    /// out by the background search and shared as [`Path::cells`] are.
-    pub waypoints: Arc<[Vec2]>,
-    /// The cost of [`Path::cells`] (terrain included).
-    pub cost: f64,
+    /// The cells and waypoints: the path's own, or a route on a goal's shared tree.
+    route: PathRoute,
     /// The [`NavVersion`](crate::NavVersion) of the grid the path was computed on. The path also
     /// holds for later versions until a change affects it, when the agent is queued again.
     pub map_version: NavVersion,
@@ -127,7 +116,135 @@ pub struct Path {
     pub algorithm: PathAlgorithm,
 }
 
+/// Where a [`Path`]'s cells come from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) enum PathRoute {
+    /// No cells.
+    #[default]
+    Empty,
+    /// Cells of the path's own, shared with the search's result (and every agent given the
+    /// same result), so that writing a path copies nothing.
+    Own {
+        cells: Arc<[Cell]>,
+        waypoints: Arc<[Vec2]>,
+        cost: f64,
+    },
+    /// A route on the shared tree of the goal: read from the tree's newest version on demand,
+    /// so that a map change reaches the agent without touching it.
+    Shared(SharedRoute),
+}
+
 impl Path {
+    /// A found path of its own along `cells`, through `waypoints` (world positions), at `cost`:
+    /// for a game that writes an agent's path itself, and for tests.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_astar::prelude::*;
+    ///
+    /// let cells = [Cell::new(0, 0), Cell::new(1, 0)];
+    /// let path = Path::with_cells(cells, [Vec2::new(0.5, 0.5), Vec2::new(1.5, 0.5)], 1.0);
+    /// assert!(path.is_found());
+    /// assert_eq!(&path.cells()[..], &cells);
+    /// assert_eq!(path.cost(), 1.0);
+    /// ```
+    #[must_use]
+    pub fn with_cells(
+        cells: impl Into<Arc<[Cell]>>,
+        waypoints: impl Into<Arc<[Vec2]>>,
+        cost: f64,
+    ) -> Self {
+        Self {
+            status: PathStatus::Found,
+            route: PathRoute::Own {
+                cells: cells.into(),
+                waypoints: waypoints.into(),
+                cost,
+            },
+            ..Self::default()
+        }
+    }
+
+    /// The cells from start to goal inclusive, each adjacent to the next under the request's
+    /// movement rule; or, when the goal was not reached, the partial path a limit left (with
+    /// [`SearchOptions::partial_path`](astar_grid::SearchOptions::partial_path)) or the path to
+    /// the reachable cell closest to the goal (with
+    /// [`SearchOptions::closest_reachable`](astar_grid::SearchOptions::closest_reachable), status
+    /// [`PathStatus::NoPath`]); see [`Path::is_partial`].
+    ///
+    /// A path of its own shares its cells with the search's result, and this copies nothing. A
+    /// route on a goal's shared tree ([`Path::is_shared`]) is read from the tree's newest
+    /// version, following its next steps from the start: a new list each call, in time linear
+    /// in its length.
+    #[must_use]
+    pub fn cells(&self) -> Arc<[Cell]> {
+        match &self.route {
+            PathRoute::Empty => Arc::default(),
+            PathRoute::Own { cells, .. } => Arc::clone(cells),
+            PathRoute::Shared(route) => route.cells(),
+        }
+    }
+
+    /// World positions of the points to move through, from the start cell's centre to the goal
+    /// cell's centre: every cell centre (every footprint centre, for a larger agent), or fewer
+    /// when the request asked for smoothing. Read as [`Path::cells`] are.
+    #[must_use]
+    pub fn waypoints(&self) -> Arc<[Vec2]> {
+        match &self.route {
+            PathRoute::Empty => Arc::default(),
+            PathRoute::Own { waypoints, .. } => Arc::clone(waypoints),
+            PathRoute::Shared(route) => route.waypoints(),
+        }
+    }
+
+    /// The cost of [`Path::cells`] (terrain included).
+    #[must_use]
+    pub fn cost(&self) -> f64 {
+        match &self.route {
+            PathRoute::Empty => 0.0,
+            PathRoute::Own { cost, .. } => *cost,
+            PathRoute::Shared(route) => route.cost(),
+        }
+    }
+
+    /// Whether the path is a route on its goal's shared tree
+    /// ([`PathfindingSettings::shared_goal_min_agents`](crate::PathfindingSettings::shared_goal_min_agents)):
+    /// a map change updates the tree, and the path's cells and waypoints follow without the
+    /// agent being touched (its [`Path::revision`] stays; [`Path::cells`] reads the new route).
+    #[must_use]
+    pub fn is_shared(&self) -> bool {
+        matches!(self.route, PathRoute::Shared(_))
+    }
+
+    /// The cells of a path of its own; empty for a shared route or no path.
+    pub(crate) fn own_cells(&self) -> &[Cell] {
+        match &self.route {
+            PathRoute::Own { cells, .. } => cells,
+            PathRoute::Empty | PathRoute::Shared(_) => &[],
+        }
+    }
+
+    /// The waypoints of a path of its own; empty for a shared route or no path.
+    pub(crate) fn own_waypoints(&self) -> &[Vec2] {
+        match &self.route {
+            PathRoute::Own { waypoints, .. } => waypoints,
+            PathRoute::Empty | PathRoute::Shared(_) => &[],
+        }
+    }
+
+    /// The route on a goal's shared tree, if the path is one.
+    pub(crate) const fn shared_route(&self) -> Option<&SharedRoute> {
+        match &self.route {
+            PathRoute::Shared(route) => Some(route),
+            PathRoute::Empty | PathRoute::Own { .. } => None,
+        }
+    }
+
+    /// Replaces the route, returning the one it held.
+    pub(crate) fn replace_route(&mut self, route: PathRoute) -> PathRoute {
+        core::mem::replace(&mut self.route, route)
+    }
+
     /// Whether the path reaches the goal.
     #[must_use]
     pub fn is_found(&self) -> bool {
@@ -157,10 +274,19 @@ impl Path {
     /// let path = path(&app);
     /// assert_eq!(path.status, PathStatus::NoPath);
     /// assert!(path.is_partial());
-    /// assert_eq!(path.cells.last(), Some(&Cell::new(1, 0))); // beside the wall, level with the goal
+    /// assert_eq!(path.cells().last(), Some(&Cell::new(1, 0))); // beside the wall, level with the goal
     /// ```
     #[must_use]
     pub fn is_partial(&self) -> bool {
-        !self.is_found() && !self.status.is_pending() && !self.cells.is_empty()
+        !self.is_found() && !self.status.is_pending() && !self.route_is_empty()
+    }
+
+    /// Whether the route has no cells.
+    fn route_is_empty(&self) -> bool {
+        match &self.route {
+            PathRoute::Empty => true,
+            PathRoute::Own { cells, .. } => cells.is_empty(),
+            PathRoute::Shared(route) => route.cells().is_empty(),
+        }
     }
 }

@@ -5,6 +5,7 @@
 use crate::cache::PathCache;
 use crate::in_flight::InFlightSearches;
 use crate::outcome::RetiredOutcomes;
+use crate::path::PathRoute;
 use crate::request::PathRequestState;
 use crate::{Path, PathRequest, PathStatus, PathTrace, PathfindingStats};
 use bevy::ecs::system::SystemParam;
@@ -103,11 +104,7 @@ pub(crate) fn forget_removed_request(
     state.searching_for = None;
     retired.retire(state.set_applied(None));
     retired.retire(state.cut_path.take());
-    retired.retire_shown((
-        core::mem::take(&mut path.cells),
-        core::mem::take(&mut path.waypoints),
-    ));
+    retired.retire_route(path.replace_route(PathRoute::Empty));
     path.status = PathStatus::Cancelled;
-    path.cost = 0.0;
     path.revision += 1;
 }

@@ -260,11 +260,12 @@ impl FoundPath {
     /// The found path's cells, read from `path` while it still shows them (`None` once it
     /// shows others, which a user may have written).
     pub(crate) fn shown_in<'a>(&self, path: &'a Path) -> Option<&'a [Cell]> {
-        (cells_address(&path.cells) == self.address).then_some(&path.cells[..])
+        let cells = path.own_cells();
+        (cells_address(cells) == self.address).then_some(cells)
     }
 }
 
 /// The address `cells` start at.
-fn cells_address(cells: &Arc<[Cell]>) -> usize {
-    Arc::as_ptr(cells).cast::<Cell>() as usize
+fn cells_address(cells: &[Cell]) -> usize {
+    cells.as_ptr() as usize
 }

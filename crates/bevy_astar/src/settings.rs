@@ -128,6 +128,16 @@ pub struct PathfindingSettings {
     /// search against the caps. This is what lets a tower that cuts the paths of a thousand
     /// creeps re-path them all in a frame or two. 0 turns batching off.
     pub goal_batch_min: usize,
+    /// Fewest different optimal requests for one goal, gathered in one frame's dispatch as
+    /// [`PathfindingSettings::goal_batch_min`] gathers them, that make the goal share one tree
+    /// of shortest paths (for each agent kind, movement rule and cost model) instead of giving
+    /// each agent a path of its own. Every agent on the tree reads its route from it
+    /// ([`Path::is_shared`](crate::Path::is_shared)); a map change updates the tree
+    /// incrementally in the background, and no agent is touched on the main thread for it.
+    /// Later requests for the goal join the tree while it is held. Trees are held within
+    /// [`PathfindingSettings::max_flow_fields`], beside the flow fields; beyond it, goals fall
+    /// back to goal batches. 0 turns sharing off.
+    pub shared_goal_min_agents: usize,
     /// Most agents whose [`Path`](crate::Path) is written in one frame (at least 1). Finished
     /// results beyond it wait for the next frames, oldest search first, so that a map change
     /// that re-paths thousands of agents at once spreads their updates over a few frames
@@ -149,8 +159,8 @@ pub struct PathfindingSettings {
     /// one builds it again; when every field held was asked for in the same frame, the request
     /// is searched alone with A* instead
     /// ([`PathfindingStats::flow_field_fallbacks`](crate::PathfindingStats::flow_field_fallbacks)
-    /// counts them). 0 answers every flow-field request with A*. A field costs about 10 bytes
-    /// per grid cell: 10 MB on a 1024 x 1024 map.
+    /// counts them). 0 answers every flow-field request with A*, and turns goal trees off. A
+    /// field or tree costs 5 bytes per grid cell: 5 MB on a 1024 x 1024 map.
     pub max_flow_fields: usize,
     /// Whether background searches pause while the plugin's stages run.
     pub background_pause: BackgroundPause,
@@ -168,6 +178,7 @@ impl Default for PathfindingSettings {
             invalidation: InvalidationPolicy::default(),
             repair_cut_paths: false,
             goal_batch_min: 8,
+            shared_goal_min_agents: 32,
             max_paths_applied_per_frame: 1024,
             stage_budget: Duration::from_micros(1000),
             max_flow_fields: 32,

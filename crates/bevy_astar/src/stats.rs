@@ -38,6 +38,16 @@ pub struct PathfindingStats {
     pub superseded_results_dropped: u64,
     /// Agents queued again because a map change affected their path.
     pub paths_invalidated: u64,
+    /// Agents whose path the main thread checked against map changes: the per-agent work a
+    /// change costs. Agents on a goal's shared tree are never checked (the tree is updated
+    /// instead), so a change that only cuts shared routes adds nothing here.
+    pub agents_checked_for_changes: u64,
+    /// Requests given a route on their goal's shared tree (see
+    /// [`PathfindingSettings::shared_goal_min_agents`](crate::PathfindingSettings::shared_goal_min_agents)).
+    pub shared_routes: u64,
+    /// Goals' shared trees held now, counted among
+    /// [`PathfindingStats::flow_fields`].
+    pub goal_trees: usize,
     /// Cut paths repaired with a local detour rather than searched again (see
     /// [`PathfindingSettings::repair_cut_paths`](crate::PathfindingSettings::repair_cut_paths)).
     pub paths_repaired: u64,

@@ -53,7 +53,7 @@ fn all_done(app: &App, agents: &[Entity]) -> bool {
     let grid = current_grid(app);
     let walkable = |agent: Entity| {
         let path = path(app, agent);
-        !path.status.is_pending() && path.cells.iter().all(|&cell| grid.is_walkable(cell))
+        !path.status.is_pending() && path.cells().iter().all(|&cell| grid.is_walkable(cell))
     };
     agents.iter().all(|&agent| walkable(agent))
         && stats.queue_length == 0
@@ -128,9 +128,11 @@ fn an_ample_budget_carries_nothing_over() {
 /// rest of the crowd, and one Dijkstra answers all 40.
 #[test]
 fn a_crowd_read_over_two_frames_is_answered_by_one_goal_batch() {
+    // Without goal trees, which would answer the crowd with one tree instead.
     let settings = PathfindingSettings {
         stage_budget: Duration::ZERO,
         cache_capacity: 0,
+        shared_goal_min_agents: 0,
         ..PathfindingSettings::default()
     };
     let mut app = app_with_grid(

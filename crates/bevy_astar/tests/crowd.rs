@@ -54,7 +54,7 @@ fn describe(app: &App, agent: Entity) -> String {
         request.goal,
         found.status,
         found.revision,
-        found.waypoints.len(),
+        found.waypoints().len(),
         follower.next_waypoint(),
         follower.is_finished(),
         world.get::<CrowdVelocity>(agent),
@@ -214,8 +214,8 @@ fn without_avoidance_an_agent_walks_its_path_exactly_as_before() {
             walked = transform
                 .translation
                 .truncate()
-                .distance(found.waypoints[0]);
-            started = Some((found.waypoints[0], found.waypoints[1..].to_vec()));
+                .distance(found.waypoints()[0]);
+            started = Some((found.waypoints()[0], found.waypoints()[1..].to_vec()));
             continue;
         };
         walked += SPEED * FRAME.as_secs_f32();
@@ -409,15 +409,12 @@ fn a_two_by_two_agent_passes_a_gap_two_cells_wide() {
 fn a_follower_with_avoidance_but_no_request_walks_its_path_as_before() {
     let mut app = app_with_grid(crowd_plugin(), Grid::new(12, 4));
     let waypoints = vec![Vec2::new(15.0, 15.0), Vec2::new(95.0, 15.0)];
+    let mut path = Path::with_cells([], waypoints.clone(), 0.0);
+    path.revision = 1;
     let agent = app
         .world_mut()
         .spawn((
-            Path {
-                status: PathStatus::Found,
-                waypoints: waypoints.clone().into(),
-                revision: 1,
-                ..Path::default()
-            },
+            path,
             PathFollower::new(SPEED),
             CrowdAvoidance::default(),
             Transform::from_translation(waypoints[0].extend(0.0)),

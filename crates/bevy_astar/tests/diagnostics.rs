@@ -188,7 +188,7 @@ fn every_figure_is_in_the_store_as_the_frame_measured_it() {
     );
     frames.extend(cached);
     // A wall across the first agent's path cuts it.
-    let cells = path(&app, agents[0]).cells.clone();
+    let cells = path(&app, agents[0]).cells().clone();
     block(&mut app, cells[cells.len() / 2]);
     let cut = settle_checked(&mut app, &agents);
     assert!(

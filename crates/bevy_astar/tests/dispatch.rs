@@ -15,7 +15,12 @@ use std::time::Duration;
 #[test]
 fn identical_requests_share_one_search() {
     let grid = walled_grid();
-    let mut app = app_with_grid(AStarPlugin::default(), grid.clone());
+    // Without goal trees, which would give the 50 agents routes on one tree instead.
+    let plugin = AStarPlugin::default().with_settings(PathfindingSettings {
+        shared_goal_min_agents: 0,
+        ..PathfindingSettings::default()
+    });
+    let mut app = app_with_grid(plugin, grid.clone());
     let request = PathRequest::new(Cell::new(0, 4), Cell::new(9, 0));
     let wave: Vec<Entity> = (0..50).map(|_| spawn(&mut app, request)).collect();
     settle(&mut app, &wave);
@@ -23,7 +28,7 @@ fn identical_requests_share_one_search() {
     let first = path(&app, wave[0]);
     assert_valid_path(&grid, &first, request.start, request.goal);
     for &agent in &wave {
-        assert_eq!(path(&app, agent).cells, first.cells);
+        assert_eq!(path(&app, agent).cells(), first.cells());
     }
     let stats_now = stats(&app);
     assert_eq!(stats_now.shared_searches + stats_now.cache_hits, 49);
@@ -178,7 +183,7 @@ fn bad_requests_end_in_a_failed_status_with_the_reason() {
     for (agent, reason) in expected {
         let failed = path(&app, agent);
         assert_eq!(failed.status.failure(), Some(reason));
-        assert!(failed.cells.is_empty() && failed.waypoints.is_empty());
+        assert!(failed.cells().is_empty() && failed.waypoints().is_empty());
         assert!(seen.failed.contains(&(agent, reason)));
         assert!(seen.not_found_events.contains(&(agent, reason)));
     }
@@ -273,7 +278,7 @@ fn requests_that_start_at_the_agent_search_from_where_it_stands() {
     app.world_mut()
         .resource_mut::<PathfindingSettings>()
         .max_searches_per_frame = 0;
-    let crossed = path(&app, walker).cells[2];
+    let crossed = path(&app, walker).cells()[2];
     block(&mut app, crossed);
     app.update();
     assert_eq!(path(&app, walker).status, PathStatus::Queued);
@@ -374,7 +379,7 @@ fn removing_a_request_cancels_its_path_and_its_search() {
     for (agent, revision) in agents.into_iter().zip(revisions) {
         let cancelled = path(&app, agent);
         assert_eq!(cancelled.status, PathStatus::Cancelled);
-        assert!(cancelled.cells.is_empty() && cancelled.waypoints.is_empty());
+        assert!(cancelled.cells().is_empty() && cancelled.waypoints().is_empty());
         assert_eq!(cancelled.revision, revision + 1);
     }
     assert_eq!(stats(&app).queue_length, 0);
@@ -417,7 +422,7 @@ fn a_request_removed_and_inserted_again_in_one_batch_is_searched_anew() {
     settle(&mut app, &[agent]);
     let found = path(&app, agent);
     assert_eq!(found.status, PathStatus::Found);
-    assert_eq!(found.cells.last(), Some(&goal));
+    assert_eq!(found.cells().last(), Some(&goal));
     assert!(found.revision > before + 1, "cancelled, then answered");
 }
 

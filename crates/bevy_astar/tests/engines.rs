@@ -39,7 +39,7 @@ fn jump_point_requests_get_optimal_paths_and_follow_map_edits() {
     for (&agent, &start) in agents.iter().zip(&starts) {
         let found = path(&app, agent);
         assert_valid_path(&current_grid(&app), &found, start, goal);
-        assert!(found.cells.contains(&Cell::new(20, 3)));
+        assert!(found.cells().contains(&Cell::new(20, 3)));
         assert_eq!(found.algorithm, PathAlgorithm::JumpPoint);
     }
 
@@ -109,7 +109,7 @@ fn flow_field_requests_to_one_goal_share_one_field() {
     let cut: Vec<Entity> = agents
         .iter()
         .copied()
-        .filter(|&agent| path_depends_on(&path(&app, agent).cells, crossed, Movement::EIGHT))
+        .filter(|&agent| path_depends_on(&path(&app, agent).cells(), crossed, Movement::EIGHT))
         .collect();
     assert!(!cut.is_empty() && cut.len() < agents.len());
     let revisions: Vec<u64> = agents
@@ -167,8 +167,8 @@ fn a_crowd_heading_for_one_goal_is_answered_by_one_search() {
         PathAlgorithm::FlowField,
     );
     assert_eq!(
-        path(&app, agents[distinct]).cells,
-        path(&app, agents[0]).cells
+        path(&app, agents[distinct]).cells(),
+        path(&app, agents[0]).cells()
     );
     // Bad requests in the batch fail as their own searches would.
     assert_eq!(
@@ -210,7 +210,7 @@ fn flow_field_requests_fail_like_searches() {
         PathStatus::Invalid(SearchError::StartOutOfBounds(Cell::new(40, 0)))
     );
     assert_eq!(path(&app, unreachable).status, PathStatus::NoPath);
-    assert!(path(&app, unreachable).cells.is_empty());
+    assert!(path(&app, unreachable).cells().is_empty());
     let seen = app.world().resource::<Seen>();
     assert_eq!(seen.failed.len(), 3);
 }
@@ -234,7 +234,7 @@ fn cut_paths_are_repaired_locally_when_asked_and_never_cached() {
         .iter()
         .copied()
         .filter(|&agent| {
-            let cells = path(&app, agent).cells;
+            let cells = path(&app, agent).cells();
             wall.iter()
                 .any(|&cell| path_depends_on(&cells, cell, Movement::EIGHT))
         })
@@ -248,17 +248,20 @@ fn cut_paths_are_repaired_locally_when_asked_and_never_cached() {
     for (&agent, &start) in agents.iter().zip(&starts) {
         let repaired = path(&app, agent);
         assert_eq!(repaired.status, PathStatus::Found);
-        assert_eq!(repaired.cells.first(), Some(&start));
-        assert_eq!(repaired.cells.last(), Some(&goal));
-        assert!(repaired.cells.iter().all(|&cell| grid.is_walkable(cell)));
-        assert_eq!(illegal_walk(&grid, &repaired.cells, Movement::EIGHT), None);
+        assert_eq!(repaired.cells().first(), Some(&start));
+        assert_eq!(repaired.cells().last(), Some(&goal));
+        assert!(repaired.cells().iter().all(|&cell| grid.is_walkable(cell)));
+        assert_eq!(
+            illegal_walk(&grid, &repaired.cells(), Movement::EIGHT),
+            None
+        );
     }
     assert_eq!(stats(&app).paths_repaired, cut.len() as u64);
     assert_eq!(stats(&app).searches_started, searched + cut.len() as u64);
 
     // A repaired path may be dearer than the best one, so a new identical request searches.
     let first_cut = path(&app, cut[0]);
-    let start = first_cut.cells[0];
+    let start = first_cut.cells()[0];
     let fresh = spawn(&mut app, PathRequest::new(start, goal));
     settle(&mut app, &[fresh]);
     assert_valid_path(&grid, &path(&app, fresh), start, goal);
@@ -482,15 +485,15 @@ fn requests_for_the_closest_reachable_cell_get_it_from_every_engine() {
             );
             assert_eq!(path.status, PathStatus::NoPath, "{request:?}");
             assert!(path.is_partial(), "{request:?}");
-            let end = *path.cells.last().expect("a partial path");
+            let end = *path.cells().last().expect("a partial path");
             assert!(
                 expected.tied.iter().any(|&(cell, _)| cell == end),
                 "{request:?} ended at {end}, expected {:?}",
                 expected.tied
             );
-            assert!((path.cost - expected.cost).abs() < 1e-9, "{request:?}");
+            assert!((path.cost() - expected.cost).abs() < 1e-9, "{request:?}");
             assert_eq!(
-                illegal_walk(&grid, &path.cells, request.options.movement),
+                illegal_walk(&grid, &path.cells(), request.options.movement),
                 None
             );
         }

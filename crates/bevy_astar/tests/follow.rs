@@ -35,7 +35,7 @@ fn a_follower_walks_its_agent_to_the_goal() {
     }
     let found = path(&app, agent);
     assert!(
-        found.waypoints.len() < found.cells.len(),
+        found.waypoints().len() < found.cells().len(),
         "smoothing drops cells"
     );
     let translation = app.world().get::<Transform>(agent).unwrap().translation;
@@ -84,8 +84,8 @@ fn a_follower_keeps_its_speed_along_the_waypoints_through_straight_runs_and_turn
             continue;
         }
         let delta = app.world().resource::<Time>().delta_secs();
-        let (waypoints, time) = walked.get_or_insert_with(|| (found.waypoints.to_vec(), 0.0));
-        assert_eq!(found.waypoints.as_ref(), waypoints.as_slice(), "one path");
+        let (waypoints, time) = walked.get_or_insert_with(|| (found.waypoints().to_vec(), 0.0));
+        assert_eq!(found.waypoints().as_ref(), waypoints.as_slice(), "one path");
         *time += delta;
         let expected = along(waypoints, speed * *time);
         let position = app.world().get::<Transform>(agent).unwrap().translation;
@@ -173,7 +173,7 @@ fn a_follower_added_after_the_path_came_walks_it_and_a_new_path_restarts_it() {
         app.update();
         if path(&app, agent).is_found()
             && finished(&app)
-            && path(&app, agent).cells.last() == Some(&back)
+            && path(&app, agent).cells().last() == Some(&back)
         {
             break;
         }

@@ -32,8 +32,8 @@ fn editing_the_map_repaths_only_agents_whose_paths_crossed_the_change() {
     let version = app.world().resource::<NavVersion>().get();
     let away = Cell::new(15, 6);
     assert!(
-        !path_depends_on(&top_path.cells, away, Movement::EIGHT)
-            && !path_depends_on(&bottom_path.cells, away, Movement::EIGHT)
+        !path_depends_on(&top_path.cells(), away, Movement::EIGHT)
+            && !path_depends_on(&bottom_path.cells(), away, Movement::EIGHT)
     );
     app.world_mut()
         .resource_mut::<NavGrid>()
@@ -44,9 +44,9 @@ fn editing_the_map_repaths_only_agents_whose_paths_crossed_the_change() {
     assert_eq!(stats(&app).searches_started, before);
 
     // Block a cell of the top path only: exactly one more search.
-    let blocked = top_path.cells[top_path.cells.len() / 2];
+    let blocked = top_path.cells()[top_path.cells().len() / 2];
     assert!(!path_depends_on(
-        &bottom_path.cells,
+        &bottom_path.cells(),
         blocked,
         Movement::EIGHT
     ));
@@ -60,7 +60,7 @@ fn editing_the_map_repaths_only_agents_whose_paths_crossed_the_change() {
     let grid = app.world().resource::<NavGrid>().grid().clone();
     let new_top = path(&app, top);
     assert_valid_path(&grid, &new_top, Cell::new(0, 1), Cell::new(29, 1));
-    assert!(!new_top.cells.contains(&blocked));
+    assert!(!new_top.cells().contains(&blocked));
     assert_eq!(path(&app, bottom).revision, bottom_path.revision);
 }
 
@@ -95,7 +95,7 @@ fn opened_cells_repath_only_under_the_opening_policy() {
                 assert_eq!(stats(&app).searches_started, before + 1);
                 let grid = app.world().resource::<NavGrid>().grid().clone();
                 assert_valid_path(&grid, &after, Cell::new(0, 0), Cell::new(0, 3));
-                assert!(after.cost < detour.cost);
+                assert!(after.cost() < detour.cost());
             }
         }
     }
@@ -143,7 +143,7 @@ fn agent_on_the_diagonal(plugin: AStarPlugin, algorithm: PathAlgorithm) -> (App,
         PathRequest::new(START, GOAL).with_algorithm(algorithm),
     );
     settle(&mut app, &[agent]);
-    assert_eq!(*path(&app, agent).cells, *diagonal());
+    assert_eq!(*path(&app, agent).cells(), *diagonal());
     (app, agent)
 }
 
@@ -177,7 +177,7 @@ fn a_wall_at_a_corner_the_rule_lets_steps_cut_leaves_the_path() {
     let agent = spawn(&mut app, request);
     settle(&mut app, &[agent]);
     let before = path(&app, agent);
-    assert_eq!(*before.cells, *diagonal());
+    assert_eq!(*before.cells(), *diagonal());
     block(&mut app, FIRST_CORNER);
     settle(&mut app, &[agent]);
     assert_eq!(path(&app, agent).revision, before.revision);
@@ -206,7 +206,7 @@ fn a_result_whose_diagonal_a_wall_cut_meanwhile_is_never_applied() {
         let current = path(&app, agent);
         if current.is_found() {
             let grid = current_grid(&app);
-            assert_eq!(illegal_walk(&grid, &current.cells, Movement::EIGHT), None);
+            assert_eq!(illegal_walk(&grid, &current.cells(), Movement::EIGHT), None);
             if stats(&app).in_flight == 0 {
                 break;
             }
@@ -246,9 +246,12 @@ fn a_wall_at_the_corner_of_a_diagonal_step_is_repaired_around() {
     settle(&mut app, &[agent]);
     let repaired = path(&app, agent);
     let grid = current_grid(&app);
-    assert_eq!(illegal_walk(&grid, &repaired.cells, Movement::EIGHT), None);
     assert_eq!(
-        (repaired.cells.first(), repaired.cells.last()),
+        illegal_walk(&grid, &repaired.cells(), Movement::EIGHT),
+        None
+    );
+    assert_eq!(
+        (repaired.cells().first(), repaired.cells().last()),
         (Some(&START), Some(&GOAL))
     );
     assert_eq!(stats(&app).paths_repaired, 1);

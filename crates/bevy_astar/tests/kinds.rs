@@ -82,7 +82,7 @@ fn each_kind_takes_its_own_way_through_the_forest() {
             .iter()
             .find(|(_, request)| request.profile == profile && request.size == size)
             .expect("spawned");
-        path(&app, *agent).cost
+        path(&app, *agent).cost()
     };
     // The boss goes round by the wide gap; the flyer straight over the trees.
     assert!(cost(walker, 2) > cost(walker, 1));
@@ -102,13 +102,13 @@ fn a_wall_that_narrows_a_wide_path_cuts_it() {
     let before = path(&app, boss);
     assert_legal_and_optimal(&seen_by(&app, walker, 2), &before, &request);
     assert!(
-        before.cells.iter().all(|cell| cell.y == 5),
+        before.cells().iter().all(|cell| cell.y == 5),
         "{:?}",
-        before.cells
+        before.cells()
     );
     // The cell under the bottom row of the boss's footprint in the gap: on none of its anchors.
     block(&mut app, Cell::new(5, 6));
-    assert!(!before.cells.contains(&Cell::new(5, 6)));
+    assert!(!before.cells().contains(&Cell::new(5, 6)));
     settle(&mut app, &[boss]);
     let after = path(&app, boss);
     assert!(after.revision > before.revision);
@@ -134,11 +134,11 @@ fn fat_agents_walk_through_their_footprint_centres() {
     let found = path(&app, agent);
     let nav = app.world().resource::<NavGrid>();
     let centres: Vec<Vec2> = found
-        .cells
+        .cells()
         .iter()
         .map(|&cell| nav.footprint_center(cell, 2))
         .collect();
-    assert_eq!(*found.waypoints, *centres);
+    assert_eq!(*found.waypoints(), *centres);
     // Cells are 10 units wide: the 2x2 footprint at (2, 0) is centred on (30, 10).
     assert_eq!(centres.last(), Some(&Vec2::new(30.0, 10.0)));
     for _ in 0..200 {
@@ -163,7 +163,7 @@ fn a_fat_agent_that_starts_at_itself_is_searched_from_its_anchor() {
         .spawn((request, Transform::from_translation(at)))
         .id();
     settle(&mut app, &[agent]);
-    assert_eq!(path(&app, agent).cells.first(), Some(&Cell::new(2, 3)));
+    assert_eq!(path(&app, agent).cells().first(), Some(&Cell::new(2, 3)));
 }
 
 #[test]
@@ -411,7 +411,7 @@ fn a_profile_replaced_between_stages_re_paths_its_agents() {
     );
     settle(&mut app, &[flying, other]);
     let over_the_trees = path(&app, flying);
-    assert!(over_the_trees.cells.contains(&Cell::new(5, 3)));
+    assert!(over_the_trees.cells().contains(&Cell::new(5, 3)));
     app.insert_resource(ReplaceFlyerAt {
         frame: 3,
         flyer,

@@ -38,7 +38,15 @@ const BEVY_ASTAR: &[Layer] = &[
     },
     Layer {
         name: "agent",
-        modules: &["path", "request", "trace", "outcome", "follow", "crowd"],
+        modules: &[
+            "path",
+            "request",
+            "trace",
+            "outcome",
+            "follow",
+            "crowd",
+            "goal_tree",
+        ],
         siblings: true,
     },
     Layer {

@@ -172,7 +172,7 @@ fn check_found_paths_are_legal(app: &mut App, frame: usize) -> Result<(), TestCa
     for (entity, request, found) in walks {
         {
             let grid = reference_grid(app, &request);
-            let illegal = illegal_walk(&grid, &found.cells, request.options.movement);
+            let illegal = illegal_walk(&grid, &found.cells(), request.options.movement);
             prop_assert!(
                 illegal.is_none(),
                 "frame {frame}: {entity} holds an illegal path: {illegal:?}"
@@ -270,25 +270,25 @@ fn check_settled_path(
         if closest {
             return check_closest_path(grid, request, found, optimal);
         }
-        prop_assert!(found.cells.is_empty(), "{request:?}");
+        prop_assert!(found.cells().is_empty(), "{request:?}");
         return Ok(());
     };
     prop_assert!(found.is_found(), "{request:?}: {:?}", found.status);
     let walk = astar_grid::Path {
-        cells: found.cells.to_vec(),
-        cost: found.cost,
+        cells: found.cells().to_vec(),
+        cost: found.cost(),
     };
     let legal = path_check::check_path(grid, &walk, start, goal, options.movement, options.cost);
     prop_assert!(legal.is_ok(), "{request:?}: {legal:?}");
     if optimal {
         prop_assert!(
-            path_check::costs_match(found.cost, cheapest),
+            path_check::costs_match(found.cost(), cheapest),
             "{request:?}: cost {} against {cheapest}",
-            found.cost
+            found.cost()
         );
     } else {
         prop_assert!(
-            found.cost >= cheapest * (1.0 - 1e-9),
+            found.cost() >= cheapest * (1.0 - 1e-9),
             "{request:?} beat the optimum"
         );
     }
@@ -313,10 +313,11 @@ fn check_closest_path(
         request.goal,
     );
     prop_assert!(found.is_partial(), "{request:?}");
-    let end = *found.cells.last().expect("a partial path");
-    let illegal = illegal_walk(grid, &found.cells, options.movement);
+    let cells = found.cells();
+    let end = *cells.last().expect("a partial path");
+    let illegal = illegal_walk(grid, &cells, options.movement);
     prop_assert!(illegal.is_none(), "{request:?}: {illegal:?}");
-    prop_assert_eq!(found.cells.first(), Some(&request.start));
+    prop_assert_eq!(cells.first(), Some(&request.start));
     let distance = closest_cell::cell_distance(options.movement.neighborhood, end, request.goal);
     prop_assert_eq!(
         distance,
@@ -332,9 +333,9 @@ fn check_closest_path(
             expected.tied
         );
         prop_assert!(
-            path_check::costs_match(found.cost, expected.cost),
+            path_check::costs_match(found.cost(), expected.cost),
             "{request:?}: cost {} against {}",
-            found.cost,
+            found.cost(),
             expected.cost
         );
     } else {
@@ -342,7 +343,7 @@ fn check_closest_path(
             .cost(request.start, end)
             .expect("the end is reachable");
         prop_assert!(
-            found.cost >= cheapest * (1.0 - 1e-9),
+            found.cost() >= cheapest * (1.0 - 1e-9),
             "{request:?} beat the optimum"
         );
     }

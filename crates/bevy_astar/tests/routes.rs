@@ -77,25 +77,31 @@ fn assert_same_answer(
     assert_eq!(got.status, fresh.status, "{context}");
     match got.status {
         PathStatus::Found if spliced => {
-            assert_eq!(got.cells.first(), Some(&request.start), "{context}");
-            assert_eq!(got.cells.last(), Some(&request.goal), "{context}");
+            assert_eq!(got.cells().first(), Some(&request.start), "{context}");
+            assert_eq!(got.cells().last(), Some(&request.goal), "{context}");
             assert!(
-                illegal_walk(grid, &got.cells, request.options.movement).is_none(),
+                illegal_walk(grid, &got.cells(), request.options.movement).is_none(),
                 "{context}"
             );
         }
         PathStatus::Found => {
-            assert!(path_check::costs_match(got.cost, fresh.cost), "{context}");
+            assert!(
+                path_check::costs_match(got.cost(), fresh.cost()),
+                "{context}"
+            );
             if request.options.is_optimal() {
                 assert_legal_and_optimal(grid, got, request);
             } else {
-                let walk = illegal_walk(grid, &got.cells, request.options.movement);
+                let walk = illegal_walk(grid, &got.cells(), request.options.movement);
                 assert!(walk.is_none(), "{context}: {walk:?}");
             }
         }
         _ => {
-            assert_eq!(got.cells, fresh.cells, "{context}");
-            assert!(path_check::costs_match(got.cost, fresh.cost), "{context}");
+            assert_eq!(got.cells(), fresh.cells(), "{context}");
+            assert!(
+                path_check::costs_match(got.cost(), fresh.cost()),
+                "{context}"
+            );
         }
     }
 }
@@ -183,7 +189,7 @@ fn a_cut_closest_reachable_path_ends_at_the_closest_reachable_cell() {
     settle(&mut app, &[agent]);
     let cut = path(&app, agent);
     assert_eq!(cut.status, PathStatus::NoPath);
-    assert_eq!(&cut.cells[..], [Cell::new(0, 1), Cell::new(1, 1)]);
+    assert_eq!(&cut.cells()[..], [Cell::new(0, 1), Cell::new(1, 1)]);
 }
 
 #[test]
@@ -265,7 +271,7 @@ fn a_request_identical_to_one_being_repaired_gets_a_fresh_answer_not_the_splice(
     let spliced = path(&app, cut);
     let optimal = reference_cost(&grid, &request).expect("reachable");
     assert!(
-        spliced.cost > optimal + 1.0,
+        spliced.cost() > optimal + 1.0,
         "the splice is dearer: {spliced:?}"
     );
     assert_legal_and_optimal(&grid, &path(&app, fresh), &request);

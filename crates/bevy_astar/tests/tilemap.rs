@@ -79,7 +79,7 @@ fn the_grid_follows_the_tilemap() {
         assert_eq!(value == 0, cell.x == 4 && cell.y < 3);
     }
     let path = app.world().get::<Path>(agent).expect("agent has a path");
-    assert!(path.is_found() && path.cells.contains(&Cell::new(4, 3)));
+    assert!(path.is_found() && path.cells().contains(&Cell::new(4, 3)));
 
     // Opening the wall at the bottom edits one cell: a new version, and the agent's path is not
     // touched by it (it opened a cell), so it keeps its path.

@@ -108,7 +108,7 @@ impl CrowdSight {
         match self.after {
             Some((known, after)) if known == key => after,
             _ => {
-                let after = path.waypoints.get(key.1 + 1).copied();
+                let after = path.own_waypoints().get(key.1 + 1).copied();
                 self.after = Some((key, after));
                 after
             }
@@ -157,7 +157,7 @@ pub(super) fn next_target(
         let point = space.point(follower.target()?);
         let index = follower.next_waypoint();
         let key = (path.revision, index);
-        let last = index + 1 >= path.waypoints.len();
+        let last = index + 1 >= path.own_waypoints().len();
         // The last waypoint is reached on it, not near it.
         let reach = if last { reach.min(LAST_REACH) } else { reach };
         let within = (point - position).length_squared() <= reach * reach;
@@ -172,7 +172,7 @@ pub(super) fn next_target(
                 })
         });
         if within || past {
-            follower.pass_waypoint(&path.waypoints);
+            follower.pass_waypoint(path.own_waypoints());
             if last {
                 return None;
             }
@@ -245,10 +245,10 @@ fn aim_ahead(
     (position, radius): (Vector, f32),
 ) -> Aim {
     let index = target.key.1;
-    let end = (index + LOOKAHEAD).min(path.waypoints.len().saturating_sub(1));
+    let end = (index + LOOKAHEAD).min(path.own_waypoints().len().saturating_sub(1));
     let centre = cell_centre(position);
     let ahead = (index + 1..=end).rev().find_map(|ahead| {
-        let point = path.waypoints[ahead];
+        let point = path.own_waypoints()[ahead];
         let grid_point = space.point(point);
         // The disc must pass too: aimed past a corner it would only clip, an agent off its
         // cell's centre is pinned on the corner.
@@ -257,7 +257,7 @@ fn aim_ahead(
         clear.then_some(Aim {
             index: ahead,
             point,
-            last: ahead + 1 == path.waypoints.len(),
+            last: ahead + 1 == path.own_waypoints().len(),
             seen: true,
         })
     });
@@ -302,7 +302,7 @@ pub(super) fn holding_velocity(
     space: GridSpace,
     time_step: f32,
 ) -> Vector {
-    let Some(&end) = path.waypoints.last().filter(|_| path.is_found()) else {
+    let Some(&end) = path.own_waypoints().last().filter(|_| path.is_found()) else {
         return Vector::ZERO;
     };
     let end = space.point(end);
@@ -322,16 +322,17 @@ pub(super) fn arrival_reach(radius: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PathStatus;
 
     /// Six waypoints along row 0, at the cell centres.
     fn row_path() -> Path {
-        Path {
-            waypoints: (0..6u8)
-                .map(|x| Vec2::new(f32::from(x) + 0.5, 0.5))
-                .collect(),
-            revision: 1,
-            ..Path::default()
-        }
+        let waypoints: Vec<Vec2> = (0..6u8)
+            .map(|x| Vec2::new(f32::from(x) + 0.5, 0.5))
+            .collect();
+        let mut path = Path::with_cells([], waypoints, 0.0);
+        path.status = PathStatus::Queued;
+        path.revision = 1;
+        path
     }
 
     fn aim_from(
@@ -342,7 +343,7 @@ mod tests {
     ) -> usize {
         let space = GridSpace::default();
         let target = Target {
-            point: space.point(path.waypoints[1]),
+            point: space.point(path.waypoints()[1]),
             last: false,
             key: (path.revision, 1),
             seen: true,
@@ -385,16 +386,14 @@ mod tests {
         // A wall at (2, 0); the way from cell (1, 1) to (5.5, 0.5) passes its corner (3, 1) an
         // eighth of a cell off: the cell sees the point, a thin disc passes, a body does not.
         let grid = Grid::from_ascii("..#...\n......").expect("a grid");
-        let path = Path {
-            waypoints: [(0.5, 1.5), (1.5, 1.5), (3.5, 1.5), (5.5, 0.5)]
-                .map(|(x, y)| Vec2::new(x, y))
-                .into(),
-            revision: 1,
-            ..Path::default()
-        };
+        let waypoints =
+            [(0.5, 1.5), (1.5, 1.5), (3.5, 1.5), (5.5, 0.5)].map(|(x, y)| Vec2::new(x, y));
+        let mut path = Path::with_cells([], waypoints, 0.0);
+        path.status = PathStatus::Queued;
+        path.revision = 1;
         let space = GridSpace::default();
         let target = Target {
-            point: space.point(path.waypoints[1]),
+            point: space.point(path.waypoints()[1]),
             last: false,
             key: (1, 1),
             seen: true,
@@ -442,12 +441,16 @@ mod tests {
     fn the_waypoint_after_the_next_is_read_once_per_waypoint() {
         let mut path = row_path();
         let mut sight = CrowdSight::default();
-        assert_eq!(sight.waypoint_after(&path, (1, 1)), Some(path.waypoints[2]));
+        assert_eq!(
+            sight.waypoint_after(&path, (1, 1)),
+            Some(path.waypoints()[2])
+        );
         // A new revision reads the path again; the last waypoint has none after it.
-        let mut waypoints = path.waypoints.to_vec();
+        let mut waypoints = path.waypoints().to_vec();
         waypoints[3] = Vec2::new(9.0, 9.0);
-        path.waypoints = waypoints.into();
+        path = Path::with_cells([], waypoints, 0.0);
         path.revision = 2;
+        path.status = PathStatus::Queued;
         assert_eq!(
             sight.waypoint_after(&path, (2, 2)),
             Some(Vec2::new(9.0, 9.0))

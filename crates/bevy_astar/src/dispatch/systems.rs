@@ -7,12 +7,16 @@ use super::route::{QueuedRequest, Route, RouteContext, route};
 use crate::background::MainThreadWork;
 use crate::budget::StageClock;
 use crate::cache::{PathCache, RequestKey};
-use crate::engine::SearchEngine;
-use crate::engine::flow_field::{FieldKey, FieldLookup, FlowFields, options_of_a_field};
+use crate::engine::flow_field::field_result;
+use crate::engine::flow_field::{
+    FieldContext, FieldKey, FieldLookup, FlowFields, TreeLookup, options_of_a_field,
+};
 use crate::engine::goal_batch::{
     BatchGroup, BatchMember, GoalBatches, KeptGoalSearches, MOST_FRAMES_HELD,
 };
 use crate::engine::jump_point::JumpPoints;
+use crate::engine::{SearchEngine, outcome_of};
+use crate::goal_tree::{PublishedTree, SharedRoute, SharedTree};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
 use crate::kinds::{KindError, KindKey};
 use crate::map::AgentLayers;
@@ -27,6 +31,7 @@ use crate::{
 };
 use astar_grid::{AgentGrid, Cell, Grid};
 use bevy::ecs::system::SystemParam;
+use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use core::time::Duration;
@@ -123,7 +128,7 @@ pub(crate) fn dispatch_searches(
     let looked_at = dispatcher.read_queue(queue, &mut agents, &mut clock, &pace);
     let upstream_busy = dispatcher.upstream_busy(&clock);
     let after_reading = Instant::now();
-    let started = dispatcher.start_batches(upstream_busy, &agents);
+    let started = dispatcher.start_batches(upstream_busy, &mut agents);
     let unread = if clock.was_spent() {
         queue.len().saturating_sub(looked_at)
     } else {
@@ -174,6 +179,9 @@ struct Dispatcher<'a, 'w, 's> {
     kept: &'a mut KeptGoalSearches,
     /// Gathered requests the caps did not let start this frame.
     denied: Vec<BatchMember>,
+    /// Paths that may still be written this frame from goals' shared trees
+    /// ([`PathfindingSettings::max_paths_applied_per_frame`]).
+    paths_left: u32,
     /// Whether the debug overlay traces every agent.
     trace_all: bool,
 }
@@ -228,6 +236,7 @@ impl<'a, 'w, 's> Dispatcher<'a, 'w, 's> {
             batches,
             kept,
             denied: Vec::new(),
+            paths_left: settings.max_paths_applied_per_frame.max(1),
             trace_all: debug.as_deref().is_some_and(|debug| debug.trace_all_agents),
         }
     }
@@ -303,7 +312,8 @@ impl Dispatcher<'_, '_, '_> {
     /// was a live request.
     fn serve(&mut self, waiting: Subscriber, agents: &mut AgentQuery) -> bool {
         let Subscriber { entity, sequence } = waiting;
-        let Ok((mut request, mut path, mut agent, debug_path, transform)) = agents.get_mut(entity)
+        let Ok((mut request, mut path, mut agent, debug_path, transform, _)) =
+            agents.get_mut(entity)
         else {
             self.launcher.served.push((sequence, entity)); // despawned, or its request removed
             return false;
@@ -422,18 +432,26 @@ impl Dispatcher<'_, '_, '_> {
     /// on its kind's grid as it is then, for the members still wanted; the members the caps do
     /// not let start go to `denied`, to be queued again. Returns how many members it started or
     /// denied.
-    fn start_batches(&mut self, upstream_busy: bool, agents: &AgentQuery) -> usize {
+    fn start_batches(&mut self, upstream_busy: bool, agents: &mut AgentQuery) -> usize {
         let mut handled = 0;
+        let trees = self.request_trees();
         // A crowd for one goal (two requests or more) waits for the rest of it, while the caps
-        // would let it start.
+        // would let it start; a goal whose shared tree is being built waits for the tree.
         let may_start = self.launcher.may_start(self.in_flight);
         let groups = self.batches.take_groups(|group| {
-            may_start
-                && upstream_busy
-                && group.frames_held < MOST_FRAMES_HELD
-                && group.members.len() > 1
+            let tree = group.key().and_then(|key| trees.get(&key));
+            matches!(tree, Some(TreeLookup::Pending))
+                || (tree.is_none()
+                    && may_start
+                    && upstream_busy
+                    && group.frames_held < MOST_FRAMES_HELD
+                    && group.members.len() > 1)
         });
         for group in groups {
+            if let Some(TreeLookup::Ready(tree)) = group.key().and_then(|key| trees.get(&key)) {
+                handled += self.serve_on_tree(group.members, tree, agents);
+                continue;
+            }
             let BatchGroup {
                 mut members,
                 frames_held,
@@ -459,6 +477,117 @@ impl Dispatcher<'_, '_, '_> {
             self.batches.recycle(members);
         }
         handled
+    }
+
+    /// The shared trees of the gathered goals that share one: those with
+    /// [`PathfindingSettings::shared_goal_min_agents`] agents or more waiting, and those whose
+    /// tree agents already hold routes on; each is asked for (a build or update starts where
+    /// needed). Goals of a kind that cannot be searched are left to the batches.
+    fn request_trees(&mut self) -> HashMap<FieldKey, TreeLookup> {
+        let mut trees = HashMap::new();
+        let settings = self.launcher.settings;
+        if settings.shared_goal_min_agents == 0 {
+            return trees;
+        }
+        let context = FieldContext {
+            nav: self.nav,
+            version: self.launcher.map_version,
+            placement: self.launcher.placement,
+            capacity: settings.max_flow_fields,
+        };
+        let sharing: Vec<FieldKey> = self
+            .batches
+            .groups()
+            .filter_map(|group| {
+                let key = group.key()?;
+                let enough = group.agents() >= settings.shared_goal_min_agents;
+                (enough || self.fields.serves_routes(&key)).then_some(key)
+            })
+            .collect();
+        for key in sharing {
+            let Ok(grid) = self.layers.grid_for(key.kind(), self.nav, self.profiles) else {
+                continue;
+            };
+            let grid = Arc::clone(&grid.snapshot);
+            let lookup = self.fields.request_tree(key, &grid, context, self.stats);
+            trees.insert(key, lookup);
+        }
+        trees
+    }
+
+    /// Gives every agent of `members` that still waits for its answer a route on the goal's
+    /// shared `tree` (a path of its own, read off the tree, to an agent with
+    /// [`CrowdAvoidance`](crate::CrowdAvoidance), whose steering reads its waypoints, and to one
+    /// the tree does not reach), within [`PathfindingSettings::max_paths_applied_per_frame`]
+    /// paths a frame (the members past it are queued again); returns how many it served.
+    fn serve_on_tree(
+        &mut self,
+        members: Vec<BatchMember>,
+        tree: &Arc<SharedTree>,
+        agents: &mut AgentQuery,
+    ) -> usize {
+        let Some(published) = tree.current() else {
+            self.denied.extend(members);
+            return 0;
+        };
+        let mut served = 0;
+        let mut members = members.into_iter();
+        for member in members.by_ref() {
+            if self.paths_left == 0 {
+                self.denied.push(member);
+                break;
+            }
+            for subscriber in &member.waiting.subscribers {
+                let entity = subscriber.entity;
+                let Ok((request, mut path, mut state, _, _, steered)) = agents.get_mut(entity)
+                else {
+                    continue;
+                };
+                if !member.waiting.key.matches(&request) || !state.awaits(subscriber.sequence) {
+                    self.stats.superseded_results_dropped += 1;
+                    continue;
+                }
+                if let Some(queued) = state.queued.take() {
+                    self.launcher.served.push((queued, entity));
+                }
+                let agent = (entity, &mut *path, &mut *state);
+                self.show_on_tree(agent, &member.job, (tree, &published), steered);
+                self.paths_left = self.paths_left.saturating_sub(1);
+                served += 1;
+            }
+        }
+        self.denied.extend(members);
+        served
+    }
+
+    /// Shows `job`'s answer on a goal's shared tree in the agent's path: a route on the tree,
+    /// or, for an agent that reads its own waypoints (`own`) or a start the tree does not
+    /// reach, the path (or none) read off it as a result of its own.
+    fn show_on_tree(
+        &mut self,
+        agent: (Entity, &mut Path, &mut PathRequestState),
+        job: &SearchJob,
+        (tree, published): (&Arc<SharedTree>, &PublishedTree),
+        own: bool,
+    ) {
+        let retired = &mut *self.launcher.retired;
+        if !own && published.tree.cost_at(job.start).is_some() {
+            self.stats.shared_routes += 1;
+            let route = SharedRoute {
+                tree: Arc::clone(tree),
+                start: job.start,
+                smoothing: job.smoothing,
+                movement: job.options.movement,
+            };
+            self.notifier
+                .show_route(agent, route, published.map_version, retired);
+            return;
+        }
+        let result = field_result(published.tree.path_from(job.start));
+        let mut outcome = outcome_of(job, &published.grid, Ok(result), PathAlgorithm::FlowField);
+        outcome.map_version = published.map_version;
+        let ready = ReadyOutcome::new(Arc::new(outcome));
+        self.notifier.apply(agent, ready, self.nav, retired);
     }
 
     /// Readies a group held back from earlier frames: keeps the members still wanted, on their
@@ -503,12 +632,16 @@ impl Dispatcher<'_, '_, '_> {
             SearchEngine::FlowField(None) => {
                 let field_key = FieldKey::of_job(&job);
                 let capacity = self.launcher.settings.max_flow_fields;
-                match self.fields.request(
-                    field_key,
-                    &target.grid,
-                    (self.nav, self.launcher.placement, capacity),
-                    self.stats,
-                ) {
+                let context = FieldContext {
+                    nav: self.nav,
+                    version: self.launcher.map_version,
+                    placement: self.launcher.placement,
+                    capacity,
+                };
+                match self
+                    .fields
+                    .request(field_key, &target.grid, context, self.stats)
+                {
                     FieldLookup::Ready(field) => SearchEngine::FlowField(Some(field)),
                     FieldLookup::Pending => {
                         set_status(target.path, PathStatus::Searching);

@@ -6,16 +6,19 @@
 //! answer it); the heuristic, weight, window and limits do not apply, and it records no trace.
 
 use super::{EngineAnswer, SearchJob};
-use crate::background::{BackgroundTask, Placement, slice_point};
+use crate::background::{BackgroundTask, MainThreadWork, Placement, slice_point};
+use crate::goal_tree::{PublishedTree, SharedTree};
 use crate::kinds::KindKey;
+use crate::map::{AgentLayers, CellGeometry};
 use crate::{
-    NavChange, NavChanged, NavGrid, PathAlgorithm, PathRequest, PathfindingSettings,
-    PathfindingStats,
+    NavChange, NavChanged, NavGrid, NavVersion, PathAlgorithm, PathRequest, PathfindingSettings,
+    PathfindingStats, TerrainProfiles,
 };
 use astar_grid::{
     Cell, CostModel, FieldGrowth, FlowField, FlowFieldError, Grid, Movement, ReachedPath,
     SearchOptions, SearchResult, SearchStats, SearchStatus,
 };
+use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
 use std::sync::Arc;
@@ -52,6 +55,11 @@ impl FieldKey {
     pub(crate) const fn of_job(job: &SearchJob) -> Self {
         Self::new(job.goal, job.options.movement, job.options.cost, job.kind)
     }
+
+    /// The agent kind whose grid the field is built on.
+    pub(crate) const fn kind(&self) -> KindKey {
+        self.kind
+    }
 }
 
 /// A field and the grid snapshot it matches.
@@ -61,6 +69,8 @@ struct ReadyField {
     /// The [`NavGrid::id`] of the grid the snapshot was taken of: a field of another grid is
     /// never updated, only built anew.
     grid_id: u64,
+    /// The map version of `snapshot`.
+    map_version: NavVersion,
 }
 
 /// A build or update running in the background, on `snapshot`.
@@ -68,6 +78,8 @@ struct FieldBuild {
     task: BackgroundTask<Result<FlowField, FlowFieldError>>,
     snapshot: Arc<Grid>,
     grid_id: u64,
+    /// The map version of `snapshot`.
+    map_version: NavVersion,
     incremental: bool,
 }
 
@@ -82,6 +94,59 @@ struct FieldSlot {
     changes: Vec<Arc<NavChange>>,
     /// The [`FlowFields::frame`] in which a request last asked for the field.
     last_used: u64,
+    /// The field's versions as the agents on it read them, when it is a goal's shared tree:
+    /// each finished build or update is published to it.
+    shared: Arc<SharedTree>,
+    /// Whether agents were given routes on the field: map changes then update it at once,
+    /// without waiting for a request, and it is kept while an agent holds a route on it.
+    serves_routes: bool,
+}
+
+impl FieldSlot {
+    /// Whether an agent's path holds a route on the field.
+    fn has_routes(&self) -> bool {
+        Arc::strong_count(&self.shared) > 1
+    }
+
+    /// Publishes the finished field to the agents on it, unless it is the version they read.
+    fn publish(&self, key: FieldKey, geometry: CellGeometry) {
+        let Some(ready) = &self.ready else {
+            return;
+        };
+        let published = self.shared.current();
+        if published
+            .is_some_and(|tree| Arc::ptr_eq(&tree.tree, &ready.field) && tree.geometry == geometry)
+        {
+            return;
+        }
+        self.shared.publish(PublishedTree {
+            tree: Arc::clone(&ready.field),
+            grid: Arc::clone(&ready.snapshot),
+            map_version: ready.map_version,
+            geometry,
+            size: key.kind.size,
+        });
+    }
+}
+
+/// What building or updating a field needs of the frame: the navigation grid and its version,
+/// where the work runs, and the most fields held.
+#[derive(Clone, Copy)]
+pub(crate) struct FieldContext<'a> {
+    pub nav: &'a NavGrid,
+    pub version: NavVersion,
+    pub placement: Placement<'a>,
+    pub capacity: usize,
+}
+
+/// What a goal's group of requests gets of its shared tree this frame.
+pub(crate) enum TreeLookup {
+    /// The tree matches the current grid: give the agents routes on it.
+    Ready(Arc<SharedTree>),
+    /// The tree is being built or updated: the group waits for it.
+    Pending,
+    /// No tree can be held: the group is searched as a goal batch.
+    Full,
 }
 
 /// What a request for a field gets this frame.
@@ -127,9 +192,10 @@ impl FlowFields {
         &mut self,
         key: FieldKey,
         grid: &Arc<Grid>,
-        (nav, placement, capacity): (&NavGrid, Placement<'_>, usize),
+        context: FieldContext<'_>,
         stats: &mut PathfindingStats,
     ) -> FieldLookup {
+        let capacity = context.capacity;
         let room = |fields: &mut Self| capacity > 0 && fields.make_room(capacity - 1, true);
         if !self.slots.contains_key(&key) && !room(self) {
             stats.flow_field_fallbacks += 1;
@@ -143,11 +209,70 @@ impl FlowFields {
             return FieldLookup::Ready(Arc::clone(&ready.field));
         }
         if slot.building.is_none() {
-            slot.building = Some(start_build(key, slot, grid, (nav, placement), stats));
+            slot.building = Some(start_build(key, slot, grid, context, stats));
             slot.changes.clear();
         }
         stats.flow_fields = self.slots.len();
         FieldLookup::Pending
+    }
+
+    /// The shared tree of `key`'s goal, for a group of requests to be given routes on it: as
+    /// [`FlowFields::request`], marking the field as one agents hold routes on.
+    pub(crate) fn request_tree(
+        &mut self,
+        key: FieldKey,
+        grid: &Arc<Grid>,
+        context: FieldContext<'_>,
+        stats: &mut PathfindingStats,
+    ) -> TreeLookup {
+        let lookup = self.request(key, grid, context, stats);
+        let Some(slot) = self.slots.get_mut(&key) else {
+            return TreeLookup::Full;
+        };
+        slot.serves_routes = true;
+        match lookup {
+            FieldLookup::Ready(_) => {
+                slot.publish(key, context.nav.geometry());
+                TreeLookup::Ready(Arc::clone(&slot.shared))
+            }
+            FieldLookup::Pending => TreeLookup::Pending,
+            FieldLookup::Full => TreeLookup::Full,
+        }
+    }
+
+    /// Whether `key`'s goal has a shared tree that agents hold routes on: later requests for
+    /// the goal join it, however few.
+    pub(crate) fn serves_routes(&self, key: &FieldKey) -> bool {
+        self.slots
+            .get(key)
+            .is_some_and(|slot| slot.serves_routes && slot.has_routes())
+    }
+
+    /// Starts updating every shared tree agents hold routes on that no longer matches its
+    /// kind's grid (a map change went past it), so that the agents read the new routes as
+    /// soon as it finishes, without asking.
+    fn refresh_trees(
+        &mut self,
+        context: FieldContext<'_>,
+        (layers, profiles): (&mut AgentLayers, &TerrainProfiles),
+        stats: &mut PathfindingStats,
+    ) {
+        for (key, slot) in &mut self.slots {
+            if !slot.serves_routes || slot.building.is_some() || !slot.has_routes() {
+                continue;
+            }
+            let Ok(grid) = layers.grid_for(key.kind, context.nav, profiles) else {
+                continue;
+            };
+            let current = slot
+                .ready
+                .as_ref()
+                .is_some_and(|ready| Arc::ptr_eq(&ready.snapshot, &grid.snapshot));
+            if !current {
+                slot.building = Some(start_build(*key, slot, &grid.snapshot, context, stats));
+                slot.changes.clear();
+            }
+        }
     }
 
     /// Records a published map change, so that the next build updates each field instead of
@@ -182,6 +307,8 @@ impl FlowFields {
             .slots
             .iter()
             .filter(|(_, slot)| !spare_asked_for || slot.last_used < self.frame)
+            // A tree agents hold routes on stays: they would read it unchanged ever after.
+            .filter(|(_, slot)| !slot.has_routes())
             .map(|(key, slot)| (slot.building.is_some(), slot.last_used, *key))
             .collect();
         by_use.sort_unstable_by_key(|&(building, last_used, _)| (building, last_used));
@@ -198,11 +325,22 @@ impl FlowFields {
     /// those asked for this frame unless they alone outnumber `capacity` (it was lowered).
     fn release(&mut self, needed: &HashSet<FieldKey>, capacity: usize) {
         let before = self.slots.len();
-        self.slots.retain(|key, _| needed.contains(key));
+        let frame = self.frame;
+        // A tree being built for a waiting group is asked for every frame until it is ready.
+        self.slots.retain(|key, slot| {
+            needed.contains(key)
+                || slot.has_routes()
+                || (slot.serves_routes && slot.last_used == frame)
+        });
         self.dropped_since_counted += before - self.slots.len();
         if !self.make_room(capacity, true) {
             self.make_room(capacity, false);
         }
+    }
+
+    /// How many of the fields held are shared trees that agents hold routes on.
+    fn trees(&self) -> usize {
+        self.slots.values().filter(|slot| slot.has_routes()).count()
     }
 
     /// How many fields were let go of since it was last asked.
@@ -254,9 +392,15 @@ fn start_build(
     key: FieldKey,
     slot: &FieldSlot,
     current: &Arc<Grid>,
-    (nav, placement): (&NavGrid, Placement<'_>),
+    context: FieldContext<'_>,
     stats: &mut PathfindingStats,
 ) -> FieldBuild {
+    let FieldContext {
+        nav,
+        version,
+        placement,
+        ..
+    } = context;
     let snapshot = Arc::clone(current);
     let grid = Arc::clone(&snapshot);
     let update = incremental_update(key, slot, nav);
@@ -271,6 +415,7 @@ fn start_build(
         task,
         snapshot,
         grid_id: nav.id(),
+        map_version: version,
         incremental,
     }
 }
@@ -365,6 +510,7 @@ pub(crate) fn release_flow_fields(
     // Those let go of to make room in this frame's dispatch, and in the sweep.
     stats.flow_fields_dropped += fields.take_dropped();
     stats.flow_fields = fields.len();
+    stats.goal_trees = fields.trees();
     // After the sweep, which spares the fields asked for in this frame's dispatch.
     fields.next_frame();
 }
@@ -383,29 +529,56 @@ fn fields_needed(requests: &Query<&PathRequest>) -> HashSet<FieldKey> {
     needed
 }
 
-/// Collects finished field builds, so that waiting requests read them in this frame's dispatch.
+/// What [`poll_flow_fields`] reads besides the fields: the map, and what updating the shared
+/// trees needs.
+#[derive(SystemParam)]
+pub(crate) struct FieldUpkeep<'w> {
+    nav: Option<Res<'w, NavGrid>>,
+    version: Res<'w, NavVersion>,
+    settings: Res<'w, PathfindingSettings>,
+    work: Res<'w, MainThreadWork>,
+    layers: ResMut<'w, AgentLayers>,
+    profiles: Res<'w, TerrainProfiles>,
+}
+
+/// Collects finished field builds, so that waiting requests read them in this frame's dispatch,
+/// and publishes each to the agents holding routes on it; then starts updating the shared
+/// trees a map change went past.
 pub(crate) fn poll_flow_fields(
     mut fields: ResMut<FlowFields>,
     mut stats: ResMut<PathfindingStats>,
+    mut upkeep: FieldUpkeep,
 ) {
-    for slot in fields.slots.values_mut() {
-        let Some(build) = &mut slot.building else {
+    let geometry = upkeep.nav.as_deref().map(NavGrid::geometry);
+    for (key, slot) in &mut fields.slots {
+        let Some(result) = slot
+            .building
+            .as_mut()
+            .and_then(|build| build.task.check_ready())
+        else {
             continue;
         };
-        let Some(result) = build.task.check_ready() else {
+        let Some(FieldBuild {
+            snapshot,
+            grid_id,
+            map_version,
+            incremental,
+            ..
+        }) = slot.building.take()
+        else {
             continue;
         };
-        let snapshot = Arc::clone(&build.snapshot);
-        let grid_id = build.grid_id;
-        let incremental = build.incremental;
-        slot.building = None;
         match result {
             Ok(field) => {
                 slot.ready = Some(ReadyField {
                     field: Arc::new(field),
                     snapshot,
                     grid_id,
+                    map_version,
                 });
+                if let Some(geometry) = geometry.filter(|_| slot.serves_routes) {
+                    slot.publish(*key, geometry);
+                }
             }
             Err(error) => {
                 // The goal was checked on this snapshot, so only an inconsistent update lands
@@ -418,7 +591,21 @@ pub(crate) fn poll_flow_fields(
             }
         }
     }
+    if let Some(nav) = upkeep.nav.as_deref() {
+        let context = FieldContext {
+            nav,
+            version: *upkeep.version,
+            placement: Placement {
+                thread: upkeep.settings.search_thread,
+                queue: &upkeep.work,
+            },
+            capacity: upkeep.settings.max_flow_fields,
+        };
+        let kinds = (&mut *upkeep.layers, &*upkeep.profiles);
+        fields.refresh_trees(context, kinds, &mut stats);
+    }
     stats.flow_fields = fields.slots.len();
+    stats.goal_trees = fields.trees();
 }
 
 /// Reads `job`'s path off `field`, built for its goal on `grid`; with
@@ -454,7 +641,7 @@ fn closest_result(path: Option<ReachedPath>) -> SearchResult {
 }
 
 /// A path read off a flow field (or none), as a search result.
-pub(super) fn field_result(path: Option<astar_grid::Path>) -> SearchResult {
+pub(crate) fn field_result(path: Option<astar_grid::Path>) -> SearchResult {
     let status = if path.is_some() {
         SearchStatus::Found
     } else {
@@ -491,6 +678,7 @@ mod tests {
                 field: Arc::new(field),
                 snapshot: Arc::clone(grid),
                 grid_id: 1,
+                map_version: NavVersion::default(),
             }),
             last_used,
             ..FieldSlot::default()
@@ -540,11 +728,12 @@ mod tests {
                     core::future::pending(),
                     Placement {
                         thread: crate::SearchThread::TaskPool,
-                        queue: &crate::background::MainThreadWork::default(),
+                        queue: &MainThreadWork::default(),
                     },
                 ),
                 snapshot: Arc::clone(&grid),
                 grid_id: 1,
+                map_version: NavVersion::default(),
                 incremental: false,
             }),
             last_used: 0,

@@ -69,6 +69,23 @@ pub(crate) struct BatchGroup {
     pub frames_held: u32,
 }
 
+impl BatchGroup {
+    /// The field (and shared tree) that answers the group's goal.
+    pub(crate) fn key(&self) -> Option<FieldKey> {
+        self.members
+            .first()
+            .map(|member| FieldKey::of_job(&member.job))
+    }
+
+    /// How many agents wait for the group's answer.
+    pub(crate) fn agents(&self) -> usize {
+        self.members
+            .iter()
+            .map(|member| member.waiting.subscribers.len())
+            .sum()
+    }
+}
+
 impl GoalBatches {
     /// Whether a request may be answered by a search from its goal: the answer must be the one
     /// its own search would give, an optimal path or none, so A* and jump point requests with
@@ -165,6 +182,11 @@ impl GoalBatches {
             }
         }
         taken
+    }
+
+    /// The groups gathered so far.
+    pub(crate) fn groups(&self) -> impl Iterator<Item = &BatchGroup> {
+        self.groups.iter()
     }
 
     /// Keeps the list `members` (emptied) for a later group.

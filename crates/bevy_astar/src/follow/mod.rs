@@ -5,6 +5,8 @@
 pub(crate) mod plugin;
 
 use crate::Path;
+use crate::goal_tree::{PublishedTree, SharedRoute};
+use astar_grid::Cell;
 use bevy::prelude::*;
 
 /// Moves the agent's [`Transform`] along its [`Path`]'s waypoints at `speed` world units per
@@ -39,6 +41,11 @@ pub struct PathFollower {
     target: Vec2,
     revision: u64,
     finished: bool,
+    /// On a route of a goal's shared tree: the cell whose centre `target` is.
+    #[reflect(ignore)]
+    cell: Cell,
+    /// On a route of a goal's shared tree: the tree's version `target` was read from.
+    generation: u64,
 }
 
 impl PathFollower {
@@ -51,6 +58,8 @@ impl PathFollower {
             target: Vec2::ZERO,
             revision: 0,
             finished: true,
+            cell: Cell::new(0, 0),
+            generation: 0,
         }
     }
 
@@ -73,13 +82,55 @@ impl PathFollower {
 const MOST_WAYPOINTS_AHEAD: usize = 32;
 
 impl PathFollower {
-    /// Restarts the walk at the second waypoint when `path` is new (a new revision).
+    /// Restarts the walk at the second waypoint when `path` is new (a new revision); on a
+    /// route of a goal's shared tree, at the end of the tree's first straight run from the
+    /// route's start.
     pub(crate) fn sync_with(&mut self, path: &Path) {
         if self.revision != path.revision {
             self.revision = path.revision;
-            self.next_waypoint = usize::from(path.waypoints.len() > 1);
-            self.finished = !self.aim(&path.waypoints);
+            self.next_waypoint = 0;
+            if let Some(route) = path.shared_route() {
+                self.finished = !self.aim_on_tree(route, |_| Some(route.start));
+            } else {
+                let waypoints = path.own_waypoints();
+                self.next_waypoint = usize::from(waypoints.len() > 1);
+                self.finished = !self.aim(waypoints);
+            }
         }
+    }
+
+    /// Whether the follower walks `route` by a version of its tree older than the newest.
+    pub(crate) fn aims_by_an_older_tree(&self, route: &SharedRoute) -> bool {
+        !self.finished && route.tree.generation() != self.generation
+    }
+
+    /// Points the follower at the end of the straight run of the tree's next steps from the
+    /// cell `from` picks (given the tree's newest version; the route's start, the cell just
+    /// reached, or the cell the agent stands on), or, from a cell cut off, at the neighbour it
+    /// steps out onto ([`PublishedTree::way_on_from`]); false at the goal, where the goal
+    /// cannot be reached, and before the tree has a version.
+    pub(crate) fn aim_on_tree(
+        &mut self,
+        route: &SharedRoute,
+        from: impl FnOnce(&PublishedTree) -> Option<Cell>,
+    ) -> bool {
+        self.generation = route.tree.generation();
+        let Some(published) = route.tree.current() else {
+            return false;
+        };
+        let Some((cell, target)) = from(&published).and_then(|from| published.way_on_from(from))
+        else {
+            return false;
+        };
+        self.cell = cell;
+        self.target = target;
+        self.next_waypoint += 1;
+        true
+    }
+
+    /// The cell the follower is heading for on a route of a goal's shared tree.
+    pub(crate) const fn tree_cell(&self) -> Cell {
+        self.cell
     }
 
     /// The waypoint the agent is heading for, unless it has finished.

@@ -62,26 +62,49 @@ pub(crate) fn follow_paths(
         if path.is_changed() || follower.is_changed() {
             follower.sync_with(&path);
         }
+        let mut position = transform.translation.truncate();
+        if let Some(route) = path.shared_route()
+            && follower.aims_by_an_older_tree(route)
+        {
+            // The tree changed under the agent: aim again from where it stands.
+            let aimed = follower.aim_on_tree(route, |tree| tree.anchor_at(position));
+            if !aimed {
+                follower.finish();
+            }
+        }
         if follower.finished {
             continue;
         }
         let follower = follower.into_inner();
-        let mut budget = follower.speed.max(0.0) * delta;
-        let mut position = transform.translation.truncate();
-        loop {
-            let distance = position.distance(follower.target);
-            if distance > budget {
-                position += (follower.target - position) / distance * budget;
-                break;
-            }
-            position = follower.target;
-            budget -= distance;
-            follower.next_waypoint += 1;
-            if !follower.aim_straight_on(&path.waypoints) {
-                follower.finished = true;
-                break;
-            }
-        }
+        let budget = follower.speed.max(0.0) * delta;
+        position = walk(follower, &path, position, budget);
         transform.translation = position.extend(transform.translation.z);
+    }
+}
+
+/// Moves `follower`, at `position`, up to `budget` world units along `path`, aiming on at
+/// each waypoint it reaches; returns where it ends.
+fn walk(follower: &mut PathFollower, path: &Path, mut position: Vec2, mut budget: f32) -> Vec2 {
+    loop {
+        let distance = position.distance(follower.target);
+        if distance > budget {
+            return position + (follower.target - position) / distance * budget;
+        }
+        position = follower.target;
+        budget -= distance;
+        let aimed = match path.shared_route() {
+            Some(route) => {
+                let reached = follower.tree_cell();
+                follower.aim_on_tree(route, |_| Some(reached))
+            }
+            None => {
+                follower.next_waypoint += 1;
+                follower.aim_straight_on(path.own_waypoints())
+            }
+        };
+        if !aimed {
+            follower.finished = true;
+            return position;
+        }
     }
 }

@@ -228,11 +228,7 @@ mod tests {
         ));
         let mut state = PathRequestState::default();
         assert!(state.set_applied(Some(Arc::clone(&found))).is_none());
-        let mut path = Path {
-            status: PathStatus::Found,
-            cells: Arc::clone(&found.cells),
-            ..Path::default()
-        };
+        let mut path = Path::with_cells(Arc::clone(&found.cells), [], 0.0);
         let on_path = NavChange::from_cells([blocked(2, 0)]);
         let beside = NavChange::from_cells([blocked(2, 2)]);
         let policy = InvalidationPolicy::TouchedCells;
@@ -243,9 +239,9 @@ mod tests {
         assert_eq!(affected(&path, &on_path, true), Some(true));
         assert_eq!(affected(&path, &beside, true), None);
         // The same cells in another allocation, and other cells: the outcome decides.
-        path.cells = found.cells.to_vec().into();
+        path = Path::with_cells(found.cells.to_vec(), [], 0.0);
         assert_eq!(affected(&path, &on_path, true), Some(true));
-        path.cells = [(2, 2), (3, 3)].map(Cell::from).into();
+        path = Path::with_cells([(2, 2), (3, 3)].map(Cell::from), [], 0.0);
         assert_eq!(affected(&path, &on_path, true), Some(true));
         assert_eq!(affected(&path, &beside, true), None);
     }

@@ -92,9 +92,17 @@ pub(crate) fn invalidate_paths(
     let (queue, stats, retired, pending) = &mut bookkeeping;
     let pending: &mut PendingInvalidations = pending;
     for message in changes.read() {
+        // Only agents showing a result of their own can be affected: those on a shared tree,
+        // and those waiting for a search, are not read at all.
+        let affected: Vec<Entity> = agents
+            .iter()
+            .filter(|(_, _, state)| state.applied_on.is_some())
+            .map(|(entity, ..)| entity)
+            .collect();
+        stats.agents_checked_for_changes += affected.len() as u64;
         pending.scans.push_back(PendingScan {
             message: message.clone(),
-            agents: agents.iter().map(|(entity, ..)| entity).collect(),
+            agents: affected,
             checked: 0,
         });
     }

@@ -172,24 +172,14 @@ impl NavGrid {
     /// when the anchor lies outside the grid.
     #[must_use]
     pub fn footprint_anchor(&self, center: Vec2, size: u8) -> Option<Cell> {
-        self.world_to_cell(center - self.footprint_offset(size))
-    }
-
-    /// From the centre of a footprint's anchor cell to the footprint's centre.
-    fn footprint_offset(&self, size: u8) -> Vec2 {
-        self.geometry().footprint_offset(size)
+        let bounds = (self.grid.width(), self.grid.height());
+        self.geometry().footprint_anchor(center, size, bounds)
     }
 
     /// The cell containing a world position, or `None` when it lies outside the grid.
     #[must_use]
     pub fn world_to_cell(&self, position: Vec2) -> Option<Cell> {
-        let local = ((position - self.origin) / self.cell_size).floor();
-        let inside = local.is_finite()
-            && local.x >= 0.0
-            && local.y >= 0.0
-            && local.x < self.grid.width() as f32
-            && local.y < self.grid.height() as f32;
-        inside.then(|| Cell::new(local.x as u32, local.y as u32))
+        self.footprint_anchor(position, 1)
     }
 
     /// Sets the terrain cost of `cell`; 0 blocks it. Returns whether its value changed.
@@ -327,5 +317,22 @@ impl CellGeometry {
     /// From the centre of a footprint's anchor cell to the footprint's centre.
     fn footprint_offset(self, size: u8) -> Vec2 {
         self.cell_size * (f32::from(size.max(1)) - 1.0) / 2.0
+    }
+
+    /// The anchor of the footprint of `size` cells centred at `center`, on a grid of `width` x
+    /// `height` cells ([`NavGrid::footprint_anchor`]); `None` outside it.
+    pub(crate) fn footprint_anchor(
+        self,
+        center: Vec2,
+        size: u8,
+        (width, height): (u32, u32),
+    ) -> Option<Cell> {
+        let local = ((center - self.footprint_offset(size) - self.origin) / self.cell_size).floor();
+        let inside = local.is_finite()
+            && local.x >= 0.0
+            && local.y >= 0.0
+            && local.x < width as f32
+            && local.y < height as f32;
+        inside.then(|| Cell::new(local.x as u32, local.y as u32))
     }
 }

@@ -214,7 +214,7 @@ impl SearchOutcome {
 ///
 /// fn on_found(found: On<PathFound>, paths: Query<&Path>) {
 ///     if let Ok(path) = paths.get(found.entity) {
-///         info!("{} steps", path.cells.len());
+///         info!("{} steps", path.cells().len());
 ///     }
 /// }
 ///

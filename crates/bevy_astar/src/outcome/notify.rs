@@ -1,12 +1,15 @@
 //! Writing a finished outcome into an agent's `Path`, with its message and entity event.
 
 use super::RetiredOutcomes;
+use crate::goal_tree::SharedRoute;
 use crate::outcome::ReadyOutcome;
+use crate::path::PathRoute;
 use crate::request::PathRequestState;
 use crate::trace::PathTrace;
-use crate::{NavGrid, Path, PathFound, PathNotFound};
+use crate::{NavGrid, NavVersion, Path, PathAlgorithm, PathFound, PathNotFound, PathStatus};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
+use core::time::Duration;
 
 /// What applying a result needs: commands for the trace and the observers, and the message
 /// writers.
@@ -30,10 +33,13 @@ impl PathNotifier<'_, '_> {
     ) {
         let (outcome, (cells, waypoints)) = ready.shown_in(nav.geometry());
         path.status = outcome.status;
-        let cells = core::mem::replace(&mut path.cells, cells);
-        let waypoints = core::mem::replace(&mut path.waypoints, waypoints);
-        retired.retire_shown((cells, waypoints));
-        path.cost = outcome.cost;
+        let cost = outcome.cost;
+        let shown = path.replace_route(PathRoute::Own {
+            cells,
+            waypoints,
+            cost,
+        });
+        retired.retire_route(shown);
         path.map_version = outcome.map_version;
         path.revision += 1;
         path.search_time = outcome.duration;
@@ -57,6 +63,30 @@ impl PathNotifier<'_, '_> {
         }
         state.searching_for = None;
         retired.retire(state.set_applied(Some(outcome)));
+    }
+
+    /// Shows `route`, on a goal's shared tree of map version `map_version`, in the agent's
+    /// path and announces it; the agent keeps no result of its own (map changes reach it
+    /// through the tree).
+    pub(crate) fn show_route(
+        &mut self,
+        (entity, path, state): (Entity, &mut Path, &mut PathRequestState),
+        route: SharedRoute,
+        map_version: NavVersion,
+        retired: &mut RetiredOutcomes,
+    ) {
+        path.status = PathStatus::Found;
+        retired.retire_route(path.replace_route(PathRoute::Shared(route)));
+        path.map_version = map_version;
+        path.revision += 1;
+        path.search_time = Duration::ZERO;
+        path.algorithm = PathAlgorithm::FlowField;
+        let found = PathFound { entity };
+        self.found.write(found);
+        self.commands.trigger(found);
+        state.searching_for = None;
+        retired.retire(state.set_applied(None));
+        retired.retire(state.cut_path.take());
     }
 }
 
@@ -122,7 +152,12 @@ mod tests {
         let searching = state.as_mut().and_then(|state| state.set_applied(None));
         drop(searching);
         let path = world.get::<Path>(agent);
-        let shown = path.map(|path| (Arc::downgrade(&path.cells), Arc::downgrade(&path.waypoints)));
+        let shown = path.map(|path| {
+            (
+                Arc::downgrade(&path.cells()),
+                Arc::downgrade(&path.waypoints()),
+            )
+        });
         let Some((cells, waypoints)) = shown else {
             panic!("the agent has no path");
         };
@@ -160,7 +195,9 @@ mod tests {
         assert_ne!(&*outcome.waypoints, &expected[..]);
         world.insert_resource(moved);
         assert!(show(&mut world, Arc::new(outcome)).is_ok());
-        let shown = world.get::<Path>(agent).map(|path| path.waypoints.to_vec());
+        let shown = world
+            .get::<Path>(agent)
+            .map(|path| path.waypoints().to_vec());
         assert_eq!(shown, Some(expected));
     }
 }

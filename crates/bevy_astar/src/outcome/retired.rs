@@ -3,6 +3,7 @@
 //! main thread would stall it.
 
 use super::{ReadyOutcome, SearchOutcome, ShownPath};
+use crate::path::PathRoute;
 use bevy::prelude::*;
 use std::sync::Arc;
 
@@ -34,9 +35,15 @@ impl RetiredOutcomes {
         self.outcomes.extend(outcomes);
     }
 
-    /// Keeps what an agent's path showed until it can be dropped away from the main thread.
-    pub(crate) fn retire_shown(&mut self, shown: ShownPath) {
-        self.shown.push(shown);
+    /// Keeps what an agent's path showed until it can be dropped away from the main thread (a
+    /// route on a shared tree holds nothing of its own).
+    pub(crate) fn retire_route(&mut self, route: PathRoute) {
+        if let PathRoute::Own {
+            cells, waypoints, ..
+        } = route
+        {
+            self.shown.push((cells, waypoints));
+        }
     }
 
     /// Keeps an outcome made ready for an agent that did not take it (its request changed, or

@@ -174,8 +174,8 @@ pub fn illegal_walk(grid: &Grid, cells: &[Cell], movement: Movement) -> Option<S
 pub fn assert_legal_and_optimal(grid: &Grid, found: &Path, request: &PathRequest) {
     assert_eq!(found.status, PathStatus::Found, "{request:?}");
     let path = astar_grid::Path {
-        cells: found.cells.to_vec(),
-        cost: found.cost,
+        cells: found.cells().to_vec(),
+        cost: found.cost(),
     };
     let PathRequest {
         start,
@@ -190,9 +190,9 @@ pub fn assert_legal_and_optimal(grid: &Grid, found: &Path, request: &PathRequest
     }
     let optimal = reference_cost(grid, request).expect("reachable");
     assert!(
-        path_check::costs_match(found.cost, optimal),
+        path_check::costs_match(found.cost(), optimal),
         "{} vs {optimal} for {request:?}",
-        found.cost
+        found.cost()
     );
 }
 

@@ -250,7 +250,8 @@ fn place_tower(
         }
         // Agents already queued again keep walking their old path: it counts too.
         let walking = path.status.failure().is_none() && !follower.is_finished();
-        let ahead = cells_ahead(&path.cells, follower, transform.translation.truncate());
+        let cells = path.cells();
+        let ahead = cells_ahead(&cells, follower, transform.translation.truncate());
         if walking && ahead.contains(&tower) {
             cut.push(Watched {
                 entity,
@@ -288,7 +289,7 @@ fn repath_status(world: &World, grid: &Grid, agent: &Watched) -> Repath {
         Repath::Failed
     } else if path.revision > agent.revision
         && path.is_found()
-        && path.cells.iter().all(|&cell| grid.is_walkable(cell))
+        && path.cells().iter().all(|&cell| grid.is_walkable(cell))
     {
         Repath::Done
     } else {

@@ -1,0 +1,179 @@
+//! A goal's shared tree of shortest paths as the agents on it read it: the newest version the
+//! plugin published ([`SharedTree`]), and one agent's route on it ([`SharedRoute`]), whose
+//! cells and waypoints are read from the tree on demand.
+
+use crate::NavVersion;
+use crate::map::CellGeometry;
+use astar_grid::{Cell, FlowField, Grid, Movement, SmoothingOptions, smooth_path_cells};
+use bevy::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+
+/// One version of a goal's tree, with what reading it needs.
+#[derive(Debug)]
+pub(crate) struct PublishedTree {
+    /// The tree: every cell's next step towards the goal and its cost.
+    pub tree: Arc<FlowField>,
+    /// The grid of the agent kind the tree matches.
+    pub grid: Arc<Grid>,
+    /// The map version of `grid`.
+    pub map_version: NavVersion,
+    /// Where the cells lie in the world.
+    pub geometry: CellGeometry,
+    /// The size of the agent kind's footprint, for the waypoints' centres.
+    pub size: u8,
+}
+
+/// The newest published version of one goal's tree, held by the plugin's store and by every
+/// agent on it: publishing a new version is one write, whatever the number of agents.
+#[derive(Debug, Default)]
+pub(crate) struct SharedTree {
+    current: RwLock<Option<Arc<PublishedTree>>>,
+    /// Counts the versions published; 0 before the first.
+    generation: AtomicU64,
+}
+
+impl SharedTree {
+    /// Makes `tree` the version every agent on it reads from now on.
+    pub(crate) fn publish(&self, tree: PublishedTree) {
+        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
+        *current = Some(Arc::new(tree));
+        self.generation.fetch_add(1, Ordering::Release);
+    }
+
+    /// The newest version, if one was published.
+    pub(crate) fn current(&self) -> Option<Arc<PublishedTree>> {
+        self.current
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// How many versions were published: a reader that saw another number reads again.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+}
+
+/// One agent's route on a shared tree: from `start` along the tree's next steps to the goal.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedRoute {
+    /// The goal's tree.
+    pub tree: Arc<SharedTree>,
+    /// Where the route starts (the request's start when it was served).
+    pub start: Cell,
+    /// Whether the request asked for smoothed waypoints.
+    pub smoothing: bool,
+    /// The request's movement rule, for smoothing.
+    pub movement: Movement,
+}
+
+/// How many cells of one straight run a follower walks before it reads the tree again.
+const MOST_CELLS_A_RUN: usize = 32;
+
+impl PublishedTree {
+    /// Where an agent standing on `from` heads next: the last cell of the straight run of
+    /// next steps from it (at most [`MOST_CELLS_A_RUN`] cells), and that cell's footprint
+    /// centre; `None` at the goal and where the goal cannot be reached.
+    pub(crate) fn run_from(&self, from: Cell) -> Option<(Cell, Vec2)> {
+        let first = self.tree.next_step(from)?;
+        let step = (
+            i64::from(first.x) - i64::from(from.x),
+            i64::from(first.y) - i64::from(from.y),
+        );
+        let mut end = first;
+        for _ in 1..MOST_CELLS_A_RUN {
+            match self.tree.next_step(end) {
+                Some(next)
+                    if (
+                        i64::from(next.x) - i64::from(end.x),
+                        i64::from(next.y) - i64::from(end.y),
+                    ) == step =>
+                {
+                    end = next;
+                }
+                _ => break,
+            }
+        }
+        Some((end, self.geometry.footprint_center(end, self.size)))
+    }
+
+    /// Where an agent standing on `cell` heads next when the tree changed under it:
+    /// [`PublishedTree::run_from`] where the cell reaches the goal, else (the cell was blocked
+    /// under the agent, or cut off) the neighbour that reaches it most cheaply, to step out
+    /// onto first; `None` at the goal and where no neighbour reaches it.
+    pub(crate) fn way_on_from(&self, cell: Cell) -> Option<(Cell, Vec2)> {
+        if self.tree.cost_at(cell).is_some() {
+            return self.run_from(cell);
+        }
+        let neighbours = (-1..=1).flat_map(|dy| (-1..=1).map(move |dx| (dx, dy)));
+        let out = neighbours
+            .filter_map(|(dx, dy)| cell.offset(dx, dy))
+            .filter_map(|next| Some((self.tree.cost_at(next)?, next)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))?
+            .1;
+        Some((out, self.geometry.footprint_center(out, self.size)))
+    }
+
+    /// The anchor the footprint centred at `position` stands on, if inside the grid.
+    pub(crate) fn anchor_at(&self, position: Vec2) -> Option<Cell> {
+        let bounds = (self.grid.width(), self.grid.height());
+        self.geometry.footprint_anchor(position, self.size, bounds)
+    }
+}
+
+impl PartialEq for SharedRoute {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.tree, &other.tree)
+            && self.start == other.start
+            && self.smoothing == other.smoothing
+            && self.movement == other.movement
+    }
+}
+
+impl SharedRoute {
+    /// The cells from the start to the goal on the newest tree; empty where it cannot reach
+    /// the goal (or before a tree was published).
+    pub(crate) fn cells(&self) -> Arc<[Cell]> {
+        self.tree
+            .current()
+            .and_then(|published| published.tree.path_from(self.start))
+            .map(|path| path.cells.into())
+            .unwrap_or_default()
+    }
+
+    /// The cost of the route on the newest tree, summed along its steps; 0 where there is
+    /// none.
+    pub(crate) fn cost(&self) -> f64 {
+        self.tree
+            .current()
+            .and_then(|published| published.tree.path_from(self.start))
+            .map_or(0.0, |path| path.cost)
+    }
+
+    /// The world waypoints of [`SharedRoute::cells`]: every cell's footprint centre, or the
+    /// smoothed ones when the request asked for smoothing.
+    pub(crate) fn waypoints(&self) -> Arc<[Vec2]> {
+        let Some(published) = self.tree.current() else {
+            return Arc::default();
+        };
+        let Some(path) = published.tree.path_from(self.start) else {
+            return Arc::default();
+        };
+        let cells = if self.smoothing {
+            smooth_path_cells(
+                &published.grid,
+                &path.cells,
+                self.movement,
+                SmoothingOptions::default(),
+            )
+            .unwrap_or(path.cells)
+        } else {
+            path.cells
+        };
+        cells
+            .iter()
+            .map(|&cell| published.geometry.footprint_center(cell, published.size))
+            .collect()
+    }
+}
