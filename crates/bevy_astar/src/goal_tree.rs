@@ -135,9 +135,15 @@ impl SharedRoute {
     /// The cells from the start to the goal on the newest tree; empty where it cannot reach
     /// the goal (or before a tree was published).
     pub(crate) fn cells(&self) -> Arc<[Cell]> {
+        self.cells_from(self.start)
+    }
+
+    /// The cells from `cell` to the goal on the newest tree; empty where it cannot reach the
+    /// goal (or before a tree was published).
+    pub(crate) fn cells_from(&self, cell: Cell) -> Arc<[Cell]> {
         self.tree
             .current()
-            .and_then(|published| published.tree.path_from(self.start))
+            .and_then(|published| published.tree.path_from(cell))
             .map(|path| path.cells.into())
             .unwrap_or_default()
     }

@@ -207,6 +207,33 @@ impl Path {
         }
     }
 
+    /// The cells still ahead of an agent standing on `cell`, from `cell` to the end: on a
+    /// goal's shared tree, the route from `cell` on its newest version (empty where it does
+    /// not reach the goal); on a path of its own, the cells from `cell`'s first place on it
+    /// (empty when `cell` is not on it).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_astar::prelude::*;
+    ///
+    /// let cells = [Cell::new(0, 0), Cell::new(1, 0), Cell::new(2, 0)];
+    /// let path = Path::with_cells(cells, [], 2.0);
+    /// assert_eq!(&path.cells_from(Cell::new(1, 0))[..], &cells[1..]);
+    /// assert!(path.cells_from(Cell::new(5, 5)).is_empty());
+    /// ```
+    #[must_use]
+    pub fn cells_from(&self, cell: Cell) -> Arc<[Cell]> {
+        match &self.route {
+            PathRoute::Empty => Arc::default(),
+            PathRoute::Own { cells, .. } => cells
+                .iter()
+                .position(|&at| at == cell)
+                .map(|place| cells[place..].into())
+                .unwrap_or_default(),
+            PathRoute::Shared(route) => route.cells_from(cell),
+        }
+    }
+
     /// Whether the path is a route on its goal's shared tree
     /// ([`PathfindingSettings::shared_goal_min_agents`](crate::PathfindingSettings::shared_goal_min_agents)):
     /// a map change updates the tree, and the path's cells and waypoints follow without the
