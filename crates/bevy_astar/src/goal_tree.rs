@@ -4,7 +4,7 @@
 
 use crate::NavVersion;
 use crate::map::CellGeometry;
-use astar_grid::{Cell, FlowField, Grid, Movement, SmoothingOptions, smooth_path_cells};
+use astar_grid::{Cell, GoalTree, Grid, Movement, SmoothingOptions, smooth_path_cells};
 use bevy::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
@@ -13,7 +13,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 #[derive(Debug)]
 pub(crate) struct PublishedTree {
     /// The tree: every cell's next step towards the goal and its cost.
-    pub tree: Arc<FlowField>,
+    pub tree: Arc<GoalTree>,
     /// The grid of the agent kind the tree matches.
     pub grid: Arc<Grid>,
     /// The map version of `grid`.
@@ -143,7 +143,7 @@ impl SharedRoute {
     pub(crate) fn cells_from(&self, cell: Cell) -> Arc<[Cell]> {
         self.tree
             .current()
-            .and_then(|published| published.tree.path_from(cell))
+            .and_then(|published| published.tree.path_from(&published.grid, cell).ok().flatten())
             .map(|path| path.cells.into())
             .unwrap_or_default()
     }
@@ -153,7 +153,7 @@ impl SharedRoute {
     pub(crate) fn cost(&self) -> f64 {
         self.tree
             .current()
-            .and_then(|published| published.tree.path_from(self.start))
+            .and_then(|published| published.tree.path_from(&published.grid, self.start).ok().flatten())
             .map_or(0.0, |path| path.cost)
     }
 
@@ -163,7 +163,7 @@ impl SharedRoute {
         let Some(published) = self.tree.current() else {
             return Arc::default();
         };
-        let Some(path) = published.tree.path_from(self.start) else {
+        let Ok(Some(path)) = published.tree.path_from(&published.grid, self.start) else {
             return Arc::default();
         };
         let cells = if self.smoothing {

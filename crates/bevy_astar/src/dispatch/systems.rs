@@ -583,7 +583,8 @@ impl Dispatcher<'_, '_, '_> {
                 .show_route(agent, route, published.map_version, retired);
             return;
         }
-        let result = field_result(published.tree.path_from(job.start));
+        let path = published.tree.path_from(&published.grid, job.start);
+        let result = field_result(path.ok().flatten());
         let mut outcome = outcome_of(job, &published.grid, Ok(result), PathAlgorithm::FlowField);
         outcome.map_version = published.map_version;
         let ready = ReadyOutcome::new(Arc::new(outcome));

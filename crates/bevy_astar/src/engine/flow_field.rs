@@ -1,9 +1,12 @@
 //! The flow field engine, for [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField)
-//! requests: shared fields, one per goal, movement rule and cost model, built and updated in
-//! the background, and kept while a request needs them, within
-//! [`PathfindingSettings::max_flow_fields`]; a request's path is read off its field. It honours
-//! every request whose start and goal are valid (a bad one fails at dispatch, as no field could
-//! answer it); the heuristic, weight, window and limits do not apply, and it records no trace.
+//! requests, and the store of goals' shared trees: fields (the core's [`GoalTree`], 5 bytes a
+//! cell), one per goal, movement rule, cost model and agent kind, built and updated in the
+//! background, and kept while a request needs them or an agent holds a route on them, within
+//! [`PathfindingSettings::max_flow_fields`]. A flow-field request's path is read off its field;
+//! a goal's crowd gets routes on it ([`crate::goal_tree`]), and each finished build or update
+//! is published to them. It honours every request whose start and goal are valid (a bad one
+//! fails at dispatch, as no field could answer it); the heuristic, weight, window and limits do
+//! not apply, and it records no trace.
 
 use super::{EngineAnswer, SearchJob};
 use crate::background::{BackgroundTask, MainThreadWork, Placement, slice_point};
@@ -15,7 +18,7 @@ use crate::{
     PathfindingStats, TerrainProfiles,
 };
 use astar_grid::{
-    Cell, CostModel, FieldGrowth, FlowField, FlowFieldError, Grid, Movement, ReachedPath,
+    Cell, CostModel, FlowField, FlowFieldError, GoalTree, Grid, Movement, TreeGrowth,
     SearchOptions, SearchResult, SearchStats, SearchStatus,
 };
 use bevy::ecs::system::SystemParam;
@@ -64,7 +67,7 @@ impl FieldKey {
 
 /// A field and the grid snapshot it matches.
 struct ReadyField {
-    field: Arc<FlowField>,
+    field: Arc<GoalTree>,
     snapshot: Arc<Grid>,
     /// The [`NavGrid::id`] of the grid the snapshot was taken of: a field of another grid is
     /// never updated, only built anew.
@@ -75,7 +78,7 @@ struct ReadyField {
 
 /// A build or update running in the background, on `snapshot`.
 struct FieldBuild {
-    task: BackgroundTask<Result<FlowField, FlowFieldError>>,
+    task: BackgroundTask<Result<GoalTree, FlowFieldError>>,
     snapshot: Arc<Grid>,
     grid_id: u64,
     /// The map version of `snapshot`.
@@ -152,7 +155,7 @@ pub(crate) enum TreeLookup {
 /// What a request for a field gets this frame.
 pub(crate) enum FieldLookup {
     /// The field matches the current grid: read the path from it.
-    Ready(Arc<FlowField>),
+    Ready(Arc<GoalTree>),
     /// The field is being built or updated; ask again next frame.
     Pending,
     /// The field is not held, and [`PathfindingSettings::max_flow_fields`] fields are, none of
@@ -427,7 +430,7 @@ fn incremental_update(
     key: FieldKey,
     slot: &FieldSlot,
     nav: &NavGrid,
-) -> Option<(Arc<FlowField>, Vec<Cell>)> {
+) -> Option<(Arc<GoalTree>, Vec<Cell>)> {
     let ready = slot
         .ready
         .as_ref()
@@ -459,15 +462,15 @@ fn incremental_update(
 async fn build_field(
     key: FieldKey,
     grid: Arc<Grid>,
-    update: Option<(Arc<FlowField>, Vec<Cell>)>,
-) -> Result<FlowField, FlowFieldError> {
+    update: Option<(Arc<GoalTree>, Vec<Cell>)>,
+) -> Result<GoalTree, FlowFieldError> {
     match update {
         Some((field, cells)) => {
             let mut field = Arc::unwrap_or_clone(field);
             field.update(&grid, &cells).map(|_| field)
         }
         None => {
-            let mut growth = FieldGrowth::new(&grid, &[key.goal], key.movement, key.cost)?;
+            let mut growth = TreeGrowth::new(&grid, &[key.goal], key.movement, key.cost)?;
             while !growth.advance(FlowField::PROCEED_INTERVAL) {
                 slice_point().await;
             }
@@ -608,35 +611,24 @@ pub(crate) fn poll_flow_fields(
     stats.goal_trees = fields.trees();
 }
 
-/// Reads `job`'s path off `field`, built for its goal on `grid`; with
-/// [`SearchOptions::closest_reachable`](astar_grid::SearchOptions::closest_reachable), a start
-/// the field does not reach gets the path to its reachable cell closest to the goal (a flood of
-/// its region, on the background thread), with the status [`SearchStatus::NoPath`].
-pub(super) fn run(grid: &Grid, field: &FlowField, job: &SearchJob) -> EngineAnswer {
-    let result = grid.check_endpoints(job.start, job.goal).map(|()| {
-        if job.options.closest_reachable {
-            closest_result(field.path_or_closest_from(grid, job.start).ok().flatten())
-        } else {
-            field_result(field.path_from(job.start))
-        }
-    });
+/// Whether `job`'s answer can be read off `field`, up to date with `grid`: the field reaches
+/// its start, or it asks for no closest reachable cell (a start the field does not reach then
+/// has no path). A start it does not reach with the closest reachable cell asked for is left to
+/// A*, which finds that cell.
+pub(super) fn answers(grid: &Grid, field: &GoalTree, job: &SearchJob) -> bool {
+    !job.options.closest_reachable
+        || (grid.is_walkable(job.goal) && field.cost_at(job.start).is_some())
+}
+
+/// Reads `job`'s path off `field`, up to date with `grid` ([`answers`] says when it can).
+pub(super) fn run(grid: &Grid, field: &GoalTree, job: &SearchJob) -> EngineAnswer {
+    let result = grid
+        .check_endpoints(job.start, job.goal)
+        .map(|()| field_result(field.path_from(grid, job.start).ok().flatten()));
     EngineAnswer {
         result,
         algorithm: PathAlgorithm::FlowField,
         cacheable: true,
-    }
-}
-
-/// A path read off a flow field to the goal or to the closest reachable cell, as a search
-/// result: found, or no path with the path to the closest cell.
-fn closest_result(path: Option<ReachedPath>) -> SearchResult {
-    match path {
-        Some(ReachedPath::Goal(path)) => field_result(Some(path)),
-        Some(ReachedPath::Closest(path)) => SearchResult {
-            path: Some(path),
-            ..field_result(None)
-        },
-        None => field_result(None),
     }
 }
 
@@ -672,7 +664,7 @@ mod tests {
 
     /// A slot holding a finished field for `key` on `grid`, last asked for in `last_used`.
     fn ready_slot(grid: &Arc<Grid>, key: FieldKey, last_used: u64) -> FieldSlot {
-        let field = FlowField::build(grid, &[key.goal], key.movement, key.cost).expect("goal");
+        let field = GoalTree::build(grid, &[key.goal], key.movement, key.cost).expect("goal");
         FieldSlot {
             ready: Some(ReadyField {
                 field: Arc::new(field),

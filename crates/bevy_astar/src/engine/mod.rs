@@ -26,7 +26,7 @@ use crate::map::PathFootprint;
 use crate::outcome::{SearchJob, SearchOutcome};
 use crate::{PathAlgorithm, PathStatus};
 use astar_grid::{
-    Cell, FlowField, Grid, JumpGrid, SearchError, SearchOptions, SearchResult, SearchStatus,
+    Cell, GoalTree, Grid, JumpGrid, SearchError, SearchOptions, SearchResult, SearchStatus,
     Searcher, SmoothingOptions, smooth_path_cells,
 };
 use bevy::platform::time::Instant;
@@ -86,7 +86,7 @@ pub(crate) enum SearchEngine {
     JumpPoint(Option<Arc<JumpGrid>>),
     /// A path read off the goal's shared flow field, built on the same grid snapshot, once the
     /// field is ready.
-    FlowField(Option<Arc<FlowField>>),
+    FlowField(Option<Arc<GoalTree>>),
     /// Local repair: detours spliced into these cells of the agent's cut path, from the job's
     /// start to its goal, where they became blocked.
     Repair(Vec<Cell>),
@@ -159,11 +159,10 @@ pub(crate) async fn run_search(
             jump_point::run(searcher, grid, jump_grid, job, cancelled).await
         }
         SearchEngine::Repair(cells) => repair::run(searcher, grid, cells, job, cancelled).await,
-        // Unless the goal was walled since the field was chosen and the request asks for the
-        // closest reachable cell, which A* finds (the last arm).
-        SearchEngine::FlowField(Some(field))
-            if !job.options.closest_reachable || grid.is_walkable(job.goal) =>
-        {
+        // Unless the request asks for the closest reachable cell and the field does not reach
+        // its start (or the goal was walled since the field was chosen): A* finds that cell
+        // (the last arm).
+        SearchEngine::FlowField(Some(field)) if flow_field::answers(grid, field, job) => {
             Some(flow_field::run(grid, field, job))
         }
         // A* itself, and engines without their data (dispatch prepares every engine it starts).
