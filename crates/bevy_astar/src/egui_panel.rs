@@ -516,6 +516,7 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
         repair_cut_paths,
         goal_batch_min,
         shared_goal_min_agents,
+        announce_shared_route_changes,
         max_paths_applied_per_frame,
         stage_budget,
         max_flow_fields,
@@ -539,6 +540,9 @@ pub fn settings_ui(ui: &mut egui::Ui, settings: &mut PathfindingSettings) -> boo
         0..=1024,
         "goal tree from (0: off)",
     );
+    changed |= ui
+        .checkbox(announce_shared_route_changes, "announce tree re-paths")
+        .changed();
     changed |= count_slider(
         ui,
         max_paths_applied_per_frame,

@@ -143,7 +143,13 @@ impl SharedRoute {
     pub(crate) fn cells_from(&self, cell: Cell) -> Arc<[Cell]> {
         self.tree
             .current()
-            .and_then(|published| published.tree.path_from(&published.grid, cell).ok().flatten())
+            .and_then(|published| {
+                published
+                    .tree
+                    .path_from(&published.grid, cell)
+                    .ok()
+                    .flatten()
+            })
             .map(|path| path.cells.into())
             .unwrap_or_default()
     }
@@ -153,7 +159,13 @@ impl SharedRoute {
     pub(crate) fn cost(&self) -> f64 {
         self.tree
             .current()
-            .and_then(|published| published.tree.path_from(&published.grid, self.start).ok().flatten())
+            .and_then(|published| {
+                published
+                    .tree
+                    .path_from(&published.grid, self.start)
+                    .ok()
+                    .flatten()
+            })
             .map_or(0.0, |path| path.cost)
     }
 

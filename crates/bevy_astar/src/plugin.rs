@@ -10,7 +10,8 @@ use crate::cache::PathCache;
 use crate::connectivity::sync_connectivity;
 use crate::dispatch::{dispatch_searches, queue_changed_requests};
 use crate::engine::flow_field::{
-    FlowFields, invalidate_flow_fields, poll_flow_fields, release_flow_fields,
+    FlowFields, announce_route_changes, invalidate_flow_fields, poll_flow_fields,
+    release_flow_fields,
 };
 use crate::engine::goal_batch::{GoalBatches, KeptGoalSearches};
 use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
@@ -264,7 +265,12 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
             )
                 .chain()
                 .in_set(PathfindingSystems::Dispatch),
-            (poll_searches, free_retired_outcomes, drop_unwanted_traces)
+            (
+                poll_searches,
+                announce_route_changes,
+                free_retired_outcomes,
+                drop_unwanted_traces,
+            )
                 .chain()
                 .in_set(PathfindingSystems::Apply),
             // Outside the sets, so that a run condition on one cannot keep it closed.

@@ -138,6 +138,13 @@ pub struct PathfindingSettings {
     /// [`PathfindingSettings::max_flow_fields`], beside the flow fields; beyond it, goals fall
     /// back to goal batches. 0 turns sharing off.
     pub shared_goal_min_agents: usize,
+    /// Whether an agent on a goal's shared tree hears of a new route when a map change
+    /// updates the tree: every agent on the tree then gets a
+    /// [`PathFound`](crate::PathFound) message and entity event, all sent together in the
+    /// frame the update lands (the agent's [`Path`](crate::Path) is not written: it reads the
+    /// new route already). Off by default, and then no agent is read for it: a change costs
+    /// per tree, not per agent.
+    pub announce_shared_route_changes: bool,
     /// Most agents whose [`Path`](crate::Path) is written in one frame (at least 1). Finished
     /// results beyond it wait for the next frames, oldest search first, so that a map change
     /// that re-paths thousands of agents at once spreads their updates over a few frames
@@ -179,6 +186,7 @@ impl Default for PathfindingSettings {
             repair_cut_paths: false,
             goal_batch_min: 8,
             shared_goal_min_agents: 32,
+            announce_shared_route_changes: false,
             max_paths_applied_per_frame: 1024,
             stage_budget: Duration::from_micros(1000),
             max_flow_fields: 32,

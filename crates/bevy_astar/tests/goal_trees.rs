@@ -319,3 +319,40 @@ fn crowd_agents_get_paths_of_their_own_read_off_the_tree() {
         assert_legal_and_optimal(&grid, &found, request);
     }
 }
+
+#[test]
+fn agents_on_an_updated_tree_hear_of_it_when_asked_all_at_once() {
+    let settings = PathfindingSettings {
+        announce_shared_route_changes: true,
+        ..PathfindingSettings::default()
+    };
+    let mut app = app_with_grid(on_main_thread(settings), wall_grid());
+    let requests = crowd(100);
+    let agents = spawn_all(&mut app, &requests);
+    settle(&mut app, &agents);
+    let heard = |app: &App| app.world().resource::<Seen>().ready.len();
+    let (messages, events) = (
+        heard(&app),
+        app.world().resource::<Seen>().found_events.len(),
+    );
+    let checked = stats(&app).agents_checked_for_changes;
+    for x in 19..=21 {
+        block(&mut app, Cell::new(x, 31));
+    }
+    let mut frames_announcing = 0;
+    for _ in 0..FRAMES_TO_UPDATE {
+        let before = heard(&app);
+        app.update();
+        frames_announcing += usize::from(heard(&app) > before);
+    }
+    assert_eq!(
+        heard(&app) - messages,
+        agents.len(),
+        "one message per agent on the tree"
+    );
+    assert_eq!(frames_announcing, 1, "all in the frame the update lands");
+    let seen = app.world().resource::<Seen>();
+    assert_eq!(seen.found_events.len() - events, agents.len());
+    assert_eq!(stats(&app).agents_checked_for_changes, checked);
+    assert_shared_and_optimal(&app, &agents, &requests);
+}

@@ -14,12 +14,12 @@ use crate::goal_tree::{PublishedTree, SharedTree};
 use crate::kinds::KindKey;
 use crate::map::{AgentLayers, CellGeometry};
 use crate::{
-    NavChange, NavChanged, NavGrid, NavVersion, PathAlgorithm, PathRequest, PathfindingSettings,
-    PathfindingStats, TerrainProfiles,
+    NavChange, NavChanged, NavGrid, NavVersion, Path, PathAlgorithm, PathFound, PathRequest,
+    PathfindingSettings, PathfindingStats, TerrainProfiles,
 };
 use astar_grid::{
-    Cell, CostModel, FlowField, FlowFieldError, GoalTree, Grid, Movement, TreeGrowth,
-    SearchOptions, SearchResult, SearchStats, SearchStatus,
+    Cell, CostModel, FlowField, FlowFieldError, GoalTree, Grid, Movement, SearchOptions,
+    SearchResult, SearchStats, SearchStatus, TreeGrowth,
 };
 use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::{HashMap, HashSet};
@@ -181,6 +181,9 @@ pub(crate) struct FlowFields {
     dropped_since_counted: usize,
     /// Runs of [`release_flow_fields`] since its last sweep.
     runs_since_sweep: u32,
+    /// Shared trees published anew since [`announce_route_changes`] last ran, after the
+    /// version their agents were given.
+    updated_trees: Vec<Arc<SharedTree>>,
 }
 
 impl FlowFields {
@@ -553,6 +556,8 @@ pub(crate) fn poll_flow_fields(
     mut upkeep: FieldUpkeep,
 ) {
     let geometry = upkeep.nav.as_deref().map(NavGrid::geometry);
+    let fields = &mut *fields;
+    let updated = &mut fields.updated_trees;
     for (key, slot) in &mut fields.slots {
         let Some(result) = slot
             .building
@@ -580,6 +585,9 @@ pub(crate) fn poll_flow_fields(
                     map_version,
                 });
                 if let Some(geometry) = geometry.filter(|_| slot.serves_routes) {
+                    if slot.shared.generation() > 0 && slot.has_routes() {
+                        updated.push(Arc::clone(&slot.shared));
+                    }
                     slot.publish(*key, geometry);
                 }
             }
@@ -609,6 +617,38 @@ pub(crate) fn poll_flow_fields(
     }
     stats.flow_fields = fields.slots.len();
     stats.goal_trees = fields.trees();
+}
+
+/// With [`PathfindingSettings::announce_shared_route_changes`], sends [`PathFound`] (a message
+/// and an entity event) to every agent holding a route on a shared tree that a map change
+/// updated this frame, all at once; without it, reads no agent.
+pub(crate) fn announce_route_changes(
+    settings: Res<PathfindingSettings>,
+    mut fields: ResMut<FlowFields>,
+    agents: Query<(Entity, &Path)>,
+    mut found: MessageWriter<PathFound>,
+    mut commands: Commands,
+) {
+    if fields.updated_trees.is_empty() {
+        return;
+    }
+    let updated = core::mem::take(&mut fields.updated_trees);
+    if !settings.announce_shared_route_changes {
+        return;
+    }
+    let on_updated = |path: &Path| {
+        path.shared_route()
+            .is_some_and(|route| updated.iter().any(|tree| Arc::ptr_eq(tree, &route.tree)))
+    };
+    let changed: Vec<PathFound> = agents
+        .iter()
+        .filter(|(_, path)| on_updated(path))
+        .map(|(entity, _)| PathFound { entity })
+        .collect();
+    for &event in &changed {
+        commands.trigger(event);
+    }
+    found.write_batch(changed);
 }
 
 /// Whether `job`'s answer can be read off `field`, up to date with `grid`: the field reaches
