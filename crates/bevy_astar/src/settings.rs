@@ -128,9 +128,10 @@ pub struct PathfindingSettings {
     /// search against the caps. This is what lets a tower that cuts the paths of a thousand
     /// creeps re-path them all in a frame or two. 0 turns batching off.
     pub goal_batch_min: usize,
-    /// Fewest different optimal requests for one goal, gathered in one frame's dispatch as
-    /// [`PathfindingSettings::goal_batch_min`] gathers them, that make the goal share one tree
-    /// of shortest paths (for each agent kind, movement rule and cost model) instead of giving
+    /// Fewest agents with optimal requests for one goal (A* and jump point requests, as
+    /// [`PathfindingSettings::goal_batch_min`] takes them), gathered in one frame's dispatch or
+    /// counted among all requests (once a second), that make the goal share one tree of
+    /// shortest paths (for each agent kind, movement rule and cost model) instead of giving
     /// each agent a path of its own. Every agent on the tree reads its route from it
     /// ([`Path::is_shared`](crate::Path::is_shared)); a map change updates the tree
     /// incrementally in the background, and no agent is touched on the main thread for it.

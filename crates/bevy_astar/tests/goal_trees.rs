@@ -356,3 +356,37 @@ fn agents_on_an_updated_tree_hear_of_it_when_asked_all_at_once() {
     assert_eq!(stats(&app).agents_checked_for_changes, checked);
     assert_shared_and_optimal(&app, &agents, &requests);
 }
+
+#[test]
+fn agents_arriving_a_few_a_frame_share_once_enough_are_about() {
+    let mut app = app_with_grid(on_main_thread(PathfindingSettings::default()), wall_grid());
+    let requests = crowd(150);
+    let mut agents = Vec::new();
+    // One agent a frame: no frame gathers 32 of them.
+    for &request in &requests {
+        agents.extend(spawn_all(&mut app, &[request]));
+        app.update();
+    }
+    settle(&mut app, &agents);
+    let shared: Vec<bool> = agents
+        .iter()
+        .map(|&agent| path(&app, agent).is_shared())
+        .collect();
+    assert!(!shared[0], "the first agents get paths of their own");
+    let first_shared = shared
+        .iter()
+        .position(|&is| is)
+        .expect("later agents share");
+    assert!(
+        shared[first_shared..].iter().all(|&is| is),
+        "every agent after the first shared one shares"
+    );
+    assert!(
+        first_shared <= 32 + 60,
+        "counted within a second of 32 agents: {first_shared}"
+    );
+    let grid = current_grid(&app);
+    for (&agent, request) in agents.iter().zip(&requests) {
+        assert_legal_and_optimal(&grid, &path(&app, agent), request);
+    }
+}

@@ -500,7 +500,8 @@ impl Dispatcher<'_, '_, '_> {
             .groups()
             .filter_map(|group| {
                 let key = group.key()?;
-                let enough = group.agents() >= settings.shared_goal_min_agents;
+                let agents = group.agents().max(self.fields.agents_for(&key));
+                let enough = agents >= settings.shared_goal_min_agents;
                 (enough || self.fields.serves_routes(&key)).then_some(key)
             })
             .collect();

@@ -8,6 +8,7 @@
 //! fails at dispatch, as no field could answer it); the heuristic, weight, window and limits do
 //! not apply, and it records no trace.
 
+use super::goal_batch::GoalBatches;
 use super::{EngineAnswer, SearchJob};
 use crate::background::{BackgroundTask, MainThreadWork, Placement, slice_point};
 use crate::goal_tree::{PublishedTree, SharedTree};
@@ -184,6 +185,10 @@ pub(crate) struct FlowFields {
     /// Shared trees published anew since [`announce_route_changes`] last ran, after the
     /// version their agents were given.
     updated_trees: Vec<Arc<SharedTree>>,
+    /// The agents whose request a goal's tree could answer, per goal, as last counted
+    /// ([`RUNS_BETWEEN_SWEEPS`] runs apart): a goal its agents reach a few at a time shares
+    /// a tree once enough of them are about.
+    agents_per_goal: HashMap<FieldKey, usize>,
 }
 
 impl FlowFields {
@@ -252,6 +257,11 @@ impl FlowFields {
         self.slots
             .get(key)
             .is_some_and(|slot| slot.serves_routes && slot.has_routes())
+    }
+
+    /// How many agents' requests `key`'s tree could answer, as last counted.
+    pub(crate) fn agents_for(&self, key: &FieldKey) -> usize {
+        self.agents_per_goal.get(key).copied().unwrap_or(0)
     }
 
     /// Starts updating every shared tree agents hold routes on that no longer matches its
@@ -508,6 +518,9 @@ pub(crate) fn release_flow_fields(
     let over_capacity = fields.len() > settings.max_flow_fields;
     fields.runs_since_sweep += 1;
     let due = fields.runs_since_sweep >= RUNS_BETWEEN_SWEEPS;
+    if due && settings.shared_goal_min_agents > 0 {
+        fields.agents_per_goal = agents_per_goal(&requests);
+    }
     if fields.len() > 0 && (departed || over_capacity || due || !changed.is_empty()) {
         fields.runs_since_sweep = 0;
         let needed = fields_needed(&requests);
@@ -545,6 +558,34 @@ pub(crate) struct FieldUpkeep<'w> {
     work: Res<'w, MainThreadWork>,
     layers: ResMut<'w, AgentLayers>,
     profiles: Res<'w, TerrainProfiles>,
+}
+
+/// The agents of `requests` whose answer a goal's tree could give (optimal A* and jump point
+/// requests, as [`GoalBatches::accepts`] takes them), counted per goal, movement rule, cost
+/// model and agent kind.
+fn agents_per_goal(requests: &Query<&PathRequest>) -> HashMap<FieldKey, usize> {
+    let mut counts = HashMap::new();
+    let mut run: Option<(FieldKey, usize)> = None;
+    for request in requests {
+        let job = SearchJob::of(request, request.options);
+        if !GoalBatches::accepts(&job) {
+            continue;
+        }
+        let key = FieldKey::of_job(&job);
+        // Agents sent to one goal usually come one after another: one count per run of them.
+        match &mut run {
+            Some((last, count)) if *last == key => *count += 1,
+            _ => {
+                if let Some((last, count)) = run.replace((key, 1)) {
+                    *counts.entry(last).or_insert(0) += count;
+                }
+            }
+        }
+    }
+    if let Some((last, count)) = run {
+        *counts.entry(last).or_insert(0) += count;
+    }
+    counts
 }
 
 /// Collects finished field builds, so that waiting requests read them in this frame's dispatch,
