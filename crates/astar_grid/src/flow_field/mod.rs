@@ -4,6 +4,7 @@
 mod error;
 mod field_cost;
 mod goal_tree;
+mod partial;
 mod sliced;
 mod update;
 

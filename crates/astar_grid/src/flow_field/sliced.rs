@@ -34,7 +34,8 @@ pub type FieldGrowth<'g> = CostFieldGrowth<'g, f64>;
 #[derive(Debug)]
 pub struct CostFieldGrowth<'g, C: FieldCost> {
     grid: &'g Grid,
-    field: CostField<C>,
+    /// The field grown so far (read by `partial.rs`).
+    pub(super) field: CostField<C>,
 }
 
 impl<'g, C: FieldCost> CostFieldGrowth<'g, C> {
