@@ -27,7 +27,7 @@ pub fn run(contender: &dyn Contender, scenario: &Scenario) -> Result<RunRecord, 
     };
     warm_up(contender, scenario, &mut app, &mut record)?;
     let before = contender.counters(app.world());
-    let mut watch = RepathWatch::default();
+    let mut tracking = Tracking::default();
     contender.begin_measurement(app.world_mut());
     let cpu_before = process_cpu_time();
     let measured = Instant::now();
@@ -37,7 +37,7 @@ pub fn run(contender: &dyn Contender, scenario: &Scenario) -> Result<RunRecord, 
             scenario,
             &mut app,
             &mut record,
-            (frame, &mut watch),
+            (frame, &mut tracking),
         )?;
     }
     record.wall_time = measured.elapsed();
@@ -45,7 +45,7 @@ pub fn run(contender: &dyn Contender, scenario: &Scenario) -> Result<RunRecord, 
         .zip(process_cpu_time())
         .map(|(before, after)| after.saturating_sub(before));
     record.crowd = contender.crowd_figures(app.world());
-    record.unfinished_placements = watch.unfinished();
+    record.unfinished_placements = tracking.watch.unfinished();
     contender
         .counters(app.world())
         .write_since(&before, &mut record);
@@ -81,23 +81,32 @@ fn warm_up(
     }
 }
 
-/// One measured frame: the tower due, the update, the spans, the watch on cut agents, the game
-/// code and the restarts.
+/// What the measured frames follow across frames: the cut agents, and the library's count of
+/// agents checked for changes when the last tower went down.
+#[derive(Default)]
+struct Tracking {
+    watch: RepathWatch,
+    checked_at_placement: Option<u64>,
+}
+
+/// One measured frame: the tower due, the update, the spans, the watch on cut agents, the
+/// agents checked for the last change, the game code and the restarts.
 fn measure_frame(
     contender: &dyn Contender,
     scenario: &Scenario,
     app: &mut App,
     record: &mut RunRecord,
-    (frame, watch): (u64, &mut RepathWatch),
+    (frame, tracking): (u64, &mut Tracking),
 ) -> Result<(), String> {
     let started = Instant::now();
     let placement = scenario.placement_at(frame);
     let searches_before = contender.searches_for_changes(app.world());
     if let Some((index, tower)) = placement {
+        tracking.checked_at_placement = contender.checked_for_changes(app.world());
         let (placed, cut) = contender.place_tower(app.world_mut(), scenario, tower)?;
         debug_assert_eq!(record.placements.len(), index);
         record.placements.push(placed);
-        watch.watch(index, frame, cut);
+        tracking.watch.watch(index, frame, cut);
     }
     app.world_mut().resource_mut::<super::FrameStamps>().clear();
     app.update();
@@ -113,8 +122,16 @@ fn measure_frame(
     {
         last.searched = usize::try_from(after - before).unwrap_or(usize::MAX);
     }
+    // Every check until the next tower is this one's: only towers change the map.
+    if let Some((at_placement, now)) = tracking
+        .checked_at_placement
+        .zip(contender.checked_for_changes(app.world()))
+        && let Some(last) = record.placements.last_mut()
+    {
+        last.checked = Some(now.saturating_sub(at_placement));
+    }
     let world = app.world_mut();
-    contender.update_watch(world, frame, watch, &mut record.placements)?;
+    contender.update_watch(world, frame, &mut tracking.watch, &mut record.placements)?;
     record.waiting.push(contender.waiting(world));
     if contender.game_code().is_some() {
         let game_started = Instant::now();

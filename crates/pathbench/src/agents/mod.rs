@@ -14,10 +14,11 @@
 //! and measured frames for every contender. Adding a library means one file with one
 //! `Contender` and a line in [`roster`].
 //!
-//! - [`map`]: the map, the agents' first cells and the tower cells.
+//! - [`map`]: the map, the goals, the agents' first cells and the tower cells.
 //! - [`drive`]: the warm-up and the measured frames, the same for every contender.
 //! - [`ours`]: `bevy_astar`'s `AStarPlugin`.
 //! - [`northstar`]: `bevy_northstar`'s `NorthstarPlugin`.
+//! - [`optimum`]: whether a cut agent's cells ahead lie on a shortest path of the map now.
 //! - [`record`]: what a run records (frame spans, placements, counters).
 //! - [`report`]: the table and the JSON line.
 
@@ -25,6 +26,7 @@ mod crowd_meter;
 mod drive;
 mod map;
 mod northstar;
+mod optimum;
 mod ours;
 mod record;
 mod report;
@@ -98,6 +100,29 @@ pub struct AgentsArgs {
     /// `bevy_astar`'s `CrowdSettings::planning_interval` for `--crowd` (default: the plugin's).
     #[arg(long, value_name = "N")]
     pub planning_interval: Option<u32>,
+    /// Goals the agents are spread over: each agent walks to one of N cells placed from the
+    /// seed, far apart, in the right half of the map (1: the goal on the right edge).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub goals: usize,
+    /// Whether `bevy_astar` shares one tree of shortest paths per goal among its agents
+    /// (`shared_goal_min_agents`): `on`, `off` (0), or `both`, running it twice side by side
+    /// (`--peer` is ignored).
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = SharedChoice::On)]
+    pub shared: SharedChoice,
+    /// `bevy_astar`'s `shared_goal_min_agents` where sharing is on (default: the plugin's).
+    #[arg(long, value_name = "N")]
+    pub shared_min: Option<usize>,
+}
+
+/// Whether `bevy_astar`'s agents share their goals' trees, for the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SharedChoice {
+    /// Sharing on (`shared_goal_min_agents` as `--shared-min` says, or the plugin's default).
+    On,
+    /// Sharing off: every agent gets a path of its own (`shared_goal_min_agents: 0`).
+    Off,
+    /// Both, side by side in one run.
+    Both,
 }
 
 /// `bevy_astar`'s [`BackgroundPause`](bevy_astar::BackgroundPause), for the command line.
@@ -144,6 +169,10 @@ pub enum NorthstarSearch {
 pub struct Scenario {
     /// The map.
     pub map: map::TowerMap,
+    /// The goals, the map's own first.
+    pub goals: Vec<Cell>,
+    /// The goal of each agent, one of `goals`.
+    pub agent_goals: Vec<Cell>,
     /// The cell each agent starts its first walk from.
     pub first_cells: Vec<Cell>,
     /// The tower cells, in placement order.
@@ -183,8 +212,11 @@ impl Scenario {
                 args.speed
             ));
         }
+        check_sharing(args)?;
         let map = map::TowerMap::generate(args.size, args.seed)?;
-        let first_cells = map.first_cells(args.agents, args.seed);
+        let goals = map.place_goals(args.goals, args.seed)?;
+        let agent_goals = map::agent_goals(args.agents, &goals, args.seed);
+        let first_cells = map.first_cells(args.agents, args.seed, &goals);
         let frames = u64::from(args.seconds) * u64::from(FRAME_RATE);
         let placements = usize::try_from(frames.div_ceil(PLACEMENT_INTERVAL) - 1)
             .map_err(|_| "too many tower placements".to_owned())?;
@@ -196,9 +228,11 @@ impl Scenario {
             .iter_mut()
             .map(|routes| &mut **routes as &mut dyn map::Routes)
             .collect();
-        let plan = map.plan_towers(placements, args.seed, &mut peers)?;
+        let plan = map.plan_towers(placements, args.seed, &goals, &mut peers)?;
         Ok(Self {
             map,
+            goals,
+            agent_goals,
             first_cells,
             towers: plan.cells,
             shared_towers: plan.shared,
@@ -221,6 +255,14 @@ impl Scenario {
         }
         let index = usize::try_from(frame / PLACEMENT_INTERVAL - 1).ok()?;
         self.towers.get(index).map(|&cell| (index, cell))
+    }
+
+    /// The goal agent `agent` walks to.
+    pub fn goal_of(&self, agent: usize) -> Cell {
+        self.agent_goals
+            .get(agent)
+            .copied()
+            .unwrap_or(self.map.goal)
     }
 
     /// The spawn agent `agent` starts its walk number `life` from (its first walk, life 0,
@@ -318,6 +360,12 @@ pub trait Contender {
         let _ = world;
         None
     }
+    /// A running count of the agents whose path the library checked against map changes on
+    /// the main thread (`None` where it does not count them).
+    fn checked_for_changes(&self, world: &World) -> Option<u64> {
+        let _ = world;
+        None
+    }
     /// After frame `frame`: tells `watch` how every watched agent stands.
     ///
     /// # Errors
@@ -344,8 +392,29 @@ pub trait Contender {
     }
 }
 
+/// Refuses the sharing arguments that contradict each other or another option.
+///
+/// # Errors
+/// `--shared-min` with `--shared off`, and `--shared both` with `--crowd` (each runs
+/// `bevy_astar` twice).
+fn check_sharing(args: &AgentsArgs) -> Result<(), String> {
+    if args.shared == SharedChoice::Off && args.shared_min.is_some() {
+        return Err(
+            "--shared-min sets the threshold of sharing, which --shared off turns off".to_owned(),
+        );
+    }
+    if args.shared == SharedChoice::Both && args.crowd {
+        return Err(
+            "--shared both and --crowd each run bevy_astar twice side by side: choose one"
+                .to_owned(),
+        );
+    }
+    Ok(())
+}
+
 /// Every contender, this project's plugin first; with `--crowd`, the plugin without and with
-/// avoidance.
+/// avoidance; with `--shared both`, the plugin with and without shared goal trees, then
+/// `bevy_northstar` (not run, but its routes place the towers as in every other run).
 fn roster(args: &AgentsArgs) -> Vec<Box<dyn Contender>> {
     if args.crowd {
         return vec![
@@ -353,10 +422,27 @@ fn roster(args: &AgentsArgs) -> Vec<Box<dyn Contender>> {
             Box::new(ours::Ours::new(args).with_crowd()),
         ];
     }
-    vec![
-        Box::new(ours::Ours::new(args)),
-        Box::new(northstar::Northstar::new(args.northstar_mode)),
-    ]
+    let northstar: Box<dyn Contender> = Box::new(northstar::Northstar::new(args.northstar_mode));
+    if args.shared == SharedChoice::Both {
+        return vec![
+            Box::new(ours::Ours::new(args).labelled("shared")),
+            Box::new(ours::Ours::new(args).with_own_paths().labelled("own paths")),
+            northstar,
+        ];
+    }
+    vec![Box::new(ours::Ours::new(args)), northstar]
+}
+
+/// How many contenders of the roster run, from the first: this project's plugin alone with
+/// `--peer none`, its two variants with `--crowd` or `--shared both`, else all of them.
+fn contenders_run(args: &AgentsArgs, roster: usize) -> usize {
+    if args.crowd || args.shared == SharedChoice::Both {
+        2
+    } else if args.peer == Peer::None {
+        1
+    } else {
+        roster
+    }
 }
 
 /// Runs `pathbench agents`; `Ok(true)` unless a hard error stopped it.
@@ -364,17 +450,15 @@ pub fn run(args: &AgentsArgs) -> Result<bool, String> {
     let roster = roster(args);
     let scenario = Scenario::new(args, &roster)?;
     eprintln!(
-        "agents: {} agents on a {size}x{size} map, {} towers over {} frames",
+        "agents: {} agents on a {size}x{size} map, {} goals, {} towers over {} frames",
         scenario.first_cells.len(),
+        scenario.goals.len(),
         scenario.towers.len(),
         scenario.frames,
         size = args.size,
     );
     let mut runs = Vec::new();
-    for (index, contender) in roster.iter().enumerate() {
-        if index > 0 && args.peer == Peer::None && !args.crowd {
-            break;
-        }
+    for contender in roster.iter().take(contenders_run(args, roster.len())) {
         eprintln!("agents: warming up {}", contender.library());
         runs.push(drive::run(&**contender, &scenario)?);
     }
@@ -406,6 +490,9 @@ mod tests {
             unpaced: false,
             crowd: false,
             planning_interval: None,
+            goals: 1,
+            shared: SharedChoice::On,
+            shared_min: None,
         }
     }
 
@@ -496,6 +583,9 @@ mod tests {
             unpaced: true,
             crowd: false,
             planning_interval: None,
+            goals: 1,
+            shared: SharedChoice::On,
+            shared_min: None,
         };
         let scenario = |args: AgentsArgs| Scenario::new(&args, &roster(&args));
         assert!(scenario(args(0, 1, 64, 1.0)).is_err());
@@ -507,6 +597,152 @@ mod tests {
             small_scenario(Peer::None).placement_at(30),
             Some((0, small_scenario(Peer::None).towers[0]))
         );
+    }
+
+    /// The command line of `pathbench agents` alone, to parse its arguments.
+    #[derive(clap::Parser)]
+    struct AgentsCommand {
+        #[command(flatten)]
+        args: AgentsArgs,
+    }
+
+    fn parse(line: &[&str]) -> Result<AgentsArgs, clap::Error> {
+        use clap::Parser;
+        let words = core::iter::once("agents").chain(line.iter().copied());
+        AgentsCommand::try_parse_from(words).map(|command| command.args)
+    }
+
+    /// The name and the sharing threshold of every contender that runs, read from its app.
+    fn sharing_of(args: &AgentsArgs) -> Vec<(&'static str, usize)> {
+        let listed = roster(args);
+        let scenario = Scenario::new(args, &listed).unwrap();
+        listed
+            .iter()
+            .take(contenders_run(args, listed.len()))
+            .map(|contender| {
+                let app = contender.build_app(&scenario);
+                let settings = app.world().resource::<bevy_astar::PathfindingSettings>();
+                (contender.library(), settings.shared_goal_min_agents)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_shared_option_is_parsed_and_sets_the_threshold_of_each_run() {
+        let defaults = bevy_astar::PathfindingSettings::default().shared_goal_min_agents;
+        let small = [
+            "--size",
+            "64",
+            "--agents",
+            "40",
+            "--seconds",
+            "1",
+            "--peer",
+            "none",
+        ];
+        let parse_small = |line: &[&str]| parse(&[&small[..], line].concat());
+        let plain = parse_small(&[]).unwrap();
+        assert_eq!(
+            (plain.shared, plain.shared_min, plain.goals),
+            (SharedChoice::On, None, 1)
+        );
+        assert_eq!(sharing_of(&plain), [("bevy_astar", defaults)]);
+        let off = parse_small(&["--shared", "off"]).unwrap();
+        assert_eq!(off.shared, SharedChoice::Off);
+        assert_eq!(sharing_of(&off), [("bevy_astar", 0)]);
+        let at = parse_small(&["--shared-min", "7"]).unwrap();
+        assert_eq!(sharing_of(&at), [("bevy_astar", 7)]);
+        let both = parse_small(&["--shared", "both", "--shared-min", "5", "--goals", "4"]).unwrap();
+        assert_eq!(
+            (both.shared, both.shared_min, both.goals),
+            (SharedChoice::Both, Some(5), 4)
+        );
+        assert_eq!(sharing_of(&both), [("shared", 5), ("own paths", 0)]);
+        // --peer is ignored with both: bevy_northstar stays in the roster for the towers only.
+        let listed = roster(&both);
+        assert_eq!(listed.len(), 3);
+        assert_eq!(listed[2].library(), "bevy_northstar");
+        assert_eq!(contenders_run(&both, listed.len()), 2);
+        assert!(parse(&["--shared", "sometimes"]).is_err());
+        assert!(parse(&["--shared-min", "-1"]).is_err());
+        // Contradictions are refused before anything runs.
+        let refused = |line: &[&str]| {
+            let args = parse_small(line).unwrap();
+            Scenario::new(&args, &roster(&args)).err()
+        };
+        assert!(refused(&["--shared", "off", "--shared-min", "8"]).is_some());
+        assert!(refused(&["--shared", "both", "--crowd"]).is_some());
+        assert!(refused(&["--goals", "0"]).is_some());
+        assert!(refused(&["--shared", "both", "--goals", "2"]).is_none());
+    }
+
+    #[test]
+    fn agents_on_shared_trees_are_re_pathed_without_being_checked() {
+        let args = AgentsArgs {
+            agents: 60,
+            seconds: 4,
+            goals: 2,
+            shared: SharedChoice::Both,
+            shared_min: Some(8),
+            unpaced: true,
+            ..small_args(Peer::Northstar)
+        };
+        let listed = roster(&args);
+        let scenario = Scenario::new(&args, &listed).unwrap();
+        let runs: Vec<RunRecord> = listed
+            .iter()
+            .take(contenders_run(&args, listed.len()))
+            .map(|contender| drive::run(&**contender, &scenario).unwrap())
+            .collect();
+        let [shared, own] = &runs[..] else {
+            panic!("{} runs", runs.len());
+        };
+        assert_eq!((shared.library, own.library), ("shared", "own paths"));
+        assert!(shared.sharing.unwrap().trees >= 1, "{:?}", shared.sharing);
+        assert_eq!(own.sharing.unwrap().trees, 0);
+        let checked = |run: &RunRecord| -> u64 {
+            run.placements
+                .iter()
+                .map(|placement| placement.checked.unwrap())
+                .sum()
+        };
+        assert!(checked(own) > 0);
+        assert!(checked(shared) < checked(own), "{}", checked(shared));
+        // Their revision never changes, yet the measure sees them on shortest paths again.
+        let repathed = |run: &RunRecord| {
+            run.placements
+                .iter()
+                .filter(|placement| placement.cut > 0 && placement.frames_to_repath.is_some())
+                .count()
+        };
+        assert!(repathed(shared) > 0, "{:?}", shared.placements);
+        assert!(repathed(own) > 0, "{:?}", own.placements);
+    }
+
+    #[test]
+    fn agents_walk_to_the_goals_of_the_scenario() {
+        let args = AgentsArgs {
+            goals: 3,
+            ..small_args(Peer::None)
+        };
+        let scenario = Scenario::new(&args, &roster(&args)).unwrap();
+        assert_eq!(scenario.goals.len(), 3);
+        assert_eq!(scenario.goals[0], scenario.map.goal);
+        assert_eq!(scenario.agent_goals.len(), 40);
+        for goal in &scenario.goals {
+            assert!(scenario.agent_goals.contains(goal), "{goal}: nobody");
+        }
+        let contender = ours::Ours::new(&args);
+        let mut app = contender.build_app(&scenario);
+        let mut requests = app.world_mut().query::<&bevy_astar::PathRequest>();
+        let mut goals: Vec<Cell> = requests
+            .iter(app.world())
+            .map(|request| request.goal)
+            .collect();
+        let mut expected = scenario.agent_goals.clone();
+        goals.sort_unstable_by_key(|cell| (cell.x, cell.y));
+        expected.sort_unstable_by_key(|cell| (cell.x, cell.y));
+        assert_eq!(goals, expected);
     }
 
     #[test]

@@ -26,11 +26,12 @@ use bevy_northstar::prelude::{
 };
 use std::time::{Duration, Instant};
 
-/// An agent of the benchmark: its number and how many walks it started.
+/// An agent of the benchmark: its number, how many walks it started and its goal.
 #[derive(Component)]
 struct Walker {
     index: usize,
     life: u32,
+    goal: Cell,
 }
 
 /// Searches the plugin ran: new `Path` and `PathfindingFailed` components.
@@ -57,9 +58,9 @@ fn cell_of(position: UVec3) -> Cell {
     Cell::new(position.x, position.y)
 }
 
-/// The request the agents send: to the goal, with the chosen search.
-fn request(scenario: &Scenario, search: NorthstarSearch) -> Pathfind {
-    Pathfind::new(position(scenario.map.goal)).mode(mode(search))
+/// The request an agent sends: to its goal, with the chosen search.
+fn request(goal: Cell, search: NorthstarSearch) -> Pathfind {
+    Pathfind::new(position(goal)).mode(mode(search))
 }
 
 /// The crate's routes on the map, for placing towers where its agents walk.
@@ -125,7 +126,6 @@ fn build_app(scenario: &Scenario, search: NorthstarSearch) -> App {
         ),
     );
     app.world_mut().spawn(build_grid(&scenario.map.grid));
-    let pathfind = request(scenario, search);
     app.world_mut()
         .spawn_batch(
             scenario
@@ -133,11 +133,16 @@ fn build_app(scenario: &Scenario, search: NorthstarSearch) -> App {
                 .iter()
                 .enumerate()
                 .map(|(index, &cell)| {
+                    let goal = scenario.goal_of(index);
                     (
                         AgentPos(position(cell)),
-                        pathfind.clone(),
+                        request(goal, search),
                         Transform::from_translation(cell_center(cell).extend(0.0)),
-                        Walker { index, life: 0 },
+                        Walker {
+                            index,
+                            life: 0,
+                            goal,
+                        },
                     )
                 })
                 .collect::<Vec<_>>(),
@@ -158,12 +163,13 @@ fn restart(world: &mut World, scenario: &Scenario, search: NorthstarSearch, enti
     };
     walker.life += 1;
     let spawn = scenario.spawn_for(walker.index, walker.life);
+    let goal = walker.goal;
     agent
         .remove::<(NextPos, NorthstarPath, PathfindingFailed)>()
         .insert((
             AgentPos(position(spawn)),
             Transform::from_translation(cell_center(spawn).extend(0.0)),
-            request(scenario, search),
+            request(goal, search),
         ));
 }
 
@@ -190,16 +196,22 @@ fn move_agents(world: &mut World, scenario: &Scenario) {
     }
 }
 
-/// Restarts agents that reached the goal or whose search failed; returns (arrivals, failures).
+/// Restarts agents that reached their goal or whose search failed; returns (arrivals,
+/// failures).
 fn restart_finished(world: &mut World, scenario: &Scenario, search: NorthstarSearch) -> (u64, u64) {
-    let goal = position(scenario.map.goal);
-    let mut agents = world.query::<(Entity, &AgentPos, Has<NextPos>, Has<PathfindingFailed>)>();
+    let mut agents = world.query::<(
+        Entity,
+        &Walker,
+        &AgentPos,
+        Has<NextPos>,
+        Has<PathfindingFailed>,
+    )>();
     let mut arrivals = Vec::new();
     let mut failures = Vec::new();
-    for (entity, agent, moving, failed) in agents.iter(world) {
+    for (entity, walker, agent, moving, failed) in agents.iter(world) {
         if failed {
             failures.push(entity);
-        } else if agent.0 == goal && !moving {
+        } else if agent.0 == position(walker.goal) && !moving {
             arrivals.push(entity);
         }
     }
@@ -273,12 +285,14 @@ fn place_tower(
             });
         }
     }
-    let pathfind = request(scenario, search);
     for agent in &cut {
-        world
-            .entity_mut(agent.entity)
+        let mut entity = world.entity_mut(agent.entity);
+        let Some(goal) = entity.get::<Walker>().map(|walker| walker.goal) else {
+            continue;
+        };
+        entity
             .remove::<(NextPos, NorthstarPath)>()
-            .insert(pathfind.clone());
+            .insert(request(goal, search));
     }
     let reaction_time = reaction_started.elapsed();
     let crushed_count = crushed.len();
@@ -296,6 +310,7 @@ fn place_tower(
         failed: 0,
         edit_time,
         reaction_time,
+        checked: None,
     };
     Ok((placement, cut))
 }

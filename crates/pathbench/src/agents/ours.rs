@@ -4,26 +4,40 @@
 //!
 //! The plugin finds the agents a map change affects and searches them again in the background;
 //! their requests set `PathRequest::start_at_agent`, so that a new path leads on from the cell
-//! the agent has got to. Agents walk their old path while they wait for the new one. The plugin
-//! moves them itself: there is no game code to time.
+//! the agent has got to. Agents walk their old path while they wait for the new one. Agents on a
+//! goal's shared tree (`shared_goal_min_agents`) are not searched again: the tree is updated,
+//! and their route ahead follows it. The plugin moves them itself: there is no game code to
+//! time.
+//!
+//! An agent a tower cut counts as re-pathed once its cells ahead (on a shared route, the tree's
+//! route from the cell it stands on; on a path of its own, the path from where its follower
+//! is) avoid every blocked cell and cost what an optimal path from there costs on the map as it
+//! is now ([`super::optimum`]).
 
 use super::crowd_meter::{CrowdFigures, CrowdMeter, Indexed, meter_crowd};
-use super::record::{Counters, FrameStamps, Placement, Repath, RepathWatch, Watched, stamp};
-use super::{AgentsArgs, Contender, PauseChoice, Scenario, cell_at, cell_center};
+use super::optimum::{OptimalCosts, on_shortest_path};
+use super::record::{
+    Counters, FrameStamps, Placement, Repath, RepathWatch, Sharing, Watched, stamp,
+};
+use super::{AgentsArgs, Contender, PauseChoice, Scenario, SharedChoice, cell_at, cell_center};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// An agent of the benchmark: its number and how many walks it started.
+/// An agent of the benchmark: its number, how many walks it started and its goal.
 #[derive(Component)]
 struct Walker {
     index: usize,
     life: u32,
+    goal: Cell,
 }
 
 /// `AStarPlugin` under the scenario, with the settings the arguments change.
 pub struct Ours {
+    /// Its name in the table.
+    label: &'static str,
     settings: PathfindingSettings,
     /// Whether the agents avoid each other (`CrowdAvoidance`).
     crowd: bool,
@@ -36,11 +50,20 @@ pub struct Ours {
 
 impl Ours {
     /// The contender with the settings of `args` (`--repair-cut-paths`, `--goal-batch-min`,
-    /// `--max-paths-applied-per-frame`, `--stage-budget-us`, `--background-pause`) and the plugin's defaults for the rest.
+    /// `--max-paths-applied-per-frame`, `--stage-budget-us`, `--background-pause`, `--shared`,
+    /// `--shared-min`) and the plugin's defaults for the rest.
     pub fn new(args: &AgentsArgs) -> Self {
         let defaults = PathfindingSettings::default();
+        let shared_goal_min_agents = match args.shared {
+            SharedChoice::Off => 0,
+            SharedChoice::On | SharedChoice::Both => {
+                args.shared_min.unwrap_or(defaults.shared_goal_min_agents)
+            }
+        };
         Self {
+            label: "bevy_astar",
             settings: PathfindingSettings {
+                shared_goal_min_agents,
                 repair_cut_paths: args.repair_cut_paths,
                 goal_batch_min: args.goal_batch_min.unwrap_or(defaults.goal_batch_min),
                 max_paths_applied_per_frame: args
@@ -69,8 +92,29 @@ impl Ours {
     #[must_use]
     pub const fn with_crowd(mut self) -> Self {
         self.crowd = true;
+        self.label = "bevy_astar+orca";
         self
     }
+
+    /// The same contender with sharing off: every agent gets a path of its own.
+    #[must_use]
+    pub const fn with_own_paths(mut self) -> Self {
+        self.settings.shared_goal_min_agents = 0;
+        self
+    }
+
+    /// The same contender, called `label` in the table.
+    #[must_use]
+    pub const fn labelled(mut self, label: &'static str) -> Self {
+        self.label = label;
+        self
+    }
+}
+
+/// The movement rule and cost model of every agent's request (the defaults), for the optimum.
+fn request_rules() -> (Movement, CostModel) {
+    let options = SearchOptions::default();
+    (options.movement, options.cost)
 }
 
 impl Indexed for Walker {
@@ -100,6 +144,7 @@ fn build_app(
         .insert_resource(NavGrid::new(scenario.map.grid.clone()))
         .init_resource::<FrameStamps>()
         .init_resource::<CrowdMeter>()
+        .init_resource::<OptimalCosts>()
         .add_systems(Last, meter_crowd::<Walker>)
         .add_systems(
             Update,
@@ -117,7 +162,6 @@ fn build_app(
                 stamp::<4>.after(PathfindingSystems::Follow),
             ),
         );
-    let goal = scenario.map.goal;
     let speed = scenario.speed;
     app.world_mut()
         .spawn_batch(
@@ -125,12 +169,17 @@ fn build_app(
                 .first_cells
                 .iter()
                 .enumerate()
-                .map(move |(index, &cell)| {
+                .map(|(index, &cell)| {
+                    let goal = scenario.goal_of(index);
                     (
                         PathRequest::new(cell, goal).with_start_at_agent(true),
                         PathFollower::new(speed),
                         Transform::from_translation(cell_center(cell).extend(0.0)),
-                        Walker { index, life: 0 },
+                        Walker {
+                            index,
+                            life: 0,
+                            goal,
+                        },
                     )
                 })
                 .collect::<Vec<_>>(),
@@ -169,7 +218,6 @@ fn restart(
 /// Restarts agents that reached the goal or whose search failed; returns (arrivals, failures).
 fn restart_finished(world: &mut World, scenario: &Scenario, goal_area: bool) -> (u64, u64) {
     let size = scenario.map.size();
-    let goal = scenario.map.goal;
     let mut agents = world.query::<(
         &mut Walker,
         &Path,
@@ -181,6 +229,7 @@ fn restart_finished(world: &mut World, scenario: &Scenario, goal_area: bool) -> 
     for (mut walker, path, follower, mut transform, mut request) in agents.iter_mut(world) {
         let failed = path.status.failure().is_some();
         let position = transform.translation.truncate();
+        let goal = walker.goal;
         let arrived = path.is_found()
             && if goal_area {
                 position.distance(cell_center(goal)) <= GOAL_AREA
@@ -248,11 +297,15 @@ fn place_tower(
             restart(scenario, &mut walker, &mut transform, &mut request);
             continue;
         }
-        // Agents already queued again keep walking their old path: it counts too.
+        // Agents already queued again keep walking their old path: it counts too. A shared
+        // route is still read from the tree before the change: the plugin updates it later.
         let walking = path.status.failure().is_none() && !follower.is_finished();
-        let cells = path.cells();
-        let ahead = cells_ahead(&cells, follower, transform.translation.truncate());
-        if walking && ahead.contains(&tower) {
+        let position = transform.translation.truncate();
+        if walking
+            && with_cells_ahead(path, follower, position, size, |ahead| {
+                ahead.contains(&tower)
+            })
+        {
             cut.push(Watched {
                 entity,
                 life: walker.life,
@@ -271,26 +324,78 @@ fn place_tower(
         edit_time,
         // The plugin finds the cut agents itself: the game has nothing to do.
         reaction_time: Duration::ZERO,
+        checked: None,
     };
     Ok((placement, cut))
 }
 
-/// How a cut agent stands: a new revision of a found path that avoids every blocked cell.
-fn repath_status(world: &World, grid: &Grid, agent: &Watched) -> Repath {
+/// Calls `inspect` with the cells still ahead of an agent at `position` on a `size` x `size`
+/// map: on a route on a goal's shared tree, the tree's route from the cell it stands on (the
+/// follower's waypoint index means nothing there); on a path of its own, [`cells_ahead`] from
+/// where its follower heads.
+fn with_cells_ahead<R>(
+    path: &Path,
+    follower: &PathFollower,
+    position: Vec2,
+    size: u32,
+    inspect: impl FnOnce(&[Cell]) -> R,
+) -> R {
+    if path.is_shared() {
+        let cells = cell_at(position, size)
+            .map(|cell| path.cells_from(cell))
+            .unwrap_or_default();
+        inspect(&cells)
+    } else {
+        let cells = path.cells();
+        inspect(cells_ahead(&cells, follower, position))
+    }
+}
+
+/// How a cut agent stands: re-pathed once its cells ahead avoid every blocked cell of `grid`
+/// (the map now) and cost what an optimal path from where it stands costs (`optimum` gives
+/// the goal's costs on `grid`); a path of its own must be a new one too, so that an agent that
+/// walked through the tower before its new path came does not count. The error of the optimum
+/// is kept in `failure`, and the agent counted as waiting.
+fn repath_status(
+    world: &World,
+    (grid, size): (&Arc<Grid>, u32),
+    optimum: &mut OptimalCosts,
+    agent: &Watched,
+    failure: &mut Option<String>,
+) -> Repath {
     let Ok(entity) = world.get_entity(agent.entity) else {
         return Repath::Left;
     };
-    let (Some(walker), Some(path)) = (entity.get::<Walker>(), entity.get::<Path>()) else {
+    let (Some(walker), Some(path), Some(follower), Some(transform)) = (
+        entity.get::<Walker>(),
+        entity.get::<Path>(),
+        entity.get::<PathFollower>(),
+        entity.get::<Transform>(),
+    ) else {
         return Repath::Left;
     };
     if walker.life != agent.life {
-        Repath::Left
-    } else if path.status.failure().is_some() {
-        Repath::Failed
-    } else if path.revision > agent.revision
-        && path.is_found()
-        && path.cells().iter().all(|&cell| grid.is_walkable(cell))
-    {
+        return Repath::Left;
+    }
+    if path.status.failure().is_some() {
+        return Repath::Failed;
+    }
+    if !path.is_found() || !(path.is_shared() || path.revision > agent.revision) {
+        return Repath::Waiting;
+    }
+    let rules = request_rules();
+    let field = match optimum.field(grid, walker.goal, rules) {
+        Ok(field) => field,
+        Err(error) => {
+            failure.get_or_insert(error);
+            return Repath::Waiting;
+        }
+    };
+    let position = transform.translation.truncate();
+    let optimal = with_cells_ahead(path, follower, position, size, |ahead| {
+        on_shortest_path(grid, field, ahead, rules.0, rules.1)
+    });
+    if optimal {
         Repath::Done
     } else {
         Repath::Waiting
@@ -299,11 +404,7 @@ fn repath_status(world: &World, grid: &Grid, agent: &Watched) -> Repath {
 
 impl Contender for Ours {
     fn library(&self) -> &'static str {
-        if self.crowd {
-            "bevy_astar+orca"
-        } else {
-            "bevy_astar"
-        }
+        self.label
     }
 
     fn search(&self) -> String {
@@ -327,7 +428,10 @@ impl Contender for Ours {
             } else {
                 ""
             }
-        ) + if self.crowd {
+        ) + &match settings.shared_goal_min_agents {
+            0 => "; no shared goal trees".to_owned(),
+            min => format!("; a goal's tree shared from {min} agents"),
+        } + if self.crowd {
             "; agents avoid each other (CrowdAvoidance: ORCA)"
         } else {
             ""
@@ -382,6 +486,14 @@ impl Contender for Ours {
         Some(world.resource::<PathfindingStats>().paths_invalidated)
     }
 
+    fn checked_for_changes(&self, world: &World) -> Option<u64> {
+        Some(
+            world
+                .resource::<PathfindingStats>()
+                .agents_checked_for_changes,
+        )
+    }
+
     fn update_watch(
         &self,
         world: &mut World,
@@ -389,11 +501,18 @@ impl Contender for Ours {
         watch: &mut RepathWatch,
         placements: &mut [Placement],
     ) -> Result<(), String> {
+        if watch.unfinished() == 0 {
+            return Ok(());
+        }
         let grid = world.resource::<NavGrid>().snapshot();
-        watch.update(frame, placements, |agent| {
-            repath_status(world, &grid, agent)
+        let size = grid.width();
+        let mut failure = None;
+        world.resource_scope(|world, mut optimum: Mut<OptimalCosts>| {
+            watch.update(frame, placements, |agent| {
+                repath_status(world, (&grid, size), &mut optimum, agent, &mut failure)
+            });
         });
-        Ok(())
+        failure.map_or(Ok(()), Err)
     }
 
     fn waiting(&self, world: &mut World) -> usize {
@@ -407,6 +526,13 @@ impl Contender for Ours {
             repairs: Some(stats.paths_repaired),
             cache: Some((stats.cache_hits, stats.cache_hits + stats.cache_misses)),
             background: Some((stats.searches_finished, stats.total_search_time)),
+            sharing: Some(Sharing {
+                min_agents: world
+                    .resource::<PathfindingSettings>()
+                    .shared_goal_min_agents,
+                routes: stats.shared_routes,
+                trees: stats.goal_trees,
+            }),
         }
     }
 }

@@ -89,6 +89,9 @@ pub struct Placement {
     /// Main-thread time of the game code that reacts to the placement (finding cut agents and
     /// asking for new paths where the library needs it; outside the per-frame span).
     pub reaction_time: Duration,
+    /// Agents whose path the library checked against the change on the main thread, from the
+    /// placement to the next (`None` where the library does not count them).
+    pub checked: Option<u64>,
 }
 
 /// How a watched agent stands a frame after a placement.
@@ -96,7 +99,9 @@ pub struct Placement {
 pub enum Repath {
     /// Still on the path the tower cut, or waiting for its search.
     Waiting,
-    /// Has a new path that avoids every blocked cell.
+    /// Its cells ahead avoid every blocked cell and cost what an optimal path from where it
+    /// stands costs on the map as it is now (for a library that only says its new path avoids
+    /// the towers: has one).
     Done,
     /// Its search failed.
     Failed,
@@ -209,6 +214,20 @@ pub struct RunRecord {
     pub cpu_time: Option<Duration>,
     /// What the crowd meter saw (`--crowd` runs only).
     pub crowd: Option<super::crowd_meter::CrowdFigures>,
+    /// How the library shared its goals' trees: routes given during the measured frames, trees
+    /// held at the end (`None` where the library has no such sharing).
+    pub sharing: Option<Sharing>,
+}
+
+/// How a library shares one tree of shortest paths per goal among its agents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sharing {
+    /// Fewest agents asking for a goal that make it shared (`shared_goal_min_agents`; 0: off).
+    pub min_agents: usize,
+    /// Requests given a route on a shared tree.
+    pub routes: u64,
+    /// Trees held.
+    pub trees: usize,
 }
 
 /// A library's running counters, read after the warm-up and at the end of a run.
@@ -224,6 +243,9 @@ pub struct Counters {
     /// Searches finished on the library's search threads and their total time (`None` when
     /// searches run inside the measured systems).
     pub background: Option<(u64, Duration)>,
+    /// Its sharing of goal trees so far: routes given in all, trees held now (`None` where the
+    /// library has none).
+    pub sharing: Option<Sharing>,
 }
 
 impl Counters {
@@ -246,6 +268,13 @@ impl Counters {
                 (finished > 0).then(|| (time - time_before) / finished)
             },
         );
+        record.sharing = self
+            .sharing
+            .zip(before.sharing)
+            .map(|(after, before)| Sharing {
+                routes: after.routes - before.routes,
+                ..after
+            });
     }
 }
 
@@ -304,6 +333,7 @@ mod tests {
             failed: 0,
             edit_time: Duration::ZERO,
             reaction_time: Duration::ZERO,
+            checked: None,
         }
     }
 
@@ -314,12 +344,22 @@ mod tests {
             repairs: Some(2),
             cache: Some((5, 9)),
             background: Some((8, Duration::from_millis(40))),
+            sharing: Some(Sharing {
+                min_agents: 32,
+                routes: 100,
+                trees: 2,
+            }),
         };
         let after = Counters {
             searches: 25,
             repairs: Some(3),
             cache: Some((9, 20)),
             background: Some((13, Duration::from_millis(90))),
+            sharing: Some(Sharing {
+                min_agents: 32,
+                routes: 130,
+                trees: 3,
+            }),
         };
         let mut record = RunRecord::default();
         after.write_since(&before, &mut record);
@@ -330,6 +370,15 @@ mod tests {
             record.background_search_time,
             Some(Duration::from_millis(10))
         );
+        // Routes given during the measurement; trees held at its end.
+        assert_eq!(
+            record.sharing,
+            Some(Sharing {
+                min_agents: 32,
+                routes: 30,
+                trees: 3
+            })
+        );
         let plain = Counters {
             searches: 4,
             ..Counters::default()
@@ -337,8 +386,13 @@ mod tests {
         plain.write_since(&Counters::default(), &mut record);
         assert_eq!(record.searches, 4);
         assert_eq!(
-            (record.repairs, record.cache, record.background_search_time),
-            (None, None, None)
+            (
+                record.repairs,
+                record.cache,
+                record.background_search_time,
+                record.sharing
+            ),
+            (None, None, None, None)
         );
     }
 

@@ -21,6 +21,7 @@ struct Figures {
     cut_mean: f64,
     searched_mean: f64,
     searched_per_cut: f64,
+    checked_mean: Option<f64>,
     crushed: usize,
     searches_per_second: f64,
     cache_hit_rate: Option<f64>,
@@ -28,6 +29,14 @@ struct Figures {
     reaction: Spread,
     waiting: Spread,
     seconds: f64,
+}
+
+/// Agents checked for changes per placement (mean), where the library counts them.
+fn checked_mean(placements: &[Placement]) -> Option<f64> {
+    let checked: Option<Vec<u64>> = placements.iter().map(|p| p.checked).collect();
+    checked
+        .filter(|checked| !checked.is_empty())
+        .map(|checked| checked.iter().sum::<u64>() as f64 / checked.len() as f64)
 }
 
 /// CPU time of the whole process per measured frame, in milliseconds, where known.
@@ -62,6 +71,7 @@ impl Figures {
             cut_mean: cut as f64 / count,
             searched_mean: searched as f64 / count,
             searched_per_cut: searched as f64 / cut.max(1) as f64,
+            checked_mean: checked_mean(placements),
             crushed: placements.iter().map(|p| p.crushed).sum(),
             searches_per_second: record.searches as f64 / seconds,
             cache_hit_rate: record
@@ -118,6 +128,12 @@ impl Figures {
             "paths_cut_per_placement": self.cut_mean,
             "agents_searched_per_placement": self.searched_mean,
             "searched_per_cut": self.searched_per_cut,
+            "agents_checked_for_changes_per_placement": self.checked_mean,
+            "sharing": record.sharing.map(|sharing| json!({
+                "shared_goal_min_agents": sharing.min_agents,
+                "goal_trees_at_end": sharing.trees,
+                "routes_shared_while_measured": sharing.routes,
+            })),
             "agents_crushed": self.crushed,
             "searches": record.searches,
             "repairs": record.repairs,
@@ -180,10 +196,12 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
     let seconds = scenario.frames as f64 / f64::from(super::FRAME_RATE);
     let figures: Vec<Figures> = runs.iter().map(|run| Figures::of(run, seconds)).collect();
     println!(
-        "pathbench agents: {} agents, {size}x{size} map (seed {}), {} frames at 60 Hz ({seconds} s simulated, {}), \
+        "pathbench agents: {} agents, {size}x{size} map (seed {}), {} goal{}, {} frames at 60 Hz ({seconds} s simulated, {}), \
          {} towers (one every 0.5 s; {} on both libraries' spawn routes), agents at {} cells/s",
         scenario.first_cells.len(),
         args.seed,
+        scenario.goals.len(),
+        if scenario.goals.len() == 1 { "" } else { "s" },
         scenario.frames,
         if scenario.paced {
             "paced to wall-clock time"
@@ -198,6 +216,7 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
     for run in runs {
         println!("  {:<16}{}", run.library, run.search);
     }
+    print_sharing(runs);
     row("", runs.iter().map(|run| run.library.to_owned()));
     let each = |label: &str, value: &dyn Fn(&Figures, &RunRecord) -> String| {
         row(
@@ -229,6 +248,10 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
     each("  searched per path cut", &|f, _| {
         format!("{:.2}", f.searched_per_cut)
     });
+    each("agents checked for the change per placement", &|f, _| {
+        f.checked_mean
+            .map_or_else(|| "-".to_owned(), |mean| format!("{mean:.1}"))
+    });
     each("agents waiting for a new path: median", &|f, _| {
         format!("{}", f.waiting.median)
     });
@@ -248,7 +271,13 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
     });
     each("mean search on a background thread, ms", &|_, run| {
         run.background_search_time.map_or_else(
-            || "in systems".to_owned(),
+            || {
+                if run.searches == 0 {
+                    "no searches".to_owned()
+                } else {
+                    "in systems".to_owned()
+                }
+            },
             |time| milliseconds(time.as_secs_f64() * 1e3),
         )
     });
@@ -318,6 +347,9 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
             "agents": scenario.first_cells.len(),
             "size": args.size,
             "seed": args.seed,
+            "goals": scenario.goals.len(),
+            "shared": format!("{:?}", args.shared).to_lowercase(),
+            "shared_min": args.shared_min,
             "seconds": args.seconds,
             "frames": scenario.frames,
             "towers": scenario.towers.len(),
@@ -330,6 +362,28 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
             "libraries": libraries,
         })
     );
+}
+
+/// Prints how each run that shares goal trees shared them.
+fn print_sharing(runs: &[RunRecord]) {
+    for run in runs {
+        let Some(sharing) = run.sharing else {
+            continue;
+        };
+        println!(
+            "  {}: shared_goal_min_agents {}{}; {} goal trees held at the end; {} routes given \
+             on shared trees while measured",
+            run.library,
+            sharing.min_agents,
+            if sharing.min_agents == 0 {
+                " (off)"
+            } else {
+                ""
+            },
+            sharing.trees,
+            sharing.routes,
+        );
+    }
 }
 
 /// Prints the per-set split of a run's plugin time, where it has one.
