@@ -22,6 +22,9 @@ pub(crate) struct PublishedTree {
     pub geometry: CellGeometry,
     /// The size of the agent kind's footprint, for the waypoints' centres.
     pub size: u8,
+    /// Whether the tree covers every cell that reaches the goal; a first build still
+    /// growing publishes the cells it has settled, nearest the goal, whose routes are final.
+    pub complete: bool,
 }
 
 /// The newest published version of one goal's tree, held by the plugin's store and by every

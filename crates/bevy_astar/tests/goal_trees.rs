@@ -390,3 +390,67 @@ fn agents_arriving_a_few_a_frame_share_once_enough_are_about() {
         assert_legal_and_optimal(&grid, &path(&app, agent), request);
     }
 }
+
+#[test]
+fn on_a_big_map_agents_near_the_goal_walk_before_the_tree_is_whole() {
+    // On the main thread a slice at a time (1 ms a frame), the first build of a 512 x 512
+    // tree spans many frames.
+    let settings = PathfindingSettings {
+        search_thread: SearchThread::MainThread,
+        stage_budget: core::time::Duration::from_millis(1),
+        ..PathfindingSettings::default()
+    };
+    let plugin = AStarPlugin::default().with_settings(settings);
+    let mut app = app_with_grid(plugin, Grid::new(512, 512));
+    let goal = Cell::new(0, 0);
+    let near: Vec<PathRequest> = (0..20)
+        .map(|index| PathRequest::new(Cell::new(10 + index, 12), goal))
+        .collect();
+    let far: Vec<PathRequest> = (0..20)
+        .map(|index| PathRequest::new(Cell::new(490 + index, 500), goal))
+        .collect();
+    let near_agents = spawn_all(&mut app, &near);
+    let far_agents = spawn_all(&mut app, &far);
+    let found = |app: &App, agents: &[Entity]| {
+        agents
+            .iter()
+            .filter(|&&agent| path(app, agent).status == PathStatus::Found)
+            .count()
+    };
+    let mut near_done = None;
+    let mut far_done = None;
+    for frame in 0..MAX_FRAMES {
+        app.update();
+        if near_done.is_none() && found(&app, &near_agents) == near.len() {
+            near_done = Some(frame);
+        }
+        if far_done.is_none() && found(&app, &far_agents) == far.len() {
+            far_done = Some(frame);
+            break;
+        }
+        assert_eq!(
+            found(&app, &far_agents),
+            0,
+            "the far agents wait for the whole tree"
+        );
+    }
+    let (near_done, far_done) = (
+        near_done.expect("near served"),
+        far_done.expect("far served"),
+    );
+    assert!(
+        near_done < far_done,
+        "near at frame {near_done}, far at {far_done}"
+    );
+    let grid = current_grid(&app);
+    for (&agent, request) in near_agents
+        .iter()
+        .chain(&far_agents)
+        .zip(near.iter().chain(&far))
+    {
+        let route = path(&app, agent);
+        assert!(route.is_shared());
+        assert_legal_and_optimal(&grid, &route, request);
+    }
+    assert_eq!(stats(&app).flow_fields_built, 1);
+}

@@ -435,12 +435,13 @@ impl Dispatcher<'_, '_, '_> {
     fn start_batches(&mut self, upstream_busy: bool, agents: &mut AgentQuery) -> usize {
         let mut handled = 0;
         let trees = self.request_trees();
+        handled += self.serve_settled(&trees, agents);
         // A crowd for one goal (two requests or more) waits for the rest of it, while the caps
         // would let it start; a goal whose shared tree is being built waits for the tree.
         let may_start = self.launcher.may_start(self.in_flight);
         let groups = self.batches.take_groups(|group| {
             let tree = group.key().and_then(|key| trees.get(&key));
-            matches!(tree, Some(TreeLookup::Pending))
+            matches!(tree, Some(TreeLookup::Pending(_)))
                 || (tree.is_none()
                     && may_start
                     && upstream_busy
@@ -516,6 +517,48 @@ impl Dispatcher<'_, '_, '_> {
         trees
     }
 
+    /// Gives the agents of the groups whose tree is still being built, and whose start the part
+    /// it has settled reaches (the cells nearest the goal), their routes on it now, oldest
+    /// first within the frame's paths; the rest of each group waits for the whole tree.
+    /// Returns how many it served.
+    fn serve_settled(
+        &mut self,
+        trees: &HashMap<FieldKey, TreeLookup>,
+        agents: &mut AgentQuery,
+    ) -> usize {
+        let mut settled = Vec::new();
+        let mut room = self.paths_left as usize;
+        for group in self.batches.groups_mut() {
+            let Some(TreeLookup::Pending(tree)) = group.key().and_then(|key| trees.get(&key))
+            else {
+                continue;
+            };
+            let Some(published) = tree.current() else {
+                continue;
+            };
+            for member in &mut group.members {
+                if room == 0 {
+                    break;
+                }
+                let reached = published.tree.cost_at(member.job.start).is_some();
+                if reached && !member.waiting.subscribers.is_empty() {
+                    room = room.saturating_sub(member.waiting.subscribers.len());
+                    let subscribers = core::mem::take(&mut member.waiting.subscribers);
+                    let waiting = SearchMember {
+                        key: member.waiting.key,
+                        subscribers,
+                    };
+                    settled.push((waiting, member.job, Arc::clone(tree)));
+                }
+            }
+        }
+        let mut served = 0;
+        for (waiting, job, tree) in settled {
+            served += self.serve_member(&waiting, &job, &tree, agents);
+        }
+        served
+    }
+
     /// Gives every agent of `members` that still waits for its answer a route on the goal's
     /// shared `tree` (a path of its own, read off the tree, to an agent with
     /// [`CrowdAvoidance`](crate::CrowdAvoidance), whose steering reads its waypoints, and to one
@@ -527,10 +570,10 @@ impl Dispatcher<'_, '_, '_> {
         tree: &Arc<SharedTree>,
         agents: &mut AgentQuery,
     ) -> usize {
-        let Some(published) = tree.current() else {
+        if tree.current().is_none() {
             self.denied.extend(members);
             return 0;
-        };
+        }
         let mut served = 0;
         let mut members = members.into_iter();
         for member in members.by_ref() {
@@ -538,26 +581,42 @@ impl Dispatcher<'_, '_, '_> {
                 self.denied.push(member);
                 break;
             }
-            for subscriber in &member.waiting.subscribers {
-                let entity = subscriber.entity;
-                let Ok((request, mut path, mut state, _, _, steered)) = agents.get_mut(entity)
-                else {
-                    continue;
-                };
-                if !member.waiting.key.matches(&request) || !state.awaits(subscriber.sequence) {
-                    self.stats.superseded_results_dropped += 1;
-                    continue;
-                }
-                if let Some(queued) = state.queued.take() {
-                    self.launcher.served.push((queued, entity));
-                }
-                let agent = (entity, &mut *path, &mut *state);
-                self.show_on_tree(agent, &member.job, (tree, &published), steered);
-                self.paths_left = self.paths_left.saturating_sub(1);
-                served += 1;
-            }
+            served += self.serve_member(&member.waiting, &member.job, tree, agents);
         }
         self.denied.extend(members);
+        served
+    }
+
+    /// Gives each agent of `waiting` that still waits for its answer a route on `tree` (or a
+    /// path of its own read off it); returns how many it served.
+    fn serve_member(
+        &mut self,
+        waiting: &SearchMember,
+        job: &SearchJob,
+        tree: &Arc<SharedTree>,
+        agents: &mut AgentQuery,
+    ) -> usize {
+        let Some(published) = tree.current() else {
+            return 0;
+        };
+        let mut served = 0;
+        for subscriber in &waiting.subscribers {
+            let entity = subscriber.entity;
+            let Ok((request, mut path, mut state, _, _, steered)) = agents.get_mut(entity) else {
+                continue;
+            };
+            if !waiting.key.matches(&request) || !state.awaits(subscriber.sequence) {
+                self.stats.superseded_results_dropped += 1;
+                continue;
+            }
+            if let Some(queued) = state.queued.take() {
+                self.launcher.served.push((queued, entity));
+            }
+            let agent = (entity, &mut *path, &mut *state);
+            self.show_on_tree(agent, job, (tree, &published), steered);
+            self.paths_left = self.paths_left.saturating_sub(1);
+            served += 1;
+        }
         served
     }
 

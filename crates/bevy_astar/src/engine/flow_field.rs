@@ -129,6 +129,7 @@ impl FieldSlot {
             map_version: ready.map_version,
             geometry,
             size: key.kind.size,
+            complete: true,
         });
     }
 }
@@ -147,8 +148,10 @@ pub(crate) struct FieldContext<'a> {
 pub(crate) enum TreeLookup {
     /// The tree matches the current grid: give the agents routes on it.
     Ready(Arc<SharedTree>),
-    /// The tree is being built or updated: the group waits for it.
-    Pending,
+    /// The tree is being built or updated: the group waits for it. A first build publishes
+    /// the part it has settled as it goes: the agents whose start it reaches take their routes
+    /// on it at once.
+    Pending(Arc<SharedTree>),
     /// No tree can be held: the group is searched as a goal batch.
     Full,
 }
@@ -206,6 +209,19 @@ impl FlowFields {
         context: FieldContext<'_>,
         stats: &mut PathfindingStats,
     ) -> FieldLookup {
+        self.request_for(key, grid, (context, false), stats)
+    }
+
+    /// [`FlowFields::request`], marking the field as one agents hold routes on when
+    /// `for_routes` is set (before a build starts, so that a first build publishes what it
+    /// has settled as it goes).
+    fn request_for(
+        &mut self,
+        key: FieldKey,
+        grid: &Arc<Grid>,
+        (context, for_routes): (FieldContext<'_>, bool),
+        stats: &mut PathfindingStats,
+    ) -> FieldLookup {
         let capacity = context.capacity;
         let room = |fields: &mut Self| capacity > 0 && fields.make_room(capacity - 1, true);
         if !self.slots.contains_key(&key) && !room(self) {
@@ -214,6 +230,7 @@ impl FlowFields {
         }
         let slot = self.slots.entry(key).or_default();
         slot.last_used = self.frame;
+        slot.serves_routes |= for_routes;
         if let Some(ready) = &slot.ready
             && Arc::ptr_eq(&ready.snapshot, grid)
         {
@@ -236,17 +253,16 @@ impl FlowFields {
         context: FieldContext<'_>,
         stats: &mut PathfindingStats,
     ) -> TreeLookup {
-        let lookup = self.request(key, grid, context, stats);
+        let lookup = self.request_for(key, grid, (context, true), stats);
         let Some(slot) = self.slots.get_mut(&key) else {
             return TreeLookup::Full;
         };
-        slot.serves_routes = true;
         match lookup {
             FieldLookup::Ready(_) => {
                 slot.publish(key, context.nav.geometry());
                 TreeLookup::Ready(Arc::clone(&slot.shared))
             }
-            FieldLookup::Pending => TreeLookup::Pending,
+            FieldLookup::Pending => TreeLookup::Pending(Arc::clone(&slot.shared)),
             FieldLookup::Full => TreeLookup::Full,
         }
     }
@@ -426,7 +442,14 @@ fn start_build(
     } else {
         stats.flow_fields_built += 1;
     }
-    let task = BackgroundTask::spawn(build_field(key, grid, update), placement);
+    // A tree no agent reads yet shows what its first build has settled as it goes.
+    let partial = (slot.serves_routes && slot.shared.current().is_none()).then(|| PartialTree {
+        shared: Arc::clone(&slot.shared),
+        map_version: version,
+        geometry: nav.geometry(),
+        size: key.kind.size,
+    });
+    let task = BackgroundTask::spawn(build_field(key, grid, update, partial), placement);
     FieldBuild {
         task,
         snapshot,
@@ -470,26 +493,51 @@ fn incremental_update(
     ))
 }
 
-/// Builds `key`'s field on `grid`, a slice of cells at a time, or brings the field of `update`
-/// up to date for its changed cells.
+/// Where a first build of a goal's tree publishes what it has settled as it goes.
+struct PartialTree {
+    shared: Arc<SharedTree>,
+    map_version: NavVersion,
+    geometry: CellGeometry,
+    size: u8,
+}
+
+/// Slices of a first build between two publications of what it has settled
+/// ([`PartialTree`]): each copies the tree.
+const SLICES_BETWEEN_PARTIAL_TREES: u32 = 8;
+
+/// Builds `key`'s field on `grid`, a slice of cells at a time (publishing what it has settled
+/// to `partial` every [`SLICES_BETWEEN_PARTIAL_TREES`] slices), or brings the field of
+/// `update` up to date for its changed cells.
 async fn build_field(
     key: FieldKey,
     grid: Arc<Grid>,
     update: Option<(Arc<GoalTree>, Vec<Cell>)>,
+    partial: Option<PartialTree>,
 ) -> Result<GoalTree, FlowFieldError> {
-    match update {
-        Some((field, cells)) => {
-            let mut field = Arc::unwrap_or_clone(field);
-            field.update(&grid, &cells).map(|_| field)
-        }
-        None => {
-            let mut growth = TreeGrowth::new(&grid, &[key.goal], key.movement, key.cost)?;
-            while !growth.advance(FlowField::PROCEED_INTERVAL) {
-                slice_point().await;
-            }
-            Ok(growth.finish())
-        }
+    if let Some((field, cells)) = update {
+        let mut field = Arc::unwrap_or_clone(field);
+        return field.update(&grid, &cells).map(|_| field);
     }
+    let mut growth = TreeGrowth::new(&grid, &[key.goal], key.movement, key.cost)?;
+    let mut slices = 0;
+    while !growth.advance(FlowField::PROCEED_INTERVAL) {
+        slices += 1;
+        if let Some(partial) = partial
+            .as_ref()
+            .filter(|_| slices % SLICES_BETWEEN_PARTIAL_TREES == 0)
+        {
+            partial.shared.publish(PublishedTree {
+                tree: Arc::new(growth.settled_so_far()),
+                grid: Arc::clone(&grid),
+                map_version: partial.map_version,
+                geometry: partial.geometry,
+                size: partial.size,
+                complete: false,
+            });
+        }
+        slice_point().await;
+    }
+    Ok(growth.finish())
 }
 
 /// Applies this frame's [`NavChanged`] messages to the flow fields.
@@ -626,7 +674,8 @@ pub(crate) fn poll_flow_fields(
                     map_version,
                 });
                 if let Some(geometry) = geometry.filter(|_| slot.serves_routes) {
-                    if slot.shared.generation() > 0 && slot.has_routes() {
+                    let was_complete = slot.shared.current().is_some_and(|tree| tree.complete);
+                    if was_complete && slot.has_routes() {
                         updated.push(Arc::clone(&slot.shared));
                     }
                     slot.publish(*key, geometry);

@@ -189,6 +189,12 @@ impl GoalBatches {
         self.groups.iter()
     }
 
+    /// The groups gathered so far, to take agents out of in place (a member whose agents
+    /// were all taken stays, empty, so that the places the index keeps stay right).
+    pub(crate) fn groups_mut(&mut self) -> impl Iterator<Item = &mut BatchGroup> {
+        self.groups.iter_mut()
+    }
+
     /// Keeps the list `members` (emptied) for a later group.
     pub(crate) fn recycle(&mut self, mut members: Vec<BatchMember>) {
         if self.spare.len() < SPARE_LISTS && members.capacity() > 0 {
