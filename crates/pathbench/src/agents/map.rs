@@ -16,8 +16,9 @@ const WALLS: u32 = 7;
 /// Cells kept free of rocks on each side of a wall, so that rocks never close a gap.
 const WALL_MARGIN: u32 = 3;
 /// Most goals the agents can be spread over.
-pub const MAX_GOALS: usize = 64;
-/// Candidate cells drawn for the goals beyond the first, among which the farthest apart win.
+pub const MAX_GOALS: usize = 4_096;
+/// Candidate cells drawn for the goals beyond the first, among which the farthest apart win:
+/// at least this many, and four per goal.
 const GOAL_CANDIDATES: usize = 1_024;
 
 /// The tower-defense map: a grid, the spawns and the goal.
@@ -143,34 +144,33 @@ impl TowerMap {
         if count == 1 {
             return Ok(goals);
         }
-        let mut candidates = self.goal_candidates(seed);
+        let mut candidates = self.goal_candidates(seed, GOAL_CANDIDATES.max(4 * count));
+        // Each candidate's squared distance to the nearest goal chosen so far.
+        let mut spread: Vec<u64> = candidates
+            .iter()
+            .map(|&cell| squared_distance(cell, self.goal))
+            .collect();
         while goals.len() < count {
-            let spread = |cell: &Cell| {
-                goals
-                    .iter()
-                    .map(|&goal| squared_distance(*cell, goal))
-                    .min()
-                    .unwrap_or(0)
-            };
-            let Some((place, _)) = candidates
-                .iter()
-                .enumerate()
-                .max_by_key(|(_, cell)| spread(cell))
-            else {
+            let Some((place, _)) = spread.iter().enumerate().max_by_key(|&(_, &far)| far) else {
                 return Err(format!(
                     "the {size}x{size} map has room for {} goals, not {count}",
                     goals.len(),
                     size = self.size()
                 ));
             };
-            goals.push(candidates.swap_remove(place));
+            let goal = candidates.swap_remove(place);
+            spread.swap_remove(place);
+            for (cell, far) in candidates.iter().zip(&mut spread) {
+                *far = (*far).min(squared_distance(*cell, goal));
+            }
+            goals.push(goal);
         }
         Ok(goals)
     }
 
-    /// Up to [`GOAL_CANDIDATES`] distinct cells drawn from `seed` among the walkable cells of
+    /// Up to `most` distinct cells drawn from `seed` among the walkable cells of
     /// the right half of the map that reach the goal (the goal and the spawns excluded).
-    fn goal_candidates(&self, seed: u64) -> Vec<Cell> {
+    fn goal_candidates(&self, seed: u64, most: usize) -> Vec<Cell> {
         let components = Components::new(&self.grid, Movement::EIGHT);
         let half = self.size() / 2;
         let mut open: Vec<Cell> = self
@@ -185,7 +185,7 @@ impl TowerMap {
             })
             .map(|(cell, _)| cell)
             .collect();
-        let drawn = GOAL_CANDIDATES.min(open.len());
+        let drawn = most.min(open.len());
         let mut random = SeededRandom::new(seed ^ 0x60A1_5EED);
         for index in 0..drawn {
             let pick = index + random.below((open.len() - index) as u64) as usize;
