@@ -48,6 +48,9 @@ pub struct PathfindingStats {
     /// Goals' shared trees held now, counted among
     /// [`PathfindingStats::flow_fields`].
     pub goal_trees: usize,
+    /// Bytes held now by the finished flow fields and goal trees (5 a cell each, and their
+    /// scratch memory).
+    pub flow_field_bytes: usize,
     /// Cut paths repaired with a local detour rather than searched again (see
     /// [`PathfindingSettings::repair_cut_paths`](crate::PathfindingSettings::repair_cut_paths)).
     pub paths_repaired: u64,

@@ -370,6 +370,15 @@ impl FlowFields {
         }
     }
 
+    /// Bytes held by the finished fields.
+    fn bytes(&self) -> usize {
+        self.slots
+            .values()
+            .filter_map(|slot| slot.ready.as_ref())
+            .map(|ready| ready.field.memory_bytes())
+            .sum()
+    }
+
     /// How many of the fields held are shared trees that agents hold routes on.
     fn trees(&self) -> usize {
         self.slots.values().filter(|slot| slot.has_routes()).count()
@@ -578,6 +587,7 @@ pub(crate) fn release_flow_fields(
     stats.flow_fields_dropped += fields.take_dropped();
     stats.flow_fields = fields.len();
     stats.goal_trees = fields.trees();
+    stats.flow_field_bytes = fields.bytes();
     // After the sweep, which spares the fields asked for in this frame's dispatch.
     fields.next_frame();
 }

@@ -532,9 +532,21 @@ impl Contender for Ours {
                     .shared_goal_min_agents,
                 routes: stats.shared_routes,
                 trees: stats.goal_trees,
+                milli_bytes_per_cell: milli_bytes_per_cell(world, stats),
             }),
         }
     }
+}
+
+/// The memory of the flow fields and goal trees held, in thousandths of a byte per map cell and
+/// field (0 when none is held).
+fn milli_bytes_per_cell(world: &World, stats: &PathfindingStats) -> u64 {
+    let grid = world.resource::<NavGrid>().grid();
+    let cells = u64::from(grid.width()) * u64::from(grid.height());
+    let fields = stats.flow_fields as u64;
+    (stats.flow_field_bytes as u64 * 1000)
+        .checked_div(cells * fields)
+        .unwrap_or(0)
 }
 
 /// The cells of an unsmoothed path still ahead of an agent at `position`: from the path cell

@@ -228,6 +228,8 @@ pub struct Sharing {
     pub routes: u64,
     /// Trees held.
     pub trees: usize,
+    /// Memory of the fields and trees held, in thousandths of a byte per map cell and field.
+    pub milli_bytes_per_cell: u64,
 }
 
 /// A library's running counters, read after the warm-up and at the end of a run.
@@ -348,6 +350,7 @@ mod tests {
                 min_agents: 32,
                 routes: 100,
                 trees: 2,
+                milli_bytes_per_cell: 5_100,
             }),
         };
         let after = Counters {
@@ -359,6 +362,7 @@ mod tests {
                 min_agents: 32,
                 routes: 130,
                 trees: 3,
+                milli_bytes_per_cell: 5_200,
             }),
         };
         let mut record = RunRecord::default();
@@ -376,7 +380,8 @@ mod tests {
             Some(Sharing {
                 min_agents: 32,
                 routes: 30,
-                trees: 3
+                trees: 3,
+                milli_bytes_per_cell: 5_200,
             })
         );
         let plain = Counters {

@@ -133,6 +133,7 @@ impl Figures {
                 "shared_goal_min_agents": sharing.min_agents,
                 "goal_trees_at_end": sharing.trees,
                 "routes_shared_while_measured": sharing.routes,
+                "bytes_per_cell_per_tree": sharing.milli_bytes_per_cell as f64 / 1000.0,
             })),
             "agents_crushed": self.crushed,
             "searches": record.searches,
@@ -372,7 +373,7 @@ fn print_sharing(runs: &[RunRecord]) {
         };
         println!(
             "  {}: shared_goal_min_agents {}{}; {} goal trees held at the end; {} routes given \
-             on shared trees while measured",
+             on shared trees while measured; {:.2} bytes a map cell per field or tree held",
             run.library,
             sharing.min_agents,
             if sharing.min_agents == 0 {
@@ -382,6 +383,7 @@ fn print_sharing(runs: &[RunRecord]) {
             },
             sharing.trees,
             sharing.routes,
+            sharing.milli_bytes_per_cell as f64 / 1000.0,
         );
     }
 }
