@@ -364,9 +364,10 @@ fn tower_line(report: &TowerReport, now: &PathfindingStats) -> String {
     let before = &report.stats_before;
     let since = |now: u64, before: u64| now.saturating_sub(before);
     format!(
-        "{} of {} cut · {} searched · {} cached · {} joined",
+        "{} of {} cut · {} trees updated · {} searched · {} cached · {} joined",
         since(now.paths_invalidated, before.paths_invalidated),
         report.creeps,
+        since(now.flow_fields_updated, before.flow_fields_updated),
         since(now.searches_started, before.searches_started),
         since(now.cache_hits, before.cache_hits),
         since(now.shared_searches, before.shared_searches),
@@ -374,8 +375,10 @@ fn tower_line(report: &TowerReport, now: &PathfindingStats) -> String {
 }
 
 /// What each number of [`tower_line`] counts.
-const TOWER_LEGEND: &str = "cut: creeps whose path crossed the tile, of those on the field \
-     when it landed; only they look for a new path. searched / cached / joined: how the plugin \
+const TOWER_LEGEND: &str = "cut: creeps whose own path crossed the tile, of those on the \
+     field when it landed; only they look for a new path. trees updated: a crowd heading for \
+     the goal (the stress test's creeps) shares one tree of routes, which the tower updates \
+     instead of cutting each creep's path. searched / cached / joined: how the plugin \
      answered every request since, new creeps' too: with a search of its own, with a path \
      from its cache, or by joining a search already running.";
 
