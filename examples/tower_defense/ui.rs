@@ -363,11 +363,12 @@ const STRESS_LEGEND: &str = "Stress-test creeps (hollow rings) test the pathfind
 fn tower_line(report: &TowerReport, now: &PathfindingStats) -> String {
     let before = &report.stats_before;
     let since = |now: u64, before: u64| now.saturating_sub(before);
+    let trees = since(now.flow_fields_updated, before.flow_fields_updated);
     format!(
-        "{} of {} cut · {} trees updated · {} searched · {} cached · {} joined",
+        "{} of {} cut · {trees} {} updated · {} searched · {} cached · {} joined",
         since(now.paths_invalidated, before.paths_invalidated),
         report.creeps,
-        since(now.flow_fields_updated, before.flow_fields_updated),
+        if trees == 1 { "tree" } else { "trees" },
         since(now.searches_started, before.searches_started),
         since(now.cache_hits, before.cache_hits),
         since(now.shared_searches, before.shared_searches),
