@@ -107,6 +107,7 @@ fn checked_update(app: &mut App) -> FrameFigures {
         (diagnostics::QUEUE_LENGTH, after.queue_length),
         (diagnostics::IN_FLIGHT, after.in_flight),
         (diagnostics::FLOW_FIELDS, after.flow_fields),
+        (diagnostics::GOAL_TREES, after.goal_trees),
     ] {
         assert_eq!(latest(app, &path), expected as f64, "{path}");
     }

@@ -20,6 +20,7 @@
 //! | [`QUEUE_LENGTH`] | | requests waiting to be dispatched |
 //! | [`IN_FLIGHT`] | | searches running |
 //! | [`FLOW_FIELDS`] | | flow fields held |
+//! | [`GOAL_TREES`] | | goals' shared trees agents hold routes on |
 //!
 //! Rates are per second of real time ([`Time<Real>`](bevy::time::Real)): they describe the
 //! machine's work, which goes on while virtual time is paused or scaled, and stay per frame when
@@ -89,10 +90,14 @@ pub const IN_FLIGHT: DiagnosticPath = DiagnosticPath::const_new("pathfinding/in_
 /// ([`PathfindingStats::flow_fields`](crate::PathfindingStats::flow_fields)).
 pub const FLOW_FIELDS: DiagnosticPath = DiagnosticPath::const_new("pathfinding/flow_fields");
 
+/// Goals' shared trees that agents hold routes on
+/// ([`PathfindingStats::goal_trees`](crate::PathfindingStats::goal_trees)).
+pub const GOAL_TREES: DiagnosticPath = DiagnosticPath::const_new("pathfinding/goal_trees");
+
 /// Every path above, stages first; for
 /// [`LogDiagnosticsPlugin::filtered`](bevy::diagnostic::LogDiagnosticsPlugin::filtered) and
 /// other lists of what to show.
-pub const ALL: [DiagnosticPath; 10] = [
+pub const ALL: [DiagnosticPath; 11] = [
     INVALIDATE_MS,
     DISPATCH_MS,
     APPLY_MS,
@@ -103,6 +108,7 @@ pub const ALL: [DiagnosticPath; 10] = [
     QUEUE_LENGTH,
     IN_FLIGHT,
     FLOW_FIELDS,
+    GOAL_TREES,
 ];
 
 /// The four stage times, in the order the stages run.

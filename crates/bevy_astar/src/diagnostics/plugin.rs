@@ -3,8 +3,8 @@
 //! once a frame.
 
 use super::{
-    APPLY_MS, CACHE_HIT_PERCENT, DISPATCH_MS, FLOW_FIELDS, FOLLOW_MS, IN_FLIGHT, INVALIDATE_MS,
-    PATHS_CUT_PER_SECOND, QUEUE_LENGTH, SEARCHES_PER_SECOND, STAGE_MS,
+    APPLY_MS, CACHE_HIT_PERCENT, DISPATCH_MS, FLOW_FIELDS, FOLLOW_MS, GOAL_TREES, IN_FLIGHT,
+    INVALIDATE_MS, PATHS_CUT_PER_SECOND, QUEUE_LENGTH, SEARCHES_PER_SECOND, STAGE_MS,
 };
 use crate::{PathfindingStats, PathfindingSystems};
 use bevy::diagnostic::{
@@ -79,7 +79,7 @@ impl PathfindingDiagnosticsPlugin {
 }
 
 /// Each diagnostic with the suffix its values are logged with.
-const SUFFIXES: [(DiagnosticPath, &str); 10] = [
+const SUFFIXES: [(DiagnosticPath, &str); 11] = [
     (INVALIDATE_MS, "ms"),
     (DISPATCH_MS, "ms"),
     (APPLY_MS, "ms"),
@@ -90,6 +90,7 @@ const SUFFIXES: [(DiagnosticPath, &str); 10] = [
     (QUEUE_LENGTH, ""),
     (IN_FLIGHT, ""),
     (FLOW_FIELDS, ""),
+    (GOAL_TREES, ""),
 ];
 
 /// Indices of the stages in [`StageClock::frame`] and [`STAGE_MS`].
@@ -276,6 +277,7 @@ fn publish_diagnostics(
     diagnostics.add_measurement(&QUEUE_LENGTH, || stats.queue_length as f64);
     diagnostics.add_measurement(&IN_FLIGHT, || stats.in_flight as f64);
     diagnostics.add_measurement(&FLOW_FIELDS, || stats.flow_fields as f64);
+    diagnostics.add_measurement(&GOAL_TREES, || stats.goal_trees as f64);
     let now = Counters::read(&stats);
     let Some(rates) = frame_rates(*counted, now, time.delta_secs_f64()) else {
         return;
