@@ -512,6 +512,39 @@ fn a_tree_stores_five_bytes_a_cell() {
     assert!(tree.memory_bytes() >= 5 * padded);
 }
 
+/// Bytes per map cell of a flow field and a goal tree built to the centre of a square map of
+/// 20% walls, as `memory_bytes` counts them (storage and scratch): at 256x256 and 1024x1024.
+/// The tree keeps 5 bytes a padded cell, the field 9; the queue's scratch adds under 1.
+#[test]
+fn memory_per_cell_at_256_and_1024() {
+    let mut sweep = Sweep(0x5851_F42D_4C95_7F2D);
+    for side in [256u32, 1024] {
+        let mut grid = Grid::from_fn(side, side, |_| u8::from(sweep.next(5) != 0));
+        let goal = Cell::new(side / 2, side / 2);
+        grid.set_cost(goal, 1).expect("inside");
+        let field =
+            FlowField::build(&grid, &[goal], Movement::EIGHT, CostModel::Octile).expect("walkable");
+        let tree =
+            GoalTree::build(&grid, &[goal], Movement::EIGHT, CostModel::Octile).expect("walkable");
+        let cells = f64::from(side * side);
+        let padded = f64::from((side + 2) * (side + 2));
+        let (field_bytes, tree_bytes) = (field.memory_bytes() as f64, tree.memory_bytes() as f64);
+        eprintln!(
+            "{side}x{side}: flow field {:.3} bytes per cell, goal tree {:.3}",
+            field_bytes / cells,
+            tree_bytes / cells
+        );
+        assert!(
+            tree_bytes >= 5.0 * padded && tree_bytes < 6.0 * padded,
+            "{tree_bytes}"
+        );
+        assert!(
+            field_bytes >= 9.0 * padded && field_bytes < 10.0 * padded,
+            "{field_bytes}"
+        );
+    }
+}
+
 /// A small deterministic generator for the sweeps below.
 struct Sweep(u64);
 
