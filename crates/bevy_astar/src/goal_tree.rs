@@ -6,7 +6,7 @@ use crate::NavVersion;
 use crate::map::CellGeometry;
 use astar_grid::{Cell, GoalTree, Grid, Movement, SmoothingOptions, smooth_path_cells};
 use bevy::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 use std::sync::{Arc, PoisonError, RwLock};
 
 /// One version of a goal's tree, with what reading it needs.
@@ -25,6 +25,97 @@ pub(crate) struct PublishedTree {
     /// Whether the tree covers every cell that reaches the goal; a first build still
     /// growing publishes the cells it has settled, nearest the goal, whose routes are final.
     pub complete: bool,
+    /// The cells whose change made this version out of the one before, as a box; `None` when
+    /// they are not known (a first or whole build): every route may have moved.
+    pub changed: Option<CellBox>,
+}
+
+/// A box of cells, both corners included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CellBox {
+    pub min: Cell,
+    pub max: Cell,
+}
+
+impl CellBox {
+    /// The box around `cells`; `None` when there are none.
+    pub(crate) fn around(cells: impl IntoIterator<Item = Cell>) -> Option<Self> {
+        cells.into_iter().fold(None, |found: Option<Self>, cell| {
+            Some(found.map_or(
+                Self {
+                    min: cell,
+                    max: cell,
+                },
+                |found| Self {
+                    min: Cell::new(found.min.x.min(cell.x), found.min.y.min(cell.y)),
+                    max: Cell::new(found.max.x.max(cell.x), found.max.y.max(cell.y)),
+                },
+            ))
+        })
+    }
+
+    /// Whether the two boxes share a cell.
+    pub(crate) const fn meets(&self, other: &Self) -> bool {
+        self.min.x <= other.max.x
+            && other.min.x <= self.max.x
+            && self.min.y <= other.max.y
+            && other.min.y <= self.max.y
+    }
+}
+
+/// The newest version's number and change box, as a follower reads them every frame without a
+/// lock: a sequence count, odd while a publication writes them.
+#[derive(Debug)]
+struct LatestChange {
+    sequence: AtomicU64,
+    /// `min.x`, `min.y`, `max.x`, `max.y`; a `min.x` above `max.x` says the box is not known.
+    corners: [AtomicU32; 4],
+}
+
+impl Default for LatestChange {
+    /// No version yet, its change not known.
+    fn default() -> Self {
+        Self {
+            sequence: AtomicU64::new(0),
+            corners: [1, 0, 0, 0].map(AtomicU32::new),
+        }
+    }
+}
+
+impl LatestChange {
+    /// Records the change box of the version being published; the caller holds the tree's
+    /// write lock, so publications do not overlap.
+    fn write(&self, changed: Option<CellBox>) {
+        self.sequence.fetch_add(1, Ordering::AcqRel);
+        let corners = changed.map_or([1, 0, 0, 0], |changed| {
+            [changed.min.x, changed.min.y, changed.max.x, changed.max.y]
+        });
+        for (slot, value) in self.corners.iter().zip(corners) {
+            slot.store(value, Ordering::Relaxed);
+        }
+        self.sequence.fetch_add(1, Ordering::Release);
+    }
+
+    /// The newest version's number and change box; `None` while a publication writes them.
+    fn read(&self) -> Option<(u64, Option<CellBox>)> {
+        let before = self.sequence.load(Ordering::Acquire);
+        if before % 2 == 1 {
+            return None;
+        }
+        let [min_x, min_y, max_x, max_y] = self
+            .corners
+            .each_ref()
+            .map(|slot| slot.load(Ordering::Relaxed));
+        fence(Ordering::Acquire);
+        if self.sequence.load(Ordering::Relaxed) != before {
+            return None;
+        }
+        let changed = (min_x <= max_x).then(|| CellBox {
+            min: Cell::new(min_x, min_y),
+            max: Cell::new(max_x, max_y),
+        });
+        Some((before / 2, changed))
+    }
 }
 
 /// The newest published version of one goal's tree, held by the plugin's store and by every
@@ -32,16 +123,17 @@ pub(crate) struct PublishedTree {
 #[derive(Debug, Default)]
 pub(crate) struct SharedTree {
     current: RwLock<Option<Arc<PublishedTree>>>,
-    /// Counts the versions published; 0 before the first.
-    generation: AtomicU64,
+    /// The versions published (0 before the first), and the newest one's change box.
+    latest: LatestChange,
 }
 
 impl SharedTree {
     /// Makes `tree` the version every agent on it reads from now on.
     pub(crate) fn publish(&self, tree: PublishedTree) {
         let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
+        let changed = tree.changed;
         *current = Some(Arc::new(tree));
-        self.generation.fetch_add(1, Ordering::Release);
+        self.latest.write(changed);
     }
 
     /// The newest version, if one was published.
@@ -54,7 +146,13 @@ impl SharedTree {
 
     /// How many versions were published: a reader that saw another number reads again.
     pub(crate) fn generation(&self) -> u64 {
-        self.generation.load(Ordering::Acquire)
+        self.latest.sequence.load(Ordering::Acquire) / 2
+    }
+
+    /// The number of the newest version and the box of the cells whose change made it, read
+    /// without a lock; `None` while a publication is being written.
+    pub(crate) fn latest_change(&self) -> Option<(u64, Option<CellBox>)> {
+        self.latest.read()
     }
 }
 
@@ -196,5 +294,35 @@ impl SharedRoute {
             .iter()
             .map(|&cell| published.geometry.footprint_center(cell, published.size))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boxes_meet_when_they_share_a_cell() {
+        let run = CellBox::around([Cell::new(2, 3), Cell::new(9, 3)]).expect("two cells");
+        assert_eq!(run.min, Cell::new(2, 3));
+        assert_eq!(run.max, Cell::new(9, 3));
+        let at = |x, y| CellBox::around([Cell::new(x, y)]).expect("a cell");
+        assert!(run.meets(&at(9, 3)) && run.meets(&at(2, 3)) && run.meets(&at(5, 3)));
+        assert!(!run.meets(&at(10, 3)) && !run.meets(&at(5, 4)) && !run.meets(&at(1, 3)));
+        assert!(CellBox::around([]).is_none());
+    }
+
+    #[test]
+    fn the_latest_change_reads_the_newest_version_and_its_box() {
+        let latest = LatestChange::default();
+        assert_eq!(latest.read(), Some((0, None)));
+        let changed = CellBox::around([Cell::new(4, 5), Cell::new(6, 1)]);
+        latest.write(changed);
+        assert_eq!(latest.read(), Some((1, changed)));
+        latest.write(None);
+        assert_eq!(latest.read(), Some((2, None)));
+        // While a publication writes, readers are told to read again.
+        latest.sequence.fetch_add(1, Ordering::AcqRel);
+        assert_eq!(latest.read(), None);
     }
 }

@@ -496,15 +496,20 @@ impl Dispatcher<'_, '_, '_> {
             placement: self.launcher.placement,
             capacity: settings.max_flow_fields,
         };
-        let sharing: Vec<FieldKey> = self
+        let min = settings.shared_goal_min_agents;
+        let gathered: Vec<(FieldKey, usize)> = self
             .batches
             .groups()
-            .filter_map(|group| {
-                let key = group.key()?;
-                let agents = group.agents().max(self.fields.agents_for(&key));
-                let enough = agents >= settings.shared_goal_min_agents;
-                (enough || self.fields.serves_routes(&key)).then_some(key)
+            .filter_map(|group| Some((group.key()?, group.agents())))
+            .collect();
+        let sharing: Vec<FieldKey> = gathered
+            .into_iter()
+            .filter(|&(key, agents)| {
+                self.fields.serves_routes(&key)
+                    || agents >= min
+                    || self.fields.agents_for(&key, min) >= min
             })
+            .map(|(key, _)| key)
             .collect();
         for key in sharing {
             let Ok(grid) = self.layers.grid_for(key.kind(), self.nav, self.profiles) else {

@@ -11,7 +11,7 @@
 use super::goal_batch::GoalBatches;
 use super::{EngineAnswer, SearchJob};
 use crate::background::{BackgroundTask, MainThreadWork, Placement, slice_point};
-use crate::goal_tree::{PublishedTree, SharedTree};
+use crate::goal_tree::{CellBox, PublishedTree, SharedTree};
 use crate::kinds::KindKey;
 use crate::map::{AgentLayers, CellGeometry};
 use crate::{
@@ -75,6 +75,9 @@ struct ReadyField {
     grid_id: u64,
     /// The map version of `snapshot`.
     map_version: NavVersion,
+    /// The box of the cells whose change made this field out of the one before; `None` for a
+    /// whole build.
+    changed: Option<CellBox>,
 }
 
 /// A build or update running in the background, on `snapshot`.
@@ -85,6 +88,8 @@ struct FieldBuild {
     /// The map version of `snapshot`.
     map_version: NavVersion,
     incremental: bool,
+    /// The box of the cells an update redoes from; `None` for a whole build.
+    changed: Option<CellBox>,
 }
 
 /// Everything kept for one field.
@@ -130,6 +135,7 @@ impl FieldSlot {
             geometry,
             size: key.kind.size,
             complete: true,
+            changed: ready.changed,
         });
     }
 }
@@ -192,6 +198,9 @@ pub(crate) struct FlowFields {
     /// ([`RUNS_BETWEEN_SWEEPS`] runs apart): a goal its agents reach a few at a time shares
     /// a tree once enough of them are about.
     agents_per_goal: HashMap<FieldKey, usize>,
+    /// Whether a goal without a tree was asked for by fewer agents than make it share one
+    /// since the last count: only then are the requests counted again.
+    count_wanted: bool,
 }
 
 impl FlowFields {
@@ -275,9 +284,12 @@ impl FlowFields {
             .is_some_and(|slot| slot.serves_routes && slot.has_routes())
     }
 
-    /// How many agents' requests `key`'s tree could answer, as last counted.
-    pub(crate) fn agents_for(&self, key: &FieldKey) -> usize {
-        self.agents_per_goal.get(key).copied().unwrap_or(0)
+    /// How many agents' requests `key`'s tree could answer, as last counted; asking for a goal
+    /// whose count is below `enough` has the requests counted again at the next count.
+    pub(crate) fn agents_for(&mut self, key: &FieldKey, enough: usize) -> usize {
+        let counted = self.agents_per_goal.get(key).copied().unwrap_or(0);
+        self.count_wanted |= counted < enough;
+        counted
     }
 
     /// Starts updating every shared tree agents hold routes on that no longer matches its
@@ -446,6 +458,9 @@ fn start_build(
     let grid = Arc::clone(&snapshot);
     let update = incremental_update(key, slot, nav);
     let incremental = update.is_some();
+    let changed = update
+        .as_ref()
+        .and_then(|(_, cells)| CellBox::around(cells.iter().copied()));
     if incremental {
         stats.flow_fields_updated += 1;
     } else {
@@ -465,6 +480,7 @@ fn start_build(
         grid_id: nav.id(),
         map_version: version,
         incremental,
+        changed,
     }
 }
 
@@ -542,6 +558,7 @@ async fn build_field(
                 geometry: partial.geometry,
                 size: partial.size,
                 complete: false,
+                changed: None,
             });
         }
         slice_point().await;
@@ -575,7 +592,8 @@ pub(crate) fn release_flow_fields(
     let over_capacity = fields.len() > settings.max_flow_fields;
     fields.runs_since_sweep += 1;
     let due = fields.runs_since_sweep >= RUNS_BETWEEN_SWEEPS;
-    if due && settings.shared_goal_min_agents > 0 {
+    if due && settings.shared_goal_min_agents > 0 && fields.count_wanted {
+        fields.count_wanted = false;
         fields.agents_per_goal = agents_per_goal(&requests);
     }
     if fields.len() > 0 && (departed || over_capacity || due || !changed.is_empty()) {
@@ -625,11 +643,15 @@ fn agents_per_goal(requests: &Query<&PathRequest>) -> HashMap<FieldKey, usize> {
     let mut counts = HashMap::new();
     let mut run: Option<(FieldKey, usize)> = None;
     for request in requests {
-        let job = SearchJob::of(request, request.options);
-        if !GoalBatches::accepts(&job) {
+        if !GoalBatches::accepts_options(request.algorithm, &request.options) {
             continue;
         }
-        let key = FieldKey::of_job(&job);
+        let key = FieldKey::new(
+            request.goal,
+            request.options.movement,
+            request.options.cost,
+            KindKey::of(request),
+        );
         // Agents sent to one goal usually come one after another: one count per run of them.
         match &mut run {
             Some((last, count)) if *last == key => *count += 1,
@@ -670,6 +692,7 @@ pub(crate) fn poll_flow_fields(
             grid_id,
             map_version,
             incremental,
+            changed,
             ..
         }) = slot.building.take()
         else {
@@ -682,6 +705,7 @@ pub(crate) fn poll_flow_fields(
                     snapshot,
                     grid_id,
                     map_version,
+                    changed,
                 });
                 if let Some(geometry) = geometry.filter(|_| slot.serves_routes) {
                     let was_complete = slot.shared.current().is_some_and(|tree| tree.complete);
@@ -811,6 +835,7 @@ mod tests {
                 snapshot: Arc::clone(grid),
                 grid_id: 1,
                 map_version: NavVersion::default(),
+                changed: None,
             }),
             last_used,
             ..FieldSlot::default()
@@ -867,6 +892,7 @@ mod tests {
                 grid_id: 1,
                 map_version: NavVersion::default(),
                 incremental: false,
+                changed: None,
             }),
             last_used: 0,
             ..FieldSlot::default()

@@ -14,7 +14,7 @@ use crate::background::{OUTCOMES_PER_SLICE, slice_point};
 use crate::cache::RequestKey;
 use crate::in_flight::{SearchMember, Subscriber};
 use crate::outcome::RetiredOutcomes;
-use astar_grid::{Cell, FlowField, GoalPaths, Grid, SearchError};
+use astar_grid::{Cell, FlowField, GoalPaths, Grid, SearchError, SearchOptions};
 use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
 use bevy::prelude::Resource;
@@ -92,11 +92,13 @@ impl GoalBatches {
     /// optimal options, no expansion limit, partial path or closest reachable cell, and no
     /// trace.
     pub(crate) fn accepts(job: &SearchJob) -> bool {
-        let options = &job.options;
-        matches!(
-            job.algorithm,
-            PathAlgorithm::AStar | PathAlgorithm::JumpPoint
-        ) && options.is_optimal()
+        Self::accepts_options(job.algorithm, &job.options)
+    }
+
+    /// [`GoalBatches::accepts`], for a request's `algorithm` and `options`.
+    pub(crate) fn accepts_options(algorithm: PathAlgorithm, options: &SearchOptions) -> bool {
+        matches!(algorithm, PathAlgorithm::AStar | PathAlgorithm::JumpPoint)
+            && options.is_optimal()
             && options.max_expansions.is_none()
             && !options.partial_path
             && !options.closest_reachable

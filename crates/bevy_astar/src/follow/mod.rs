@@ -5,7 +5,7 @@
 pub(crate) mod plugin;
 
 use crate::Path;
-use crate::goal_tree::{PublishedTree, SharedRoute};
+use crate::goal_tree::{CellBox, PublishedTree, SharedRoute};
 use astar_grid::Cell;
 use bevy::prelude::*;
 
@@ -44,8 +44,12 @@ pub struct PathFollower {
     /// On a route of a goal's shared tree: the cell whose centre `target` is.
     #[reflect(ignore)]
     cell: Cell,
-    /// On a route of a goal's shared tree: the tree's version `target` was read from.
-    generation: u64,
+    /// On a route of a goal's shared tree: the cell the straight run to `cell` starts at.
+    #[reflect(ignore)]
+    run_from: Cell,
+    /// On a route of a goal's shared tree: the tree's version `target` was read from (or
+    /// found to hold for).
+    pub(crate) generation: u64,
 }
 
 impl PathFollower {
@@ -59,6 +63,7 @@ impl PathFollower {
             revision: 0,
             finished: true,
             cell: Cell::new(0, 0),
+            run_from: Cell::new(0, 0),
             generation: 0,
         }
     }
@@ -99,9 +104,29 @@ impl PathFollower {
         }
     }
 
-    /// Whether the follower walks `route` by a version of its tree older than the newest.
-    pub(crate) fn aims_by_an_older_tree(&self, route: &SharedRoute) -> bool {
-        !self.finished && route.tree.generation() != self.generation
+    /// Whether the follower must aim again on `route` because its tree changed: a newer
+    /// version than the one it aimed by, unless it is the next one and its changed cells lie
+    /// away from the straight run the follower walks (which then still holds; the next run is
+    /// read from the new version). Read without a lock, every frame.
+    pub(crate) fn aims_by_an_older_tree(&mut self, route: &SharedRoute) -> bool {
+        if self.finished {
+            return false;
+        }
+        let Some((generation, changed)) = route.tree.latest_change() else {
+            return true;
+        };
+        if generation == self.generation {
+            return false;
+        }
+        let run = CellBox::around([self.run_from, self.cell]);
+        let clear_of_run = changed
+            .zip(run)
+            .is_some_and(|(changed, run)| !changed.meets(&run));
+        if generation == self.generation + 1 && clear_of_run {
+            self.generation = generation;
+            return false;
+        }
+        true
     }
 
     /// Points the follower at the end of the straight run of the tree's next steps from the
@@ -118,10 +143,13 @@ impl PathFollower {
         let Some(published) = route.tree.current() else {
             return false;
         };
-        let Some((cell, target)) = from(&published).and_then(|from| published.way_on_from(from))
-        else {
+        let Some(from_cell) = from(&published) else {
             return false;
         };
+        let Some((cell, target)) = published.way_on_from(from_cell) else {
+            return false;
+        };
+        self.run_from = from_cell;
         self.cell = cell;
         self.target = target;
         self.next_waypoint += 1;
@@ -186,5 +214,69 @@ impl PathFollower {
             }
             None => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::goal_tree::{PublishedTree, SharedTree};
+    use crate::map::CellGeometry;
+    use crate::{NavVersion, Path};
+    use astar_grid::{CostModel, GoalTree, Grid, Movement};
+    use std::sync::Arc;
+
+    /// A version of a tree to `goal` on `grid`, made out of the one before by a change of the
+    /// cells in `changed` (`None`: not known).
+    fn version(grid: &Grid, goal: Cell, changed: Option<CellBox>) -> PublishedTree {
+        let tree = GoalTree::build(grid, &[goal], Movement::EIGHT, CostModel::Octile)
+            .expect("a walkable goal");
+        PublishedTree {
+            tree: Arc::new(tree),
+            grid: Arc::new(grid.clone()),
+            map_version: NavVersion::default(),
+            geometry: CellGeometry::default(),
+            size: 1,
+            complete: true,
+            changed,
+        }
+    }
+
+    #[test]
+    fn a_change_away_from_the_run_keeps_it_and_one_on_it_aims_again() {
+        let grid = Grid::new(40, 8);
+        let goal = Cell::new(39, 0);
+        let tree = Arc::new(SharedTree::default());
+        tree.publish(version(&grid, goal, None));
+        let route = SharedRoute {
+            tree: Arc::clone(&tree),
+            start: Cell::new(0, 0),
+            smoothing: false,
+            movement: Movement::EIGHT,
+        };
+        let mut follower = PathFollower::new(1.0);
+        let mut path = Path::default();
+        path.revision = 1;
+        path.replace_route(crate::path::PathRoute::Shared(route.clone()));
+        follower.sync_with(&path);
+        // Along row 0 to the east: a straight run of 32 cells.
+        assert_eq!(
+            (follower.run_from, follower.cell),
+            (Cell::new(0, 0), Cell::new(32, 0))
+        );
+        let box_at = |x, y| CellBox::around([Cell::new(x, y)]);
+        // A change far below the run: the run holds, and the follower takes the new version.
+        tree.publish(version(&grid, goal, box_at(10, 6)));
+        assert!(!follower.aims_by_an_older_tree(&route));
+        assert_eq!(follower.generation, tree.generation());
+        // A change on the run: aim again.
+        tree.publish(version(&grid, goal, box_at(20, 0)));
+        assert!(follower.aims_by_an_older_tree(&route));
+        // Two versions past the one it aimed by, or a change not known: aim again.
+        follower.generation = tree.generation() - 2;
+        assert!(follower.aims_by_an_older_tree(&route));
+        follower.generation = tree.generation();
+        tree.publish(version(&grid, goal, None));
+        assert!(follower.aims_by_an_older_tree(&route));
     }
 }

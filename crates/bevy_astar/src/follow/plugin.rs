@@ -64,6 +64,7 @@ pub(crate) fn follow_paths(
         }
         let mut position = transform.translation.truncate();
         if let Some(route) = path.shared_route()
+            && route.tree.generation() != follower.generation
             && follower.aims_by_an_older_tree(route)
         {
             // The tree changed under the agent: aim again from where it stands.
