@@ -440,7 +440,9 @@ impl Dispatcher<'_, '_, '_> {
         // would let it start; a goal whose shared tree is being built waits for the tree.
         let may_start = self.launcher.may_start(self.in_flight);
         let groups = self.batches.take_groups(|group| {
-            let tree = group.key().and_then(|key| trees.get(&key));
+            let tree = (!trees.is_empty())
+                .then(|| group.key().and_then(|key| trees.get(&key)))
+                .flatten();
             matches!(tree, Some(TreeLookup::Pending(_)))
                 || (tree.is_none()
                     && may_start
@@ -449,7 +451,10 @@ impl Dispatcher<'_, '_, '_> {
                     && group.members.len() > 1)
         });
         for group in groups {
-            if let Some(TreeLookup::Ready(tree)) = group.key().and_then(|key| trees.get(&key)) {
+            let tree = (!trees.is_empty())
+                .then(|| group.key().and_then(|key| trees.get(&key)))
+                .flatten();
+            if let Some(TreeLookup::Ready(tree)) = tree {
                 handled += self.serve_on_tree(group.members, tree, agents);
                 continue;
             }
@@ -497,20 +502,25 @@ impl Dispatcher<'_, '_, '_> {
             capacity: settings.max_flow_fields,
         };
         let min = settings.shared_goal_min_agents;
-        let gathered: Vec<(FieldKey, usize)> = self
+        // Goals are looked up only where a tree or a count could make them share: with many
+        // goals of a few agents each, a frame's thousands of groups cost a comparison each.
+        let (serving, counted) = (self.fields.serves_any(), self.fields.counted_any(min));
+        let mut too_few = false;
+        let sharing: Vec<FieldKey> = self
             .batches
             .groups()
-            .filter_map(|group| Some((group.key()?, group.agents())))
-            .collect();
-        let sharing: Vec<FieldKey> = gathered
-            .into_iter()
-            .filter(|&(key, agents)| {
-                self.fields.serves_routes(&key)
-                    || agents >= min
-                    || self.fields.agents_for(&key, min) >= min
+            .filter_map(|group| {
+                let key = group.key()?;
+                let shares = group.agents() >= min
+                    || (serving && self.fields.serves_routes(&key))
+                    || (counted && self.fields.agents_for(&key) >= min);
+                too_few |= !shares;
+                shares.then_some(key)
             })
-            .map(|(key, _)| key)
             .collect();
+        if too_few {
+            self.fields.want_count();
+        }
         for key in sharing {
             let Ok(grid) = self.layers.grid_for(key.kind(), self.nav, self.profiles) else {
                 continue;
@@ -531,6 +541,12 @@ impl Dispatcher<'_, '_, '_> {
         trees: &HashMap<FieldKey, TreeLookup>,
         agents: &mut AgentQuery,
     ) -> usize {
+        if !trees
+            .values()
+            .any(|tree| matches!(tree, TreeLookup::Pending(_)))
+        {
+            return 0;
+        }
         let mut settled = Vec::new();
         let mut room = self.paths_left as usize;
         for group in self.batches.groups_mut() {

@@ -201,6 +201,8 @@ pub(crate) struct FlowFields {
     /// Whether a goal without a tree was asked for by fewer agents than make it share one
     /// since the last count: only then are the requests counted again.
     count_wanted: bool,
+    /// The most agents the last count found for one goal.
+    most_counted: usize,
 }
 
 impl FlowFields {
@@ -284,12 +286,25 @@ impl FlowFields {
             .is_some_and(|slot| slot.serves_routes && slot.has_routes())
     }
 
-    /// How many agents' requests `key`'s tree could answer, as last counted; asking for a goal
-    /// whose count is below `enough` has the requests counted again at the next count.
-    pub(crate) fn agents_for(&mut self, key: &FieldKey, enough: usize) -> usize {
-        let counted = self.agents_per_goal.get(key).copied().unwrap_or(0);
-        self.count_wanted |= counted < enough;
-        counted
+    /// How many agents' requests `key`'s tree could answer, as last counted.
+    pub(crate) fn agents_for(&self, key: &FieldKey) -> usize {
+        self.agents_per_goal.get(key).copied().unwrap_or(0)
+    }
+
+    /// Whether the last count found a goal with `enough` agents or more.
+    pub(crate) const fn counted_any(&self, enough: usize) -> bool {
+        self.most_counted >= enough
+    }
+
+    /// Whether agents hold routes on some tree.
+    pub(crate) fn serves_any(&self) -> bool {
+        self.slots.values().any(|slot| slot.serves_routes)
+    }
+
+    /// Has the requests counted again at the next count: a goal with too few agents gathered
+    /// in a frame to share a tree asked.
+    pub(crate) fn want_count(&mut self) {
+        self.count_wanted = true;
     }
 
     /// Starts updating every shared tree agents hold routes on that no longer matches its
@@ -595,6 +610,7 @@ pub(crate) fn release_flow_fields(
     if due && settings.shared_goal_min_agents > 0 && fields.count_wanted {
         fields.count_wanted = false;
         fields.agents_per_goal = agents_per_goal(&requests);
+        fields.most_counted = fields.agents_per_goal.values().copied().max().unwrap_or(0);
     }
     if fields.len() > 0 && (departed || over_capacity || due || !changed.is_empty()) {
         fields.runs_since_sweep = 0;
