@@ -50,6 +50,9 @@ pub struct PathFollower {
     /// On a route of a goal's shared tree: the tree's version `target` was read from (or
     /// found to hold for).
     pub(crate) generation: u64,
+    /// On a route of a goal's shared tree: frames left to stand still, waiting for the version
+    /// after `generation`, because a map change crossed the run ahead.
+    held_frames: u32,
 }
 
 impl PathFollower {
@@ -65,6 +68,7 @@ impl PathFollower {
             cell: Cell::new(0, 0),
             run_from: Cell::new(0, 0),
             generation: 0,
+            held_frames: 0,
         }
     }
 
@@ -82,6 +86,11 @@ impl PathFollower {
         self.finished
     }
 }
+
+/// Frames a follower on a goal's shared tree stands still at most, waiting for the tree's
+/// update after a map change crossed its run ([`PathFollower::hold`]): a tree whose update is
+/// slower lets it walk on by the version it has.
+const MOST_FRAMES_HELD: u32 = 30;
 
 /// Waypoints in line a follower may look past at once ([`PathFollower::aim_straight_on`]).
 const MOST_WAYPOINTS_AHEAD: usize = 32;
@@ -124,6 +133,7 @@ impl PathFollower {
             .is_some_and(|(changed, run)| !changed.meets(&run));
         if generation == self.generation + 1 && clear_of_run {
             self.generation = generation;
+            self.held_frames = 0;
             return false;
         }
         true
@@ -152,7 +162,29 @@ impl PathFollower {
         self.run_from = from_cell;
         self.cell = cell;
         self.target = target;
+        self.held_frames = 0;
         self.next_waypoint += 1;
+        true
+    }
+
+    /// The box of the straight run the follower walks on a route of a goal's shared tree.
+    pub(crate) fn run_box(&self) -> Option<CellBox> {
+        CellBox::around([self.run_from, self.cell])
+    }
+
+    /// Stands the follower still until its tree's next version (a map change crossed the run
+    /// ahead, and the tree is being updated), for at most [`MOST_FRAMES_HELD`] frames.
+    pub(crate) const fn hold(&mut self) {
+        self.held_frames = MOST_FRAMES_HELD;
+    }
+
+    /// Whether the follower stands still this frame, waiting for its tree's next version;
+    /// counts the frame.
+    pub(crate) const fn waits_for_the_tree(&mut self) -> bool {
+        if self.held_frames == 0 {
+            return false;
+        }
+        self.held_frames -= 1;
         true
     }
 

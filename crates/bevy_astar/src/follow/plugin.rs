@@ -3,6 +3,9 @@
 
 use super::PathFollower;
 use crate::crowd::{CrowdAvoidance, CrowdSettings};
+use crate::goal_tree::CellBox;
+use crate::kinds::KindKey;
+use crate::map::NavChanged;
 use crate::schedule::pathfinding_schedule;
 use crate::{Path, PathRequest, PathfindingSystems};
 use bevy::prelude::*;
@@ -35,7 +38,7 @@ type FollowerParts = (
     &'static mut PathFollower,
     &'static mut Transform,
     Has<CrowdAvoidance>,
-    Has<PathRequest>,
+    Option<&'static PathRequest>,
 );
 
 /// Advances every follower along its path but those the crowd systems steer: with
@@ -51,26 +54,37 @@ type FollowerParts = (
 pub(crate) fn follow_paths(
     time: Res<Time>,
     crowds: Option<Res<CrowdSettings>>,
+    mut changes: MessageReader<NavChanged>,
     mut followers: Query<FollowerParts>,
 ) {
     let delta = time.delta_secs();
     let crowds_steer = crowds.is_some();
-    for (path, mut follower, mut transform, avoids, requests) in &mut followers {
-        if crowds_steer && avoids && requests {
+    let mut cuts = FrameCuts::of(changes.read());
+    for (path, mut follower, mut transform, avoids, request) in &mut followers {
+        if crowds_steer && avoids && request.is_some() {
             continue;
         }
         if path.is_changed() || follower.is_changed() {
             follower.sync_with(&path);
         }
         let mut position = transform.translation.truncate();
-        if let Some(route) = path.shared_route()
-            && route.tree.generation() != follower.generation
-            && follower.aims_by_an_older_tree(route)
-        {
-            // The tree changed under the agent: aim again from where it stands.
-            let aimed = follower.aim_on_tree(route, |tree| tree.anchor_at(position));
-            if !aimed {
-                follower.finish();
+        if let Some(route) = path.shared_route() {
+            let kind = request.map_or(KindKey::DEFAULT, KindKey::of);
+            if !follower.finished && cuts.crosses(kind, follower.run_box()) {
+                // The tree is being updated for a change across the run ahead: wait for it.
+                follower.hold();
+            }
+            if route.tree.generation() != follower.generation
+                && follower.aims_by_an_older_tree(route)
+            {
+                // The tree changed under the agent: aim again from where it stands.
+                let aimed = follower.aim_on_tree(route, |tree| tree.anchor_at(position));
+                if !aimed {
+                    follower.finish();
+                }
+            }
+            if follower.waits_for_the_tree() {
+                continue;
             }
         }
         if follower.finished {
@@ -80,6 +94,66 @@ pub(crate) fn follow_paths(
         let budget = follower.speed.max(0.0) * delta;
         position = walk(follower, &path, position, budget);
         transform.translation = position.extend(transform.translation.z);
+    }
+}
+
+/// The boxes of this frame's map changes for each agent kind that asked, worked out once.
+struct FrameCuts<'a> {
+    changes: Vec<&'a NavChanged>,
+    /// For each kind asked about: the box of the cells of its grid the changes touched, the
+    /// whole map (`Some(None)`), or nothing (`None`).
+    boxes: Vec<(KindKey, Option<Option<CellBox>>)>,
+}
+
+impl<'a> FrameCuts<'a> {
+    fn of(changes: impl Iterator<Item = &'a NavChanged>) -> Self {
+        Self {
+            changes: changes.collect(),
+            boxes: Vec::new(),
+        }
+    }
+
+    /// Whether this frame's changes of `kind`'s grid touch `run` (every run, for a change of
+    /// the whole map).
+    fn crosses(&mut self, kind: KindKey, run: Option<CellBox>) -> bool {
+        if self.changes.is_empty() {
+            return false;
+        }
+        let cut = match self.boxes.iter().find(|(asked, _)| *asked == kind) {
+            Some(&(_, cut)) => cut,
+            None => {
+                let cut = self.cut_of(kind);
+                self.boxes.push((kind, cut));
+                cut
+            }
+        };
+        match cut {
+            None => false,
+            Some(None) => true,
+            Some(Some(cut)) => run.is_some_and(|run| run.meets(&cut)),
+        }
+    }
+
+    /// The box of the changes of `kind`'s grid: `None` when they touch none of it,
+    /// `Some(None)` for the whole map.
+    fn cut_of(&self, kind: KindKey) -> Option<Option<CellBox>> {
+        let mut cut: Option<CellBox> = None;
+        for change in self
+            .changes
+            .iter()
+            .filter_map(|changed| changed.change_for_kind(kind))
+        {
+            if change.is_whole_map() {
+                return Some(None);
+            }
+            let cells = change.cells().map(|cell| cell.cell);
+            let cells = cut
+                .into_iter()
+                .flat_map(|cut| [cut.min, cut.max])
+                .chain(cells);
+            cut = CellBox::around(cells);
+        }
+        cut.map(Some)
     }
 }
 
