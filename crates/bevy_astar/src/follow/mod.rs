@@ -127,7 +127,7 @@ impl PathFollower {
         if generation == self.generation {
             return false;
         }
-        let run = CellBox::around([self.run_from, self.cell]);
+        let run = self.run_box();
         let clear_of_run = changed
             .zip(run)
             .is_some_and(|(changed, run)| !changed.meets(&run));

@@ -59,7 +59,7 @@ pub(crate) fn follow_paths(
 ) {
     let delta = time.delta_secs();
     let crowds_steer = crowds.is_some();
-    let mut cuts = FrameCuts::of(changes.read());
+    let cuts = FrameCuts::of(changes.read());
     for (path, mut follower, mut transform, avoids, request) in &mut followers {
         if crowds_steer && avoids && request.is_some() {
             continue;
@@ -97,63 +97,28 @@ pub(crate) fn follow_paths(
     }
 }
 
-/// The boxes of this frame's map changes for each agent kind that asked, worked out once.
+/// This frame's map changes, read once for every follower.
 struct FrameCuts<'a> {
     changes: Vec<&'a NavChanged>,
-    /// For each kind asked about: the box of the cells of its grid the changes touched, the
-    /// whole map (`Some(None)`), or nothing (`None`).
-    boxes: Vec<(KindKey, Option<Option<CellBox>>)>,
 }
 
 impl<'a> FrameCuts<'a> {
     fn of(changes: impl Iterator<Item = &'a NavChanged>) -> Self {
         Self {
             changes: changes.collect(),
-            boxes: Vec::new(),
         }
     }
 
-    /// Whether this frame's changes of `kind`'s grid touch `run` (every run, for a change of
-    /// the whole map).
-    fn crosses(&mut self, kind: KindKey, run: Option<CellBox>) -> bool {
-        if self.changes.is_empty() {
+    /// Whether this frame's changes of `kind`'s grid may touch `run` (every run, for a change
+    /// of the whole map), by each change's bounds.
+    fn crosses(&self, kind: KindKey, run: Option<CellBox>) -> bool {
+        let Some(run) = run else {
             return false;
-        }
-        let cut = match self.boxes.iter().find(|(asked, _)| *asked == kind) {
-            Some(&(_, cut)) => cut,
-            None => {
-                let cut = self.cut_of(kind);
-                self.boxes.push((kind, cut));
-                cut
-            }
         };
-        match cut {
-            None => false,
-            Some(None) => true,
-            Some(Some(cut)) => run.is_some_and(|run| run.meets(&cut)),
-        }
-    }
-
-    /// The box of the changes of `kind`'s grid: `None` when they touch none of it,
-    /// `Some(None)` for the whole map.
-    fn cut_of(&self, kind: KindKey) -> Option<Option<CellBox>> {
-        let mut cut: Option<CellBox> = None;
-        for change in self
-            .changes
+        self.changes
             .iter()
             .filter_map(|changed| changed.change_for_kind(kind))
-        {
-            if change.is_whole_map() {
-                return Some(None);
-            }
-            let cells = change.cells().map(|cell| cell.cell);
-            let cells = cut
-                .into_iter()
-                .flat_map(|cut| [cut.min, cut.max])
-                .chain(cells);
-            cut = CellBox::around(cells);
-        }
-        cut.map(Some)
+            .any(|change| change.may_touch_rect(run.min, run.max))
     }
 }
 
