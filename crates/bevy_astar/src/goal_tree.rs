@@ -233,6 +233,14 @@ impl PartialEq for SharedRoute {
 }
 
 impl SharedRoute {
+    /// Whether the newest tree reaches the goal from the start ([`SharedRoute::cells`] is then
+    /// not empty), read without following the route.
+    pub(crate) fn reaches_goal(&self) -> bool {
+        self.tree
+            .current()
+            .is_some_and(|published| published.tree.cost_at(self.start).is_some())
+    }
+
     /// The cells from the start to the goal on the newest tree; empty where it cannot reach
     /// the goal (or before a tree was published).
     pub(crate) fn cells(&self) -> Arc<[Cell]> {

@@ -313,7 +313,7 @@ impl Path {
         match &self.route {
             PathRoute::Empty => true,
             PathRoute::Own { cells, .. } => cells.is_empty(),
-            PathRoute::Shared(route) => route.cells().is_empty(),
+            PathRoute::Shared(route) => !route.reaches_goal(),
         }
     }
 }

@@ -397,6 +397,13 @@ impl FlowFields {
         }
     }
 
+    /// Writes into `stats` the fields held, the trees among them and their bytes.
+    fn count_into(&self, stats: &mut PathfindingStats) {
+        stats.flow_fields = self.slots.len();
+        stats.goal_trees = self.trees();
+        stats.flow_field_bytes = self.bytes();
+    }
+
     /// Bytes held by the finished fields.
     fn bytes(&self) -> usize {
         self.slots
@@ -619,9 +626,7 @@ pub(crate) fn release_flow_fields(
     }
     // Those let go of to make room in this frame's dispatch, and in the sweep.
     stats.flow_fields_dropped += fields.take_dropped();
-    stats.flow_fields = fields.len();
-    stats.goal_trees = fields.trees();
-    stats.flow_field_bytes = fields.bytes();
+    fields.count_into(&mut stats);
     // After the sweep, which spares the fields asked for in this frame's dispatch.
     fields.next_frame();
 }
@@ -755,8 +760,7 @@ pub(crate) fn poll_flow_fields(
         let kinds = (&mut *upkeep.layers, &*upkeep.profiles);
         fields.refresh_trees(context, kinds, &mut stats);
     }
-    stats.flow_fields = fields.slots.len();
-    stats.goal_trees = fields.trees();
+    fields.count_into(&mut stats);
 }
 
 /// With [`PathfindingSettings::announce_shared_route_changes`], sends [`PathFound`] (a message
