@@ -169,6 +169,36 @@ pub(crate) struct SharedRoute {
     pub movement: Movement,
 }
 
+/// The version of a goal's shared tree that an agent's own path was read off (an avoiding
+/// agent's, whose steering reads its own waypoints), so that it can tell when the tree moved on;
+/// none for any other path.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TreeCopy(Option<(Arc<SharedTree>, u64)>);
+
+impl TreeCopy {
+    /// A path read off `tree` as of version `generation`.
+    pub(crate) fn of(tree: &Arc<SharedTree>, generation: u64) -> Self {
+        Self(Some((Arc::clone(tree), generation)))
+    }
+
+    /// Whether the path was read off a tree that has published a newer version since.
+    pub(crate) fn moved_on(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|(tree, generation)| tree.generation() != *generation)
+    }
+}
+
+impl PartialEq for TreeCopy {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some((a, first)), Some((b, second))) => Arc::ptr_eq(a, b) && first == second,
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
 /// How many cells of one straight run a follower walks before it reads the tree again.
 const MOST_CELLS_A_RUN: usize = 32;
 

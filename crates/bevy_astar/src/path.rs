@@ -2,7 +2,7 @@
 
 use crate::NavVersion;
 use crate::PathAlgorithm;
-use crate::goal_tree::SharedRoute;
+use crate::goal_tree::{SharedRoute, SharedTree, TreeCopy};
 use crate::kinds::KindError;
 use astar_grid::{Cell, Limit, SearchError};
 use bevy::prelude::*;
@@ -114,6 +114,9 @@ pub struct Path {
     /// request was answered with others for the same goal (see
     /// [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min)).
     pub algorithm: PathAlgorithm,
+    /// The tree version the route of its own was read off, for an avoiding agent on a goal's
+    /// shared tree.
+    copied_from: TreeCopy,
 }
 
 /// Where a [`Path`]'s cells come from.
@@ -267,8 +270,20 @@ impl Path {
         }
     }
 
+    /// Notes that the route of its own was read off version `generation` of `tree`.
+    pub(crate) fn note_copied_from(&mut self, tree: &Arc<SharedTree>, generation: u64) {
+        self.copied_from = TreeCopy::of(tree, generation);
+    }
+
+    /// Whether its route of its own was read off a goal's shared tree that has published a
+    /// newer version since (a map change, or the crowd's costs, moved it on).
+    pub(crate) fn copied_tree_moved_on(&self) -> bool {
+        self.copied_from.moved_on()
+    }
+
     /// Replaces the route, returning the one it held.
     pub(crate) fn replace_route(&mut self, route: PathRoute) -> PathRoute {
+        self.copied_from = TreeCopy::default();
         core::mem::replace(&mut self.route, route)
     }
 

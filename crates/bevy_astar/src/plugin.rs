@@ -19,7 +19,7 @@ use crate::in_flight::InFlightSearches;
 use crate::invalidate::{
     PendingInvalidations, invalidate_paths, invalidate_results, publish_map_changes,
 };
-use crate::map::AgentLayers;
+use crate::map::{AgentLayers, CrowdCosts};
 use crate::outcome::RetiredOutcomes;
 use crate::queue::{RequestQueue, forget_removed_request};
 use crate::schedule::PathfindingSchedule;
@@ -231,6 +231,7 @@ fn init_resources(app: &mut App) {
         .init_resource::<InFlightSearches>()
         .init_resource::<PathCache>()
         .init_resource::<FlowFields>()
+        .init_resource::<CrowdCosts>()
         .init_resource::<JumpPoints>()
         .init_resource::<KeptGoalSearches>()
         .init_resource::<RetiredOutcomes>()

@@ -75,6 +75,10 @@ pub struct PathfindingStats {
     /// Searches asked for by avoiding agents that stopped making progress (see
     /// [`CrowdSettings::stuck_after`](crate::CrowdSettings::stuck_after)).
     pub crowd_searches_when_stuck: u64,
+    /// Routes avoiding agents read again off their goal's shared tree after it weighed a newer
+    /// count of the crowd (see
+    /// [`CrowdSettings::route_density_weight`](crate::CrowdSettings::route_density_weight)).
+    pub crowd_routes_reread: u64,
     /// Avoiding agents put back on legal ground after the ground under them was blocked.
     pub crowd_agents_pushed_out: u64,
     /// Searches running now.

@@ -71,6 +71,7 @@ const BEVY_ASTAR: &[Layer] = &[
             "crowd::steering",
             "crowd::progress",
             "crowd::space",
+            "crowd::density",
         ],
         siblings: false,
     },

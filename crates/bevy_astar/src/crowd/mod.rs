@@ -63,6 +63,7 @@
 //! same way, exactly one is ahead of the other, so two side by side at a door one agent wide
 //! do not each wait for the other in a queue.
 
+mod density;
 pub(crate) mod plugin;
 mod progress;
 mod space;
@@ -160,6 +161,9 @@ pub(crate) struct CrowdProgress {
     /// The time since the last progress, and whether the agent, found waiting or stuck as the
     /// last of a knot of agents, steps aside for them: the core's knot rules.
     pub knot: astar_grid::crowd::AgentProgress,
+    /// When the agent last read its route again for the crowd's costs, in seconds since the
+    /// app started.
+    pub route_read_at: f32,
 }
 
 /// How the crowd systems steer avoiding agents (see [`crate::crowd`]); a resource, changeable
@@ -191,6 +195,23 @@ pub struct CrowdSettings {
     /// cost, and a plan then holds for a thirtieth of a second at 60 frames a second. Agents
     /// still move against the walls every frame.
     pub planning_interval: u32,
+    /// How much a goal's shared tree weighs the crowd on its routes: each avoiding agent standing
+    /// on a cell adds this to the cost of stepping onto it, in the units of a terrain cost (a
+    /// plain cell costs 1; the sum is rounded, and a cell's cost stops at 255). 0, the default,
+    /// turns density-aware routes off.
+    ///
+    /// With a weight, a queue of agents makes its cells dearer, so the routes of the agents
+    /// arriving behind it spread over other ways nearly as short: at 1, a way through a queue
+    /// ten agents long costs as much as one ten cells longer. The avoiding agents on a tree read
+    /// their routes again when it weighed a newer count, at most once per two
+    /// [`CrowdSettings::route_density_interval`]s each. It applies to the goals that share a
+    /// tree (see
+    /// [`PathfindingSettings::shared_goal_min_agents`](crate::PathfindingSettings::shared_goal_min_agents)).
+    pub route_density_weight: f32,
+    /// How often the crowd is counted for [`CrowdSettings::route_density_weight`]; each count
+    /// that differs from the last updates the shared trees in the background. Default half a
+    /// second.
+    pub route_density_interval: Duration,
 }
 
 impl Default for CrowdSettings {
@@ -205,6 +226,8 @@ impl Default for CrowdSettings {
             stuck_distance: 0.25,
             agents_per_task: 512,
             planning_interval: 2,
+            route_density_weight: 0.0,
+            route_density_interval: Duration::from_millis(500),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! into one crowd per terrain profile, plan their velocities with the core's ORCA in parallel,
 //! move them within the walls and watch their progress (see [`crate::crowd`]).
 
+use super::density::{DensityCount, count_crowd_density, reread_crowded_routes};
 use super::progress::{Progress, judge_progress, search_again_from};
 use super::space::GridSpace;
 use super::steering::{
@@ -51,9 +52,16 @@ impl Plugin for CrowdPlugin {
             .init_resource::<CrowdScratch>()
             .register_required_components::<CrowdAvoidance, CrowdSight>()
             .register_required_components::<CrowdAvoidance, CrowdPlan>()
+            .init_resource::<DensityCount>()
             .add_systems(
                 schedule,
-                (gather_crowds, plan_crowds, move_crowds)
+                (
+                    gather_crowds,
+                    plan_crowds,
+                    move_crowds,
+                    count_crowd_density,
+                    reread_crowded_routes,
+                )
                     .chain()
                     .in_set(PathfindingSystems::Follow),
             );

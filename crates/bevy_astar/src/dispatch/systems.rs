@@ -669,7 +669,13 @@ impl Dispatcher<'_, '_, '_> {
         let mut outcome = outcome_of(job, &published.grid, Ok(result), PathAlgorithm::FlowField);
         outcome.map_version = published.map_version;
         let ready = ReadyOutcome::new(Arc::new(outcome));
-        self.notifier.apply(agent, ready, self.nav, retired);
+        let (entity, path, state) = agent;
+        self.notifier
+            .apply((entity, &mut *path, state), ready, self.nav, retired);
+        if own && path.is_found() {
+            // Its steering can tell when the tree moves on (the crowd's costs changed).
+            path.note_copied_from(tree, tree.generation());
+        }
     }
 
     /// Readies a group held back from earlier frames: keeps the members still wanted, on their

@@ -13,7 +13,7 @@ use super::{EngineAnswer, SearchJob};
 use crate::background::{BackgroundTask, MainThreadWork, Placement, slice_point};
 use crate::goal_tree::{CellBox, PublishedTree, SharedTree};
 use crate::kinds::KindKey;
-use crate::map::{AgentLayers, CellGeometry};
+use crate::map::{AgentLayers, CellGeometry, CrowdCostLayer, CrowdCosts, same_layer};
 use crate::{
     NavChange, NavChanged, NavGrid, NavVersion, Path, PathAlgorithm, PathFound, PathRequest,
     PathfindingSettings, PathfindingStats, TerrainProfiles,
@@ -78,6 +78,8 @@ struct ReadyField {
     /// The box of the cells whose change made this field out of the one before; `None` for a
     /// whole build.
     changed: Option<CellBox>,
+    /// The crowd's cost layer the field weighs, added to `snapshot`'s costs.
+    crowd: Option<Arc<CrowdCostLayer>>,
 }
 
 /// A build or update running in the background, on `snapshot`.
@@ -90,6 +92,8 @@ struct FieldBuild {
     incremental: bool,
     /// The box of the cells an update redoes from; `None` for a whole build.
     changed: Option<CellBox>,
+    /// The crowd's cost layer the build weighs.
+    crowd: Option<Arc<CrowdCostLayer>>,
 }
 
 /// Everything kept for one field.
@@ -203,6 +207,9 @@ pub(crate) struct FlowFields {
     count_wanted: bool,
     /// The most agents the last count found for one goal.
     most_counted: usize,
+    /// The crowd's cost layer that the shared trees weigh ([`CrowdCosts`]), as of the last
+    /// [`poll_flow_fields`].
+    crowd: Option<Arc<CrowdCostLayer>>,
 }
 
 impl FlowFields {
@@ -248,7 +255,8 @@ impl FlowFields {
             return FieldLookup::Ready(Arc::clone(&ready.field));
         }
         if slot.building.is_none() {
-            slot.building = Some(start_build(key, slot, grid, context, stats));
+            let crowd = for_routes.then_some(self.crowd.as_ref()).flatten();
+            slot.building = Some(start_build(key, slot, (grid, crowd), context, stats));
             slot.changes.clear();
         }
         stats.flow_fields = self.slots.len();
@@ -308,8 +316,8 @@ impl FlowFields {
     }
 
     /// Starts updating every shared tree agents hold routes on that no longer matches its
-    /// kind's grid (a map change went past it), so that the agents read the new routes as
-    /// soon as it finishes, without asking.
+    /// kind's grid (a map change went past it) or the crowd's cost layer, so that the agents
+    /// read the new routes as soon as it finishes, without asking.
     fn refresh_trees(
         &mut self,
         context: FieldContext<'_>,
@@ -323,12 +331,14 @@ impl FlowFields {
             let Ok(grid) = layers.grid_for(key.kind, context.nav, profiles) else {
                 continue;
             };
-            let current = slot
-                .ready
-                .as_ref()
-                .is_some_and(|ready| Arc::ptr_eq(&ready.snapshot, &grid.snapshot));
+            let crowd = self.crowd.as_ref();
+            let current = slot.ready.as_ref().is_some_and(|ready| {
+                Arc::ptr_eq(&ready.snapshot, &grid.snapshot)
+                    && same_layer(ready.crowd.as_ref(), crowd)
+            });
             if !current {
-                slot.building = Some(start_build(*key, slot, &grid.snapshot, context, stats));
+                let grids = (&grid.snapshot, crowd);
+                slot.building = Some(start_build(*key, slot, grids, context, stats));
                 slot.changes.clear();
             }
         }
@@ -460,13 +470,14 @@ fn field_of(request: &PathRequest) -> Option<FieldKey> {
     })
 }
 
-/// Starts a background build of `key`'s field on `current`, its kind's grid now: an
-/// incremental update of the slot's field when only known cells changed since its snapshot, a
-/// full build otherwise.
+/// Starts a background build of `key`'s field on `current`, its kind's grid now, with the
+/// crowd's cost layer `crowd` added: an incremental update of the slot's field when only known
+/// cells changed since its snapshot (the cells whose crowd cost changed included), a full build
+/// otherwise.
 fn start_build(
     key: FieldKey,
     slot: &FieldSlot,
-    current: &Arc<Grid>,
+    (current, crowd): (&Arc<Grid>, Option<&Arc<CrowdCostLayer>>),
     context: FieldContext<'_>,
     stats: &mut PathfindingStats,
 ) -> FieldBuild {
@@ -478,7 +489,12 @@ fn start_build(
     } = context;
     let snapshot = Arc::clone(current);
     let grid = Arc::clone(&snapshot);
-    let update = incremental_update(key, slot, nav);
+    let mut update = incremental_update(key, slot, nav);
+    let crowd = crowd.cloned();
+    if let Some((_, cells)) = &mut update {
+        let before = slot.ready.as_ref().and_then(|ready| ready.crowd.as_deref());
+        cells.extend(CrowdCostLayer::changed_cells(before, crowd.as_deref()));
+    }
     let incremental = update.is_some();
     let changed = update
         .as_ref()
@@ -495,7 +511,8 @@ fn start_build(
         geometry: nav.geometry(),
         size: key.kind.size,
     });
-    let task = BackgroundTask::spawn(build_field(key, grid, update, partial), placement);
+    let grids = (grid, crowd.clone());
+    let task = BackgroundTask::spawn(build_field(key, grids, update, partial), placement);
     FieldBuild {
         task,
         snapshot,
@@ -503,6 +520,7 @@ fn start_build(
         map_version: version,
         incremental,
         changed,
+        crowd,
     }
 }
 
@@ -552,20 +570,23 @@ struct PartialTree {
 /// ([`PartialTree`]): each copies the tree.
 const SLICES_BETWEEN_PARTIAL_TREES: u32 = 8;
 
-/// Builds `key`'s field on `grid`, a slice of cells at a time (publishing what it has settled
-/// to `partial` every [`SLICES_BETWEEN_PARTIAL_TREES`] slices), or brings the field of
-/// `update` up to date for its changed cells.
+/// Builds `key`'s field on `grid` with the crowd's cost layer added, a slice of cells at a time
+/// (publishing what it has settled to `partial` every [`SLICES_BETWEEN_PARTIAL_TREES`] slices),
+/// or brings the field of `update` up to date for its changed cells.
 async fn build_field(
     key: FieldKey,
-    grid: Arc<Grid>,
+    (grid, crowd): (Arc<Grid>, Option<Arc<CrowdCostLayer>>),
     update: Option<(Arc<GoalTree>, Vec<Cell>)>,
     partial: Option<PartialTree>,
 ) -> Result<GoalTree, FlowFieldError> {
+    // The tree is grown on the crowded costs; routes read off it are priced on `grid`.
+    let crowded = crowd.and_then(|crowd| crowd.apply(&grid));
+    let weighed = crowded.as_ref().unwrap_or(&grid);
     if let Some((field, cells)) = update {
         let mut field = Arc::unwrap_or_clone(field);
-        return field.update(&grid, &cells).map(|_| field);
+        return field.update(weighed, &cells).map(|_| field);
     }
-    let mut growth = TreeGrowth::new(&grid, &[key.goal], key.movement, key.cost)?;
+    let mut growth = TreeGrowth::new(weighed, &[key.goal], key.movement, key.cost)?;
     let mut slices = 0;
     while !growth.advance(FlowField::PROCEED_INTERVAL) {
         slices += 1;
@@ -652,6 +673,7 @@ pub(crate) struct FieldUpkeep<'w> {
     nav: Option<Res<'w, NavGrid>>,
     version: Res<'w, NavVersion>,
     settings: Res<'w, PathfindingSettings>,
+    crowd: Res<'w, CrowdCosts>,
     work: Res<'w, MainThreadWork>,
     layers: ResMut<'w, AgentLayers>,
     profiles: Res<'w, TerrainProfiles>,
@@ -714,6 +736,7 @@ pub(crate) fn poll_flow_fields(
             map_version,
             incremental,
             changed,
+            crowd,
             ..
         }) = slot.building.take()
         else {
@@ -727,6 +750,7 @@ pub(crate) fn poll_flow_fields(
                     grid_id,
                     map_version,
                     changed,
+                    crowd,
                 });
                 if let Some(geometry) = geometry.filter(|_| slot.serves_routes) {
                     let was_complete = slot.shared.current().is_some_and(|tree| tree.complete);
@@ -747,6 +771,7 @@ pub(crate) fn poll_flow_fields(
             }
         }
     }
+    fields.crowd.clone_from(&upkeep.crowd.layer);
     if let Some(nav) = upkeep.nav.as_deref() {
         let context = FieldContext {
             nav,
@@ -856,6 +881,7 @@ mod tests {
                 grid_id: 1,
                 map_version: NavVersion::default(),
                 changed: None,
+                crowd: None,
             }),
             last_used,
             ..FieldSlot::default()
@@ -913,6 +939,7 @@ mod tests {
                 map_version: NavVersion::default(),
                 incremental: false,
                 changed: None,
+                crowd: None,
             }),
             last_used: 0,
             ..FieldSlot::default()

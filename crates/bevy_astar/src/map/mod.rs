@@ -1,12 +1,14 @@
 //! The map model every stage shares: the navigation grid, its versions and the changes between
-//! them, the footprints that rule most paths out of a change, and the derived grid of each agent
-//! kind in use. The stages import it from here; it imports nothing of theirs.
+//! them, the footprints that rule most paths out of a change, the derived grid of each agent
+//! kind in use, and the crowd's cost layer. The stages import it from here; it imports nothing of theirs.
 
+mod crowd_costs;
 mod footprint;
 mod layers;
 mod nav_grid;
 mod touches;
 
+pub(crate) use crowd_costs::{CrowdCostLayer, CrowdCosts, same_layer};
 pub(crate) use footprint::{PathFootprint, step_corner_cells};
 pub(crate) use layers::{AgentLayers, KindChanges, SWEEP_FRAMES};
 pub(crate) use nav_grid::CellGeometry;
