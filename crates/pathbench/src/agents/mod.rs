@@ -112,6 +112,25 @@ pub struct AgentsArgs {
     /// `bevy_astar`'s `shared_goal_min_agents` where sharing is on (default: the plugin's).
     #[arg(long, value_name = "N")]
     pub shared_min: Option<usize>,
+    /// With `--crowd`: whether the avoiding agents' goal trees weigh the crowd
+    /// (`CrowdSettings::route_density_weight`): `off` (the plugin's default), `on`, or `both`,
+    /// adding a third run with it on beside the run with it off.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = DensityChoice::Off)]
+    pub density: DensityChoice,
+    /// The `route_density_weight` of `--density on` or `both`.
+    #[arg(long, value_name = "W", default_value_t = 1.0)]
+    pub density_weight: f32,
+}
+
+/// Whether `bevy_astar`'s avoiding agents get density-aware routes, for the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DensityChoice {
+    /// Routes ignore the crowd (`route_density_weight: 0`).
+    Off,
+    /// Routes weigh the crowd at `--density-weight`.
+    On,
+    /// Both, side by side in one run.
+    Both,
 }
 
 /// Whether `bevy_astar`'s agents share their goals' trees, for the command line.
@@ -395,8 +414,8 @@ pub trait Contender {
 /// Refuses the sharing arguments that contradict each other or another option.
 ///
 /// # Errors
-/// `--shared-min` with `--shared off`, and `--shared both` with `--crowd` (each runs
-/// `bevy_astar` twice).
+/// `--shared-min` with `--shared off`, `--shared both` with `--crowd` (each runs
+/// `bevy_astar` twice), `--density` without `--crowd`, and a weight that is not positive.
 fn check_sharing(args: &AgentsArgs) -> Result<(), String> {
     if args.shared == SharedChoice::Off && args.shared_min.is_some() {
         return Err(
@@ -409,18 +428,30 @@ fn check_sharing(args: &AgentsArgs) -> Result<(), String> {
                 .to_owned(),
         );
     }
+    if args.density != DensityChoice::Off && !args.crowd {
+        return Err("--density weighs the crowd of --crowd: add --crowd".to_owned());
+    }
+    if !(args.density_weight > 0.0 && args.density_weight.is_finite()) {
+        return Err("--density-weight must be a positive number".to_owned());
+    }
     Ok(())
 }
 
 /// Every contender, this project's plugin first; with `--crowd`, the plugin without and with
-/// avoidance; with `--shared both`, the plugin with and without shared goal trees, then
+/// avoidance (with density-aware routes as `--density` says); with `--shared both`, the plugin with and without shared goal trees, then
 /// `bevy_northstar` (not run, but its routes place the towers as in every other run).
 fn roster(args: &AgentsArgs) -> Vec<Box<dyn Contender>> {
     if args.crowd {
-        return vec![
-            Box::new(ours::Ours::new(args)),
-            Box::new(ours::Ours::new(args).with_crowd()),
-        ];
+        let weight = args.density_weight;
+        let mut roster: Vec<Box<dyn Contender>> = vec![Box::new(ours::Ours::new(args))];
+        if args.density != DensityChoice::On {
+            roster.push(Box::new(ours::Ours::new(args).with_crowd()));
+        }
+        if args.density != DensityChoice::Off {
+            let dense = ours::Ours::new(args).with_crowd().with_density(weight);
+            roster.push(Box::new(dense));
+        }
+        return roster;
     }
     let northstar: Box<dyn Contender> = Box::new(northstar::Northstar::new(args.northstar_mode));
     if args.shared == SharedChoice::Both {
@@ -434,9 +465,12 @@ fn roster(args: &AgentsArgs) -> Vec<Box<dyn Contender>> {
 }
 
 /// How many contenders of the roster run, from the first: this project's plugin alone with
-/// `--peer none`, its two variants with `--crowd` or `--shared both`, else all of them.
+/// `--peer none`, its variants with `--crowd` (two, three with `--density both`) or
+/// `--shared both`, else all of them.
 fn contenders_run(args: &AgentsArgs, roster: usize) -> usize {
-    if args.crowd || args.shared == SharedChoice::Both {
+    if args.crowd {
+        roster
+    } else if args.shared == SharedChoice::Both {
         2
     } else if args.peer == Peer::None {
         1
@@ -493,6 +527,8 @@ mod tests {
             goals: 1,
             shared: SharedChoice::On,
             shared_min: None,
+            density: DensityChoice::Off,
+            density_weight: 1.0,
         }
     }
 
@@ -586,6 +622,8 @@ mod tests {
             goals: 1,
             shared: SharedChoice::On,
             shared_min: None,
+            density: DensityChoice::Off,
+            density_weight: 1.0,
         };
         let scenario = |args: AgentsArgs| Scenario::new(&args, &roster(&args));
         assert!(scenario(args(0, 1, 64, 1.0)).is_err());
@@ -674,6 +712,64 @@ mod tests {
         assert!(refused(&["--shared", "both", "--crowd"]).is_some());
         assert!(refused(&["--goals", "0"]).is_some());
         assert!(refused(&["--shared", "both", "--goals", "2"]).is_none());
+    }
+
+    /// The name and the route density weight of every contender that runs, read from its app.
+    fn density_of(args: &AgentsArgs) -> Vec<(&'static str, f32)> {
+        let listed = roster(args);
+        let scenario = Scenario::new(args, &listed).unwrap();
+        listed
+            .iter()
+            .take(contenders_run(args, listed.len()))
+            .map(|contender| {
+                let app = contender.build_app(&scenario);
+                let settings = app.world().resource::<bevy_astar::CrowdSettings>();
+                (contender.library(), settings.route_density_weight)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_density_option_adds_or_replaces_the_avoiding_run() {
+        let small = [
+            "--size",
+            "64",
+            "--agents",
+            "40",
+            "--seconds",
+            "1",
+            "--crowd",
+        ];
+        let parse_small = |extra: &[&str]| {
+            let line: Vec<&str> = small.iter().chain(extra).copied().collect();
+            parse(&line)
+        };
+        let off = parse_small(&[]).unwrap();
+        assert_eq!(
+            density_of(&off),
+            [("bevy_astar", 0.0), ("bevy_astar+orca", 0.0)]
+        );
+        let on = parse_small(&["--density", "on", "--density-weight", "2"]).unwrap();
+        assert_eq!(
+            density_of(&on),
+            [("bevy_astar", 0.0), ("bevy_astar+orca+density", 2.0)]
+        );
+        let both = parse_small(&["--density", "both"]).unwrap();
+        assert_eq!(
+            density_of(&both),
+            [
+                ("bevy_astar", 0.0),
+                ("bevy_astar+orca", 0.0),
+                ("bevy_astar+orca+density", 1.0)
+            ]
+        );
+        let refused = |line: &[&str]| {
+            let args = parse(line).unwrap();
+            Scenario::new(&args, &roster(&args)).err()
+        };
+        assert!(refused(&["--density", "on"]).is_some());
+        assert!(refused(&["--crowd", "--density", "on", "--density-weight", "0"]).is_some());
+        assert!(parse(&["--density", "sometimes"]).is_err());
     }
 
     #[test]

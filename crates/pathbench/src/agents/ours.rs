@@ -96,6 +96,15 @@ impl Ours {
         self
     }
 
+    /// The same contender with density-aware routes at `weight`
+    /// (`CrowdSettings::route_density_weight`).
+    #[must_use]
+    pub fn with_density(mut self, weight: f32) -> Self {
+        self.crowd_settings.route_density_weight = weight;
+        self.label = "bevy_astar+orca+density";
+        self
+    }
+
     /// The same contender with sharing off: every agent gets a path of its own.
     #[must_use]
     pub const fn with_own_paths(mut self) -> Self {

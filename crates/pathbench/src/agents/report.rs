@@ -304,6 +304,17 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
         cpu_per_frame(run).map_or_else(|| "unknown".to_owned(), milliseconds)
     });
     if runs.iter().any(|run| run.crowd.is_some()) {
+        // Avoidance's CPU: over the first run's, whose agents walk through each other.
+        let plain = runs.first().and_then(cpu_per_frame);
+        let agents = scenario.first_cells.len().max(1) as f64;
+        each("avoidance CPU, µs per agent per frame", &|_, run| match (
+            run.crowd,
+            cpu_per_frame(run),
+            plain,
+        ) {
+            (Some(_), Some(cpu), Some(plain)) => format!("{:.2}", (cpu - plain) * 1e3 / agents),
+            _ => "-".to_owned(),
+        });
         each("penetration, fraction of radius: mean", &|_, run| {
             run.crowd
                 .map_or_else(|| "-".to_owned(), |c| format!("{:.3}", c.penetration_mean))
