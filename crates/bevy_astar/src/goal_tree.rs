@@ -3,8 +3,8 @@
 //! cells and waypoints are read from the tree on demand.
 
 use crate::NavVersion;
-use crate::map::CellGeometry;
-use astar_grid::{Cell, GoalTree, Grid, Movement, SmoothingOptions, smooth_path_cells};
+use crate::map::{CellGeometry, CrowdCostLayer};
+use astar_grid::{Cell, CostModel, GoalTree, Grid, Movement, SmoothingOptions, smooth_path_cells};
 use bevy::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 use std::sync::{Arc, PoisonError, RwLock};
@@ -28,6 +28,9 @@ pub(crate) struct PublishedTree {
     /// The cells whose change made this version out of the one before, as a box; `None` when
     /// they are not known (a first or whole build): every route may have moved.
     pub changed: Option<CellBox>,
+    /// The crowd's cost layer the tree weighs on top of `grid`'s costs, and the cost model of
+    /// its steps.
+    pub crowd: Option<(Arc<CrowdCostLayer>, CostModel)>,
 }
 
 /// A box of cells, both corners included.
@@ -181,11 +184,9 @@ impl TreeCopy {
         Self(Some((Arc::clone(tree), generation)))
     }
 
-    /// Whether the path was read off a tree that has published a newer version since.
-    pub(crate) fn moved_on(&self) -> bool {
-        self.0
-            .as_ref()
-            .is_some_and(|(tree, generation)| tree.generation() != *generation)
+    /// The tree the path was read off.
+    pub(crate) fn tree(&self) -> Option<&Arc<SharedTree>> {
+        self.0.as_ref().map(|(tree, _)| tree)
     }
 }
 
@@ -246,11 +247,66 @@ impl PublishedTree {
         Some((out, self.geometry.footprint_center(out, self.size)))
     }
 
+    /// Whether the tree, weighing the crowd, offers an agent on `from` heading straight for
+    /// `waypoint` (then on along the tree) a way cheaper than that one by more than `margin`
+    /// straight steps:
+    /// the straight line's cost, counted cell by cell on the grid with the crowd's costs added,
+    /// plus the tree's cost from the waypoint, against the tree's cost from `from`. False for a
+    /// tree that weighs no crowd, and where the tree reaches neither cell; true when the line
+    /// crosses a wall (the map changed under it).
+    pub(crate) fn offers_a_better_way(&self, from: Cell, waypoint: Cell, steps: f64) -> bool {
+        let Some((crowd, cost)) = &self.crowd else {
+            return false;
+        };
+        let (Some(best), Some(after)) = (self.tree.cost_at(from), self.tree.cost_at(waypoint))
+        else {
+            return false;
+        };
+        let line = line_cost(&self.grid, crowd, (from, waypoint), *cost);
+        let margin = steps * cost.straight();
+        line.is_none_or(|line| line + after > best + margin)
+    }
+
     /// The anchor the footprint centred at `position` stands on, if inside the grid.
     pub(crate) fn anchor_at(&self, position: Vec2) -> Option<Cell> {
         let bounds = (self.grid.width(), self.grid.height());
         self.geometry.footprint_anchor(position, self.size, bounds)
     }
+}
+
+/// The cost of walking the straight line of cells from `from` to `to` on `grid` with the
+/// crowd's costs added (each step priced by `cost` and multiplied by the cost of the cell it
+/// enters, as a tree prices it); `None` when the line crosses a blocked cell.
+fn line_cost(
+    grid: &Grid,
+    crowd: &CrowdCostLayer,
+    (from, to): (Cell, Cell),
+    cost: CostModel,
+) -> Option<f64> {
+    let (dx, dy) = (
+        i64::from(to.x) - i64::from(from.x),
+        i64::from(to.y) - i64::from(from.y),
+    );
+    let steps = dx.abs().max(dy.abs());
+    let mut total = 0.0;
+    let mut at = from;
+    for step in 1..=steps {
+        // The cell the line is in after `step` of `steps` equal steps, rounded.
+        let along = |delta: i64, start: u32| {
+            let offset = (2 * delta * step + steps).div_euclid(2 * steps);
+            u32::try_from(i64::from(start) + offset).ok()
+        };
+        let next = Cell::new(along(dx, from.x)?, along(dy, from.y)?);
+        let entered = grid.cost(next).filter(|&terrain| terrain > 0)?;
+        let price = if next.x != at.x && next.y != at.y {
+            cost.diagonal()
+        } else {
+            cost.straight()
+        };
+        total += price * (f64::from(entered) + f64::from(crowd.extra_at(next)));
+        at = next;
+    }
+    Some(total)
 }
 
 impl PartialEq for SharedRoute {
@@ -348,6 +404,51 @@ mod tests {
         assert!(run.meets(&at(9, 3)) && run.meets(&at(2, 3)) && run.meets(&at(5, 3)));
         assert!(!run.meets(&at(10, 3)) && !run.meets(&at(5, 4)) && !run.meets(&at(1, 3)));
         assert!(CellBox::around([]).is_none());
+    }
+
+    /// A 9 x 5 room with a wall across column 4 but for gaps at rows 0 and 4, the goal east of
+    /// it on row 2, and a crowd of 3 on each cell of column 3 at row 0 and 1 (before the north
+    /// gap), as a tree weighing the crowd publishes it.
+    fn crowded_room() -> PublishedTree {
+        let grid = Grid::from_fn(9, 5, |cell| u8::from(cell.x != 4 || cell.y % 4 == 0));
+        let counts: Vec<u16> = (0..45)
+            .map(|index| u16::from(index % 9 == 3 && index / 9 <= 1) * 3)
+            .collect();
+        let crowd = CrowdCostLayer::of_counts((9, 5), &counts, 1.0).expect("a crowd");
+        let crowded = crowd.apply(&grid).expect("the same size");
+        let goal = Cell::new(8, 2);
+        let tree = GoalTree::build(&crowded, &[goal], Movement::EIGHT, CostModel::Octile)
+            .expect("a walkable goal");
+        PublishedTree {
+            tree: Arc::new(tree),
+            grid: Arc::new(grid),
+            map_version: NavVersion::default(),
+            geometry: CellGeometry::default(),
+            size: 1,
+            complete: true,
+            changed: None,
+            crowd: Some((Arc::new(crowd), CostModel::Octile)),
+        }
+    }
+
+    #[test]
+    fn a_tree_weighing_the_crowd_offers_a_better_way_round_it() {
+        let published = crowded_room();
+        let from = Cell::new(1, 2);
+        // Through the crowd to the north gap: dearer than the south gap's way by 6 or more.
+        assert!(published.offers_a_better_way(from, Cell::new(4, 0), 2.0));
+        // The tree's own way, through the south gap, is the best.
+        assert!(!published.offers_a_better_way(from, Cell::new(4, 4), 2.0));
+        // With a margin above what the crowd costs, it does not count.
+        assert!(!published.offers_a_better_way(from, Cell::new(4, 0), 50.0));
+        // A line through the wall: the map changed under the route.
+        assert!(published.offers_a_better_way(Cell::new(3, 2), Cell::new(5, 2), 2.0));
+        // A tree that weighs no crowd offers nothing.
+        let plain = PublishedTree {
+            crowd: None,
+            ..crowded_room()
+        };
+        assert!(!plain.offers_a_better_way(from, Cell::new(4, 0), 2.0));
     }
 
     #[test]

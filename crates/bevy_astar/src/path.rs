@@ -275,10 +275,9 @@ impl Path {
         self.copied_from = TreeCopy::of(tree, generation);
     }
 
-    /// Whether its route of its own was read off a goal's shared tree that has published a
-    /// newer version since (a map change, or the crowd's costs, moved it on).
-    pub(crate) fn copied_tree_moved_on(&self) -> bool {
-        self.copied_from.moved_on()
+    /// The goal's shared tree its route of its own was read off, if it was.
+    pub(crate) fn copied_from(&self) -> Option<&Arc<SharedTree>> {
+        self.copied_from.tree()
     }
 
     /// Replaces the route, returning the one it held.

@@ -6,7 +6,7 @@ use super::progress::search_again_from;
 use super::space::GridSpace;
 use super::{CrowdAvoidance, CrowdProgress, CrowdSettings};
 use crate::map::{CrowdCostLayer, CrowdCosts};
-use crate::{NavGrid, Path, PathRequest, PathfindingStats};
+use crate::{NavGrid, Path, PathFollower, PathRequest, PathfindingStats};
 use bevy::prelude::*;
 use std::sync::Arc;
 
@@ -70,38 +70,69 @@ fn cell_index((width, height): (u32, u32), (x, y): (f32, f32)) -> Option<usize> 
     inside.then(|| y as usize * width as usize + x as usize)
 }
 
-/// Whether an avoiding agent reads its route again: its route was read off a tree that has
-/// moved on, and it last read it `every` seconds or more before `now`.
-fn reads_again(moved_on: bool, (now, read_at): (f32, f32), every: f32) -> bool {
-    moved_on && now - read_at >= every
-}
+/// How much cheaper, in straight steps, a goal's tree must offer an avoiding agent a way than
+/// the one it follows for it to read its route again: a little more than nothing, so that
+/// two ways of nearly equal cost do not swap at every count.
+const BETTER_BY_STEPS: f64 = 2.0;
 
-/// Has every avoiding agent whose route was read off a goal's shared tree that moved on since
-/// search again from where it stands (the tree answers it at once), at most once per two
-/// [`CrowdSettings::route_density_interval`]s each; with no weight, reads no agent.
+/// The most avoiding agents checked against their tree's newest version in one frame: a
+/// version reaches every agent on it at once, and the checks spread over the frames after it.
+const MOST_CHECKS_A_FRAME: usize = 1024;
+
+/// The most avoiding agents that read their routes again in one frame.
+const MOST_REREADS_A_FRAME: usize = 128;
+
+/// What checking an avoiding agent's route reads and writes.
+type CheckedAgent<'a> = (
+    &'a Path,
+    &'a PathFollower,
+    &'a mut PathRequest,
+    &'a mut CrowdProgress,
+    &'a Transform,
+);
+
+/// Checks each avoiding agent whose route was read off a goal's shared tree that has published
+/// a version it was not checked against: where the tree, weighing the crowd, offers it a way
+/// cheaper by more than [`BETTER_BY_STEPS`], it searches again from where it stands (the tree
+/// answers at once). Checks and new searches are capped a frame ([`MOST_CHECKS_A_FRAME`],
+/// [`MOST_REREADS_A_FRAME`]); with no weight, reads no agent.
 pub(crate) fn reread_crowded_routes(
-    (time, settings): (Res<Time>, Res<CrowdSettings>),
+    settings: Res<CrowdSettings>,
     nav: Option<Res<NavGrid>>,
     mut stats: ResMut<PathfindingStats>,
-    mut agents: Query<
-        (&Path, &mut PathRequest, &mut CrowdProgress, &Transform),
-        With<CrowdAvoidance>,
-    >,
+    mut agents: Query<CheckedAgent<'static>, With<CrowdAvoidance>>,
 ) {
     let Some(nav) = nav.filter(|_| settings.route_density_weight > 0.0) else {
         return;
     };
-    let now = time.elapsed_secs();
-    let every = 2.0 * settings.route_density_interval.as_secs_f32();
-    for (path, mut request, mut progress, transform) in &mut agents {
-        let moved_on = path.copied_tree_moved_on();
-        if !reads_again(moved_on, (now, progress.route_read_at), every) {
+    let (mut checked, mut reread) = (0, 0);
+    for (path, follower, mut request, mut progress, transform) in &mut agents {
+        let Some(tree) = path.copied_from() else {
+            continue;
+        };
+        let generation = tree.generation();
+        if progress.route_checked == generation {
             continue;
         }
-        progress.route_read_at = now;
-        let anchor = nav.footprint_anchor(transform.translation.truncate(), request.size);
-        search_again_from(&mut request, anchor);
-        stats.crowd_routes_reread += 1;
+        if checked == MOST_CHECKS_A_FRAME || reread == MOST_REREADS_A_FRAME {
+            break;
+        }
+        checked += 1;
+        progress.route_checked = generation;
+        let size = request.size;
+        let from = nav.footprint_anchor(transform.translation.truncate(), size);
+        let towards = follower
+            .target()
+            .and_then(|target| nav.footprint_anchor(target, size));
+        let better = tree
+            .current()
+            .zip(from.zip(towards))
+            .is_some_and(|(tree, (from, to))| tree.offers_a_better_way(from, to, BETTER_BY_STEPS));
+        if better {
+            search_again_from(&mut request, from);
+            stats.crowd_routes_reread += 1;
+            reread += 1;
+        }
     }
 }
 
@@ -116,12 +147,5 @@ mod tests {
         assert_eq!(cell_index((4, 3), (4.0, 1.0)), None);
         assert_eq!(cell_index((4, 3), (-0.1, 1.0)), None);
         assert_eq!(cell_index((4, 3), (f32::NAN, 1.0)), None);
-    }
-
-    #[test]
-    fn an_agent_reads_again_once_its_tree_moved_on_and_not_too_often() {
-        assert!(reads_again(true, (10.0, 8.0), 1.0));
-        assert!(!reads_again(false, (10.0, 8.0), 1.0));
-        assert!(!reads_again(true, (10.0, 9.5), 1.0));
     }
 }

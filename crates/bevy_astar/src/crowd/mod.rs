@@ -57,6 +57,13 @@
 //! core's ([`astar_grid::crowd::AgentProgress`]), which its own
 //! [`astar_grid::crowd::Crowd::step`] applies too; the plugin measures progress along paths.
 //!
+//! Density-aware routes (off by default): with [`CrowdSettings::route_density_weight`], the
+//! avoiding agents are counted on each cell every [`CrowdSettings::route_density_interval`], and
+//! the goals' shared trees weigh the count as a cost added to the terrain's, updated in the
+//! background. An avoiding agent whose tree then offers a way cheaper than its own by more than
+//! two steps reads its route again, so that a crowd spreads over ways of nearly equal length
+//! instead of queueing at the shortest.
+//!
 //! Progress is measured towards the waypoint aimed at; aiming at a waypoint further along the
 //! path counts as progress, aiming back and forth between waypoints aimed at before does not
 //! (an agent on the line between two cells may aim at one from each). Of two agents going the
@@ -161,9 +168,9 @@ pub(crate) struct CrowdProgress {
     /// The time since the last progress, and whether the agent, found waiting or stuck as the
     /// last of a knot of agents, steps aside for them: the core's knot rules.
     pub knot: astar_grid::crowd::AgentProgress,
-    /// When the agent last read its route again for the crowd's costs, in seconds since the
-    /// app started.
-    pub route_read_at: f32,
+    /// The version of the goal's shared tree the agent last checked its route against, for
+    /// density-aware routes.
+    pub route_checked: u64,
 }
 
 /// How the crowd systems steer avoiding agents (see [`crate::crowd`]); a resource, changeable
@@ -202,9 +209,10 @@ pub struct CrowdSettings {
     ///
     /// With a weight, a queue of agents makes its cells dearer, so the routes of the agents
     /// arriving behind it spread over other ways nearly as short: at 1, a way through a queue
-    /// ten agents long costs as much as one ten cells longer. The avoiding agents on a tree read
-    /// their routes again when it weighed a newer count, at most once per two
-    /// [`CrowdSettings::route_density_interval`]s each. It applies to the goals that share a
+    /// ten agents long costs as much as one ten cells longer. When a tree weighed a newer count,
+    /// each avoiding agent on it checks whether the tree now offers it a way cheaper than its
+    /// own by more than two steps, and reads its route again if so. It applies to the goals
+    /// that share a
     /// tree (see
     /// [`PathfindingSettings::shared_goal_min_agents`](crate::PathfindingSettings::shared_goal_min_agents)).
     pub route_density_weight: f32,

@@ -140,6 +140,7 @@ impl FieldSlot {
             size: key.kind.size,
             complete: true,
             changed: ready.changed,
+            crowd: ready.crowd.clone().map(|crowd| (crowd, key.cost)),
         });
     }
 }
@@ -580,7 +581,7 @@ async fn build_field(
     partial: Option<PartialTree>,
 ) -> Result<GoalTree, FlowFieldError> {
     // The tree is grown on the crowded costs; routes read off it are priced on `grid`.
-    let crowded = crowd.and_then(|crowd| crowd.apply(&grid));
+    let crowded = crowd.as_ref().and_then(|crowd| crowd.apply(&grid));
     let weighed = crowded.as_ref().unwrap_or(&grid);
     if let Some((field, cells)) = update {
         let mut field = Arc::unwrap_or_clone(field);
@@ -602,6 +603,7 @@ async fn build_field(
                 size: partial.size,
                 complete: false,
                 changed: None,
+                crowd: crowd.clone().map(|crowd| (crowd, key.cost)),
             });
         }
         slice_point().await;

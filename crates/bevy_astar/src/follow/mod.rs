@@ -271,6 +271,7 @@ mod tests {
             size: 1,
             complete: true,
             changed,
+            crowd: None,
         }
     }
 

@@ -82,6 +82,18 @@ impl CrowdCostLayer {
             .map(|(_, cell)| cell)
             .collect()
     }
+
+    /// The cost added to `cell`; 0 outside the map.
+    pub(crate) fn extra_at(&self, cell: Cell) -> u8 {
+        if cell.x >= self.width || cell.y >= self.height {
+            return 0;
+        }
+        let index = u64::from(cell.y) * u64::from(self.width) + u64::from(cell.x);
+        usize::try_from(index)
+            .ok()
+            .and_then(|index| self.extra.get(index).copied())
+            .unwrap_or(0)
+    }
 }
 
 /// The crowd's cost layer in use, written by the crowd's density count and read by the store of
@@ -116,6 +128,8 @@ mod tests {
         assert_eq!(crowded.value(Cell::new(2, 0)), 0);
         assert_eq!(crowded.value(Cell::new(0, 1)), 3);
         assert_eq!(crowded.value(Cell::new(0, 0)), 1);
+        assert_eq!(layer.extra_at(Cell::new(1, 0)), 3);
+        assert_eq!(layer.extra_at(Cell::new(9, 9)), 0);
         assert!(layer.apply(&Grid::new(2, 2)).is_none());
     }
 
