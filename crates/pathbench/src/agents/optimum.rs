@@ -105,6 +105,24 @@ pub fn on_shortest_path(
     (walked - optimum).abs() <= COST_TOLERANCE * optimum.max(1.0)
 }
 
+/// Whether the cells `ahead` are a legal walk (every step allowed on `grid` under `movement`)
+/// that ends on a goal of `field`: what a cut agent's new path must be where routes weigh the
+/// crowd, and so are not the shortest on the map.
+pub fn legal_to_goal(
+    grid: &Grid,
+    field: &FlowField,
+    ahead: &[Cell],
+    movement: Movement,
+    cost: CostModel,
+) -> bool {
+    let (Some(&first), Some(&last)) = (ahead.first(), ahead.last()) else {
+        return false;
+    };
+    field.is_goal(last)
+        && grid.is_walkable(first)
+        && cost_along(grid, ahead, movement, cost).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +156,12 @@ mod tests {
         assert!(!check(&[(0, 1), (1, 2), (2, 2), (3, 2)]));
         // Legal but longer than the optimum (2 + sqrt(2) + 1).
         assert!(!check(&[(0, 2), (1, 2), (2, 2), (3, 1), (3, 2)]));
+        // Where routes weigh the crowd, a legal walk to the goal is enough.
+        let legal =
+            |list: &[(u32, u32)]| legal_to_goal(&grid, field, &cells(list), RULES.0, RULES.1);
+        assert!(legal(&[(0, 2), (1, 2), (2, 2), (3, 1), (3, 2)]));
+        assert!(!legal(&[(0, 0), (1, 1), (2, 2), (3, 2)]));
+        assert!(!legal(&[(0, 2), (1, 2)]));
         // Short of the goal, and nothing at all.
         assert!(!check(&[(0, 2), (1, 2)]));
         assert!(!check(&[]));

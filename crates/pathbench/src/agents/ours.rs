@@ -15,7 +15,7 @@
 //! is now ([`super::optimum`]).
 
 use super::crowd_meter::{CrowdFigures, CrowdMeter, Indexed, meter_crowd};
-use super::optimum::{OptimalCosts, on_shortest_path};
+use super::optimum::{OptimalCosts, legal_to_goal, on_shortest_path};
 use super::record::{
     Counters, FrameStamps, Placement, Repath, RepathWatch, Sharing, Watched, stamp,
 };
@@ -362,12 +362,13 @@ fn with_cells_ahead<R>(
 
 /// How a cut agent stands: re-pathed once its cells ahead avoid every blocked cell of `grid`
 /// (the map now) and cost what an optimal path from where it stands costs (`optimum` gives
-/// the goal's costs on `grid`); a path of its own must be a new one too, so that an agent that
-/// walked through the tower before its new path came does not count. The error of the optimum
-/// is kept in `failure`, and the agent counted as waiting.
+/// the goal's costs on `grid`), or, where routes weigh the crowd (`legal_only`), are a legal
+/// walk to the goal; a path of its own must be a new one too, so that an agent that walked
+/// through the tower before its new path came does not count. The error of the optimum is kept
+/// in `failure`, and the agent counted as waiting.
 fn repath_status(
     world: &World,
-    (grid, size): (&Arc<Grid>, u32),
+    (grid, size, legal_only): (&Arc<Grid>, u32, bool),
     optimum: &mut OptimalCosts,
     agent: &Watched,
     failure: &mut Option<String>,
@@ -401,10 +402,14 @@ fn repath_status(
         }
     };
     let position = transform.translation.truncate();
-    let optimal = with_cells_ahead(path, follower, position, size, |ahead| {
-        on_shortest_path(grid, field, ahead, rules.0, rules.1)
+    let repathed = with_cells_ahead(path, follower, position, size, |ahead| {
+        if legal_only {
+            legal_to_goal(grid, field, ahead, rules.0, rules.1)
+        } else {
+            on_shortest_path(grid, field, ahead, rules.0, rules.1)
+        }
     });
-    if optimal {
+    if repathed {
         Repath::Done
     } else {
         Repath::Waiting
@@ -515,10 +520,12 @@ impl Contender for Ours {
         }
         let grid = world.resource::<NavGrid>().snapshot();
         let size = grid.width();
+        let legal_only = self.crowd && self.crowd_settings.route_density_weight > 0.0;
         let mut failure = None;
         world.resource_scope(|world, mut optimum: Mut<OptimalCosts>| {
             watch.update(frame, placements, |agent| {
-                repath_status(world, (&grid, size), &mut optimum, agent, &mut failure)
+                let map = (&grid, size, legal_only);
+                repath_status(world, map, &mut optimum, agent, &mut failure)
             });
         });
         failure.map_or(Ok(()), Err)

@@ -209,7 +209,8 @@ pub struct RunRecord {
     pub failures: u64,
     /// Wall-clock time of the measured frames.
     pub wall_time: Duration,
-    /// CPU time of the whole process over the measured frames, every thread included (`None`
+    /// CPU time of the whole process over the measured frames, every thread included, less the
+    /// time the benchmark spent checking the agents' new paths for the re-path watch (`None`
     /// where the platform does not tell).
     pub cpu_time: Option<Duration>,
     /// What the crowd meter saw (`--crowd` runs only).
