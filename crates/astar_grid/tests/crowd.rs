@@ -806,10 +806,12 @@ fn orca_alone() -> AvoidanceSettings {
 /// overlap by more than 5% of the radius (runs show about 1%), whichever flow has the higher
 /// priority. Bounds: one agent each way arrives in about 870 steps (some 22 cells at 3 cells per
 /// second, plus the yielding agent backing out of the corridor), bound 1,000; five each way in
-/// at most about 2,950, bound 3,600 (a minute).
+/// 2,450 to 3,620 steps (the flows are chaotic: rounding in the solver moves the time by
+/// hundreds of steps; it was 2,950 at most before the least-violation program's bisectors were
+/// computed from the lines' equation), bound 4,500 (75 s).
 #[test]
 fn opposing_flows_pass_in_a_one_agent_corridor() {
-    for (per_side, bound) in [(1, 1_000), (5, 3_600)] {
+    for (per_side, bound) in [(1, 1_000), (5, 4_500)] {
         for priorities in [(1, 0), (0, 1)] {
             let run = run_corridor(per_side, priorities, orca_alone(), bound);
             assert_all_passed(

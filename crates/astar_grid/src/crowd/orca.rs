@@ -403,22 +403,25 @@ fn least_violation_program(
 
 /// The half-plane of velocities that violate `plane` no more than `earlier`, or `None` when
 /// the two point the same way (then `earlier` never binds first).
+///
+/// The two violations are equal where `(d2 - d1).det(v) = d2.det(p2) - d1.det(p1)` (each
+/// plane's direction `d` and point `p`): a line along `d2 - d1`, anchored at its point nearest
+/// the origin. Written so, nearly opposite planes (whose lines meet far away) give it without
+/// the far meeting point, whose size would swamp the anchor's digits in `f32`.
 fn bisector(plane: &HalfPlane, earlier: &HalfPlane) -> Option<HalfPlane> {
-    let determinant = plane.direction.det(earlier.direction);
-    let point = if determinant.abs() <= PARALLEL_EPSILON {
-        if plane.direction.dot(earlier.direction) > 0.0 {
-            return None;
-        }
-        (plane.point + earlier.point) * 0.5
-    } else {
-        let t = earlier.direction.det(plane.point - earlier.point) / determinant;
-        plane.point + plane.direction * t
-    };
-    let direction = (earlier.direction - plane.direction).normalize_or_zero();
-    // Nearly parallel lines meet far away: anchor the bisector at its point nearest the
-    // origin instead, which keeps the first program's arithmetic small.
+    let parallel = plane.direction.det(earlier.direction).abs() <= PARALLEL_EPSILON;
+    if parallel && plane.direction.dot(earlier.direction) > 0.0 {
+        return None;
+    }
+    let along = earlier.direction - plane.direction;
+    let length = along.length();
+    if length <= PARALLEL_EPSILON {
+        return None;
+    }
+    let direction = along / length;
+    let offset = (earlier.direction.det(earlier.point) - plane.direction.det(plane.point)) / length;
     Some(HalfPlane {
-        point: point - direction * point.dot(direction),
+        point: direction.perpendicular() * offset,
         direction,
     })
 }
