@@ -504,6 +504,7 @@ pub fn run(args: &AgentsArgs) -> Result<bool, String> {
 mod tests {
     use super::*;
     use astar_grid::Grid;
+    use bevy::prelude::Resource;
     use bevy_astar::NavGrid;
     use record::RunRecord;
 
@@ -650,8 +651,11 @@ mod tests {
         AgentsCommand::try_parse_from(words).map(|command| command.args)
     }
 
-    /// The name and the sharing threshold of every contender that runs, read from its app.
-    fn sharing_of(args: &AgentsArgs) -> Vec<(&'static str, usize)> {
+    /// The name of every contender that runs and what `read` reads of its app's resource `R`.
+    fn settings_of<R: Resource, T>(
+        args: &AgentsArgs,
+        read: impl Fn(&R) -> T,
+    ) -> Vec<(&'static str, T)> {
         let listed = roster(args);
         let scenario = Scenario::new(args, &listed).unwrap();
         listed
@@ -659,10 +663,16 @@ mod tests {
             .take(contenders_run(args, listed.len()))
             .map(|contender| {
                 let app = contender.build_app(&scenario);
-                let settings = app.world().resource::<bevy_astar::PathfindingSettings>();
-                (contender.library(), settings.shared_goal_min_agents)
+                (contender.library(), read(app.world().resource::<R>()))
             })
             .collect()
+    }
+
+    /// The name and the sharing threshold of every contender that runs, read from its app.
+    fn sharing_of(args: &AgentsArgs) -> Vec<(&'static str, usize)> {
+        settings_of(args, |settings: &bevy_astar::PathfindingSettings| {
+            settings.shared_goal_min_agents
+        })
     }
 
     #[test]
@@ -716,17 +726,9 @@ mod tests {
 
     /// The name and the route density weight of every contender that runs, read from its app.
     fn density_of(args: &AgentsArgs) -> Vec<(&'static str, f32)> {
-        let listed = roster(args);
-        let scenario = Scenario::new(args, &listed).unwrap();
-        listed
-            .iter()
-            .take(contenders_run(args, listed.len()))
-            .map(|contender| {
-                let app = contender.build_app(&scenario);
-                let settings = app.world().resource::<bevy_astar::CrowdSettings>();
-                (contender.library(), settings.route_density_weight)
-            })
-            .collect()
+        settings_of(args, |settings: &bevy_astar::CrowdSettings| {
+            settings.route_density_weight
+        })
     }
 
     #[test]

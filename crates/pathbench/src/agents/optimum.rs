@@ -79,10 +79,27 @@ pub fn cost_along(grid: &Grid, cells: &[Cell], movement: Movement, cost: CostMod
     })
 }
 
+/// The cost of walking `ahead` (the cells still ahead of an agent, the one it stands on first)
+/// on `grid` with its first cell, when every step is legal on `grid` under `movement` (so it
+/// avoids every blocked cell) and it ends at the goal of `field`; `None` otherwise, and for
+/// no cells.
+fn walk_to_goal(
+    grid: &Grid,
+    field: &FlowField,
+    ahead: &[Cell],
+    movement: Movement,
+    cost: CostModel,
+) -> Option<(Cell, f64)> {
+    let (&first, &last) = (ahead.first()?, ahead.last()?);
+    if !field.is_goal(last) || !grid.is_walkable(first) {
+        return None;
+    }
+    Some((first, cost_along(grid, ahead, movement, cost)?))
+}
+
 /// Whether `ahead` (the cells still ahead of an agent, the one it stands on first) is a
-/// shortest path of `grid` to the goal of `field`: every step legal on `grid` (so it avoids
-/// every blocked cell), ending at the goal, at the optimal cost from its first cell. Empty cells
-/// ahead are not.
+/// shortest path of `grid` to the goal of `field`: a legal walk to the goal
+/// ([`walk_to_goal`]) at the optimal cost from its first cell. Empty cells ahead are not.
 pub fn on_shortest_path(
     grid: &Grid,
     field: &FlowField,
@@ -90,24 +107,16 @@ pub fn on_shortest_path(
     movement: Movement,
     cost: CostModel,
 ) -> bool {
-    let (Some(&first), Some(&last)) = (ahead.first(), ahead.last()) else {
-        return false;
-    };
-    if !field.is_goal(last) || !grid.is_walkable(first) {
-        return false;
-    }
-    let (Some(walked), Some(optimum)) = (
-        cost_along(grid, ahead, movement, cost),
-        field.cost_at(first),
-    ) else {
-        return false;
-    };
-    (walked - optimum).abs() <= COST_TOLERANCE * optimum.max(1.0)
+    walk_to_goal(grid, field, ahead, movement, cost).is_some_and(|(first, walked)| {
+        field
+            .cost_at(first)
+            .is_some_and(|optimum| (walked - optimum).abs() <= COST_TOLERANCE * optimum.max(1.0))
+    })
 }
 
-/// Whether the cells `ahead` are a legal walk (every step allowed on `grid` under `movement`)
-/// that ends on a goal of `field`: what a cut agent's new path must be where routes weigh the
-/// crowd, and so are not the shortest on the map.
+/// Whether the cells `ahead` are a legal walk to the goal of `field` ([`walk_to_goal`]): what
+/// a cut agent's new path must be where routes weigh the crowd, and so are not the shortest on
+/// the map.
 pub fn legal_to_goal(
     grid: &Grid,
     field: &FlowField,
@@ -115,12 +124,7 @@ pub fn legal_to_goal(
     movement: Movement,
     cost: CostModel,
 ) -> bool {
-    let (Some(&first), Some(&last)) = (ahead.first(), ahead.last()) else {
-        return false;
-    };
-    field.is_goal(last)
-        && grid.is_walkable(first)
-        && cost_along(grid, ahead, movement, cost).is_some()
+    walk_to_goal(grid, field, ahead, movement, cost).is_some()
 }
 
 #[cfg(test)]
