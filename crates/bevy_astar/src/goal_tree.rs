@@ -172,28 +172,28 @@ pub(crate) struct SharedRoute {
     pub movement: Movement,
 }
 
-/// The version of a goal's shared tree that an agent's own path was read off (an avoiding
-/// agent's, whose steering reads its own waypoints), so that it can tell when the tree moved on;
-/// none for any other path.
+/// The goal's shared tree that an agent's own path was read off (an avoiding agent's, whose
+/// steering reads its own waypoints), so that its versions can be checked; none for any other
+/// path.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct TreeCopy(Option<(Arc<SharedTree>, u64)>);
+pub(crate) struct TreeCopy(Option<Arc<SharedTree>>);
 
 impl TreeCopy {
-    /// A path read off `tree` as of version `generation`.
-    pub(crate) fn of(tree: &Arc<SharedTree>, generation: u64) -> Self {
-        Self(Some((Arc::clone(tree), generation)))
+    /// A path read off `tree`.
+    pub(crate) fn of(tree: &Arc<SharedTree>) -> Self {
+        Self(Some(Arc::clone(tree)))
     }
 
     /// The tree the path was read off.
-    pub(crate) fn tree(&self) -> Option<&Arc<SharedTree>> {
-        self.0.as_ref().map(|(tree, _)| tree)
+    pub(crate) const fn tree(&self) -> Option<&Arc<SharedTree>> {
+        self.0.as_ref()
     }
 }
 
 impl PartialEq for TreeCopy {
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
-            (Some((a, first)), Some((b, second))) => Arc::ptr_eq(a, b) && first == second,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             (None, None) => true,
             _ => false,
         }

@@ -114,8 +114,7 @@ pub struct Path {
     /// request was answered with others for the same goal (see
     /// [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min)).
     pub algorithm: PathAlgorithm,
-    /// The tree version the route of its own was read off, for an avoiding agent on a goal's
-    /// shared tree.
+    /// The goal's shared tree the route of its own was read off, for an avoiding agent on it.
     copied_from: TreeCopy,
 }
 
@@ -270,9 +269,9 @@ impl Path {
         }
     }
 
-    /// Notes that the route of its own was read off version `generation` of `tree`.
-    pub(crate) fn note_copied_from(&mut self, tree: &Arc<SharedTree>, generation: u64) {
-        self.copied_from = TreeCopy::of(tree, generation);
+    /// Notes that the route of its own was read off `tree`.
+    pub(crate) fn note_copied_from(&mut self, tree: &Arc<SharedTree>) {
+        self.copied_from = TreeCopy::of(tree);
     }
 
     /// The goal's shared tree its route of its own was read off, if it was.

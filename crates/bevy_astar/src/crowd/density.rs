@@ -3,7 +3,6 @@
 //! routes again off a tree that weighed a newer count.
 
 use super::progress::search_again_from;
-use super::space::GridSpace;
 use super::{CrowdAvoidance, CrowdProgress, CrowdSettings};
 use crate::map::{CrowdCostLayer, CrowdCosts};
 use crate::{NavGrid, Path, PathFollower, PathRequest, PathfindingStats};
@@ -42,13 +41,13 @@ pub(crate) fn count_crowd_density(
     count.since = 0.0;
     let grid = nav.grid();
     let size = (grid.width(), grid.height());
-    let space = GridSpace::of(&nav);
+    let width = grid.width() as usize;
     let counts = &mut count.counts;
     counts.clear();
-    counts.resize(grid.width() as usize * grid.height() as usize, 0);
+    counts.resize(width * grid.height() as usize, 0);
     for transform in &agents {
-        let point = space.point(transform.translation.truncate());
-        if let Some(index) = cell_index(size, (point.x, point.y)) {
+        if let Some(cell) = nav.world_to_cell(transform.translation.truncate()) {
+            let index = cell.y as usize * width + cell.x as usize;
             counts[index] = counts[index].saturating_add(1);
         }
     }
@@ -56,18 +55,6 @@ pub(crate) fn count_crowd_density(
     if layer.as_ref() != costs.layer.as_deref() {
         costs.layer = layer.map(Arc::new);
     }
-}
-
-/// The row-by-row index of the cell of a `width` x `height` map at grid-space `point`; `None`
-/// outside it.
-fn cell_index((width, height): (u32, u32), (x, y): (f32, f32)) -> Option<usize> {
-    let inside = x >= 0.0 && y >= 0.0 && x < width as f32 && y < height as f32;
-    #[expect(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        reason = "a non-negative coordinate inside the map, floored"
-    )]
-    inside.then(|| y as usize * width as usize + x as usize)
 }
 
 /// How much cheaper, in straight steps, a goal's tree must offer an avoiding agent a way than
@@ -133,19 +120,5 @@ pub(crate) fn reread_crowded_routes(
             stats.crowd_routes_reread += 1;
             reread += 1;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn points_name_their_cell_row_by_row_and_nothing_outside() {
-        assert_eq!(cell_index((4, 3), (0.5, 0.5)), Some(0));
-        assert_eq!(cell_index((4, 3), (3.9, 2.1)), Some(11));
-        assert_eq!(cell_index((4, 3), (4.0, 1.0)), None);
-        assert_eq!(cell_index((4, 3), (-0.1, 1.0)), None);
-        assert_eq!(cell_index((4, 3), (f32::NAN, 1.0)), None);
     }
 }

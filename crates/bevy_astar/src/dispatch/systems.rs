@@ -674,7 +674,7 @@ impl Dispatcher<'_, '_, '_> {
             .apply((entity, &mut *path, state), ready, self.nav, retired);
         if own && path.is_found() {
             // Its steering can tell when the tree moves on (the crowd's costs changed).
-            path.note_copied_from(tree, tree.generation());
+            path.note_copied_from(tree);
         }
     }
 
