@@ -7,7 +7,7 @@ pub mod common;
 use astar_grid::Grid;
 use astar_grid::crowd::{
     AvoidanceSettings, Crowd, CrowdAgent, HalfPlane, Neighbour, NeighbourGrid, PlanningContext,
-    ProgressSettings, Vector, VelocityPlanner, WALL_SKIN, disc_fits, disc_passes, footprint_radius,
+    ProgressSettings, Vector, VelocityPlanner, WALL_SKIN, disc_fits, disc_passes,
     move_within_walls, nearest_legal_position, solve_velocity,
 };
 use common::random_grid::random_grid;
@@ -722,9 +722,13 @@ fn assert_all_passed(run: &CorridorRun, case: &str, bound: usize) {
     );
 }
 
+/// The radius of the corridor scenario's agents: nearly as wide as the corridor, so that two
+/// agents meeting in it cannot squeeze past each other and one flow must back out.
+const CORRIDOR_RADIUS: f32 = 0.45;
+
 /// Runs the corridor scenario for up to `steps` steps with `per_side` agents starting in each
 /// room (at most 5, on a dice-five pattern), goals at the mirror-image spots in the other room,
-/// radius `footprint_radius(1)`, speed 3, the given priorities of the eastward and the westward
+/// radius [`CORRIDOR_RADIUS`], speed 3, the given priorities of the eastward and the westward
 /// flow, and `settings`.
 fn run_corridor(
     per_side: usize,
@@ -734,7 +738,7 @@ fn run_corridor(
 ) -> CorridorRun {
     let grid = corridor_grid();
     let dt = 1.0 / 60.0;
-    let radius = footprint_radius(1);
+    let radius = CORRIDOR_RADIUS;
     let spots = [(2.5, 2.5), (1.5, 1.5), (1.5, 3.5), (3.5, 1.5), (3.5, 3.5)];
     let mut agents = Vec::new();
     let mut goals = Vec::new();
@@ -823,16 +827,16 @@ fn opposing_flows_pass_in_a_one_agent_corridor() {
     }
 }
 
-/// Without priorities the flows of the corridor scenario deadlock under ORCA alone: nobody has
+/// Without priorities two agents meeting in the corridor deadlock under ORCA alone: nobody has
 /// reason to back out. This is what the priorities are for, and it shows that the test above
-/// passes because of them.
+/// passes because of them. One agent each way: five each way are chaotic, and their jostling
+/// in the rooms may by chance push one flow back (with the wall horizon of 0.25 s they came
+/// loose; with 0.5 s they did not).
 #[test]
 fn equal_priorities_deadlock_in_a_one_agent_corridor() {
-    for per_side in [1, 5] {
-        let run = run_corridor(per_side, (0, 0), orca_alone(), 3_600);
-        assert_eq!(run.arrived, None, "{per_side} each way");
-        assert_eq!(run.in_wall, None);
-    }
+    let run = run_corridor(1, (0, 0), orca_alone(), 3_600);
+    assert_eq!(run.arrived, None, "one each way");
+    assert_eq!(run.in_wall, None);
 }
 
 /// With the knot rules of [`Crowd::step`] the corridor's flows arrive whatever their

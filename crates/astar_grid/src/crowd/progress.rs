@@ -15,13 +15,22 @@
 //! that wants to move ([`way_aside`]: each has a higher [`CrowdAgent::priority`], or the same
 //! one and is ahead of it, [`is_ahead`]), it steps out of their way at [`ASIDE_SPEED`] of its
 //! top speed for [`GIVE_WAY_SHARE`] of its patience. The order is strict, so the last of a knot
-//! yields.
+//! yields. Agents behind it that stand waiting (slower than [`STANDING_SPEED`] of their top
+//! speed) do not hold it back: two agents wedged side by side in front of a gap, each on its
+//! own corner (an arch), have the queue waiting behind them, and the one behind of the two
+//! must still step aside for the other.
 
 use super::{CrowdAgent, Neighbour, NeighbourGrid, Vector};
 
 /// The share of its top speed at which an agent stepping aside moves
 /// ([`AgentProgress::aside_velocity`]).
 pub const ASIDE_SPEED: f32 = 0.25;
+
+/// The share of its top speed below which an agent behind a held-up one counts as standing
+/// and waiting ([`way_aside`]): it does not keep the held-up agent from yielding. Without this
+/// rule two agents wedged side by side in the mouth of a gap one agent wide, with a queue
+/// behind them, stood for ever: neither was the last of the knot.
+pub const STANDING_SPEED: f32 = 0.25;
 
 /// The share of [`ProgressSettings::stuck_after`] for which an agent steps aside
 /// ([`way_aside`]) before it goes on.
@@ -321,8 +330,9 @@ pub fn is_ahead((agents, index): (&[CrowdAgent], usize), other: usize) -> bool {
 /// The way agent `index` of `agents` stands aside when it makes no progress: a unit vector
 /// away from the agents within a body length that want to move (an agent that prefers to
 /// stand still is not in anyone's way), if it yields to all of them: each has a higher
-/// [`CrowdAgent::priority`], or the same one and is ahead of it ([`is_ahead`]); `None`
-/// otherwise, or with nobody near. Where they stand all round it, it backs away the way it
+/// [`CrowdAgent::priority`], or the same one and is ahead of it ([`is_ahead`]), or it yields
+/// to none of these and moves slower than [`STANDING_SPEED`] of its top speed (it waits
+/// behind, and is left out); `None` otherwise, or with nobody near. Where they stand all round it, it backs away the way it
 /// came. `found` is scratch memory.
 ///
 /// ```
@@ -385,6 +395,10 @@ fn aside_among(
             Order::Rank => neighbour.index < index,
         };
         let yields = other.priority > agent.priority || (other.priority == agent.priority && first);
+        if !yields && other.velocity.length() < STANDING_SPEED * other.max_speed {
+            // It waits behind: stepping aside does not press on it.
+            continue;
+        }
         if !yields {
             return None;
         }
@@ -543,7 +557,9 @@ mod tests {
 
     #[test]
     fn in_a_ring_of_agents_each_ahead_of_the_next_the_last_by_index_yields_when_stuck_again() {
-        // Four agents crossing at (5, 5), slightly turned so that each is ahead of the next.
+        // Four agents crossing at (5, 5), slightly turned so that each is ahead of the next,
+        // each still pressing on at half its speed (standing, each would yield to the one
+        // ahead of it: see the next test).
         let ring = [
             ((4.4, 5.01), (3.0, 0.0)),
             ((5.01, 5.6), (0.0, -3.0)),
@@ -552,7 +568,11 @@ mod tests {
         ];
         let agents: Vec<CrowdAgent> = ring
             .iter()
-            .map(|&((x, y), (vx, vy))| walker(Vector::new(x, y), Vector::new(vx, vy)))
+            .map(|&((x, y), (vx, vy))| {
+                let mut agent = walker(Vector::new(x, y), Vector::new(vx, vy));
+                agent.velocity = agent.preferred_velocity * 0.5;
+                agent
+            })
             .collect();
         let mut neighbours = NeighbourGrid::new();
         neighbours.rebuild(&agents, 1.5);
@@ -577,6 +597,42 @@ mod tests {
             let expected = [false, false, false, round == 1];
             assert_eq!(giving_way, expected, "round {round}");
         }
+    }
+
+    #[test]
+    fn of_two_agents_wedged_in_front_of_a_gap_with_a_queue_behind_the_one_behind_steps_aside() {
+        // A gap one cell wide at x = 5, rows 4 to 5; two agents of radius 0.35 each on a
+        // corner, touching, and a third standing behind the lower one.
+        let gap = Vector::new(5.5, 4.5);
+        let standing = [
+            Vector::new(4.70, 4.17),
+            Vector::new(4.67, 4.87),
+            Vector::new(4.55, 5.57),
+        ];
+        let agents: Vec<CrowdAgent> = standing
+            .iter()
+            .map(|&position| {
+                let mut agent = walker(position, (gap - position).normalize_or_zero() * 3.0);
+                agent.radius = 0.35;
+                agent
+            })
+            .collect();
+        let mut neighbours = NeighbourGrid::new();
+        neighbours.rebuild(&agents, 1.5);
+        let mut found = Vec::new();
+        let ways: Vec<Option<Vector>> = (0..3)
+            .map(|index| way_aside((&agents, &neighbours), index, &mut found))
+            .collect();
+        // The first is ahead of both: it goes on. The second yields to it, though the third
+        // stands behind it; the third yields to the second.
+        assert_eq!(ways[0], None);
+        let aside = ways[1].expect("the one behind in the wedge steps aside");
+        assert!(aside.dot(agents[1].position - agents[0].position) > 0.0);
+        assert!(ways[2].is_some());
+        // Were the third pressing on rather than standing, the second would hold its place.
+        let mut pressing = agents.clone();
+        pressing[2].velocity = pressing[2].preferred_velocity * 0.5;
+        assert_eq!(way_aside((&pressing, &neighbours), 1, &mut found), None);
     }
 
     #[test]
