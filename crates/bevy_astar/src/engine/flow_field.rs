@@ -13,7 +13,9 @@ use super::{EngineAnswer, SearchJob};
 use crate::background::{BackgroundTask, MainThreadWork, Placement, slice_point};
 use crate::goal_tree::{CellBox, PublishedTree, SharedTree};
 use crate::kinds::KindKey;
-use crate::map::{AgentLayers, CellGeometry, CrowdCostLayer, CrowdCosts, same_layer};
+use crate::map::{
+    AgentLayers, CellGeometry, CrowdCostLayer, CrowdCosts, CrowdLayerChange, same_layer,
+};
 use crate::{
     NavChange, NavChanged, NavGrid, NavVersion, Path, PathAlgorithm, PathFound, PathRequest,
     PathfindingSettings, PathfindingStats, TerrainProfiles,
@@ -84,16 +86,30 @@ struct ReadyField {
 
 /// A build or update running in the background, on `snapshot`.
 struct FieldBuild {
-    task: BackgroundTask<Result<GoalTree, FlowFieldError>>,
+    task: BackgroundTask<Result<BuiltField, FlowFieldError>>,
     snapshot: Arc<Grid>,
     grid_id: u64,
     /// The map version of `snapshot`.
     map_version: NavVersion,
     incremental: bool,
-    /// The box of the cells an update redoes from; `None` for a whole build.
-    changed: Option<CellBox>,
     /// The crowd's cost layer the build weighs.
     crowd: Option<Arc<CrowdCostLayer>>,
+}
+
+/// What a background build or update gives back.
+struct BuiltField {
+    field: GoalTree,
+    /// The box of the cells an update redid from (the cells whose crowd cost changed
+    /// included, which only the task works out); `None` for a whole build.
+    changed: Option<CellBox>,
+}
+
+/// What bringing a field up to date starts from: the field, the map's changed cells since it
+/// was built, and the move of the crowd's cost layer since, whose cells change too.
+struct FieldUpdate {
+    field: Arc<GoalTree>,
+    cells: Vec<Cell>,
+    crowd: Option<Arc<CrowdLayerChange>>,
 }
 
 /// Everything kept for one field.
@@ -211,6 +227,9 @@ pub(crate) struct FlowFields {
     /// The crowd's cost layer that the shared trees weigh ([`CrowdCosts`]), as of the last
     /// [`poll_flow_fields`].
     crowd: Option<Arc<CrowdCostLayer>>,
+    /// The latest move between two crowd cost layers that an update started with: the trees
+    /// updated for the same move share it, and its cells are worked out once.
+    crowd_change: Option<Arc<CrowdLayerChange>>,
 }
 
 impl FlowFields {
@@ -257,7 +276,8 @@ impl FlowFields {
         }
         if slot.building.is_none() {
             let crowd = for_routes.then_some(self.crowd.as_ref()).flatten();
-            slot.building = Some(start_build(key, slot, (grid, crowd), context, stats));
+            let grids = (grid, crowd, &mut self.crowd_change);
+            slot.building = Some(start_build(key, slot, grids, context, stats));
             slot.changes.clear();
         }
         stats.flow_fields = self.slots.len();
@@ -338,7 +358,7 @@ impl FlowFields {
                     && same_layer(ready.crowd.as_ref(), crowd)
             });
             if !current {
-                let grids = (&grid.snapshot, crowd);
+                let grids = (&grid.snapshot, crowd, &mut self.crowd_change);
                 slot.building = Some(start_build(*key, slot, grids, context, stats));
                 slot.changes.clear();
             }
@@ -473,12 +493,17 @@ fn field_of(request: &PathRequest) -> Option<FieldKey> {
 
 /// Starts a background build of `key`'s field on `current`, its kind's grid now, with the
 /// crowd's cost layer `crowd` added: an incremental update of the slot's field when only known
-/// cells changed since its snapshot (the cells whose crowd cost changed included), a full build
-/// otherwise.
+/// cells changed since its snapshot (the cells whose crowd cost changed included, worked out in
+/// the background once for every tree making the same move, kept in `latest_change`), a full
+/// build otherwise.
 fn start_build(
     key: FieldKey,
     slot: &FieldSlot,
-    (current, crowd): (&Arc<Grid>, Option<&Arc<CrowdCostLayer>>),
+    (current, crowd, latest_change): (
+        &Arc<Grid>,
+        Option<&Arc<CrowdCostLayer>>,
+        &mut Option<Arc<CrowdLayerChange>>,
+    ),
     context: FieldContext<'_>,
     stats: &mut PathfindingStats,
 ) -> FieldBuild {
@@ -492,14 +517,11 @@ fn start_build(
     let grid = Arc::clone(&snapshot);
     let mut update = incremental_update(key, slot, nav);
     let crowd = crowd.cloned();
-    if let Some((_, cells)) = &mut update {
-        let before = slot.ready.as_ref().and_then(|ready| ready.crowd.as_deref());
-        cells.extend(CrowdCostLayer::changed_cells(before, crowd.as_deref()));
+    if let Some(update) = &mut update {
+        let before = slot.ready.as_ref().and_then(|ready| ready.crowd.as_ref());
+        update.crowd = CrowdLayerChange::between(latest_change, before, crowd.as_ref());
     }
     let incremental = update.is_some();
-    let changed = update
-        .as_ref()
-        .and_then(|(_, cells)| CellBox::around(cells.iter().copied()));
     if incremental {
         stats.flow_fields_updated += 1;
     } else {
@@ -520,19 +542,15 @@ fn start_build(
         grid_id: nav.id(),
         map_version: version,
         incremental,
-        changed,
         crowd,
     }
 }
 
-/// The slot's finished field and the cells changed since its snapshot, if it can be brought up
-/// to date: it was built on `nav`, and no change since (published, or for the navigation grid
-/// still pending) covers the whole map.
-fn incremental_update(
-    key: FieldKey,
-    slot: &FieldSlot,
-    nav: &NavGrid,
-) -> Option<(Arc<GoalTree>, Vec<Cell>)> {
+/// The slot's finished field and the map's cells changed since its snapshot, if it can be
+/// brought up to date: it was built on `nav`, and no change since (published, or for the
+/// navigation grid still pending) covers the whole map. The crowd's move is left for the
+/// caller.
+fn incremental_update(key: FieldKey, slot: &FieldSlot, nav: &NavGrid) -> Option<FieldUpdate> {
     let ready = slot
         .ready
         .as_ref()
@@ -553,10 +571,11 @@ fn incremental_update(
         .iter()
         .flat_map(|change| change.cells().map(|change| change.cell))
         .collect();
-    Some((
-        Arc::clone(&ready.field),
-        cells.into_iter().collect::<Vec<_>>(),
-    ))
+    Some(FieldUpdate {
+        field: Arc::clone(&ready.field),
+        cells: cells.into_iter().collect(),
+        crowd: None,
+    })
 }
 
 /// Where a first build of a goal's tree publishes what it has settled as it goes.
@@ -577,15 +596,25 @@ const SLICES_BETWEEN_PARTIAL_TREES: u32 = 8;
 async fn build_field(
     key: FieldKey,
     (grid, crowd): (Arc<Grid>, Option<Arc<CrowdCostLayer>>),
-    update: Option<(Arc<GoalTree>, Vec<Cell>)>,
+    update: Option<FieldUpdate>,
     partial: Option<PartialTree>,
-) -> Result<GoalTree, FlowFieldError> {
+) -> Result<BuiltField, FlowFieldError> {
     // The tree is grown on the crowded costs; routes read off it are priced on `grid`.
     let crowded = crowd.as_ref().and_then(|crowd| crowd.apply(&grid));
     let weighed = crowded.as_ref().unwrap_or(&grid);
-    if let Some((field, cells)) = update {
+    if let Some(FieldUpdate {
+        field,
+        mut cells,
+        crowd,
+    }) = update
+    {
+        if let Some(change) = crowd {
+            cells.extend_from_slice(change.cells());
+        }
+        let changed = CellBox::around(cells.iter().copied());
         let mut field = Arc::unwrap_or_clone(field);
-        return field.update(weighed, &cells).map(|_| field);
+        field.update(weighed, &cells)?;
+        return Ok(BuiltField { field, changed });
     }
     let mut growth = TreeGrowth::new(weighed, &[key.goal], key.movement, key.cost)?;
     let mut slices = 0;
@@ -608,7 +637,10 @@ async fn build_field(
         }
         slice_point().await;
     }
-    Ok(growth.finish())
+    Ok(BuiltField {
+        field: growth.finish(),
+        changed: None,
+    })
 }
 
 /// Applies this frame's [`NavChanged`] messages to the flow fields.
@@ -737,7 +769,6 @@ pub(crate) fn poll_flow_fields(
             grid_id,
             map_version,
             incremental,
-            changed,
             crowd,
             ..
         }) = slot.building.take()
@@ -745,7 +776,7 @@ pub(crate) fn poll_flow_fields(
             continue;
         };
         match result {
-            Ok(field) => {
+            Ok(BuiltField { field, changed }) => {
                 slot.ready = Some(ReadyField {
                     field: Arc::new(field),
                     snapshot,
@@ -940,7 +971,6 @@ mod tests {
                 grid_id: 1,
                 map_version: NavVersion::default(),
                 incremental: false,
-                changed: None,
                 crowd: None,
             }),
             last_used: 0,

@@ -3,7 +3,7 @@
 
 use astar_grid::{Cell, Grid};
 use bevy::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A cost added to stepping onto each cell of the map for the crowd standing on it: the
 /// [`CrowdSettings::route_density_weight`](crate::CrowdSettings::route_density_weight) times
@@ -113,6 +113,51 @@ pub(crate) fn same_layer(a: Option<&Arc<CrowdCostLayer>>, b: Option<&Arc<CrowdCo
     }
 }
 
+/// The move of the shared trees from one crowd cost layer to the next: the cells whose added
+/// cost differs, found once (by whichever background update needs them first) for every tree
+/// that makes the same move, instead of once per tree on the main thread.
+#[derive(Debug)]
+pub(crate) struct CrowdLayerChange {
+    before: Option<Arc<CrowdCostLayer>>,
+    after: Option<Arc<CrowdCostLayer>>,
+    cells: OnceLock<Vec<Cell>>,
+}
+
+impl CrowdLayerChange {
+    /// The change from `before` to `after` kept in `latest` when it is that move, or a new one
+    /// kept there; `None` when the two are the same layer (nothing changes).
+    pub(crate) fn between(
+        latest: &mut Option<Arc<Self>>,
+        before: Option<&Arc<CrowdCostLayer>>,
+        after: Option<&Arc<CrowdCostLayer>>,
+    ) -> Option<Arc<Self>> {
+        if same_layer(before, after) {
+            return None;
+        }
+        let kept = latest.as_ref().filter(|change| {
+            same_layer(change.before.as_ref(), before) && same_layer(change.after.as_ref(), after)
+        });
+        if let Some(change) = kept {
+            return Some(Arc::clone(change));
+        }
+        let change = Arc::new(Self {
+            before: before.cloned(),
+            after: after.cloned(),
+            cells: OnceLock::new(),
+        });
+        *latest = Some(Arc::clone(&change));
+        Some(change)
+    }
+
+    /// The cells whose added cost differs between the two layers
+    /// ([`CrowdCostLayer::changed_cells`]), worked out on the first call.
+    pub(crate) fn cells(&self) -> &[Cell] {
+        self.cells.get_or_init(|| {
+            CrowdCostLayer::changed_cells(self.before.as_deref(), self.after.as_deref())
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,5 +195,23 @@ mod tests {
         let cleared = CrowdCostLayer::changed_cells(before.as_ref(), None);
         assert_eq!(cleared, [Cell::new(0, 0), Cell::new(2, 0)]);
         assert!(CrowdCostLayer::changed_cells(None, None).is_empty());
+    }
+
+    #[test]
+    fn trees_making_the_same_move_share_one_change_worked_out_once() {
+        let first = CrowdCostLayer::of_counts((3, 1), &[1, 0, 2], 1.0).map(Arc::new);
+        let second = CrowdCostLayer::of_counts((3, 1), &[1, 1, 0], 1.0).map(Arc::new);
+        let mut latest = None;
+        assert!(CrowdLayerChange::between(&mut latest, first.as_ref(), first.as_ref()).is_none());
+        let one = CrowdLayerChange::between(&mut latest, first.as_ref(), second.as_ref());
+        let again = CrowdLayerChange::between(&mut latest, first.as_ref(), second.as_ref());
+        let (one, again) = (one.expect("a change"), again.expect("a change"));
+        assert!(Arc::ptr_eq(&one, &again));
+        assert_eq!(one.cells(), [Cell::new(1, 0), Cell::new(2, 0)]);
+        // Another move is another change, with its own cells.
+        let cleared = CrowdLayerChange::between(&mut latest, second.as_ref(), None);
+        let cleared = cleared.expect("a change");
+        assert!(!Arc::ptr_eq(&one, &cleared));
+        assert_eq!(cleared.cells(), [Cell::new(0, 0), Cell::new(1, 0)]);
     }
 }

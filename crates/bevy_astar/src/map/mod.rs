@@ -8,7 +8,7 @@ mod layers;
 mod nav_grid;
 mod touches;
 
-pub(crate) use crowd_costs::{CrowdCostLayer, CrowdCosts, same_layer};
+pub(crate) use crowd_costs::{CrowdCostLayer, CrowdCosts, CrowdLayerChange, same_layer};
 pub(crate) use footprint::{PathFootprint, step_corner_cells};
 pub(crate) use layers::{AgentLayers, KindChanges, SWEEP_FRAMES};
 pub(crate) use nav_grid::CellGeometry;
