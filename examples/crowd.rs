@@ -1,11 +1,14 @@
 //! Crowds that pass each other: two halls joined by a corridor three cells wide and a door one
-//! cell wide. A left click in a hall sends a squad of twelve agents from there to the other
-//! hall; squads from both sides meet in the corridor and pass each other, each agent with
-//! `CrowdAvoidance` (local avoidance, see `bevy_astar::crowd`). A right click sends a squad without
-//! avoidance, for comparison: those walk through everyone. The overlay draws each avoiding
-//! agent's radius, its desired velocity (orange) and its actual velocity (green). The line
-//! under the map shows the frames per second, the agents on the map and how many of them are
-//! stuck (have not moved half a cell for four seconds); R clears the map.
+//! cell wide. A left click in a hall sends a squad of twelve agents from there to the same
+//! place in the other hall, all heading for one goal (so they share its tree); squads from both
+//! sides meet in the corridor and pass each other, each agent with `CrowdAvoidance` (local
+//! avoidance, see `bevy_astar::crowd`). A right click sends a squad without avoidance, for
+//! comparison: those walk through everyone. D turns density-aware routes on and off
+//! (`CrowdSettings::route_density_weight`): with them on, a squad that crowds the corridor
+//! sends some of its agents round through the door. The overlay draws each avoiding agent's
+//! radius, its desired velocity (orange) and its actual velocity (green). The line under the
+//! map shows the frames per second, the agents on the map, how many of them are stuck (have
+//! not moved half a cell for four seconds) and whether routes weigh the crowd; R clears the map.
 //!
 //! `cargo run --release --example crowd`
 
@@ -33,6 +36,11 @@ const STUCK_AFTER: f32 = 4.0;
 const STUCK_DISTANCE: f32 = CELL * 0.5;
 /// The key that clears the map.
 const RESET_KEY: KeyCode = KeyCode::KeyR;
+/// The key that turns density-aware routes on and off.
+const DENSITY_KEY: KeyCode = KeyCode::KeyD;
+/// The weight of density-aware routes when they are on: each avoiding agent on a cell adds one
+/// straight step to the cost of crossing it.
+const DENSITY_WEIGHT: f32 = 1.0;
 
 fn main() {
     App::new()
@@ -52,6 +60,11 @@ fn main() {
             ScriptedInputPlugin,
         ))
         .insert_resource(nav_grid())
+        // A squad's twelve agents share their goal's tree, which density-aware routes weigh.
+        .insert_resource(PathfindingSettings {
+            shared_goal_min_agents: SQUAD as usize,
+            ..default()
+        })
         .init_resource::<FrameMeter>()
         .add_systems(Startup, setup)
         .add_systems(
@@ -60,6 +73,7 @@ fn main() {
                 send_squads,
                 leave_at_the_goal,
                 reset_on_key,
+                toggle_density,
                 (watch_progress, measure_frames, show_status).chain(),
                 press_scripted_keys.run_if(resource_exists::<Messages<CiTestingCustomEvent>>),
             ),
@@ -140,8 +154,8 @@ fn setup(mut commands: Commands, nav: Res<NavGrid>) {
     }
     commands.spawn((
         Text2d::new(
-            "Left click in a hall: a squad that avoids others. Right click: one that does not. \
-             R: clear the map.",
+            "Left click: a squad that avoids others. Right click: one that does not. \
+             D: density routes. R: clear.",
         ),
         TextFont::from_font_size(16.0),
         Transform::from_xyz(0.0, floor.y / 2.0 + 16.0, 2.0),
@@ -206,11 +220,12 @@ fn send_squads(
     } else {
         Color::srgb(1.0, 0.55, 0.35)
     };
+    let goal = mirror(centre);
     for cell in squad_cells(&nav, centre) {
         let position = nav.cell_center(cell);
         let mut agent = commands.spawn((
             Walker::at(position),
-            PathRequest::new(cell, mirror(cell)).with_smoothing(true),
+            PathRequest::new(cell, goal).with_smoothing(true),
             PathFollower::new(SPEED),
             Sprite::from_color(color, Vec2::splat(CELL * 0.7)),
             Transform::from_translation(position.extend(1.0)),
@@ -251,6 +266,17 @@ fn reset_on_key(
     }
 }
 
+/// D turns density-aware routes on and off.
+fn toggle_density(keys: Res<ButtonInput<KeyCode>>, mut crowd: ResMut<CrowdSettings>) {
+    if keys.just_pressed(DENSITY_KEY) {
+        crowd.route_density_weight = if crowd.route_density_weight > 0.0 {
+            0.0
+        } else {
+            DENSITY_WEIGHT
+        };
+    }
+}
+
 /// Counts how long each agent has not moved [`STUCK_DISTANCE`].
 fn watch_progress(time: Res<Time>, mut agents: Query<(&mut Walker, &Transform)>) {
     for (mut walker, transform) in &mut agents {
@@ -277,12 +303,19 @@ fn measure_frames(mut meter: ResMut<FrameMeter>) {
 /// Writes the line under the map.
 fn show_status(
     meter: Res<FrameMeter>,
+    crowd: Res<CrowdSettings>,
     agents: Query<&Walker>,
     mut line: Single<&mut Text2d, With<StatusLine>>,
 ) {
     let stuck = agents.iter().filter(|walker| walker.is_stuck()).count();
+    let density = if crowd.route_density_weight > 0.0 {
+        "on"
+    } else {
+        "off"
+    };
     let text = format!(
-        "{:.0} fps   {} agents, {stuck} stuck (no progress for {STUCK_AFTER:.0} s)",
+        "{:.0} fps   {} agents, {stuck} stuck (no progress for {STUCK_AFTER:.0} s)   \
+         density-aware routes {density}",
         meter.fps,
         agents.iter().len(),
     );
@@ -315,6 +348,7 @@ fn press_scripted_keys(
     for CiTestingCustomEvent(command) in script.read() {
         let key = match command.as_str() {
             "key r" => (RESET_KEY, 'r'),
+            "key d" => (DENSITY_KEY, 'd'),
             _ => continue,
         };
         send(key, ButtonState::Pressed);
