@@ -5,10 +5,13 @@
 
 use std::fmt;
 
+pub mod common;
+
 use astar_grid::crowd::{
-    AvoidanceSettings, Crowd, CrowdAgent, Vector, disc_fits, disc_passes, footprint_radius,
+    AvoidanceSettings, Crowd, CrowdAgent, Vector, disc_fits, footprint_radius,
 };
 use astar_grid::{Cell, CostModel, FlowField, Grid, Movement};
+use common::flow_following::{centre, follow};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
@@ -17,9 +20,6 @@ const STEP: f32 = 1.0 / 60.0;
 
 /// How near the centre of its goal cell an agent has arrived (and leaves the crowd), in cells.
 const ARRIVAL: f32 = 0.1;
-
-/// How many cells along its flow field an agent looks for a point to head for.
-const LOOKAHEAD: usize = 6;
 
 /// The deepest two discs may sink into each other at any one moment, as a share of the smaller
 /// radius: `(r1 + r2 - distance) / r`.
@@ -74,40 +74,9 @@ impl fmt::Display for Scene {
     }
 }
 
-/// The centre of `cell`.
-fn centre(cell: Cell) -> Vector {
-    Vector::new(cell.x as f32 + 0.5, cell.y as f32 + 0.5)
-}
-
 /// The flow field of `goal` on `grid` (eight directions, octile costs).
 fn field_to(grid: &Grid, goal: Cell) -> FlowField {
     FlowField::build(grid, &[goal], Movement::EIGHT, CostModel::Octile).expect("a walkable goal")
-}
-
-/// The preferred velocity of `agent` following `field` to `goal`: full speed towards the
-/// furthest of the next [`LOOKAHEAD`] cells of its way whose centre its disc passes to in a
-/// straight line (the next cell when it passes to none), slowing to stop on the goal's centre.
-fn follow(agent: &CrowdAgent, field: &FlowField, goal: Cell, grid: &Grid) -> Vector {
-    let position = agent.position;
-    if position.x < 0.0 || position.y < 0.0 {
-        return Vector::ZERO;
-    }
-    let mut cell = Cell::new(position.x as u32, position.y as u32);
-    let (mut aim, mut next) = (None, None);
-    for _ in 0..LOOKAHEAD {
-        let Some(step) = field.next_step(cell) else {
-            break;
-        };
-        cell = step;
-        next.get_or_insert(step);
-        if disc_passes(grid, position, centre(step), agent.radius) {
-            aim = Some(step);
-        }
-    }
-    match aim.or(next) {
-        Some(aim) if aim != goal => (centre(aim) - position).normalize_or_zero() * agent.max_speed,
-        _ => agent.velocity_towards(centre(goal), STEP),
-    }
 }
 
 /// What a run showed.
@@ -169,7 +138,7 @@ fn simulate(
     let mut run = Run::default();
     for step in 1..=(horizon / STEP) as usize {
         for (agent, &id) in agents.iter_mut().zip(&ids) {
-            agent.preferred_velocity = follow(agent, &fields[id], walkers[id].goal, grid);
+            agent.preferred_velocity = follow(agent, &fields[id], (walkers[id].goal, grid), STEP);
         }
         crowd.step(&mut agents, grid, STEP);
         check_step(&mut run, step, grid, &agents, &ids);

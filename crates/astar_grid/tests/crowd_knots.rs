@@ -2,11 +2,13 @@
 //! (four crossing at one point slowly; small crowds crossing on open ground and through doors)
 //! all arrive once [`Crowd::step`] breaks knots, and a step allocates nothing after warm-up.
 
+pub mod common;
+
 use astar_grid::crowd::{
-    AgentProgress, AvoidanceSettings, Crowd, CrowdAgent, ProgressSettings, Vector, disc_passes,
-    footprint_radius,
+    AgentProgress, AvoidanceSettings, Crowd, CrowdAgent, ProgressSettings, Vector, footprint_radius,
 };
 use astar_grid::{Cell, CostModel, FlowField, Grid, Movement};
+use common::flow_following::{centre, follow};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
@@ -100,11 +102,6 @@ struct Crossing {
     agents: Vec<Walker>,
 }
 
-/// The centre of `cell`.
-fn centre(cell: Cell) -> Vector {
-    Vector::new(cell.x as f32 + 0.5, cell.y as f32 + 0.5)
-}
-
 /// A grid of 8 to 16 by 6 to 12 cells, open or walled across a column with a door one or two
 /// cells wide.
 fn small_grid() -> impl Strategy<Value = Grid> {
@@ -159,37 +156,6 @@ fn small_crossing() -> impl Strategy<Value = Crossing> {
     })
 }
 
-/// How many cells along its flow field an agent looks for a point to head for.
-const LOOKAHEAD: usize = 6;
-
-/// The preferred velocity of `agent` following `field` to `goal`: full speed at the furthest
-/// of the next [`LOOKAHEAD`] cells of its way whose centre its disc passes to in a straight
-/// line (the next cell's when it passes to none), slowing to stop on the goal.
-fn follow(agent: &CrowdAgent, field: &FlowField, goal: Cell, grid: &Grid) -> Vector {
-    let position = agent.position;
-    let Some(mut cell) = (position.x >= 0.0 && position.y >= 0.0)
-        .then(|| Cell::new(position.x as u32, position.y as u32))
-    else {
-        return Vector::ZERO;
-    };
-    let mut aim = None;
-    let mut next = None;
-    for _ in 0..LOOKAHEAD {
-        let Some(step) = field.next_step(cell) else {
-            break;
-        };
-        cell = step;
-        next.get_or_insert(step);
-        if disc_passes(grid, position, centre(step), agent.radius) {
-            aim = Some(step);
-        }
-    }
-    match aim.or(next) {
-        Some(aim) if aim != goal => (centre(aim) - position).normalize_or_zero() * agent.max_speed,
-        _ => agent.velocity_towards(centre(goal), STEP),
-    }
-}
-
 /// Runs `crossing` for at most `bound` seconds: each agent follows the flow field of its goal
 /// and leaves the crowd once within [`ARRIVAL`] of it. The seconds until the last one left,
 /// or the agents still there (start, goal, speed and where they stand).
@@ -216,7 +182,7 @@ fn run_small_crossing(
     let steps = (bound / STEP) as usize;
     for step in 1..=steps {
         for (agent, ((_, goal, _), field)) in agents.iter_mut().zip(&walkers) {
-            agent.preferred_velocity = follow(agent, field, *goal, grid);
+            agent.preferred_velocity = follow(agent, field, (*goal, grid), STEP);
         }
         crowd.step(&mut agents, grid, STEP);
         let mut index = 0;

@@ -3,6 +3,7 @@
 //! with a footprint, and proptest strategies for random grids, terrain, profiles and queries.
 
 pub mod closest_cell;
+pub mod flow_following;
 pub mod footprint;
 pub mod path_check;
 pub mod random_grid;
