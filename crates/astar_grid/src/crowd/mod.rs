@@ -84,10 +84,11 @@ pub const MIN_TIME_HORIZON: f32 = 1e-3;
 /// mover keeps a [`WALL_SKIN`] from each wall, and a disc must line up with a door before it
 /// can enter, which it does while neighbours press on it only with play to spare. With a
 /// margin of 0.05 (a one-cell agent of radius 0.45 in a door one cell wide has 0.05 of play
-/// each side) fifty agents took 220 to 300 s through such a door in 16 random layouts; with
-/// 0.15 (radius 0.35), together with the shorter default
-/// [`AvoidanceSettings::wall_time_horizon`], 44 to 85 s. A footprint still fits only one
-/// agent across: two radii exceed it.
+/// each side) the fifty agents of the door test (`tests/crowd_flow.rs`) took 270 s through
+/// such a door; with 0.15 (radius 0.35), together with the shorter default
+/// [`AvoidanceSettings::wall_time_horizon`] and the knot rule for agents standing behind
+/// ([`STANDING_SPEED`]), 79 s. A footprint still fits only one agent across: two radii
+/// exceed it.
 pub const FOOTPRINT_MARGIN: f32 = 0.15;
 
 /// The radius of the disc of an agent whose footprint is `size` x `size` cells (size 0 counts
@@ -178,9 +179,10 @@ pub struct AvoidanceSettings {
     /// It also sets how far planning looks for walls (this times the top speed, plus the
     /// radius), so the cost of the wall half-planes grows with its square. Default 0.25: an
     /// agent lines up with a door close to its jambs at up to four times the gap a second
-    /// (fifty agents through a door one cell wide took 70 to 175 s with 0.5, and 40 to 86 s
-    /// with 0.25, with the radius [`footprint_radius`] gives); it never enters a wall whatever
-    /// the horizon, since the mover sweeps it ([`move_within_walls`]).
+    /// (with 0.5, the fifty agents of the door test in `tests/crowd_flow.rs`, of the radius
+    /// [`footprint_radius`] gives, took 139 s through a door one cell wide; with 0.25, 60 s
+    /// before the knot rule of [`STANDING_SPEED`] and 79 s with it); it never enters a wall
+    /// whatever the horizon, since the mover sweeps it ([`move_within_walls`]).
     pub wall_time_horizon: f32,
     /// How far, in cells, an agent looks for neighbours (RVO2's `neighborDist`). Default 5.
     pub neighbour_distance: f32,

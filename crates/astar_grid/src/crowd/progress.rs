@@ -330,10 +330,10 @@ pub fn is_ahead((agents, index): (&[CrowdAgent], usize), other: usize) -> bool {
 /// The way agent `index` of `agents` stands aside when it makes no progress: a unit vector
 /// away from the agents within a body length that want to move (an agent that prefers to
 /// stand still is not in anyone's way), if it yields to all of them: each has a higher
-/// [`CrowdAgent::priority`], or the same one and is ahead of it ([`is_ahead`]), or it yields
-/// to none of these and moves slower than [`STANDING_SPEED`] of its top speed (it waits
-/// behind, and is left out); `None` otherwise, or with nobody near. Where they stand all round it, it backs away the way it
-/// came. `found` is scratch memory.
+/// [`CrowdAgent::priority`], or the same one and is ahead of it ([`is_ahead`]). A neighbour it
+/// does not yield to but that moves slower than [`STANDING_SPEED`] of its own top speed waits
+/// behind it, and is left out. `None` otherwise, or with nobody near. Where they stand all
+/// round it, it backs away the way it came. `found` is scratch memory.
 ///
 /// ```
 /// use astar_grid::crowd::{CrowdAgent, NeighbourGrid, Vector, way_aside};
@@ -395,11 +395,11 @@ fn aside_among(
             Order::Rank => neighbour.index < index,
         };
         let yields = other.priority > agent.priority || (other.priority == agent.priority && first);
-        if !yields && other.velocity.length() < STANDING_SPEED * other.max_speed {
-            // It waits behind: stepping aside does not press on it.
-            continue;
-        }
         if !yields {
+            if other.velocity.length() < STANDING_SPEED * other.max_speed {
+                // It waits behind: stepping aside does not press on it.
+                continue;
+            }
             return None;
         }
         anyone = true;
