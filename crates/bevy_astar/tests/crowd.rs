@@ -229,25 +229,37 @@ fn without_avoidance_an_agent_walks_its_path_exactly_as_before() {
     assert!(finished(&app, plain));
 }
 
+/// With the step beside the frame ([`CrowdSettings::step_beside_frame`]), the frame after the
+/// map change writes back the step that pushed the agent out; in the frame, the same frame.
 #[test]
 fn an_agent_whose_ground_is_blocked_under_it_steps_off() {
-    let mut app = app_with_grid(crowd_plugin(), Grid::new(12, 12));
-    let cell = Cell::new(5, 5);
-    let agent = spawn_walker(&mut app, cell, cell, true);
-    for _ in 0..5 {
+    for beside in [true, false] {
+        let mut app = app_with_grid(crowd_plugin(), Grid::new(12, 12));
+        app.world_mut()
+            .resource_mut::<CrowdSettings>()
+            .step_beside_frame = beside;
+        let cell = Cell::new(5, 5);
+        let agent = spawn_walker(&mut app, cell, cell, true);
+        for _ in 0..5 {
+            app.update();
+        }
+        app.world_mut()
+            .resource_mut::<NavGrid>()
+            .block(cell)
+            .expect("on the map");
         app.update();
+        if beside {
+            // Still where it stood: the step that pushes it out runs beside this frame.
+            assert_eq!(stats(&app).crowd_agents_pushed_out, 0);
+            app.update();
+        }
+        let grid = current_grid(&app);
+        let at = cells_at(&app, agent);
+        assert!(disc_fits(&grid, at, footprint_radius(1) - 1e-3), "{at:?}");
+        // The nearest place it fits: beside the blocked cell, not far away.
+        assert!(distance_to(&app, agent, cell) < 1.2, "{at:?}");
+        assert_eq!(stats(&app).crowd_agents_pushed_out, 1);
     }
-    app.world_mut()
-        .resource_mut::<NavGrid>()
-        .block(cell)
-        .expect("on the map");
-    app.update();
-    let grid = current_grid(&app);
-    let at = cells_at(&app, agent);
-    assert!(disc_fits(&grid, at, footprint_radius(1) - 1e-3), "{at:?}");
-    // The nearest place it fits: beside the blocked cell, not far away.
-    assert!(distance_to(&app, agent, cell) < 1.2, "{at:?}");
-    assert_eq!(stats(&app).crowd_agents_pushed_out, 1);
 }
 
 #[test]

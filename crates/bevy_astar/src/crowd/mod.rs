@@ -57,6 +57,12 @@
 //! core's ([`astar_grid::crowd::AgentProgress`]), which its own
 //! [`astar_grid::crowd::Crowd::step`] applies too; the plugin measures progress along paths.
 //!
+//! Beside the frame: steps 1 (after the copying), 2 and 3 read and write nothing but a copy of
+//! what they need, so by default ([`CrowdSettings::step_beside_frame`]) they run on the compute
+//! task pool while the rest of the frame runs, and the next frame's `Follow` writes them back
+//! (waiting for them if they are not done) before it gathers again: the main thread only copies
+//! the agents out and back, and agents are shown one frame late.
+//!
 //! Density-aware routes (off by default): with [`CrowdSettings::route_density_weight`], the
 //! avoiding agents are counted on each cell every [`CrowdSettings::route_density_interval`], and
 //! the goals' shared trees weigh the count as a cost added to the terrain's, updated in the
@@ -202,6 +208,14 @@ pub struct CrowdSettings {
     /// cost, and a plan then holds for a thirtieth of a second at 60 frames a second. Agents
     /// still move against the walls every frame.
     pub planning_interval: u32,
+    /// Whether a frame's crowd step (steering, planning, moving) runs beside the frame, on the
+    /// compute task pool, to be written back at the start of the next frame's
+    /// [`PathfindingSystems::Follow`](crate::PathfindingSystems::Follow): the main thread then
+    /// only gathers the agents and writes their step back, and the agents are shown where the
+    /// step of the frame before put them (one frame late). False runs the step inside
+    /// `Follow`, and writes it back there. Without Bevy's `multi_threaded` the step always
+    /// runs inside `Follow`. Default true.
+    pub step_beside_frame: bool,
     /// How much a goal's shared tree weighs the crowd on its routes: each avoiding agent standing
     /// on a cell adds this to the cost of stepping onto it, in the units of a terrain cost (a
     /// plain cell costs 1; the sum is rounded, and a cell's cost stops at 255). 0, the default,
@@ -234,6 +248,7 @@ impl Default for CrowdSettings {
             stuck_distance: 0.25,
             agents_per_task: 512,
             planning_interval: 2,
+            step_beside_frame: true,
             route_density_weight: 0.0,
             route_density_interval: Duration::from_millis(500),
         }

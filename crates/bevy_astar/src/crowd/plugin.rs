@@ -1,12 +1,13 @@
 //! [`CrowdPlugin`] and the crowd systems of [`PathfindingSystems::Follow`]: gather the avoiding agents
-//! into one crowd per terrain profile, plan their velocities with the core's ORCA in parallel,
-//! move them within the walls and watch their progress (see [`crate::crowd`]).
+//! into one crowd per terrain profile, step them (steering, the core's ORCA in parallel, moves
+//! within the walls) beside the frame or in it, then write the step back and act on each agent's
+//! progress (see [`crate::crowd`]).
 
 use super::density::{DensityCount, count_crowd_density, reread_crowded_routes};
 use super::progress::{Progress, judge_progress, search_again_from};
 use super::space::GridSpace;
 use super::steering::{
-    CrowdSight, Target, Walls, holding_velocity, look_ahead, next_target, preferred_velocity,
+    CrowdSight, Route, Target, Walls, holding_velocity, look_ahead, next_target, preferred_velocity,
 };
 use super::{CrowdAvoidance, CrowdProgress, CrowdSettings, CrowdVelocity};
 use crate::kinds::KindKey;
@@ -18,8 +19,8 @@ use crate::{
 };
 use astar_grid::Grid;
 use astar_grid::crowd::{
-    AgentProgress, CrowdAgent, HeldUp, Neighbour, NeighbourGrid, PlanningContext, ProgressSettings,
-    Vector, VelocityPlanner, disc_fits, move_agents, nearest_legal_position,
+    AvoidanceSettings, CrowdAgent, HeldUp, Neighbour, NeighbourGrid, PlanningContext,
+    ProgressSettings, Vector, VelocityPlanner, disc_fits, move_agents, nearest_legal_position,
 };
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
@@ -56,9 +57,9 @@ impl Plugin for CrowdPlugin {
             .add_systems(
                 schedule,
                 (
+                    finish_crowd_step,
                     gather_crowds,
-                    plan_crowds,
-                    move_crowds,
+                    start_crowd_step,
                     count_crowd_density,
                     reread_crowded_routes,
                 )
@@ -72,19 +73,37 @@ impl Plugin for CrowdPlugin {
 /// stand.
 const PUSH_OUT_DISTANCE: f32 = 16.0;
 
-/// The avoiding agents of this frame, one crowd per terrain profile, and the planners' memory.
+/// The crowd's memory from frame to frame, and the step running beside the frame.
 #[derive(Resource, Default)]
 pub(crate) struct CrowdScratch {
-    crowds: Vec<Crowd>,
-    planners: Vec<VelocityPlanner>,
-    space: GridSpace,
+    /// The step being gathered, or the last one written back; while a step runs beside the
+    /// frame, an empty one (the task holds the crowd's memory and gives it back).
+    step: CrowdStep,
+    /// The step of the last frame, running beside the frame.
+    running: Option<bevy::tasks::Task<CrowdStep>>,
     /// Frames gathered so far: which agents are planned in a frame follows from it.
     frame: u64,
     /// Walls taken so far, to number each crowd's walls afresh (see [`CrowdSight`]).
     walls_taken: u64,
+}
+
+/// One frame's step of every crowd, with the memory it reuses from step to step: what
+/// gathering copied of the agents, and what steering, planning and moving make of it.
+#[derive(Default)]
+struct CrowdStep {
+    crowds: Vec<Crowd>,
+    planners: Vec<VelocityPlanner>,
+    space: GridSpace,
+    /// The frame it was gathered on.
+    frame: u64,
+    /// The frame's time step: the agents move by it.
+    time_step: f32,
     /// The time step this frame's plans are made for: the frame's, times the planning interval
     /// (a plan holds for that many frames).
     plan_step: f32,
+    avoidance: AvoidanceSettings,
+    /// Agents planned (and steered) per task of the compute task pool.
+    per_task: usize,
 }
 
 /// The avoiding agents of one terrain profile.
@@ -94,7 +113,8 @@ struct Crowd {
     walls: Arc<Grid>,
     /// The number of these walls among all walls taken.
     walls_epoch: u64,
-    entities: Vec<Entity>,
+    /// What gathering copied of each agent, and what steering made of it.
+    members: Vec<Member>,
     agents: Vec<CrowdAgent>,
     /// Each agent's next waypoint in grid space, whether it is the path's last, and which one
     /// it is; `None` for an agent with nowhere to go.
@@ -106,13 +126,33 @@ struct Crowd {
     neighbours: NeighbourGrid,
 }
 
+/// An avoiding agent as the step sees it: copies of what steering reads and writes, written
+/// back to its components once the step is done.
+struct Member {
+    entity: Entity,
+    /// Its translation when gathered: one the game has moved since is left where the game put
+    /// it.
+    translation: Vec3,
+    follower: PathFollower,
+    sight: CrowdSight,
+    route: Route,
+    /// Whether it steers by its cell's lines of sight: a one-cell agent does; larger ones keep
+    /// to their waypoints.
+    sighted: bool,
+    /// The velocity it prefers while it steps aside from a knot of agents
+    /// ([`astar_grid::crowd::AgentProgress::aside_velocity`]).
+    aside: Option<Vector>,
+    /// Whether the step put it back on legal ground.
+    pushed_out: bool,
+}
+
 impl Crowd {
     fn new(profile: ProfileId, walls: Arc<Grid>, walls_epoch: u64) -> Self {
         Self {
             profile,
             walls,
             walls_epoch,
-            entities: Vec::new(),
+            members: Vec::new(),
             agents: Vec::new(),
             targets: Vec::new(),
             due: Vec::new(),
@@ -122,7 +162,7 @@ impl Crowd {
     }
 
     fn clear(&mut self) {
-        self.entities.clear();
+        self.members.clear();
         self.agents.clear();
         self.targets.clear();
         self.due.clear();
@@ -136,6 +176,100 @@ impl Crowd {
             self.walls = walls;
             self.walls_epoch = *walls_taken;
         }
+    }
+
+    /// Steers every agent (see [`steer`]), in chunks of `per_task` agents over the compute
+    /// task pool for a large crowd.
+    fn steer_all(&mut self, space: GridSpace, plan_step: f32, per_task: usize) {
+        let walls = Walls {
+            grid: &self.walls,
+            epoch: self.walls_epoch,
+        };
+        self.targets.clear();
+        self.targets.resize(self.agents.len(), None);
+        let one_task = self.agents.len() <= per_task;
+        let chunks = self
+            .members
+            .chunks_mut(per_task)
+            .zip(self.agents.chunks_mut(per_task))
+            .zip(self.targets.chunks_mut(per_task));
+        if one_task {
+            for ((members, agents), targets) in chunks {
+                steer((members, agents, targets), (space, walls), plan_step);
+            }
+            return;
+        }
+        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
+            for chunk in chunks {
+                scope.spawn(async move {
+                    let ((members, agents), targets) = chunk;
+                    steer((members, agents, targets), (space, walls), plan_step);
+                });
+            }
+        });
+    }
+
+    /// Plans the velocities of the agents due this frame, in chunks of `per_task` agents over
+    /// the compute task pool for a large crowd.
+    fn plan(
+        &mut self,
+        planners: &mut Vec<VelocityPlanner>,
+        (avoidance, plan_step): (&AvoidanceSettings, f32),
+        per_task: usize,
+    ) {
+        self.neighbours
+            .rebuild(&self.agents, avoidance.bucket_size());
+        let tasks = self.agents.len().div_ceil(per_task).max(1);
+        if planners.len() < tasks {
+            planners.resize_with(tasks, VelocityPlanner::new);
+        }
+        let context = PlanningContext {
+            agents: &self.agents,
+            neighbours: &self.neighbours,
+            grid: &self.walls,
+            settings: avoidance,
+            time_step: plan_step,
+        };
+        let due = &self.due[..];
+        if tasks == 1 {
+            let all = (0..self.agents.len(), due);
+            plan_due(&mut planners[0], &context, all, &mut self.velocities);
+            return;
+        }
+        let context = &context;
+        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
+            for (chunk, (out, planner)) in self
+                .velocities
+                .chunks_mut(per_task)
+                .zip(planners.iter_mut())
+                .enumerate()
+            {
+                let start = chunk * per_task;
+                scope.spawn(async move {
+                    plan_due(planner, context, (start..start + out.len(), due), out);
+                });
+            }
+        });
+    }
+}
+
+impl CrowdStep {
+    /// Steers, plans and moves every crowd: the whole step, which reads and writes nothing
+    /// but itself, so that it may run beside the frame.
+    fn run(mut self) -> Self {
+        let per_task = self.per_task.max(1);
+        for crowd in &mut self.crowds {
+            crowd.steer_all(self.space, self.plan_step, per_task);
+            let planning = (&self.avoidance, self.plan_step);
+            crowd.plan(&mut self.planners, planning, per_task);
+            move_agents(
+                &mut crowd.agents,
+                &crowd.velocities,
+                &crowd.walls,
+                self.time_step,
+            );
+        }
+        self
     }
 }
 
@@ -201,7 +335,7 @@ fn crowd_of(
 ) -> usize {
     match crowds.iter().position(|crowd| crowd.profile == profile) {
         Some(index) => {
-            if crowds[index].entities.is_empty() {
+            if crowds[index].members.is_empty() {
                 let walls = walls_for(profile, nav, profiles, layers);
                 crowds[index].take_walls(walls, walls_taken);
             }
@@ -226,52 +360,53 @@ fn pushed_out(walls: &Grid, position: Vector, radius: f32) -> Option<Vector> {
     nearest_legal_position(walls, position, radius, PUSH_OUT_DISTANCE)
 }
 
-/// An avoiding agent as its crowd sees it this frame: its disc of `radius` at `position`, its
-/// velocities and priority, and its next waypoint; what it last saw of its path is in `sight`.
-/// An agent standing aside (`knot`, [`AgentProgress::aside_velocity`]) prefers to step slowly
-/// out of the way.
-fn crowd_agent(
-    (avoidance, request, path, knot): (&CrowdAvoidance, &PathRequest, &Path, &AgentProgress),
-    (follower, sight): (&mut PathFollower, &mut CrowdSight),
+/// Steers each agent of a chunk: puts one whose ground was blocked under it back on the
+/// nearest legal ground, passes the waypoints it is done with, aims it at its next one (or,
+/// for a one-cell agent, the furthest ahead it sees: [`look_ahead`]) and gives it the velocity
+/// it would take with nobody in the way. An agent stepping aside from a knot prefers to step
+/// slowly out of the way.
+fn steer(
+    (members, agents, targets): (&mut [Member], &mut [CrowdAgent], &mut [Option<Target>]),
     (space, walls): (GridSpace, Walls<'_>),
-    (position, radius, actual): (Vector, f32, Vec2),
     step: f32,
-) -> (CrowdAgent, Option<Target>) {
-    let speed = space.speed_in_cells(follower.speed.max(0.0));
-    let mut agent = CrowdAgent::new(position, radius, speed);
-    agent.velocity = space.velocity(actual);
-    agent.priority = priority_of(avoidance, request);
-    // Lines of sight are a one-cell agent's: larger ones keep to their waypoints.
-    let sight_walls = (request.size <= 1).then_some(walls);
-    let target = next_target(
-        follower,
-        path,
-        (space, sight_walls),
-        (position, radius),
-        sight,
-    )
-    .map(|target| match sight_walls {
-        Some(walls) => {
-            let held_up = agent.velocity.length() < 0.5 * speed;
-            look_ahead(
-                target,
-                path,
-                (space, walls),
-                (position, radius, held_up),
-                sight,
-            )
+) {
+    for ((member, agent), target) in members.iter_mut().zip(agents).zip(targets) {
+        if let Some(legal) = pushed_out(walls.grid, agent.position, agent.radius) {
+            agent.position = legal;
+            member.pushed_out = true;
         }
-        None => target,
-    });
-    agent.preferred_velocity = match (knot.aside_velocity(speed), target) {
-        (Some(aside), _) => aside,
-        (None, Some(target)) => preferred_velocity(&agent, target, step),
-        (None, None) => holding_velocity(&agent, path, space, step),
-    };
-    (agent, target)
+        let (position, radius) = (agent.position, agent.radius);
+        let sight_walls = member.sighted.then_some(walls);
+        let next = next_target(
+            &mut member.follower,
+            &member.route,
+            (space, sight_walls),
+            (position, radius),
+            &mut member.sight,
+        );
+        *target = next.map(|next| match sight_walls {
+            Some(walls) => {
+                let held_up = agent.velocity.length() < 0.5 * agent.max_speed;
+                let agent = (position, radius, held_up);
+                look_ahead(
+                    next,
+                    &member.route,
+                    (space, walls),
+                    agent,
+                    &mut member.sight,
+                )
+            }
+            None => next,
+        });
+        agent.preferred_velocity = match (member.aside, *target) {
+            (Some(aside), _) => aside,
+            (None, Some(target)) => preferred_velocity(agent, target, step),
+            (None, None) => holding_velocity(agent, &member.route, space, step),
+        };
+    }
 }
 
-/// What gathering reads and writes of an avoiding agent.
+/// What gathering reads of an avoiding agent (and the follower it sets on a new path).
 #[derive(QueryData)]
 #[query_data(mutable)]
 pub(crate) struct GatheredAgent {
@@ -283,11 +418,11 @@ pub(crate) struct GatheredAgent {
     plan: &'static CrowdPlan,
     progress: &'static CrowdProgress,
     follower: &'static mut PathFollower,
-    sight: &'static mut CrowdSight,
-    transform: &'static mut Transform,
+    sight: &'static CrowdSight,
+    transform: &'static Transform,
 }
 
-/// What moving writes of an avoiding agent.
+/// What writing a step back reads and writes of an avoiding agent.
 #[derive(QueryData)]
 #[query_data(mutable)]
 pub(crate) struct MovedAgent {
@@ -296,12 +431,22 @@ pub(crate) struct MovedAgent {
     plan: &'static mut CrowdPlan,
     progress: &'static mut CrowdProgress,
     follower: &'static mut PathFollower,
+    sight: &'static mut CrowdSight,
     request: &'static mut PathRequest,
+    path: &'static Path,
 }
 
-/// Gathers the avoiding agents into one crowd per profile: positions, radii and speeds in
-/// grid space, the next waypoint and the preferred velocity, and whether each is planned this
-/// frame; puts an agent whose ground was blocked under it back on the nearest legal ground.
+/// What writing a step back needs besides the agents: the map (to anchor a new search where a
+/// stuck agent stands), the knot rules' settings, and the stats.
+type WriteBack<'a> = (
+    Option<&'a NavGrid>,
+    &'a ProgressSettings,
+    &'a mut PathfindingStats,
+);
+
+/// Gathers the avoiding agents into one crowd per profile, copying what the step reads:
+/// positions, radii, speeds and priorities in grid space, paths, followers and lines of sight,
+/// and whether each is planned this frame.
 pub(crate) fn gather_crowds(
     (time, settings): (Res<Time>, Res<CrowdSettings>),
     nav: Option<Res<NavGrid>>,
@@ -312,55 +457,155 @@ pub(crate) fn gather_crowds(
     mut agents: Query<GatheredAgent>,
 ) {
     let scratch = &mut *scratch;
-    scratch.crowds.iter_mut().for_each(Crowd::clear);
+    scratch.step.crowds.iter_mut().for_each(Crowd::clear);
     let Some(nav) = nav else {
         return;
     };
     scratch.frame += 1;
-    let (frame, interval) = (scratch.frame, settings.planning_interval.max(1));
-    let space = GridSpace::of(&nav);
-    scratch.space = space;
+    let interval = settings.planning_interval.max(1);
+    let step = &mut scratch.step;
+    (step.frame, step.space) = (scratch.frame, GridSpace::of(&nav));
+    step.time_step = time.delta_secs();
     // A plan holds for `interval` frames, and is made for them.
-    let step = time.delta_secs() * interval as f32;
-    scratch.plan_step = step;
+    step.plan_step = step.time_step * interval as f32;
+    (step.avoidance, step.per_task) = (settings.avoidance(), settings.agents_per_task.max(1));
     for mut item in &mut agents {
+        // A new path restarts the walk at once, so that the follower never reads as finished
+        // on it.
+        if !item.follower.walks(item.path) {
+            item.follower.sync_with(item.path);
+        }
         let request = item.request;
-        let crowds = (&mut scratch.crowds, &mut scratch.walls_taken);
+        let crowds = (&mut step.crowds, &mut scratch.walls_taken);
         let index = crowd_of(crowds, request.profile, &nav, &profiles, &mut layers);
-        let crowd = &mut scratch.crowds[index];
+        let crowd = &mut step.crowds[index];
+        let space = step.space;
         let radius = item
             .avoidance
             .radius_in_cells(request.size, space.shorter_side());
-        let mut position = space.point(item.transform.translation.truncate());
-        if let Some(legal) = pushed_out(&crowd.walls, position, radius) {
-            position = legal;
-            let z = item.transform.translation.z;
-            item.transform.translation = space.world(legal).extend(z);
-            stats.crowd_agents_pushed_out += 1;
-        }
-        let walls = Walls {
-            grid: &crowd.walls,
-            epoch: crowd.walls_epoch,
-        };
-        let (agent, target) = crowd_agent(
-            (item.avoidance, request, item.path, &item.progress.knot),
-            (&mut item.follower, &mut item.sight),
-            (space, walls),
-            (position, radius, item.velocity.actual),
-            step,
-        );
-        crowd.entities.push(item.entity);
+        let translation = item.transform.translation;
+        let speed = space.speed_in_cells(item.follower.speed.max(0.0));
+        let mut agent = CrowdAgent::new(space.point(translation.truncate()), radius, speed);
+        agent.velocity = space.velocity(item.velocity.actual);
+        agent.priority = priority_of(item.avoidance, request);
+        crowd.members.push(Member {
+            entity: item.entity,
+            translation,
+            follower: item.follower.clone(),
+            sight: *item.sight,
+            route: Route::of(item.path),
+            sighted: request.size <= 1,
+            aside: item.progress.knot.aside_velocity(speed),
+            pushed_out: false,
+        });
         crowd.agents.push(agent);
-        crowd.targets.push(target);
         crowd
             .due
-            .push(is_due(item.plan, item.entity, frame, interval));
+            .push(is_due(item.plan, item.entity, step.frame, interval));
         crowd.velocities.push(item.plan.velocity);
     }
-    scratch.crowds.retain(|crowd| !crowd.entities.is_empty());
-    stats.crowd_agents = scratch.crowds.iter().map(|crowd| crowd.agents.len()).sum();
+    step.crowds.retain(|crowd| !crowd.members.is_empty());
+    stats.crowd_agents = step.crowds.iter().map(|crowd| crowd.agents.len()).sum();
 }
 
+/// Runs the step just gathered: beside the frame on the compute task pool
+/// ([`CrowdSettings::step_beside_frame`]), to be written back by the next frame's
+/// [`finish_crowd_step`], or here and now, written back at once.
+pub(crate) fn start_crowd_step(
+    settings: Res<CrowdSettings>,
+    nav: Option<Res<NavGrid>>,
+    mut scratch: ResMut<CrowdScratch>,
+    mut stats: ResMut<PathfindingStats>,
+    mut agents: Query<MovedAgent>,
+) {
+    if scratch.step.crowds.is_empty() {
+        return;
+    }
+    let step = core::mem::take(&mut scratch.step);
+    if cfg!(feature = "multi_threaded") && settings.step_beside_frame {
+        let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+        scratch.running = Some(pool.spawn(async move { step.run() }));
+        return;
+    }
+    let step = step.run();
+    let progress = settings.progress();
+    write_back(&step, &mut agents, (nav.as_deref(), &progress, &mut stats));
+    scratch.step = step;
+}
+
+/// Writes back the step that ran beside the last frame, waiting for it if it is not done.
+pub(crate) fn finish_crowd_step(
+    settings: Res<CrowdSettings>,
+    nav: Option<Res<NavGrid>>,
+    mut scratch: ResMut<CrowdScratch>,
+    mut stats: ResMut<PathfindingStats>,
+    mut agents: Query<MovedAgent>,
+) {
+    let Some(running) = scratch.running.take() else {
+        return;
+    };
+    let step = bevy::tasks::block_on(running);
+    let progress = settings.progress();
+    write_back(&step, &mut agents, (nav.as_deref(), &progress, &mut stats));
+    scratch.step = step;
+}
+
+/// Writes a finished step back to the agents: positions (unless the game moved an agent since
+/// it was gathered), velocities, the plans made, what each follower passed and what its sight
+/// drew; then acts on each agent's progress.
+fn write_back(
+    step: &CrowdStep,
+    agents: &mut Query<MovedAgent>,
+    (nav, settings, stats): WriteBack<'_>,
+) {
+    let mut found = Vec::new();
+    for crowd in &step.crowds {
+        for (index, member) in crowd.members.iter().enumerate() {
+            let Ok(mut item) = agents.get_mut(member.entity) else {
+                continue;
+            };
+            let agent = &crowd.agents[index];
+            if item.transform.translation == member.translation {
+                let z = member.translation.z;
+                item.transform.translation = step.space.world(agent.position).extend(z);
+            }
+            stats.crowd_agents_pushed_out += u64::from(member.pushed_out);
+            item.velocity.set_if_neq(CrowdVelocity {
+                desired: step.space.world_velocity(agent.preferred_velocity),
+                actual: step.space.world_velocity(agent.velocity),
+            });
+            if crowd.due[index] {
+                *item.plan = CrowdPlan {
+                    velocity: crowd.velocities[index],
+                    planned_on: Some(step.frame),
+                };
+            }
+            // The follower's walk, as the step moved it on; its speed, as it is now.
+            let mut walked = member.follower.clone();
+            walked.speed = item.follower.speed;
+            item.follower.set_if_neq(walked);
+            item.sight.set_if_neq(member.sight);
+            // Stepping aside, it is not judged until it is done (and done it is, whether it has
+            // a waypoint or not); nor is an agent given a new path since it was gathered.
+            if item.progress.knot.count_down(step.time_step) {
+                continue;
+            }
+            let Some(target) =
+                crowd.targets[index].filter(|target| target.key.0 == item.path.revision)
+            else {
+                continue;
+            };
+            act_on_progress(
+                &mut item,
+                target,
+                (&crowd.agents, &crowd.neighbours, index, &mut found),
+                (nav, step.space),
+                (step.time_step, settings),
+                stats,
+            );
+        }
+    }
+}
 /// Plans into `out` the velocities of the due agents of `range` (slot `k` is agent
 /// `range.start + k`), leaving the others' held velocities alone.
 fn plan_due(
@@ -376,113 +621,6 @@ fn plan_due(
         .filter(|(_, due)| **due)
     {
         *slot = planner.plan_velocity(context, index);
-    }
-}
-
-/// Plans the velocities of the avoiding agents due this frame, in parallel over the compute
-/// task pool for large crowds.
-pub(crate) fn plan_crowds(settings: Res<CrowdSettings>, mut scratch: ResMut<CrowdScratch>) {
-    let avoidance = settings.avoidance();
-    let per_task = settings.agents_per_task.max(1);
-    let CrowdScratch {
-        crowds,
-        planners,
-        plan_step: step,
-        ..
-    } = &mut *scratch;
-    let step = *step;
-    for crowd in crowds.iter_mut() {
-        crowd
-            .neighbours
-            .rebuild(&crowd.agents, avoidance.bucket_size());
-        let tasks = crowd.agents.len().div_ceil(per_task).max(1);
-        if planners.len() < tasks {
-            planners.resize_with(tasks, VelocityPlanner::new);
-        }
-        let context = PlanningContext {
-            agents: &crowd.agents,
-            neighbours: &crowd.neighbours,
-            grid: &crowd.walls,
-            settings: &avoidance,
-            time_step: step,
-        };
-        let due = &crowd.due[..];
-        if tasks == 1 {
-            let all = (0..crowd.agents.len(), due);
-            plan_due(&mut planners[0], &context, all, &mut crowd.velocities);
-            continue;
-        }
-        let context = &context;
-        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
-            for (chunk, (out, planner)) in crowd
-                .velocities
-                .chunks_mut(per_task)
-                .zip(planners.iter_mut())
-                .enumerate()
-            {
-                let start = chunk * per_task;
-                scope.spawn(async move {
-                    plan_due(planner, context, (start..start + out.len(), due), out);
-                });
-            }
-        });
-    }
-}
-
-/// Moves every avoiding agent by its velocity within the walls, records its velocities and
-/// the plans made this frame, and acts on its progress.
-pub(crate) fn move_crowds(
-    (time, settings): (Res<Time>, Res<CrowdSettings>),
-    nav: Option<Res<NavGrid>>,
-    mut scratch: ResMut<CrowdScratch>,
-    mut stats: ResMut<PathfindingStats>,
-    mut agents: Query<MovedAgent>,
-) {
-    let time_step = time.delta_secs();
-    let (space, frame) = (scratch.space, scratch.frame);
-    let progress_settings = settings.progress();
-    let mut found = Vec::new();
-    for crowd in &mut scratch.crowds {
-        move_agents(
-            &mut crowd.agents,
-            &crowd.velocities,
-            &crowd.walls,
-            time_step,
-        );
-        for (index, &entity) in crowd.entities.iter().enumerate() {
-            let Ok(mut item) = agents.get_mut(entity) else {
-                continue;
-            };
-            let agent = &crowd.agents[index];
-            let z = item.transform.translation.z;
-            item.transform.translation = space.world(agent.position).extend(z);
-            item.velocity.set_if_neq(CrowdVelocity {
-                desired: space.world_velocity(agent.preferred_velocity),
-                actual: space.world_velocity(agent.velocity),
-            });
-            if crowd.due[index] {
-                *item.plan = CrowdPlan {
-                    velocity: crowd.velocities[index],
-                    planned_on: Some(frame),
-                };
-            }
-            // Stepping aside, it is not judged until it is done (and done it is, whether it has
-            // a waypoint or not).
-            if item.progress.knot.count_down(time_step) {
-                continue;
-            }
-            let Some(target) = crowd.targets[index] else {
-                continue;
-            };
-            act_on_progress(
-                &mut item,
-                target,
-                (&crowd.agents, &crowd.neighbours, index, &mut found),
-                (nav.as_deref(), space),
-                (time_step, &progress_settings),
-                &mut stats,
-            );
-        }
     }
 }
 

@@ -7,6 +7,33 @@ use crate::{Path, PathFollower};
 use astar_grid::crowd::{CrowdAgent, Vector, disc_passes};
 use astar_grid::{Cell, Grid, Movement, line_of_sight};
 use bevy::prelude::*;
+use std::sync::Arc;
+
+/// What steering reads of an agent's [`Path`]: its revision, its own waypoints (world space),
+/// and whether it reaches the goal. Copied from the path when the crowd is gathered (sharing
+/// the waypoints' memory), so that the crowd's step can run beside the frame.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Route {
+    revision: u64,
+    waypoints: Option<Arc<[Vec2]>>,
+    found: bool,
+}
+
+impl Route {
+    /// What steering reads of `path`.
+    pub(super) fn of(path: &Path) -> Self {
+        Self {
+            revision: path.revision,
+            waypoints: path.own_waypoints_shared().cloned(),
+            found: path.is_found(),
+        }
+    }
+
+    /// The path's own waypoints; none for a route on a goal's shared tree, or no path.
+    fn waypoints(&self) -> &[Vec2] {
+        self.waypoints.as_deref().unwrap_or_default()
+    }
+}
 
 /// An agent's next waypoint, in grid space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -103,12 +130,12 @@ impl CrowdSight {
         self
     }
 
-    /// The waypoint of `path` after waypoint `key` (a path revision and an index).
-    fn waypoint_after(&mut self, path: &Path, key: (u64, usize)) -> Option<Vec2> {
+    /// The waypoint of `route` after waypoint `key` (a path revision and an index).
+    fn waypoint_after(&mut self, route: &Route, key: (u64, usize)) -> Option<Vec2> {
         match self.after {
             Some((known, after)) if known == key => after,
             _ => {
-                let after = path.own_waypoints().get(key.1 + 1).copied();
+                let after = route.waypoints().get(key.1 + 1).copied();
                 self.after = Some((key, after));
                 after
             }
@@ -147,21 +174,20 @@ impl Walls<'_> {
 /// for which a one-cell line of sight says nothing) only reach counts.
 pub(super) fn next_target(
     follower: &mut PathFollower,
-    path: &Path,
+    route: &Route,
     (space, walls): (GridSpace, Option<Walls<'_>>),
     (position, reach): (Vector, f32),
     sight: &mut CrowdSight,
 ) -> Option<Target> {
-    follower.sync_with(path);
     loop {
         let point = space.point(follower.target()?);
         let index = follower.next_waypoint();
-        let key = (path.revision, index);
-        let last = index + 1 >= path.own_waypoints().len();
+        let key = (route.revision, index);
+        let last = index + 1 >= route.waypoints().len();
         // The last waypoint is reached on it, not near it.
         let reach = if last { reach.min(LAST_REACH) } else { reach };
         let within = (point - position).length_squared() <= reach * reach;
-        let past = sight.waypoint_after(path, key).is_some_and(|next| {
+        let past = sight.waypoint_after(route, key).is_some_and(|next| {
             let next = space.point(next);
             (position - point).dot(next - point) > 0.0
                 && walls.is_some_and(|walls| {
@@ -172,7 +198,7 @@ pub(super) fn next_target(
                 })
         });
         if within || past {
-            follower.pass_waypoint(path.own_waypoints());
+            follower.pass_waypoint(route.waypoints());
             if last {
                 return None;
             }
@@ -204,7 +230,7 @@ const LOOKAHEAD: usize = 4;
 /// the next waypoint draws it round the corner.
 pub(super) fn look_ahead(
     target: Target,
-    path: &Path,
+    route: &Route,
     (space, walls): (GridSpace, Walls<'_>),
     (position, radius, held_up): (Vector, f32, bool),
     sight: &mut CrowdSight,
@@ -212,7 +238,7 @@ pub(super) fn look_ahead(
     let remembered = sight.for_situation(walls.situation(position, target.key));
     let aim = *remembered
         .aim
-        .get_or_insert_with(|| aim_ahead(target, path, (space, walls.grid), (position, radius)));
+        .get_or_insert_with(|| aim_ahead(target, route, (space, walls.grid), (position, radius)));
     let ahead = aim.index != target.key.1;
     if ahead && held_up {
         let point = space.point(aim.point);
@@ -240,15 +266,16 @@ pub(super) fn look_ahead(
 /// Where [`look_ahead`] aims.
 fn aim_ahead(
     target: Target,
-    path: &Path,
+    route: &Route,
     (space, walls): (GridSpace, &Grid),
     (position, radius): (Vector, f32),
 ) -> Aim {
     let index = target.key.1;
-    let end = (index + LOOKAHEAD).min(path.own_waypoints().len().saturating_sub(1));
+    let waypoints = route.waypoints();
+    let end = (index + LOOKAHEAD).min(waypoints.len().saturating_sub(1));
     let centre = cell_centre(position);
     let ahead = (index + 1..=end).rev().find_map(|ahead| {
-        let point = path.own_waypoints()[ahead];
+        let point = waypoints[ahead];
         let grid_point = space.point(point);
         // The disc must pass too: aimed past a corner it would only clip, an agent off its
         // cell's centre is pinned on the corner.
@@ -257,7 +284,7 @@ fn aim_ahead(
         clear.then_some(Aim {
             index: ahead,
             point,
-            last: ahead + 1 == path.own_waypoints().len(),
+            last: ahead + 1 == waypoints.len(),
             seen: true,
         })
     });
@@ -298,11 +325,11 @@ pub(super) fn preferred_velocity(agent: &CrowdAgent, target: Target, time_step: 
 /// its arrival reach from the end of its path, where it then walks back.
 pub(super) fn holding_velocity(
     agent: &CrowdAgent,
-    path: &Path,
+    route: &Route,
     space: GridSpace,
     time_step: f32,
 ) -> Vector {
-    let Some(&end) = path.own_waypoints().last().filter(|_| path.is_found()) else {
+    let Some(&end) = route.waypoints().last().filter(|_| route.found) else {
         return Vector::ZERO;
     };
     let end = space.point(end);
@@ -349,9 +376,16 @@ mod tests {
             seen: true,
         };
         let walls = Walls { grid, epoch };
-        look_ahead(target, path, (space, walls), (position, 0.45, false), sight)
-            .key
-            .1
+        let route = Route::of(path);
+        look_ahead(
+            target,
+            &route,
+            (space, walls),
+            (position, 0.45, false),
+            sight,
+        )
+        .key
+        .1
     }
 
     #[test]
@@ -405,7 +439,7 @@ mod tests {
             };
             let mut sight = CrowdSight::default();
             let agent = (position, radius, held_up);
-            look_ahead(target, &path, (space, walls), agent, &mut sight)
+            look_ahead(target, &Route::of(&path), (space, walls), agent, &mut sight)
                 .key
                 .1
         };
@@ -442,7 +476,7 @@ mod tests {
         let mut path = row_path();
         let mut sight = CrowdSight::default();
         assert_eq!(
-            sight.waypoint_after(&path, (1, 1)),
+            sight.waypoint_after(&Route::of(&path), (1, 1)),
             Some(path.waypoints()[2])
         );
         // A new revision reads the path again; the last waypoint has none after it.
@@ -452,9 +486,9 @@ mod tests {
         path.revision = 2;
         path.status = PathStatus::Queued;
         assert_eq!(
-            sight.waypoint_after(&path, (2, 2)),
+            sight.waypoint_after(&Route::of(&path), (2, 2)),
             Some(Vec2::new(9.0, 9.0))
         );
-        assert_eq!(sight.waypoint_after(&path, (2, 5)), None);
+        assert_eq!(sight.waypoint_after(&Route::of(&path), (2, 5)), None);
     }
 }

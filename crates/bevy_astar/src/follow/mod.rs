@@ -113,6 +113,11 @@ impl PathFollower {
         }
     }
 
+    /// Whether the follower walks `path` already (it has seen its revision).
+    pub(crate) fn walks(&self, path: &Path) -> bool {
+        self.revision == path.revision
+    }
+
     /// Whether the follower must aim again on `route` because its tree changed: a newer
     /// version than the one it aimed by, unless it is the next one and its changed cells lie
     /// away from the straight run the follower walks (which then still holds; the next run is
