@@ -58,8 +58,8 @@
 //! [`astar_grid::crowd::Crowd::step`] applies too; the plugin measures progress along paths.
 //!
 //! Beside the frame: steps 1 (after the copying), 2 and 3 read and write nothing but a copy of
-//! what they need, so by default ([`CrowdSettings::step_beside_frame`]) they run on the compute
-//! task pool while the rest of the frame runs, and the next frame's `Follow` writes them back
+//! what they need, so by default ([`CrowdSettings::step_beside_frame`]) they run on a thread
+//! of the crowd's own while the rest of the frame runs, and the next frame's `Follow` writes them back
 //! (waiting for them if they are not done) before it gathers again: the main thread only copies
 //! the agents out and back, and agents are shown one frame late.
 //!
@@ -208,8 +208,9 @@ pub struct CrowdSettings {
     /// cost, and a plan then holds for a thirtieth of a second at 60 frames a second. Agents
     /// still move against the walls every frame.
     pub planning_interval: u32,
-    /// Whether a frame's crowd step (steering, planning, moving) runs beside the frame, on the
-    /// compute task pool, to be written back at the start of the next frame's
+    /// Whether a frame's crowd step (steering, planning, moving) runs beside the frame, on a
+    /// thread of the crowd's own (which plans large crowds over the compute task pool), to be
+    /// written back at the start of the next frame's
     /// [`PathfindingSystems::Follow`](crate::PathfindingSystems::Follow): the main thread then
     /// only gathers the agents and writes their step back, and the agents are shown where the
     /// step of the frame before put them (one frame late). False runs the step inside

@@ -25,7 +25,7 @@ use astar_grid::crowd::{
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 
 /// Steers agents with [`CrowdAvoidance`] round each other and along the walls, in
 /// [`PathfindingSystems::Follow`] of the schedule the [`AStarPlugin`](crate::AStarPlugin) runs in (add
@@ -77,14 +77,48 @@ const PUSH_OUT_DISTANCE: f32 = 16.0;
 #[derive(Resource, Default)]
 pub(crate) struct CrowdScratch {
     /// The step being gathered, or the last one written back; while a step runs beside the
-    /// frame, an empty one (the task holds the crowd's memory and gives it back).
+    /// frame, an empty one (the crowd's thread holds the crowd's memory and gives it back).
     step: CrowdStep,
-    /// The step of the last frame, running beside the frame.
-    running: Option<bevy::tasks::Task<CrowdStep>>,
+    /// The thread the step runs on beside the frame, started with the first such step.
+    thread: Option<CrowdThread>,
+    /// Whether a step is running on it.
+    running: bool,
     /// Frames gathered so far: which agents are planned in a frame follows from it.
     frame: u64,
     /// Walls taken so far, to number each crowd's walls afresh (see [`CrowdSight`]).
     walls_taken: u64,
+}
+
+/// The thread a crowd step runs on beside the frame. It is the crowd's own, not a pool's: a
+/// system waiting for the step may itself run on a pool's thread, and would then wait for work
+/// queued behind itself (on two cores the compute pool has one thread). The step still plans
+/// large crowds in chunks over the compute pool, and runs its chunks itself when the pool is
+/// busy. The thread ends when the crowd's memory is dropped.
+struct CrowdThread {
+    steps: mpsc::Sender<CrowdStep>,
+    done: Mutex<mpsc::Receiver<CrowdStep>>,
+}
+
+impl CrowdThread {
+    /// Starts the thread; `None` when the system cannot start one.
+    fn start() -> Option<Self> {
+        let (steps, to_run) = mpsc::channel::<CrowdStep>();
+        let (finished, done) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("crowd step".to_owned())
+            .spawn(move || {
+                while let Ok(step) = to_run.recv() {
+                    if finished.send(step.run()).is_err() {
+                        break;
+                    }
+                }
+            })
+            .ok()?;
+        Some(Self {
+            steps,
+            done: Mutex::new(done),
+        })
+    }
 }
 
 /// One frame's step of every crowd, with the memory it reuses from step to step: what
@@ -508,7 +542,7 @@ pub(crate) fn gather_crowds(
     stats.crowd_agents = step.crowds.iter().map(|crowd| crowd.agents.len()).sum();
 }
 
-/// Runs the step just gathered: beside the frame on the compute task pool
+/// Runs the step just gathered: beside the frame on the crowd's thread
 /// ([`CrowdSettings::step_beside_frame`]), to be written back by the next frame's
 /// [`finish_crowd_step`], or here and now, written back at once.
 pub(crate) fn start_crowd_step(
@@ -521,11 +555,24 @@ pub(crate) fn start_crowd_step(
     if scratch.step.crowds.is_empty() {
         return;
     }
-    let step = core::mem::take(&mut scratch.step);
+    let mut step = core::mem::take(&mut scratch.step);
     if cfg!(feature = "multi_threaded") && settings.step_beside_frame {
-        let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-        scratch.running = Some(pool.spawn(async move { step.run() }));
-        return;
+        if scratch.thread.is_none() {
+            scratch.thread = CrowdThread::start();
+        }
+        // Without a thread (it could not start, or is gone), the step runs here.
+        if let Some(thread) = &scratch.thread {
+            match thread.steps.send(step) {
+                Ok(()) => {
+                    scratch.running = true;
+                    return;
+                }
+                Err(mpsc::SendError(unsent)) => {
+                    scratch.thread = None;
+                    step = unsent;
+                }
+            }
+        }
     }
     let step = step.run();
     let progress = settings.progress();
@@ -541,10 +588,18 @@ pub(crate) fn finish_crowd_step(
     mut stats: ResMut<PathfindingStats>,
     mut agents: Query<MovedAgent>,
 ) {
-    let Some(running) = scratch.running.take() else {
+    if !core::mem::take(&mut scratch.running) {
+        return;
+    }
+    let finished = scratch.thread.as_ref().and_then(|thread| {
+        let done = thread.done.lock().unwrap_or_else(PoisonError::into_inner);
+        done.recv().ok()
+    });
+    let Some(step) = finished else {
+        // The thread is gone with the step (it panicked): the crowd starts afresh.
+        scratch.thread = None;
         return;
     };
-    let step = bevy::tasks::block_on(running);
     let progress = settings.progress();
     write_back(&step, &mut agents, (nav.as_deref(), &progress, &mut stats));
     scratch.step = step;
