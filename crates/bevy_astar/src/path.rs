@@ -261,14 +261,6 @@ impl Path {
         }
     }
 
-    /// The waypoints of a path of its own, shared; `None` for a shared route or no path.
-    pub(crate) const fn own_waypoints_shared(&self) -> Option<&Arc<[Vec2]>> {
-        match &self.route {
-            PathRoute::Own { waypoints, .. } => Some(waypoints),
-            PathRoute::Empty | PathRoute::Shared(_) => None,
-        }
-    }
-
     /// The route on a goal's shared tree, if the path is one.
     pub(crate) const fn shared_route(&self) -> Option<&SharedRoute> {
         match &self.route {

@@ -5,7 +5,9 @@
 pub mod common;
 
 use bevy::prelude::*;
-use bevy_astar::astar_grid::crowd::{Vector, disc_fits, footprint_radius};
+use bevy_astar::astar_grid::crowd::{
+    CrowdAgent, Route, RouteCrowd, RouteWalker, Vector, disc_fits, footprint_radius,
+};
 use bevy_astar::prelude::*;
 use common::{FRAME, MAX_FRAMES, app_with_grid, current_grid, path, stats};
 use core::time::Duration;
@@ -521,4 +523,106 @@ fn fifty_agents_pass_a_door_two_cells_wide_both_ways() {
     if let Err(late) = run_door(bound) {
         panic!("not all through the door after {bound} s: {late:#?}");
     }
+}
+
+/// The core's crowd, fed by hand what the plugin's agents are: a user of the core without Bevy.
+struct CoreMirror {
+    crowd: RouteCrowd,
+    /// Each agent's entity, and the revision of the path its route was read from.
+    agents: Vec<(Entity, u64)>,
+}
+
+impl CoreMirror {
+    /// The crowd of `agents`, in the order the plugin takes them (spawn order, one archetype),
+    /// as they stand before the first frame, with the plugin's default settings.
+    fn of(app: &App, agents: &[Entity]) -> Self {
+        let settings = CrowdSettings::default();
+        let mut crowd = RouteCrowd::new(settings.avoidance());
+        crowd.planning_interval = settings.planning_interval;
+        crowd.agents_per_chunk = settings.agents_per_task;
+        for &agent in agents {
+            let priority = app
+                .world()
+                .get::<CrowdAvoidance>(agent)
+                .and_then(|a| a.priority);
+            let mut core_agent =
+                CrowdAgent::new(cells_at(app, agent), footprint_radius(1), SPEED / CELL);
+            core_agent.priority = priority.expect("a priority given");
+            crowd.push(core_agent, RouteWalker::new(Route::default(), true));
+        }
+        let agents = agents.iter().map(|&agent| (agent, u64::MAX)).collect();
+        Self { crowd, agents }
+    }
+
+    /// Takes each agent's path when it is new, and steps the crowd as the frame just run did.
+    fn step(&mut self, app: &App, grid: &Grid) {
+        for (index, (agent, revision)) in self.agents.iter_mut().enumerate() {
+            let found = path(app, *agent);
+            if found.revision != *revision {
+                *revision = found.revision;
+                let waypoints: Vec<Vector> = found
+                    .waypoints()
+                    .iter()
+                    .map(|point| Vector::new(point.x / CELL, point.y / CELL))
+                    .collect();
+                let route = Route::new(waypoints, found.is_found());
+                self.crowd.walkers_mut()[index].set_route(route);
+            }
+        }
+        let time_step = app.world().resource::<Time>().delta_secs();
+        self.crowd.step(grid, time_step);
+    }
+}
+
+#[test]
+fn the_plugins_crowd_walks_exactly_as_the_cores_own() {
+    let mut app = app_with_grid(crowd_plugin(), gap_room());
+    app.insert_resource(CrowdSettings {
+        step_beside_frame: false,
+        ..CrowdSettings::default()
+    });
+    let grid = current_grid(&app);
+    // Two squads cross through the gap, each agent with its own goal and its squad's priority.
+    let mut agents = Vec::new();
+    for row in 0..4_u32 {
+        for (column, priority) in [(10, 1), (30, 2)] {
+            let start = Cell::new(column + row % 2, 12 + row);
+            let goal = Cell::new(40 - column - row % 2 - 1, 13 + row);
+            let agent = spawn_walker(&mut app, start, goal, true);
+            app.world_mut()
+                .entity_mut(agent)
+                .insert(CrowdAvoidance::default().with_priority(priority));
+            agents.push(agent);
+        }
+    }
+    let mut mirror = CoreMirror::of(&app, &agents);
+    let mut worst = 0.0_f32;
+    for frame in 0..900 {
+        app.update();
+        mirror.step(&app, &grid);
+        for (index, &agent) in agents.iter().enumerate() {
+            let apart = (cells_at(&app, agent) - mirror.crowd.agents()[index].position).length();
+            assert!(
+                apart < 1e-3,
+                "frame {frame}: {} is {apart} cells from the core's agent at {:?}",
+                describe(&app, agent),
+                mirror.crowd.agents()[index].position
+            );
+            worst = worst.max(apart);
+        }
+    }
+    // They walked: every agent crossed to its goal's side.
+    for &agent in &agents {
+        let goal = app
+            .world()
+            .get::<PathRequest>(agent)
+            .expect("a request")
+            .goal;
+        assert!(
+            distance_to(&app, agent, goal) < 3.0,
+            "{}",
+            describe(&app, agent)
+        );
+    }
+    assert!(worst < 1e-3);
 }

@@ -68,7 +68,6 @@ const BEVY_ASTAR: &[Layer] = &[
             "apply",
             "follow::plugin",
             "crowd::plugin",
-            "crowd::steering",
             "crowd::progress",
             "crowd::space",
             "crowd::density",
@@ -92,7 +91,8 @@ const BEVY_ASTAR: &[Layer] = &[
 ];
 
 /// The core's layers, bottom first: the grid and the rules of moving on it; the tools that read
-/// a grid without searching it; agent kinds' derived grids; the file formats; the searches;
+/// a grid without searching it; the crowd, whose agents steer by those tools' lines of sight;
+/// agent kinds' derived grids; the file formats; the searches;
 /// the algorithms built on them; the engine that switches between them; the crate root.
 ///
 /// A* (`search`), jump point search (`jps`) and the closest-cell flood (`closest`) are one
@@ -107,7 +107,12 @@ const ASTAR_GRID: &[Layer] = &[
     },
     Layer {
         name: "grid tools",
-        modules: &["smoothing", "connectivity", "crowd"],
+        modules: &["smoothing", "connectivity"],
+        siblings: false,
+    },
+    Layer {
+        name: "crowd",
+        modules: &["crowd"],
         siblings: false,
     },
     Layer {

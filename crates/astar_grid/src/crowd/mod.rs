@@ -21,7 +21,13 @@
 //! 3. [`move_agents`] moves each agent by its velocity with [`move_within_walls`], which
 //!    sweeps the disc and slides it along walls, so no agent ever ends inside a wall.
 //!
-//! [`Crowd::step`] runs the three, then breaks knots ([`AgentProgress`]): ORCA alone lets
+//! [`RouteCrowd`] is the whole crowd of a game: agents that follow routes ([`RouteWalker`]:
+//! passing waypoints, aiming ahead by lines of sight), kept dense from step to step, whose
+//! progress is measured along their routes ([`RouteProgress`]) and whose steps report the
+//! agents that arrived or are stuck ([`RouteEvent`]). The Bevy plugin runs this very crowd.
+//!
+//! [`Crowd::step`] runs the three stages for agents whose preferred velocities the caller sets,
+//! then breaks knots ([`AgentProgress`]): ORCA alone lets
 //! agents pressing on each other (at a door, or four crossing at one point slowly) stand still
 //! for ever, so an agent that makes no progress for a while waits its turn when it is in a
 //! queue, and steps aside when it is the last of a knot. [`nearest_legal_position`] puts back
@@ -56,6 +62,9 @@
 mod neighbours;
 mod orca;
 mod progress;
+mod route;
+mod route_crowd;
+mod route_progress;
 mod vector;
 mod walls;
 
@@ -68,6 +77,12 @@ pub use progress::{
     ASIDE_SPEED, AgentProgress, GIVE_WAY_SHARE, HeldUp, MAX_GIVE_WAY_DOUBLINGS, ProgressSettings,
     STANDING_SPEED, is_ahead, moves_in_a_queue, way_aside,
 };
+pub use route::{
+    LAST_REACH, LOOKAHEAD, Route, RouteSight, RouteTarget, RouteWalker, Walls, arrival_reach,
+    holding_velocity, look_ahead, preferred_velocity, sees,
+};
+pub use route_crowd::{ChunkRunner, InOrder, PUSH_OUT_DISTANCE, RouteCrowd, RouteEvent};
+pub use route_progress::{BLIND_PATIENCE, ProgressVerdict, RouteProgress};
 pub use vector::Vector;
 pub use walls::{
     MIN_RADIUS, WALL_SKIN, disc_fits, disc_passes, move_within_walls, nearest_legal_position,

@@ -3,7 +3,7 @@
 //! routes again off a tree that weighed a newer count.
 
 use super::progress::search_again_from;
-use super::{CrowdAvoidance, CrowdProgress, CrowdSettings};
+use super::{CrowdAvoidance, CrowdSettings};
 use crate::map::{CrowdCostLayer, CrowdCosts};
 use crate::{NavGrid, Path, PathFollower, PathRequest, PathfindingStats};
 use bevy::prelude::*;
@@ -69,12 +69,19 @@ const MOST_CHECKS_A_FRAME: usize = 1024;
 /// The most avoiding agents that read their routes again in one frame.
 const MOST_REREADS_A_FRAME: usize = 128;
 
+/// The version of the goal's shared tree an avoiding agent last checked its route against, for
+/// density-aware routes.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CrowdRouteCheck {
+    tree_version: u64,
+}
+
 /// What checking an avoiding agent's route reads and writes.
 type CheckedAgent<'a> = (
     &'a Path,
     &'a PathFollower,
     &'a mut PathRequest,
-    &'a mut CrowdProgress,
+    &'a mut CrowdRouteCheck,
     &'a Transform,
 );
 
@@ -93,19 +100,19 @@ pub(crate) fn reread_crowded_routes(
         return;
     };
     let (mut checked, mut reread) = (0, 0);
-    for (path, follower, mut request, mut progress, transform) in &mut agents {
+    for (path, follower, mut request, mut check, transform) in &mut agents {
         let Some(tree) = path.copied_from() else {
             continue;
         };
         let generation = tree.generation();
-        if progress.route_checked == generation {
+        if check.tree_version == generation {
             continue;
         }
         if checked == MOST_CHECKS_A_FRAME || reread == MOST_REREADS_A_FRAME {
             break;
         }
         checked += 1;
-        progress.route_checked = generation;
+        check.tree_version = generation;
         let size = request.size;
         let from = nav.footprint_anchor(transform.translation.truncate(), size);
         let towards = follower

@@ -7,32 +7,35 @@
 //! [`PathfindingSystems::Follow`](crate::PathfindingSystems::Follow) instead of walking straight along its
 //! waypoints. Agents without it move exactly as before, and the avoiding agents do not see them.
 //!
-//! Each frame, for the avoiding agents of each terrain profile (a crowd per profile: flyers do
-//! not bump into walkers):
+//! The rules are the core's: each terrain profile's avoiding agents are one
+//! [`astar_grid::crowd::RouteCrowd`] (flyers do not bump into walkers), kept from frame to frame,
+//! and the crowd systems only convert between it and the agents' components. Each frame:
 //!
-//! 1. **Gather**: each agent's position in grid space, its radius (from its footprint,
-//!    [`astar_grid::crowd::footprint_radius`], or a smaller [`CrowdAvoidance::radius`]), its top speed
-//!    (the follower's), and its *preferred velocity*: full speed towards its next waypoint (for a
-//!    one-cell agent, the furthest of the next few that its cell sees and that its disc, moving
-//!    straight from the cell's centre, passes to without touching a wall:
-//!    [`astar_grid::crowd::disc_passes`]; a waypoint past a corner the disc would clip pins an
-//!    agent off its cell's centre on the corner). A waypoint counts as
+//! 1. **Gather**: the crowd takes in new agents and lets go of those gone; of each agent, its
+//!    radius (from its footprint, [`astar_grid::crowd::footprint_radius`], or a smaller
+//!    [`CrowdAvoidance::radius`]), its top speed (the follower's) and priority, its position when
+//!    the game moved it, and its path's waypoints in grid space when the path is new.
+//! 2. **Steer** ([`astar_grid::crowd::RouteWalker::steer`]): each agent's *preferred velocity*
+//!    heads at full speed for its next waypoint (for a one-cell agent, the furthest of the next
+//!    few that its cell sees and that its disc, moving straight from the cell's centre, passes to
+//!    without touching a wall: [`astar_grid::crowd::disc_passes`]; a waypoint past a corner the
+//!    disc would clip pins an agent off its cell's centre on the corner). A waypoint counts as
 //!    passed within the agent's radius of it, or once the agent is past it along the next leg;
 //!    the last one on it. Lines of sight run from cell centre to cell centre, so an agent draws
 //!    them again only when it enters another cell, heads for another waypoint or the walls
-//!    change. An agent whose cell was just blocked under it (a tower landed on it)
-//!    is first put back on the nearest legal ground.
-//! 2. **Plan**: ORCA, the optimal reciprocal collision avoidance of van den Berg et al.
+//!    change. An agent whose cell was just blocked under it (a tower landed on it) is first put
+//!    back on the nearest legal ground.
+//! 3. **Plan**: ORCA, the optimal reciprocal collision avoidance of van den Berg et al.
 //!    ([`astar_grid::crowd`]), picks for each agent the velocity nearest its preferred one that
 //!    keeps it off its nearest neighbours for [`CrowdSettings::time_horizon`] seconds and off the
 //!    walls (the cells its profile cannot enter) for [`CrowdSettings::wall_time_horizon`]. The
 //!    agents are planned in parallel on the compute task pool, in chunks. Each frame plans one
 //!    agent in [`CrowdSettings::planning_interval`] (every other one by default, alternating);
 //!    the others keep the velocity of their last plan, which was made for that many frames.
-//! 3. **Move**: each agent moves by its velocity, swept against the walls (it slides along
+//! 4. **Move**: each agent moves by its velocity, swept against the walls (it slides along
 //!    them and never ends inside one), and its [`CrowdVelocity`] records what it wanted and what
 //!    it did.
-//! 4. **Progress**: an agent that has not come [`CrowdSettings::stuck_distance`] cells closer
+//! 5. **Progress**: an agent that has not come [`CrowdSettings::stuck_distance`] cells closer
 //!    to its next waypoint for [`CrowdSettings::stuck_after`] seconds searches again from where
 //!    it stands (its request's start moves there), unless it is already within reach of its
 //!    goal, where it stops: a crowd round one goal cannot all stand on it.
@@ -53,15 +56,14 @@
 //! neighbour that does not move. So an agent that waits or is stuck, and yields to every agent
 //! within a body length that wants to move (each has a higher priority, or the same one and is
 //! ahead of it), steps slowly out of their way for a third of [`CrowdSettings::stuck_after`]
-//! before it goes on. The order is strict, so the last of a knot yields. These rules are the
-//! core's ([`astar_grid::crowd::AgentProgress`]), which its own
-//! [`astar_grid::crowd::Crowd::step`] applies too; the plugin measures progress along paths.
+//! before it goes on. The order is strict, so the last of a knot yields
+//! ([`astar_grid::crowd::AgentProgress`]).
 //!
-//! Beside the frame: steps 1 (after the copying), 2 and 3 read and write nothing but a copy of
-//! what they need, so by default ([`CrowdSettings::step_beside_frame`]) they run on a thread
-//! of the crowd's own while the rest of the frame runs, and the next frame's `Follow` writes them back
-//! (waiting for them if they are not done) before it gathers again: the main thread only copies
-//! the agents out and back, and agents are shown one frame late.
+//! Beside the frame: steps 2 to 5 read and write nothing but the crowds, so by default
+//! ([`CrowdSettings::step_beside_frame`]) they run on a thread of the crowd's own while the rest
+//! of the frame runs, and the next frame's `Follow` writes them back (waiting for them if they
+//! are not done) before it gathers again: the main thread only brings the crowds up to date and
+//! writes the agents back, and agents are shown one frame late.
 //!
 //! Density-aware routes (off by default): with [`CrowdSettings::route_density_weight`], the
 //! avoiding agents are counted on each cell every [`CrowdSettings::route_density_interval`], and
@@ -80,7 +82,6 @@ mod density;
 pub(crate) mod plugin;
 mod progress;
 mod space;
-mod steering;
 
 use bevy::prelude::*;
 use core::time::Duration;
@@ -106,7 +107,7 @@ use core::time::Duration;
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq)]
-#[require(CrowdVelocity, CrowdProgress)]
+#[require(CrowdVelocity)]
 pub struct CrowdAvoidance {
     /// The agent's radius in world units; `None` for its footprint's
     /// ([`astar_grid::crowd::footprint_radius`] of its request's size, times the cell size).
@@ -161,24 +162,6 @@ pub struct CrowdVelocity {
     pub actual: Vec2,
 }
 
-/// How far an avoiding agent has got towards its next waypoint, to tell when it is stuck.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct CrowdProgress {
-    /// The path revision and waypoint being measured.
-    pub target: (u64, usize),
-    /// The furthest waypoint of that revision aimed at so far: aiming further counts as
-    /// progress, aiming back and forth between waypoints already aimed at does not.
-    pub furthest: usize,
-    /// The smallest distance to the measured waypoint so far, in cells.
-    pub best: f32,
-    /// The time since the last progress, and whether the agent, found waiting or stuck as the
-    /// last of a knot of agents, steps aside for them: the core's knot rules.
-    pub knot: astar_grid::crowd::AgentProgress,
-    /// The version of the goal's shared tree the agent last checked its route against, for
-    /// density-aware routes.
-    pub route_checked: u64,
-}
-
 /// How the crowd systems steer avoiding agents (see [`crate::crowd`]); a resource, changeable
 /// at run time. Distances are in cells.
 #[derive(Resource, Clone, Debug, PartialEq, Reflect)]
@@ -203,7 +186,7 @@ pub struct CrowdSettings {
     /// calling thread.
     pub agents_per_task: usize,
     /// Frames from one plan of an agent's velocity to the next: each frame plans one agent in
-    /// this many (by entity), and the others keep the velocity of their last plan, which was
+    /// this many (by its place in the crowd), and the others keep the velocity of their last plan, which was
     /// made for that many frames. 1 plans every agent every frame; 2 halves the planning's
     /// cost, and a plan then holds for a thirtieth of a second at 60 frames a second. Agents
     /// still move against the walls every frame.

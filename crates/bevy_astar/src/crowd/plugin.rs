@@ -1,15 +1,11 @@
-//! [`CrowdPlugin`] and the crowd systems of [`PathfindingSystems::Follow`]: gather the avoiding agents
-//! into one crowd per terrain profile, step them (steering, the core's ORCA in parallel, moves
-//! within the walls) beside the frame or in it, then write the step back and act on each agent's
-//! progress (see [`crate::crowd`]).
+//! [`CrowdPlugin`] and the crowd systems of [`PathfindingSystems::Follow`]: keep one core
+//! [`RouteCrowd`] per terrain profile in step with the avoiding agents, step them beside the
+//! frame or in it, then write the step back and act on what it reports (see [`crate::crowd`]).
 
-use super::density::{DensityCount, count_crowd_density, reread_crowded_routes};
-use super::progress::{Progress, judge_progress, search_again_from};
+use super::density::{CrowdRouteCheck, DensityCount, count_crowd_density, reread_crowded_routes};
+use super::progress::act_on_event;
 use super::space::GridSpace;
-use super::steering::{
-    CrowdSight, Route, Target, Walls, holding_velocity, look_ahead, next_target, preferred_velocity,
-};
-use super::{CrowdAvoidance, CrowdProgress, CrowdSettings, CrowdVelocity};
+use super::{CrowdAvoidance, CrowdSettings, CrowdVelocity};
 use crate::kinds::KindKey;
 use crate::map::AgentLayers;
 use crate::schedule::pathfinding_schedule;
@@ -18,10 +14,8 @@ use crate::{
     TerrainProfiles,
 };
 use astar_grid::Grid;
-use astar_grid::crowd::{
-    AvoidanceSettings, CrowdAgent, HeldUp, Neighbour, NeighbourGrid, PlanningContext,
-    ProgressSettings, Vector, VelocityPlanner, disc_fits, move_agents, nearest_legal_position,
-};
+use astar_grid::crowd::{ChunkRunner, CrowdAgent, Route, RouteCrowd, RouteWalker, Vector};
+use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
@@ -30,8 +24,8 @@ use std::sync::{Arc, Mutex, PoisonError, mpsc};
 /// Steers agents with [`CrowdAvoidance`] round each other and along the walls, in
 /// [`PathfindingSystems::Follow`] of the schedule the [`AStarPlugin`](crate::AStarPlugin) runs in (add
 /// it after that plugin, as [`PathfindingPlugins`](crate::PathfindingPlugins) does). It
-/// registers the crowd's components and its [`CrowdSettings`], and attaches the steering's own
-/// companions to every [`CrowdAvoidance`]. Without it, avoiding agents follow their paths as the
+/// registers the crowd's components and its [`CrowdSettings`], and attaches the density check's
+/// companion to every [`CrowdAvoidance`]. Without it, avoiding agents follow their paths as the
 /// others do (with [`PathFollowPlugin`](crate::PathFollowPlugin)), through each other.
 ///
 /// ```
@@ -51,8 +45,7 @@ impl Plugin for CrowdPlugin {
             .register_type::<CrowdSettings>()
             .init_resource::<CrowdSettings>()
             .init_resource::<CrowdScratch>()
-            .register_required_components::<CrowdAvoidance, CrowdSight>()
-            .register_required_components::<CrowdAvoidance, CrowdPlan>()
+            .register_required_components::<CrowdAvoidance, CrowdRouteCheck>()
             .init_resource::<DensityCount>()
             .add_systems(
                 schedule,
@@ -69,24 +62,20 @@ impl Plugin for CrowdPlugin {
     }
 }
 
-/// How far, in cells, an agent whose ground was blocked under it is looked for a place to
-/// stand.
-const PUSH_OUT_DISTANCE: f32 = 16.0;
-
 /// The crowd's memory from frame to frame, and the step running beside the frame.
 #[derive(Resource, Default)]
 pub(crate) struct CrowdScratch {
-    /// The step being gathered, or the last one written back; while a step runs beside the
-    /// frame, an empty one (the crowd's thread holds the crowd's memory and gives it back).
+    /// The crowds, kept from frame to frame; while a step runs beside the frame, an empty one
+    /// (the crowd's thread holds the crowds and gives them back).
     step: CrowdStep,
+    /// Where each avoiding agent is kept: its crowd's index in the step, and its own there.
+    places: EntityHashMap<(usize, usize)>,
     /// The thread the step runs on beside the frame, started with the first such step.
     thread: Option<CrowdThread>,
     /// Whether a step is running on it.
     running: bool,
-    /// Frames gathered so far: which agents are planned in a frame follows from it.
+    /// Frames gathered so far.
     frame: u64,
-    /// Walls taken so far, to number each crowd's walls afresh (see [`CrowdSight`]).
-    walls_taken: u64,
 }
 
 /// The thread a crowd step runs on beside the frame. It is the crowd's own, not a pool's: a
@@ -121,210 +110,87 @@ impl CrowdThread {
     }
 }
 
-/// One frame's step of every crowd, with the memory it reuses from step to step: what
-/// gathering copied of the agents, and what steering, planning and moving make of it.
+/// Every crowd, with the frame's time step: what a step reads and writes.
 #[derive(Default)]
 struct CrowdStep {
     crowds: Vec<Crowd>,
-    planners: Vec<VelocityPlanner>,
     space: GridSpace,
-    /// The frame it was gathered on.
-    frame: u64,
     /// The frame's time step: the agents move by it.
     time_step: f32,
-    /// The time step this frame's plans are made for: the frame's, times the planning interval
-    /// (a plan holds for that many frames).
-    plan_step: f32,
-    avoidance: AvoidanceSettings,
-    /// Agents planned (and steered) per task of the compute task pool.
-    per_task: usize,
 }
 
-/// The avoiding agents of one terrain profile.
+/// The avoiding agents of one terrain profile: the core's crowd, and the entity each of its
+/// agents is.
 struct Crowd {
     profile: ProfileId,
     /// Cells the profile cannot enter are 0.
     walls: Arc<Grid>,
-    /// The number of these walls among all walls taken.
-    walls_epoch: u64,
-    /// What gathering copied of each agent, and what steering made of it.
+    core: RouteCrowd,
+    /// By the index of the core's agents.
     members: Vec<Member>,
-    agents: Vec<CrowdAgent>,
-    /// Each agent's next waypoint in grid space, whether it is the path's last, and which one
-    /// it is; `None` for an agent with nowhere to go.
-    targets: Vec<Option<Target>>,
-    /// Whether each agent is planned this frame; the others keep their last plan's velocity,
-    /// which `velocities` holds for them from the gathering on.
-    due: Vec<bool>,
-    velocities: Vec<Vector>,
-    neighbours: NeighbourGrid,
 }
 
-/// An avoiding agent as the step sees it: copies of what steering reads and writes, written
-/// back to its components once the step is done.
+/// The entity an agent of a crowd is, and what tells what of it changed since the crowd last
+/// read or wrote it.
 struct Member {
     entity: Entity,
-    /// Its translation when gathered: one the game has moved since is left where the game put
-    /// it.
+    /// Its translation as the crowd last read or wrote it: one the game has moved since is
+    /// read again (and not written over).
     translation: Vec3,
-    follower: PathFollower,
-    sight: CrowdSight,
-    route: Route,
-    /// Whether it steers by its cell's lines of sight: a one-cell agent does; larger ones keep
-    /// to their waypoints.
-    sighted: bool,
-    /// The velocity it prefers while it steps aside from a knot of agents
-    /// ([`astar_grid::crowd::AgentProgress::aside_velocity`]).
-    aside: Option<Vector>,
-    /// Whether the step put it back on legal ground.
-    pushed_out: bool,
+    /// The revision of the path its route was read from.
+    revision: u64,
+    /// The frame it was last gathered on: one missing from a frame's gathering has left.
+    gathered: u64,
+}
+
+/// Runs a crowd step's chunks over the compute task pool.
+struct ComputePool;
+
+impl ChunkRunner for ComputePool {
+    fn run_all<'a>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 'a>>) {
+        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
+            for job in jobs {
+                scope.spawn(async move { job() });
+            }
+        });
+    }
 }
 
 impl Crowd {
-    fn new(profile: ProfileId, walls: Arc<Grid>, walls_epoch: u64) -> Self {
-        Self {
-            profile,
-            walls,
-            walls_epoch,
-            members: Vec::new(),
-            agents: Vec::new(),
-            targets: Vec::new(),
-            due: Vec::new(),
-            velocities: Vec::new(),
-            neighbours: NeighbourGrid::new(),
-        }
-    }
-
-    fn clear(&mut self) {
-        self.members.clear();
-        self.agents.clear();
-        self.targets.clear();
-        self.due.clear();
-        self.velocities.clear();
-    }
-
-    /// Takes the walls of this frame, numbering them afresh when they are not the last ones.
-    fn take_walls(&mut self, walls: Arc<Grid>, walls_taken: &mut u64) {
+    /// Takes the walls of this frame, telling the core's crowd when they are new.
+    fn take_walls(&mut self, walls: Arc<Grid>) {
         if !Arc::ptr_eq(&self.walls, &walls) {
-            *walls_taken += 1;
             self.walls = walls;
-            self.walls_epoch = *walls_taken;
+            self.core.walls_changed();
         }
     }
 
-    /// Steers every agent (see [`steer`]), in chunks of `per_task` agents over the compute
-    /// task pool for a large crowd.
-    fn steer_all(&mut self, space: GridSpace, plan_step: f32, per_task: usize) {
-        let walls = Walls {
-            grid: &self.walls,
-            epoch: self.walls_epoch,
-        };
-        self.targets.clear();
-        self.targets.resize(self.agents.len(), None);
-        let one_task = self.agents.len() <= per_task;
-        let chunks = self
-            .members
-            .chunks_mut(per_task)
-            .zip(self.agents.chunks_mut(per_task))
-            .zip(self.targets.chunks_mut(per_task));
-        if one_task {
-            for ((members, agents), targets) in chunks {
-                steer((members, agents, targets), (space, walls), plan_step);
-            }
-            return;
-        }
-        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
-            for chunk in chunks {
-                scope.spawn(async move {
-                    let ((members, agents), targets) = chunk;
-                    steer((members, agents, targets), (space, walls), plan_step);
-                });
-            }
-        });
-    }
-
-    /// Plans the velocities of the agents due this frame, in chunks of `per_task` agents over
-    /// the compute task pool for a large crowd.
-    fn plan(
+    /// Removes member `index`, keeping `places` (for this crowd, number `crowd`) in step.
+    fn remove(
         &mut self,
-        planners: &mut Vec<VelocityPlanner>,
-        (avoidance, plan_step): (&AvoidanceSettings, f32),
-        per_task: usize,
+        (crowd, index): (usize, usize),
+        places: &mut EntityHashMap<(usize, usize)>,
     ) {
-        self.neighbours
-            .rebuild(&self.agents, avoidance.bucket_size());
-        let tasks = self.agents.len().div_ceil(per_task).max(1);
-        if planners.len() < tasks {
-            planners.resize_with(tasks, VelocityPlanner::new);
+        self.core.swap_remove(index);
+        let gone = self.members.swap_remove(index);
+        places.remove(&gone.entity);
+        if let Some(moved) = self.members.get(index) {
+            places.insert(moved.entity, (crowd, index));
         }
-        let context = PlanningContext {
-            agents: &self.agents,
-            neighbours: &self.neighbours,
-            grid: &self.walls,
-            settings: avoidance,
-            time_step: plan_step,
-        };
-        let due = &self.due[..];
-        if tasks == 1 {
-            let all = (0..self.agents.len(), due);
-            plan_due(&mut planners[0], &context, all, &mut self.velocities);
-            return;
-        }
-        let context = &context;
-        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
-            for (chunk, (out, planner)) in self
-                .velocities
-                .chunks_mut(per_task)
-                .zip(planners.iter_mut())
-                .enumerate()
-            {
-                let start = chunk * per_task;
-                scope.spawn(async move {
-                    plan_due(planner, context, (start..start + out.len(), due), out);
-                });
-            }
-        });
     }
 }
 
 impl CrowdStep {
-    /// Steers, plans and moves every crowd: the whole step, which reads and writes nothing
-    /// but itself, so that it may run beside the frame.
+    /// Steps every crowd: the whole step, which reads and writes nothing but itself, so that it
+    /// may run beside the frame.
     fn run(mut self) -> Self {
-        let per_task = self.per_task.max(1);
         for crowd in &mut self.crowds {
-            crowd.steer_all(self.space, self.plan_step, per_task);
-            let planning = (&self.avoidance, self.plan_step);
-            crowd.plan(&mut self.planners, planning, per_task);
-            move_agents(
-                &mut crowd.agents,
-                &crowd.velocities,
-                &crowd.walls,
-                self.time_step,
-            );
+            crowd
+                .core
+                .step_with(&crowd.walls, self.time_step, &ComputePool);
         }
         self
     }
-}
-
-/// The velocity an avoiding agent was last planned, kept for the frames in which it is not
-/// planned (see [`CrowdSettings::planning_interval`]).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct CrowdPlan {
-    /// The planned velocity, in cells per second.
-    velocity: Vector,
-    /// The frame it was planned on; `None` before the first plan.
-    planned_on: Option<u64>,
-}
-
-/// Whether the agent `entity` is planned on `frame`: one agent in `interval` each frame (by its
-/// entity's index), and any agent whose last plan is `interval` frames old or that has none.
-fn is_due(plan: &CrowdPlan, entity: Entity, frame: u64, interval: u32) -> bool {
-    let interval = u64::from(interval.max(1));
-    plan.planned_on.is_none_or(|on| {
-        frame.saturating_sub(on) >= interval
-            || (u64::from(entity.index_u32()) + frame).is_multiple_of(interval)
-    })
 }
 
 /// The grid whose blocked cells are walls to agents of `profile`: the navigation grid for the
@@ -358,86 +224,36 @@ fn priority_of(avoidance: &CrowdAvoidance, request: &PathRequest) -> u32 {
     })
 }
 
-/// The index in `crowds` of the crowd of `profile`, added when missing; the walls of a crowd
-/// are taken afresh when its first agent of the frame joins it.
+/// The index in `crowds` of the crowd of `profile`, added when missing.
 fn crowd_of(
-    (crowds, walls_taken): (&mut Vec<Crowd>, &mut u64),
+    crowds: &mut Vec<Crowd>,
     profile: ProfileId,
     nav: &NavGrid,
     profiles: &TerrainProfiles,
     layers: &mut AgentLayers,
 ) -> usize {
-    match crowds.iter().position(|crowd| crowd.profile == profile) {
-        Some(index) => {
-            if crowds[index].members.is_empty() {
-                let walls = walls_for(profile, nav, profiles, layers);
-                crowds[index].take_walls(walls, walls_taken);
-            }
-            index
-        }
-        None => {
-            *walls_taken += 1;
-            let walls = walls_for(profile, nav, profiles, layers);
-            crowds.push(Crowd::new(profile, walls, *walls_taken));
+    crowds
+        .iter()
+        .position(|crowd| crowd.profile == profile)
+        .unwrap_or_else(|| {
+            crowds.push(Crowd {
+                profile,
+                walls: walls_for(profile, nav, profiles, layers),
+                core: RouteCrowd::default(),
+                members: Vec::new(),
+            });
             crowds.len() - 1
-        }
-    }
+        })
 }
 
-/// Where an agent at `position` whose disc no longer fits (its ground was blocked under it)
-/// goes: the nearest legal position within [`PUSH_OUT_DISTANCE`]; `None` when it fits, or
-/// nothing fits near.
-fn pushed_out(walls: &Grid, position: Vector, radius: f32) -> Option<Vector> {
-    if disc_fits(walls, position, radius) {
-        return None;
-    }
-    nearest_legal_position(walls, position, radius, PUSH_OUT_DISTANCE)
-}
-
-/// Steers each agent of a chunk: puts one whose ground was blocked under it back on the
-/// nearest legal ground, passes the waypoints it is done with, aims it at its next one (or,
-/// for a one-cell agent, the furthest ahead it sees: [`look_ahead`]) and gives it the velocity
-/// it would take with nobody in the way. An agent stepping aside from a knot prefers to step
-/// slowly out of the way.
-fn steer(
-    (members, agents, targets): (&mut [Member], &mut [CrowdAgent], &mut [Option<Target>]),
-    (space, walls): (GridSpace, Walls<'_>),
-    step: f32,
-) {
-    for ((member, agent), target) in members.iter_mut().zip(agents).zip(targets) {
-        if let Some(legal) = pushed_out(walls.grid, agent.position, agent.radius) {
-            agent.position = legal;
-            member.pushed_out = true;
-        }
-        let (position, radius) = (agent.position, agent.radius);
-        let sight_walls = member.sighted.then_some(walls);
-        let next = next_target(
-            &mut member.follower,
-            &member.route,
-            (space, sight_walls),
-            (position, radius),
-            &mut member.sight,
-        );
-        *target = next.map(|next| match sight_walls {
-            Some(walls) => {
-                let held_up = agent.velocity.length() < 0.5 * agent.max_speed;
-                let agent = (position, radius, held_up);
-                look_ahead(
-                    next,
-                    &member.route,
-                    (space, walls),
-                    agent,
-                    &mut member.sight,
-                )
-            }
-            None => next,
-        });
-        agent.preferred_velocity = match (member.aside, *target) {
-            (Some(aside), _) => aside,
-            (None, Some(target)) => preferred_velocity(agent, target, step),
-            (None, None) => holding_velocity(agent, &member.route, space, step),
-        };
-    }
+/// The route of `path` in grid space: its own waypoints, and whether it reaches its goal.
+fn route_of(path: &Path, space: GridSpace) -> Route {
+    let waypoints: Vec<Vector> = path
+        .own_waypoints()
+        .iter()
+        .map(|&point| space.point(point))
+        .collect();
+    Route::new(waypoints, path.is_found())
 }
 
 /// What gathering reads of an avoiding agent (and the follower it sets on a new path).
@@ -448,11 +264,7 @@ pub(crate) struct GatheredAgent {
     avoidance: &'static CrowdAvoidance,
     request: &'static PathRequest,
     path: &'static Path,
-    velocity: &'static CrowdVelocity,
-    plan: &'static CrowdPlan,
-    progress: &'static CrowdProgress,
     follower: &'static mut PathFollower,
-    sight: &'static CrowdSight,
     transform: &'static Transform,
 }
 
@@ -462,25 +274,15 @@ pub(crate) struct GatheredAgent {
 pub(crate) struct MovedAgent {
     transform: &'static mut Transform,
     velocity: &'static mut CrowdVelocity,
-    plan: &'static mut CrowdPlan,
-    progress: &'static mut CrowdProgress,
     follower: &'static mut PathFollower,
-    sight: &'static mut CrowdSight,
     request: &'static mut PathRequest,
     path: &'static Path,
 }
 
-/// What writing a step back needs besides the agents: the map (to anchor a new search where a
-/// stuck agent stands), the knot rules' settings, and the stats.
-type WriteBack<'a> = (
-    Option<&'a NavGrid>,
-    &'a ProgressSettings,
-    &'a mut PathfindingStats,
-);
-
-/// Gathers the avoiding agents into one crowd per profile, copying what the step reads:
-/// positions, radii, speeds and priorities in grid space, paths, followers and lines of sight,
-/// and whether each is planned this frame.
+/// Brings the crowds up to date with the avoiding agents: adds the new ones, moves one whose
+/// profile changed to its profile's crowd, and removes those gone; for each, takes its radius,
+/// speed and priority, its position when the game moved it, and its route when its path is
+/// new. Each crowd takes its profile's walls of this frame.
 pub(crate) fn gather_crowds(
     (time, settings): (Res<Time>, Res<CrowdSettings>),
     nav: Option<Res<NavGrid>>,
@@ -491,55 +293,103 @@ pub(crate) fn gather_crowds(
     mut agents: Query<GatheredAgent>,
 ) {
     let scratch = &mut *scratch;
-    scratch.step.crowds.iter_mut().for_each(Crowd::clear);
     let Some(nav) = nav else {
+        scratch.step.crowds.clear();
+        scratch.places.clear();
         return;
     };
     scratch.frame += 1;
-    let interval = settings.planning_interval.max(1);
-    let step = &mut scratch.step;
-    (step.frame, step.space) = (scratch.frame, GridSpace::of(&nav));
-    step.time_step = time.delta_secs();
-    // A plan holds for `interval` frames, and is made for them.
-    step.plan_step = step.time_step * interval as f32;
-    (step.avoidance, step.per_task) = (settings.avoidance(), settings.agents_per_task.max(1));
+    let (frame, step) = (scratch.frame, &mut scratch.step);
+    (step.space, step.time_step) = (GridSpace::of(&nav), time.delta_secs());
+    for crowd in &mut step.crowds {
+        crowd.take_walls(walls_for(crowd.profile, &nav, &profiles, &mut layers));
+        crowd.core.settings = settings.avoidance();
+        crowd.core.planning_interval = settings.planning_interval;
+        crowd.core.agents_per_chunk = settings.agents_per_task;
+    }
     for mut item in &mut agents {
         // A new path restarts the walk at once, so that the follower never reads as finished
         // on it.
         if !item.follower.walks(item.path) {
             item.follower.sync_with(item.path);
         }
-        let request = item.request;
-        let crowds = (&mut step.crowds, &mut scratch.walls_taken);
-        let index = crowd_of(crowds, request.profile, &nav, &profiles, &mut layers);
-        let crowd = &mut step.crowds[index];
-        let space = step.space;
-        let radius = item
-            .avoidance
-            .radius_in_cells(request.size, space.shorter_side());
-        let translation = item.transform.translation;
-        let speed = space.speed_in_cells(item.follower.speed.max(0.0));
-        let mut agent = CrowdAgent::new(space.point(translation.truncate()), radius, speed);
-        agent.velocity = space.velocity(item.velocity.actual);
-        agent.priority = priority_of(item.avoidance, request);
-        crowd.members.push(Member {
-            entity: item.entity,
-            translation,
-            follower: item.follower.clone(),
-            sight: *item.sight,
-            route: Route::of(item.path),
-            sighted: request.size <= 1,
-            aside: item.progress.knot.aside_velocity(speed),
-            pushed_out: false,
-        });
-        crowd.agents.push(agent);
-        crowd
-            .due
-            .push(is_due(item.plan, item.entity, step.frame, interval));
-        crowd.velocities.push(item.plan.velocity);
+        let crowd = crowd_of(
+            &mut step.crowds,
+            item.request.profile,
+            &nav,
+            &profiles,
+            &mut layers,
+        );
+        let place = place_of(step, &mut scratch.places, item.entity, crowd, &settings);
+        let read = (item.avoidance, item.request, item.path);
+        let moving = (item.follower.speed, item.transform.translation);
+        let crowd = &mut step.crowds[crowd];
+        update_member((crowd, place), read, moving, (step.space, frame));
     }
-    step.crowds.retain(|crowd| !crowd.members.is_empty());
-    stats.crowd_agents = step.crowds.iter().map(|crowd| crowd.agents.len()).sum();
+    for (number, crowd) in step.crowds.iter_mut().enumerate() {
+        for index in (0..crowd.members.len()).rev() {
+            if crowd.members[index].gathered != frame {
+                crowd.remove((number, index), &mut scratch.places);
+            }
+        }
+    }
+    stats.crowd_agents = step.crowds.iter().map(|crowd| crowd.core.len()).sum();
+}
+
+/// The index of agent `entity` in crowd `crowd`: where it is kept, or, new to the crowd (it
+/// is new, or its profile changed), added at the end.
+fn place_of(
+    step: &mut CrowdStep,
+    places: &mut EntityHashMap<(usize, usize)>,
+    entity: Entity,
+    crowd: usize,
+    settings: &CrowdSettings,
+) -> usize {
+    match places.get(&entity).copied() {
+        Some((kept, index)) if kept == crowd => return index,
+        Some(place) => step.crowds[place.0].remove(place, places),
+        None => {}
+    }
+    let joined = &mut step.crowds[crowd];
+    joined.core.settings = settings.avoidance();
+    let index = joined
+        .core
+        .push(CrowdAgent::default(), RouteWalker::default());
+    joined.members.push(Member {
+        entity,
+        translation: Vec3::NAN,
+        revision: u64::MAX,
+        gathered: 0,
+    });
+    places.insert(entity, (crowd, index));
+    index
+}
+
+/// Takes into agent `index` of `crowd`, on `frame`, what changed of an agent whose follower
+/// has `speed` and whose transform `translation`: its radius, speed and priority (every
+/// frame), its position when the game moved it, and its route when its path is new.
+fn update_member(
+    (crowd, index): (&mut Crowd, usize),
+    (avoidance, request, path): (&CrowdAvoidance, &PathRequest, &Path),
+    (speed, translation): (f32, Vec3),
+    (space, frame): (GridSpace, u64),
+) {
+    let member = &mut crowd.members[index];
+    member.gathered = frame;
+    let agent = &mut crowd.core.agents_mut()[index];
+    agent.radius = avoidance.radius_in_cells(request.size, space.shorter_side());
+    agent.max_speed = space.speed_in_cells(speed.max(0.0));
+    agent.priority = priority_of(avoidance, request);
+    if translation != member.translation {
+        agent.position = space.point(translation.truncate());
+        member.translation = translation;
+    }
+    let walker = &mut crowd.core.walkers_mut()[index];
+    walker.set_sighted(request.size <= 1);
+    if member.revision != path.revision {
+        member.revision = path.revision;
+        walker.set_route(route_of(path, space));
+    }
 }
 
 /// Runs the step just gathered: beside the frame on the crowd's thread
@@ -552,7 +402,12 @@ pub(crate) fn start_crowd_step(
     mut stats: ResMut<PathfindingStats>,
     mut agents: Query<MovedAgent>,
 ) {
-    if scratch.step.crowds.is_empty() {
+    if scratch
+        .step
+        .crowds
+        .iter()
+        .all(|crowd| crowd.members.is_empty())
+    {
         return;
     }
     let mut step = core::mem::take(&mut scratch.step);
@@ -574,15 +429,13 @@ pub(crate) fn start_crowd_step(
             }
         }
     }
-    let step = step.run();
-    let progress = settings.progress();
-    write_back(&step, &mut agents, (nav.as_deref(), &progress, &mut stats));
+    let mut step = step.run();
+    write_back(&mut step, &mut agents, (nav.as_deref(), &mut stats));
     scratch.step = step;
 }
 
 /// Writes back the step that ran beside the last frame, waiting for it if it is not done.
 pub(crate) fn finish_crowd_step(
-    settings: Res<CrowdSettings>,
     nav: Option<Res<NavGrid>>,
     mut scratch: ResMut<CrowdScratch>,
     mut stats: ResMut<PathfindingStats>,
@@ -595,132 +448,63 @@ pub(crate) fn finish_crowd_step(
         let done = thread.done.lock().unwrap_or_else(PoisonError::into_inner);
         done.recv().ok()
     });
-    let Some(step) = finished else {
+    let Some(mut step) = finished else {
         // The thread is gone with the step (it panicked): the crowd starts afresh.
         scratch.thread = None;
+        scratch.places.clear();
         return;
     };
-    let progress = settings.progress();
-    write_back(&step, &mut agents, (nav.as_deref(), &progress, &mut stats));
+    write_back(&mut step, &mut agents, (nav.as_deref(), &mut stats));
     scratch.step = step;
 }
 
-/// Writes a finished step back to the agents: positions (unless the game moved an agent since
-/// it was gathered), velocities, the plans made, what each follower passed and what its sight
-/// drew; then acts on each agent's progress.
+/// Writes a finished step back to the agents still on the paths they were gathered on:
+/// positions (unless the game moved an agent since it was gathered), velocities, and each
+/// follower's walk; then acts on what the step reported of each ([`act_on_event`]).
 fn write_back(
-    step: &CrowdStep,
+    step: &mut CrowdStep,
     agents: &mut Query<MovedAgent>,
-    (nav, settings, stats): WriteBack<'_>,
+    (nav, stats): (Option<&NavGrid>, &mut PathfindingStats),
 ) {
-    let mut found = Vec::new();
-    for crowd in &step.crowds {
-        for (index, member) in crowd.members.iter().enumerate() {
+    let space = step.space;
+    for crowd in &mut step.crowds {
+        let core = &crowd.core;
+        for (index, member) in crowd.members.iter_mut().enumerate() {
             let Ok(mut item) = agents.get_mut(member.entity) else {
                 continue;
             };
-            let agent = &crowd.agents[index];
+            let agent = &core.agents()[index];
             if item.transform.translation == member.translation {
-                let z = member.translation.z;
-                item.transform.translation = step.space.world(agent.position).extend(z);
+                let moved = space.world(agent.position).extend(member.translation.z);
+                item.transform.translation = moved;
+                member.translation = moved;
             }
-            stats.crowd_agents_pushed_out += u64::from(member.pushed_out);
             item.velocity.set_if_neq(CrowdVelocity {
-                desired: step.space.world_velocity(agent.preferred_velocity),
-                actual: step.space.world_velocity(agent.velocity),
+                desired: space.world_velocity(agent.preferred_velocity),
+                actual: space.world_velocity(agent.velocity),
             });
-            if crowd.due[index] {
-                *item.plan = CrowdPlan {
-                    velocity: crowd.velocities[index],
-                    planned_on: Some(step.frame),
-                };
-            }
-            // The follower's walk, as the step moved it on; its speed, as it is now.
-            let mut walked = member.follower.clone();
-            walked.speed = item.follower.speed;
-            item.follower.set_if_neq(walked);
-            item.sight.set_if_neq(member.sight);
-            // Stepping aside, it is not judged until it is done (and done it is, whether it has
-            // a waypoint or not); nor is an agent given a new path since it was gathered.
-            if item.progress.knot.count_down(step.time_step) {
+            // A path given since the gathering is walked from the next one.
+            if item.path.revision != member.revision {
                 continue;
             }
-            let Some(target) =
-                crowd.targets[index].filter(|target| target.key.0 == item.path.revision)
-            else {
-                continue;
-            };
-            act_on_progress(
-                &mut item,
-                target,
-                (&crowd.agents, &crowd.neighbours, index, &mut found),
-                (nav, step.space),
-                (step.time_step, settings),
-                stats,
-            );
+            let walker = &core.walkers()[index];
+            let (next, finished) = (walker.next_waypoint(), walker.is_finished());
+            if item.follower.next_waypoint() != next || item.follower.is_finished() != finished {
+                item.follower
+                    .walk_as(next, finished, item.path.own_waypoints());
+            }
         }
-    }
-}
-/// Plans into `out` the velocities of the due agents of `range` (slot `k` is agent
-/// `range.start + k`), leaving the others' held velocities alone.
-fn plan_due(
-    planner: &mut VelocityPlanner,
-    context: &PlanningContext<'_>,
-    (range, due): (core::ops::Range<usize>, &[bool]),
-    out: &mut [Vector],
-) {
-    for ((slot, index), _) in out
-        .iter_mut()
-        .zip(range.clone())
-        .zip(&due[range])
-        .filter(|(_, due)| **due)
-    {
-        *slot = planner.plan_velocity(context, index);
-    }
-}
-
-/// Judges the progress of the avoiding agent `item` (agent `index` of `agents`) towards
-/// `target` after `time_step` seconds, and acts on it: nothing while it moves or queues; it
-/// stops when it arrived; stuck, it searches again from the cell it stands on; waiting or stuck
-/// as the last of a knot of agents, it steps aside for a while
-/// ([`AgentProgress::judge_held_up`]).
-fn act_on_progress(
-    item: &mut MovedAgentItem<'_, '_>,
-    target: Target,
-    (agents, neighbours, index, found): (&[CrowdAgent], &NeighbourGrid, usize, &mut Vec<Neighbour>),
-    (nav, space): (Option<&NavGrid>, GridSpace),
-    (time_step, settings): (f32, &ProgressSettings),
-    stats: &mut PathfindingStats,
-) {
-    let agent = &agents[index];
-    let distance = (target.point - agent.position).length();
-    let progress = &mut item.progress;
-    match judge_progress(
-        progress,
-        target,
-        (distance, agent.radius),
-        time_step,
-        settings,
-    ) {
-        Progress::Moving => {}
-        Progress::Arrived => item.follower.finish(),
-        Progress::HeldUp { seen } => {
-            // The last of a knot of agents steps out of their way a while.
-            let knot = (agents, neighbours);
-            let held = progress
-                .knot
-                .judge_held_up(knot, index, seen, settings, found);
-            if held == HeldUp::Stuck {
-                stats.crowd_searches_when_stuck += 1;
-                let anchor = nav.and_then(|nav| {
-                    nav.footprint_anchor(space.world(agent.position), item.request.size)
-                });
-                search_again_from(&mut item.request, anchor);
+        for &(index, event) in core.events() {
+            let member = &crowd.members[index];
+            if let Ok(mut item) = agents.get_mut(member.entity)
+                && item.path.revision == member.revision
+            {
+                let at = space.world(core.agents()[index].position);
+                act_on_event(event, (&mut item.request, at), nav, stats);
             }
         }
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -735,37 +519,5 @@ mod tests {
         assert_eq!(priority_of(&avoidance, &a), priority_of(&avoidance, &b));
         assert_ne!(priority_of(&avoidance, &a), priority_of(&avoidance, &c));
         assert_eq!(priority_of(&avoidance.with_priority(7), &c), 7);
-    }
-
-    #[test]
-    fn one_agent_in_each_interval_is_planned_each_frame_and_none_waits_longer() {
-        let entities: Vec<Entity> = (0..12)
-            .map(|index| Entity::from_raw_u32(index).unwrap())
-            .collect();
-        for interval in 1..=4 {
-            let mut plans = vec![CrowdPlan::default(); entities.len()];
-            let mut waited = vec![0_u64; entities.len()];
-            for frame in 1..=40 {
-                let mut planned = 0;
-                for ((entity, plan), waited) in entities.iter().zip(&mut plans).zip(&mut waited) {
-                    if is_due(plan, *entity, frame, interval) {
-                        planned += 1;
-                        *waited = 0;
-                        plan.planned_on = Some(frame);
-                    } else {
-                        *waited += 1;
-                        assert!(*waited < u64::from(interval), "{interval}: {frame}");
-                    }
-                }
-                // The first frame plans everyone; later ones one agent in `interval`.
-                if frame > 1 {
-                    assert_eq!(
-                        planned,
-                        entities.len() / interval as usize,
-                        "{interval}: {frame}"
-                    );
-                }
-            }
-        }
     }
 }

@@ -40,11 +40,6 @@ impl GridSpace {
         self.origin + Vec2::new(point.x, point.y) * self.cell
     }
 
-    pub(super) fn velocity(self, world: Vec2) -> Vector {
-        let local = world / self.cell;
-        Vector::new(local.x, local.y)
-    }
-
     pub(super) fn world_velocity(self, velocity: Vector) -> Vec2 {
         Vec2::new(velocity.x, velocity.y) * self.cell
     }
@@ -79,8 +74,8 @@ mod tests {
         assert_eq!(point, Vector::new(3.5, 7.5));
         assert_eq!(space.world(point), centre);
         assert_eq!(
-            space.velocity(Vec2::new(32.0, 32.0)),
-            Vector::new(2.0, -2.0)
+            space.world_velocity(Vector::new(2.0, -2.0)),
+            Vec2::new(32.0, 32.0)
         );
         assert_eq!(8.0 / space.shorter_side(), 0.5);
     }

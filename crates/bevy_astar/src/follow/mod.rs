@@ -207,12 +207,11 @@ impl PathFollower {
         }
     }
 
-    /// Moves on to the waypoint after the current one (finished after the last).
-    pub(crate) fn pass_waypoint(&mut self, waypoints: &[Vec2]) {
-        self.next_waypoint += 1;
-        if !self.aim(waypoints) {
-            self.finished = true;
-        }
+    /// Takes the walk of the agent's crowd: heading for waypoint `next` of `waypoints` (the
+    /// path's own), or finished.
+    pub(crate) fn walk_as(&mut self, next: usize, finished: bool, waypoints: &[Vec2]) {
+        self.next_waypoint = next;
+        self.finished = finished || !self.aim(waypoints);
     }
 
     /// Ends the walk where the agent stands.
