@@ -29,7 +29,7 @@
 //!    ([`astar_grid::crowd`]), picks for each agent the velocity nearest its preferred one that
 //!    keeps it off its nearest neighbours for [`CrowdSettings::time_horizon`] seconds and off the
 //!    walls (the cells its profile cannot enter) for [`CrowdSettings::wall_time_horizon`]. The
-//!    agents are planned in parallel on the compute task pool, in chunks. Each frame plans one
+//!    agents are planned in parallel, in chunks, on threads of the step's own. Each frame plans one
 //!    agent in [`CrowdSettings::planning_interval`] (every other one by default, alternating);
 //!    the others keep the velocity of their last plan, which was made for that many frames.
 //! 4. **Move**: each agent moves by its velocity, swept against the walls (it slides along
@@ -182,7 +182,8 @@ pub struct CrowdSettings {
     pub stuck_after: Duration,
     /// The progress, in cells, that counts.
     pub stuck_distance: f32,
-    /// Agents planned per task on the compute task pool; crowds no larger are planned on the
+    /// Agents steered or planned per job of the step's threads (as many as the machine has
+    /// cores, started for the step, not Bevy's task pools); crowds no larger are planned on the
     /// calling thread.
     pub agents_per_task: usize,
     /// Frames from one plan of an agent's velocity to the next: each frame plans one agent in
@@ -192,7 +193,7 @@ pub struct CrowdSettings {
     /// still move against the walls every frame.
     pub planning_interval: u32,
     /// Whether a frame's crowd step (steering, planning, moving) runs beside the frame, on a
-    /// thread of the crowd's own (which plans large crowds over the compute task pool), to be
+    /// thread of the crowd's own (which plans large crowds over threads of its own), to be
     /// written back at the start of the next frame's
     /// [`PathfindingSystems::Follow`](crate::PathfindingSystems::Follow): the main thread then
     /// only gathers the agents and writes their step back, and the agents are shown where the

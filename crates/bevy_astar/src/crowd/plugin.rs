@@ -14,11 +14,10 @@ use crate::{
     TerrainProfiles,
 };
 use astar_grid::Grid;
-use astar_grid::crowd::{ChunkRunner, CrowdAgent, Route, RouteCrowd, RouteWalker, Vector};
+use astar_grid::crowd::{ChunkRunner, CrowdAgent, InOrder, Route, RouteCrowd, RouteWalker, Vector};
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
-use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 
 /// Steers agents with [`CrowdAvoidance`] round each other and along the walls, in
@@ -80,9 +79,9 @@ pub(crate) struct CrowdScratch {
 
 /// The thread a crowd step runs on beside the frame. It is the crowd's own, not a pool's: a
 /// system waiting for the step may itself run on a pool's thread, and would then wait for work
-/// queued behind itself (on two cores the compute pool has one thread). The step still plans
-/// large crowds in chunks over the compute pool, and runs its chunks itself when the pool is
-/// busy. The thread ends when the crowd's memory is dropped.
+/// queued behind itself (on two cores the compute pool has one thread). The step plans large
+/// crowds in chunks on threads of its own ([`StepThreads`]), never on a pool's. The thread ends
+/// when the crowd's memory is dropped.
 struct CrowdThread {
     steps: mpsc::Sender<CrowdStep>,
     done: Mutex<mpsc::Receiver<CrowdStep>>,
@@ -143,15 +142,43 @@ struct Member {
     gathered: u64,
 }
 
-/// Runs a crowd step's chunks over the compute task pool.
-struct ComputePool;
+/// Runs a crowd step's chunks on threads of the step's own, as many as the machine has cores
+/// (the calling thread counts as one), for the length of the step's stage, each taking the next
+/// job until none is left; one after another on the calling thread when threads cannot be had
+/// (no `multi_threaded`, or none could start).
+///
+/// Not Bevy's compute pool: a thread waiting in a pool's scope runs whatever task the pool
+/// hands it, a system of the schedule included. The crowd's thread, waiting there for its
+/// chunks, once ran [`finish_crowd_step`], which waits for the crowd's thread: every thread
+/// stood still.
+struct StepThreads;
 
-impl ChunkRunner for ComputePool {
+impl ChunkRunner for StepThreads {
     fn run_all<'a>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 'a>>) {
-        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
-            for job in jobs {
-                scope.spawn(async move { job() });
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let helpers = threads.min(jobs.len()).saturating_sub(1);
+        if !cfg!(feature = "multi_threaded") || helpers == 0 {
+            return InOrder.run_all(jobs);
+        }
+        let queue = Mutex::new(jobs.into_iter());
+        let take_jobs = || {
+            loop {
+                // The lock is let go of before the job runs.
+                let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
+                let Some(job) = next else { break };
+                job();
             }
+        };
+        std::thread::scope(|scope| {
+            for _ in 0..helpers {
+                let started = std::thread::Builder::new()
+                    .name("crowd chunk".to_owned())
+                    .spawn_scoped(scope, take_jobs);
+                if started.is_err() {
+                    break;
+                }
+            }
+            take_jobs();
         });
     }
 }
@@ -187,7 +214,7 @@ impl CrowdStep {
         for crowd in &mut self.crowds {
             crowd
                 .core
-                .step_with(&crowd.walls, self.time_step, &ComputePool);
+                .step_with(&crowd.walls, self.time_step, &StepThreads);
         }
         self
     }
@@ -519,5 +546,21 @@ mod tests {
         assert_eq!(priority_of(&avoidance, &a), priority_of(&avoidance, &b));
         assert_ne!(priority_of(&avoidance, &a), priority_of(&avoidance, &c));
         assert_eq!(priority_of(&avoidance.with_priority(7), &c), 7);
+    }
+
+    #[test]
+    fn the_step_threads_run_every_job_once() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let runs: Vec<AtomicU32> = (0..37).map(|_| AtomicU32::new(0)).collect();
+        let jobs = runs
+            .iter()
+            .map(|count| {
+                Box::new(move || {
+                    count.fetch_add(1, Ordering::Relaxed);
+                }) as Box<dyn FnOnce() + Send + '_>
+            })
+            .collect();
+        StepThreads.run_all(jobs);
+        assert!(runs.iter().all(|count| count.load(Ordering::Relaxed) == 1));
     }
 }
