@@ -156,6 +156,24 @@ impl AgentProgress {
             .then(|| self.aside * (max_speed * ASIDE_SPEED))
     }
 
+    /// Makes the agent step out of the way along `way` (a unit vector) for `seconds`, at
+    /// [`ASIDE_SPEED`] of its top speed: an agent that has arrived steps off the way of one
+    /// held up beside it ([`RouteCrowd`](super::RouteCrowd)).
+    ///
+    /// ```
+    /// use astar_grid::crowd::{AgentProgress, Vector};
+    ///
+    /// let mut progress = AgentProgress::default();
+    /// progress.step_aside(Vector::new(0.0, 1.0), 1.0);
+    /// assert_eq!(progress.aside_velocity(2.0), Some(Vector::new(0.0, 0.5)));
+    /// assert!(progress.count_down(1.0));
+    /// assert!(!progress.is_giving_way());
+    /// ```
+    pub fn step_aside(&mut self, way: Vector, seconds: f32) {
+        self.giving_way = seconds.max(0.0);
+        self.aside = way;
+    }
+
     /// Counts `time_step` seconds of stepping aside; false, changing nothing, when the agent
     /// is not stepping aside. An agent stepping aside is not judged on its progress meanwhile.
     pub fn count_down(&mut self, time_step: f32) -> bool {

@@ -105,10 +105,38 @@ pub struct RouteSight {
     /// For an agent held up: the eighth of a cell it stood in when its disc was last checked
     /// for the way to the aim from where it stands, and the answer; `None` until asked.
     passes_from: Option<((i64, i64), bool)>,
+    /// For an agent past its next waypoint: the eighth of a cell it stood in when its disc was
+    /// last checked for the straight way on to the waypoint after it, and the answer.
+    passes_after: Option<((i64, i64), bool)>,
 }
 
 /// The eighths of a cell in which [`RouteSight::passes_from`] keeps its answer.
 const PASS_CHECK_STEPS: f32 = 8.0;
+
+/// The answer `slot` remembers for the eighth of a cell `position` lies in, or `check`'s,
+/// remembered in its place.
+fn remembered_by_eighths(
+    slot: &mut Option<((i64, i64), bool)>,
+    position: Vector,
+    check: impl FnOnce() -> bool,
+) -> bool {
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a finite coordinate's floor, saturated to i64, names its eighth of a cell"
+    )]
+    let at = (
+        (position.x * PASS_CHECK_STEPS).floor() as i64,
+        (position.y * PASS_CHECK_STEPS).floor() as i64,
+    );
+    match *slot {
+        Some((known, passes)) if known == at => passes,
+        _ => {
+            let passes = check();
+            *slot = Some((at, passes));
+            passes
+        }
+    }
+}
 
 /// The waypoint [`look_ahead`] aims at.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -136,22 +164,7 @@ impl RouteSight {
     /// into another eighth of a cell since it last asked (a held-up agent moves slowly, so it
     /// asks again every few steps, not every step).
     fn passes_from(&mut self, position: Vector, check: impl FnOnce() -> bool) -> bool {
-        #[expect(
-            clippy::cast_possible_truncation,
-            reason = "a finite coordinate's floor, saturated to i64, names its eighth of a cell"
-        )]
-        let at = (
-            (position.x * PASS_CHECK_STEPS).floor() as i64,
-            (position.y * PASS_CHECK_STEPS).floor() as i64,
-        );
-        match self.passes_from {
-            Some((known, passes)) if known == at => passes,
-            _ => {
-                let passes = check();
-                self.passes_from = Some((at, passes));
-                passes
-            }
-        }
+        remembered_by_eighths(&mut self.passes_from, position, check)
     }
 
     /// The remembered answers for `situation`, forgetting those of any other.
@@ -190,9 +203,9 @@ pub const LOOKAHEAD: usize = 4;
 ///
 /// A walk starts at the route's second waypoint (the first is where the agent starts). A
 /// waypoint is done with within the agent's radius of it, or once the agent is past it along
-/// the leg that follows and its cell sees the waypoint after it (pushed aside by the crowd, it
-/// need not come back to the point itself, but a wall between it and the next leg keeps it on
-/// this one); the last is done with within [`LAST_REACH`]. A *sighted* walker (a one-cell
+/// the leg that follows, its cell sees the waypoint after it and its disc passes straight on
+/// to that one (pushed aside by the crowd, it need not come back to the point itself, but a
+/// wall between it and the next leg keeps it on this one); the last is done with within [`LAST_REACH`]. A *sighted* walker (a one-cell
 /// agent, for which a line of sight between cell centres says where it can go) also aims ahead
 /// ([`look_ahead`]); others keep to their waypoints, passed by reach only.
 ///
@@ -335,12 +348,18 @@ impl RouteWalker {
             let sighted = self.sighted;
             let sight = &mut self.sight;
             let past = sight.waypoint_after(&self.route, key).is_some_and(|next| {
-                (position - point).dot(next - point) > 0.0
-                    && sighted
-                    && *sight
-                        .for_situation(walls.situation(position, key))
-                        .sees_after
-                        .get_or_insert_with(|| sees(walls.grid, position, next))
+                if !(sighted && (position - point).dot(next - point) > 0.0) {
+                    return false;
+                }
+                let remembered = sight.for_situation(walls.situation(position, key));
+                // The cell must see the waypoint after, and the disc pass straight on to it:
+                // one whose way on clips a corner would slide back to where it came from.
+                *remembered
+                    .sees_after
+                    .get_or_insert_with(|| sees(walls.grid, position, next))
+                    && remembered_by_eighths(&mut remembered.passes_after, position, || {
+                        disc_passes(walls.grid, position, next, agent.radius)
+                    })
             });
             if !(within || past) {
                 return Some(RouteTarget {

@@ -3,7 +3,7 @@
 //! stuck, or were put back on legal ground.
 
 use super::orca::{PlanningContext, VelocityPlanner};
-use super::progress::HeldUp;
+use super::progress::{GIVE_WAY_SHARE, HeldUp};
 use super::route::{RouteTarget, RouteWalker, Walls};
 use super::route_progress::{ProgressVerdict, RouteProgress};
 use super::{
@@ -82,7 +82,9 @@ struct Plan {
 /// 4. **judges** each agent's progress along its route ([`RouteProgress::judge`]): held up
 ///    beside its goal it has arrived; otherwise the knot rules say whether it queues or is
 ///    stuck ([`super::AgentProgress::judge_held_up`]), and the step reports it
-///    ([`RouteCrowd::events`]).
+///    ([`RouteCrowd::events`]). The agents that have arrived near a held-up one step away from
+///    it for [`GIVE_WAY_SHARE`] of the patience ([`super::AgentProgress::step_aside`]): arrived,
+///    an agent leaves the way.
 ///
 /// Steering and planning run in chunks of [`RouteCrowd::agents_per_chunk`] agents, by the
 /// [`ChunkRunner`] given to [`RouteCrowd::step_with`].
@@ -421,8 +423,31 @@ impl RouteCrowd {
                     if held == HeldUp::Stuck {
                         self.events.push((index, RouteEvent::Stuck));
                     }
+                    self.clear_the_way_for(index, settings.stuck_after * GIVE_WAY_SHARE);
                 }
             }
+        }
+    }
+
+    /// Makes the agents that have arrived near agent `index`, which is held up (those the knot
+    /// rules just found near it), step away from it for `seconds`: standing on beside their
+    /// goals, they would keep it from a door or a corridor for ever, since ORCA gives an agent
+    /// that stands still no reason to move for one that stands still too.
+    fn clear_the_way_for(&mut self, index: usize, seconds: f32) {
+        let held = self.agents[index];
+        for &Neighbour { index: other, .. } in &self.found {
+            let progress = &mut self.progress[other].knot;
+            if !self.walkers[other].is_finished() || progress.is_giving_way() {
+                continue;
+            }
+            let away = (self.agents[other].position - held.position).normalize_or_zero();
+            let way = if away == Vector::ZERO {
+                let heading = held.preferred_velocity.normalize_or_zero();
+                Vector::new(-heading.y, heading.x)
+            } else {
+                away
+            };
+            progress.step_aside(way, seconds);
         }
     }
 }
