@@ -11,6 +11,10 @@ use astar_grid::crowd::{
     AvoidanceSettings, Crowd, CrowdAgent, Vector, disc_fits, footprint_radius,
 };
 use astar_grid::{Cell, CostModel, FlowField, Grid, Movement};
+use common::crowd_scenes::{
+    CorridorShape, RawAgent, SceneAgent as Walker, corridor_from, distinct_cells, raw_agent,
+    walkable_cells,
+};
 use common::flow_following::{centre, follow};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -37,19 +41,6 @@ const OVERLAP_TOLERANCE: f32 = 0.25;
 /// of 3 s before the last of a knot steps aside, for up to eight times a third of it when it
 /// is stuck again and again, so a few knots in a row cost up to a minute.
 const KNOT_ALLOWANCE: f32 = 60.0;
-
-/// One agent of a scene: where it starts, where it goes, how fast, and its priority.
-#[derive(Clone, Copy, Debug)]
-struct Walker {
-    /// The cell at whose centre it starts.
-    start: Cell,
-    /// The cell at whose centre it arrives.
-    goal: Cell,
-    /// Its top speed, in cells a second.
-    speed: f32,
-    /// Its [`CrowdAgent::priority`].
-    priority: u32,
-}
 
 /// A scene: a grid, its walkers, and the length of the narrow passage (a door or a corridor)
 /// between its two parts, if it has one.
@@ -194,45 +185,12 @@ fn scene_bound(scene: &Scene) -> f32 {
     2.0 * slowest_walk + queue + KNOT_ALLOWANCE
 }
 
-/// Picks distinct cells of `cells` by the fractions `picks` (each the share of the way along
-/// the list, taking the next free one on a clash). There must be no more picks than cells.
-fn distinct_cells(cells: &[Cell], picks: impl Iterator<Item = f32>) -> Vec<Cell> {
-    let mut taken = vec![false; cells.len()];
-    picks
-        .map(|pick| {
-            let mut index = ((cells.len() as f32 * pick) as usize).min(cells.len() - 1);
-            while taken[index] {
-                index = (index + 1) % cells.len();
-            }
-            taken[index] = true;
-            cells[index]
-        })
-        .collect()
-}
-
-/// The walkable cells of `grid` for which `keep` holds, row by row.
-fn walkable_cells(grid: &Grid, keep: impl Fn(Cell) -> bool) -> Vec<Cell> {
-    grid.cells()
-        .filter(|&(cell, cost)| cost != 0 && keep(cell))
-        .map(|(cell, _)| cell)
-        .collect()
-}
-
-/// The raw draw of one agent: where it starts and ends (fractions of the cells it may use),
-/// its speed, and whether it heads east (in a corridor scene).
-type RawAgent = (f32, f32, f32, bool);
-
-/// A raw agent: start and goal fractions, 0.5 to 3 cells a second, a heading.
-fn raw_agent() -> impl Strategy<Value = RawAgent> {
-    (0.0..1.0f32, 0.0..1.0f32, 0.5..3.0f32, any::<bool>())
-}
-
 /// A crossing: a grid of 8 to 16 by 6 to 12 cells, open or walled across its middle column
 /// with a door one or two cells wide, and 2 to 10 agents at distinct cells heading for
 /// distinct cells anywhere on it.
 fn crossing_scene() -> impl Strategy<Value = Scene> {
     let shape = (8u32..=16, 6u32..=12, any::<bool>(), 0.0..1.0f32, 1u32..=2);
-    (shape, prop::collection::vec(raw_agent(), 2..=10)).prop_map(|(shape, raw)| {
+    (shape, prop::collection::vec(raw_agent(0.5), 2..=10)).prop_map(|(shape, raw)| {
         let (width, height, walled, door, door_width) = shape;
         let first = ((height - door_width) as f32 * door) as u32;
         let grid = Grid::from_fn(width, height, |cell| {
@@ -259,52 +217,18 @@ fn crossing_scene() -> impl Strategy<Value = Scene> {
     })
 }
 
-/// The shape of a corridor scene: room width and height, corridor length and width, and
-/// where the corridor meets the rooms (a fraction of the free rows).
-type CorridorShape = (u32, u32, u32, u32, f32);
-
-/// Two rooms joined by a corridor, from `shape`; agents from `raw` start in the west room and
-/// head for the east one when they head east (all of them for `one_flow`), the others the
-/// other way. The eastward flow has priority `priorities.0`, the westward `priorities.1`.
-fn corridor_from(
+/// Two rooms joined by a corridor ([`corridor_from`]) as a scene: its passage is the corridor.
+fn corridor_scene_from(
     shape: CorridorShape,
     raw: &[RawAgent],
     one_flow: bool,
     priorities: (u32, u32),
 ) -> Scene {
-    let (room, height, length, width, offset) = shape;
-    let first = ((height - width) as f32 * offset) as u32;
-    let grid = Grid::from_fn(2 * room + length, height, |cell| {
-        let in_room = cell.x < room || cell.x >= room + length;
-        u8::from(in_room || (first..first + width).contains(&cell.y))
-    });
-    let west = walkable_cells(&grid, |cell| cell.x < room);
-    let east = walkable_cells(&grid, |cell| cell.x >= room + length);
-    let eastward: Vec<bool> = raw.iter().map(|r| one_flow || r.3).collect();
-    let group = |heading: bool, from: &[Cell], to: &[Cell]| {
-        let chosen = || {
-            raw.iter()
-                .zip(&eastward)
-                .filter(move |(_, e)| **e == heading)
-        };
-        let starts = distinct_cells(from, chosen().map(|(r, _)| r.0));
-        let goals = distinct_cells(to, chosen().map(|(r, _)| r.1));
-        let priority = if heading { priorities.0 } else { priorities.1 };
-        (starts.into_iter().zip(goals).zip(chosen()))
-            .map(|((start, goal), (r, _))| Walker {
-                start,
-                goal,
-                speed: r.2,
-                priority,
-            })
-            .collect::<Vec<_>>()
-    };
-    let mut walkers = group(true, &west, &east);
-    walkers.extend(group(false, &east, &west));
+    let (grid, walkers) = corridor_from(shape, raw, one_flow, priorities);
     Scene {
         grid,
         walkers,
-        passage: Some(length),
+        passage: Some(shape.2),
     }
 }
 
@@ -312,10 +236,10 @@ fn corridor_from(
 /// 1 to 3 wide, 2 to 10 agents in one flow or both, the flows' priorities equal or not.
 fn corridor_scene() -> impl Strategy<Value = Scene> {
     let shape = (4u32..=6, 4u32..=8, 2u32..=8, 1u32..=3, 0.0..1.0f32);
-    let agents = prop::collection::vec(raw_agent(), 2..=10);
+    let agents = prop::collection::vec(raw_agent(0.5), 2..=10);
     let priorities = prop_oneof![Just((0, 0)), Just((1, 0)), Just((0, 1))];
     (shape, agents, any::<bool>(), priorities)
-        .prop_map(|(shape, raw, one, priorities)| corridor_from(shape, &raw, one, priorities))
+        .prop_map(|(shape, raw, one, priorities)| corridor_scene_from(shape, &raw, one, priorities))
 }
 
 /// What went wrong in `run`, if anything: a disc in a wall, two discs overlapping beyond

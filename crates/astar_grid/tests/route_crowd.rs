@@ -8,12 +8,18 @@
 
 use std::fmt;
 
+pub mod common;
+
 use astar_grid::crowd::{
     CrowdAgent, PUSH_OUT_DISTANCE, Route, RouteCrowd, RouteEvent, RouteProgress, RouteWalker,
     Vector, arrival_reach, disc_fits, footprint_radius,
 };
 use astar_grid::{
     Cell, Grid, Movement, SearchOptions, Searcher, SmoothingOptions, smooth_path_cells,
+};
+use common::crowd_scenes::{
+    CorridorShape, RawAgent, SceneAgent as Member, corridor_from, distinct_cells, raw_agent,
+    walkable_cells,
 };
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -48,19 +54,6 @@ const KNOT_ALLOWANCE: f32 = 60.0;
 /// centre of any free cell; an agent only overlapping a blocked cell stands in a free cell,
 /// whose centre is within `sqrt(0.5)` of it. The nearest legal position is no farther.
 const PUSH_REACH: f32 = 1.118_034;
-
-/// One agent of a scene: where it starts, where it goes, how fast, and its priority.
-#[derive(Clone, Copy, Debug)]
-struct Member {
-    /// The cell at whose centre it starts.
-    start: Cell,
-    /// The cell at whose centre its routes end.
-    goal: Cell,
-    /// Its top speed, in cells a second.
-    speed: f32,
-    /// Its [`CrowdAgent::priority`].
-    priority: u32,
-}
 
 /// A scene: a grid, its members, and the length of the narrow passage (a door or a corridor)
 /// between its two parts, if it has one.
@@ -384,39 +377,6 @@ fn passed<T>(outcome: Result<T, String>, context: &impl fmt::Display) -> T {
     outcome.unwrap_or_else(|failure| panic!("{failure}\n{context}"))
 }
 
-/// Picks distinct cells of `cells` by the fractions `picks` (each the share of the way along
-/// the list, taking the next free one on a clash). There must be no more picks than cells.
-fn distinct_cells(cells: &[Cell], picks: impl Iterator<Item = f32>) -> Vec<Cell> {
-    let mut taken = vec![false; cells.len()];
-    picks
-        .map(|pick| {
-            let mut index = ((cells.len() as f32 * pick) as usize).min(cells.len() - 1);
-            while taken[index] {
-                index = (index + 1) % cells.len();
-            }
-            taken[index] = true;
-            cells[index]
-        })
-        .collect()
-}
-
-/// The walkable cells of `grid` for which `keep` holds, row by row.
-fn walkable_cells(grid: &Grid, keep: impl Fn(Cell) -> bool) -> Vec<Cell> {
-    grid.cells()
-        .filter(|&(cell, cost)| cost != 0 && keep(cell))
-        .map(|(cell, _)| cell)
-        .collect()
-}
-
-/// The raw draw of one agent: where it starts and ends (fractions of the cells it may use),
-/// its speed, and whether it heads east (in a corridor scene).
-type RawAgent = (f32, f32, f32, bool);
-
-/// A raw agent: start and goal fractions, 1 to 3 cells a second, a heading.
-fn raw_agent() -> impl Strategy<Value = RawAgent> {
-    (0.0..1.0f32, 0.0..1.0f32, 1.0..3.0f32, any::<bool>())
-}
-
 /// The raw draw of a crossing: width and height, the blocks (fractions of the interior), the
 /// headings of its groups (0 east, 1 west, 2 south, 3 north), the groups' agents, and whether
 /// each group has its own priority.
@@ -480,57 +440,22 @@ fn crossing_scene() -> impl Strategy<Value = Scene> {
     let shape = (10u32..=16, 8u32..=12);
     let blocks = prop::collection::vec((0.0..1.0f32, 0.0..1.0f32), 0..=6);
     let headings = prop::sample::subsequence(vec![0_usize, 1, 2, 3], 2..=3);
-    let groups = prop::collection::vec(prop::collection::vec(raw_agent(), 1..=4), 3);
+    let groups = prop::collection::vec(prop::collection::vec(raw_agent(1.0), 1..=4), 3);
     (shape, blocks, headings, groups, any::<bool>()).prop_map(crossing_from)
 }
 
-/// The shape of a corridor scene: room width and height, corridor length and width, and
-/// where the corridor meets the rooms (a fraction of the free rows).
-type CorridorShape = (u32, u32, u32, u32, f32);
-
-/// Two rooms joined by a corridor (a door in a wall one cell thick when its length is 1), from
-/// `shape`; agents from `raw` start on distinct cells of the west room and head for distinct
-/// cells of the east one when they head east (all of them for `one_flow`), the others the
-/// other way. The eastward flow has priority `priorities.0`, the westward `priorities.1`.
-fn corridor_from(
+/// Two rooms joined by a corridor ([`corridor_from`]) as a scene: its passage is the corridor.
+fn corridor_scene_from(
     shape: CorridorShape,
     raw: &[RawAgent],
     one_flow: bool,
     priorities: (u32, u32),
 ) -> Scene {
-    let (room, height, length, width, offset) = shape;
-    let first = ((height - width) as f32 * offset) as u32;
-    let grid = Grid::from_fn(2 * room + length, height, |cell| {
-        let in_room = cell.x < room || cell.x >= room + length;
-        u8::from(in_room || (first..first + width).contains(&cell.y))
-    });
-    let west = walkable_cells(&grid, |cell| cell.x < room);
-    let east = walkable_cells(&grid, |cell| cell.x >= room + length);
-    let eastward: Vec<bool> = raw.iter().map(|r| one_flow || r.3).collect();
-    let group = |heading: bool, from: &[Cell], to: &[Cell]| {
-        let chosen = || {
-            raw.iter()
-                .zip(&eastward)
-                .filter(move |(_, e)| **e == heading)
-        };
-        let starts = distinct_cells(from, chosen().map(|(r, _)| r.0));
-        let goals = distinct_cells(to, chosen().map(|(r, _)| r.1));
-        let priority = if heading { priorities.0 } else { priorities.1 };
-        (starts.into_iter().zip(goals).zip(chosen()))
-            .map(|((start, goal), (r, _))| Member {
-                start,
-                goal,
-                speed: r.2,
-                priority,
-            })
-            .collect::<Vec<_>>()
-    };
-    let mut members = group(true, &west, &east);
-    members.extend(group(false, &east, &west));
+    let (grid, members) = corridor_from(shape, raw, one_flow, priorities);
     Scene {
         grid,
         members,
-        passage: Some(length),
+        passage: Some(shape.2),
     }
 }
 
@@ -538,10 +463,10 @@ fn corridor_from(
 /// 1 or 2 wide, 2 to 8 agents in one flow or both, the flows' priorities equal or not.
 fn corridor_scene() -> impl Strategy<Value = Scene> {
     let shape = (4u32..=6, 4u32..=8, 1u32..=6, 1u32..=2, 0.0..1.0f32);
-    let agents = prop::collection::vec(raw_agent(), 2..=8);
+    let agents = prop::collection::vec(raw_agent(1.0), 2..=8);
     let priorities = prop_oneof![Just((0, 0)), Just((1, 0)), Just((0, 1))];
     (shape, agents, any::<bool>(), priorities)
-        .prop_map(|(shape, raw, one, priorities)| corridor_from(shape, &raw, one, priorities))
+        .prop_map(|(shape, raw, one, priorities)| corridor_scene_from(shape, &raw, one, priorities))
 }
 
 proptest! {

@@ -1,8 +1,10 @@
 //! Building blocks shared by the integration tests: an independent reference search, a path
 //! checker, the documented choice of the closest reachable cell, brute-force models of agents
-//! with a footprint, and proptest strategies for random grids, terrain, profiles and queries.
+//! with a footprint, proptest strategies for random grids, terrain, profiles and queries, and
+//! random crowd scenes.
 
 pub mod closest_cell;
+pub mod crowd_scenes;
 pub mod flow_following;
 pub mod footprint;
 pub mod path_check;
