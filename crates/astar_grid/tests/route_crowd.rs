@@ -962,3 +962,56 @@ fn an_agent_finished_beside_a_corridor_leaves_it_open() {
     let outcome = run(&mut game, &scene.grid, (&mut watch, bound), |_| Ok(()));
     passed(outcome, &scene);
 }
+
+/// Steps `game`'s crowd `steps` times on `grid`, without new routes, and returns every agent's
+/// position and next waypoint after each step.
+fn trace(game: &mut Game, grid: &Grid, steps: usize) -> Vec<Vec<(Vector, usize)>> {
+    (0..steps)
+        .map(|_| {
+            game.crowd.step(grid, STEP);
+            let agents = game.crowd.agents().iter();
+            (agents.zip(game.crowd.walkers()))
+                .map(|(agent, walker)| (agent.position, walker.next_waypoint()))
+                .collect()
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 32,
+        rng_seed: RngSeed::Fixed(0x0077_616c_6c73),
+        failure_persistence: None,
+        max_shrink_iters: 16,
+        ..ProptestConfig::default()
+    })]
+
+    /// Cells blocked in the middle of a crossing, said of the crowd by their bounds
+    /// ([`RouteCrowd::walls_changed_within`]), move every agent exactly as when every agent
+    /// draws its lines of sight again ([`RouteCrowd::walls_changed`]): the lines of sight an
+    /// agent keeps never cross the change.
+    #[test]
+    fn walls_changed_within_their_bounds_steer_as_walls_changed_everywhere(
+        scene in crossing_scene(),
+        (corner, size) in ((0.0..1.0f32, 0.0..1.0f32), (1u32..=3, 1u32..=2)),
+        before in 10usize..120,
+    ) {
+        let mut grid = scene.grid.clone();
+        let (mut everywhere, mut within) = (Game::new(&scene, 2), Game::new(&scene, 2));
+        prop_assert_eq!(trace(&mut everywhere, &grid, before), trace(&mut within, &grid, before));
+        let min = Cell::new(
+            (corner.0 * (grid.width() - size.0) as f32) as u32,
+            (corner.1 * (grid.height() - size.1) as f32) as u32,
+        );
+        let max = Cell::new(min.x + size.0 - 1, min.y + size.1 - 1);
+        grid.fill_rect(min, max, 0);
+        everywhere.crowd.walls_changed();
+        within.crowd.walls_changed_within(min, max);
+        let after = trace(&mut everywhere, &grid, 240);
+        let apart = after
+            .iter()
+            .zip(trace(&mut within, &grid, 240))
+            .position(|(everywhere, within)| *everywhere != within);
+        prop_assert!(apart.is_none(), "apart at step {:?} after blocking {} to {}\n{}", apart, min, max, scene);
+    }
+}

@@ -285,6 +285,43 @@ impl RouteWalker {
         self.finished = true;
     }
 
+    /// Forgets the lines of sight drawn, when a change of the walls from cell `min` to cell
+    /// `max` (inclusive) may alter them, for an agent at `position` of `radius`: those drawn
+    /// from its cell to the waypoints it may aim at (the next and the [`LOOKAHEAD`] after it)
+    /// lie in the box round them, widened by the radius and a cell. Returns whether it forgot
+    /// them.
+    pub fn forget_sight_within(
+        &mut self,
+        (min, max): (Cell, Cell),
+        (position, radius): (Vector, f32),
+    ) -> bool {
+        let waypoints = self.route.waypoints();
+        let ahead = waypoints
+            .get(self.next..)
+            .unwrap_or_default()
+            .iter()
+            .take(LOOKAHEAD + 1);
+        let (mut low, mut high) = (position, position);
+        for point in ahead {
+            low = Vector::new(low.x.min(point.x), low.y.min(point.y));
+            high = Vector::new(high.x.max(point.x), high.y.max(point.y));
+        }
+        let margin = radius.max(0.0) + 1.0;
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "cell coordinates of a grid are far below f32's exact integers"
+        )]
+        let touches = low.x - margin <= max.x as f32 + 1.0
+            && high.x + margin >= min.x as f32
+            && low.y - margin <= max.y as f32 + 1.0
+            && high.y + margin >= min.y as f32;
+        // A position that is not finite touches nothing, and its sight holds nothing either.
+        if touches || !position.is_finite() {
+            self.sight = RouteSight::default();
+        }
+        touches
+    }
+
     /// Whether the walker aims ahead by lines of sight.
     #[must_use]
     pub const fn is_sighted(&self) -> bool {

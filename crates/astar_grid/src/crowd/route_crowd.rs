@@ -10,7 +10,7 @@ use super::{
     AvoidanceSettings, CrowdAgent, Neighbour, NeighbourGrid, Vector, disc_fits, move_agents,
     nearest_legal_position,
 };
-use crate::Grid;
+use crate::{Cell, Grid};
 
 /// Runs the independent jobs of a crowd step (chunks of agents to steer or to plan), one
 /// after another or over threads. [`InOrder`] runs them on the calling thread; a game engine
@@ -269,9 +269,43 @@ impl RouteCrowd {
     }
 
     /// Says that the walls changed since the last step: the lines of sight the agents drew are
-    /// drawn again. Call it after editing the grid passed to [`RouteCrowd::step`].
+    /// drawn again. Call it after editing the grid passed to [`RouteCrowd::step`], or
+    /// [`RouteCrowd::walls_changed_within`] when the edit's bounds are known.
     pub fn walls_changed(&mut self) {
         self.walls_epoch += 1;
+    }
+
+    /// Says that the walls changed since the last step, but only from cell `min` to cell `max`
+    /// (inclusive): only the agents whose lines of sight may cross the change draw them again
+    /// ([`RouteWalker::forget_sight_within`]); a tower dropped on a crowd of thousands makes the
+    /// few near it look again, not all. Returns how many forgot theirs.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid};
+    /// use astar_grid::crowd::{CrowdAgent, Route, RouteCrowd, RouteWalker, Vector};
+    ///
+    /// let mut grid = Grid::new(40, 4);
+    /// let mut crowd = RouteCrowd::default();
+    /// for x in [1.5, 30.5] {
+    ///     let route = Route::new(vec![Vector::new(x, 1.5), Vector::new(x + 6.0, 1.5)], true);
+    ///     crowd.push(CrowdAgent::new(Vector::new(x, 1.5), 0.35, 2.0), RouteWalker::new(route, true));
+    /// }
+    /// crowd.step(&grid, 0.1);
+    /// grid.set_blocked(Cell::new(5, 2), true)?;
+    /// // Only the agent walking past the new wall looks again.
+    /// assert_eq!(crowd.walls_changed_within(Cell::new(5, 2), Cell::new(5, 2)), 1);
+    /// # Ok::<(), astar_grid::GridError>(())
+    /// ```
+    pub fn walls_changed_within(&mut self, min: Cell, max: Cell) -> usize {
+        let agents = self.agents.iter();
+        self.walkers
+            .iter_mut()
+            .zip(agents)
+            .map(|(walker, agent)| {
+                walker.forget_sight_within((min, max), (agent.position, agent.radius))
+            })
+            .filter(|forgot| *forgot)
+            .count()
     }
 
     /// Advances the crowd by `time_step` seconds within the walls of `grid` (blocked cells and
@@ -553,7 +587,7 @@ mod tests {
         );
         crowd.step(&grid, 0.1);
         assert!(crowd.events().is_empty());
-        grid.set_blocked(crate::Cell::new(2, 1), true)
+        grid.set_blocked(Cell::new(2, 1), true)
             .expect("a cell of the grid");
         crowd.walls_changed();
         crowd.step(&grid, 0.1);

@@ -23,7 +23,7 @@
 //!    passed within the agent's radius of it, or once the agent is past it along the next leg;
 //!    the last one on it. Lines of sight run from cell centre to cell centre, so an agent draws
 //!    them again only when it enters another cell, heads for another waypoint or the walls
-//!    change. An agent whose cell was just blocked under it (a tower landed on it) is first put
+//!    change near them (a [`NavChanged`](crate::NavChanged) says where). An agent whose cell was just blocked under it (a tower landed on it) is first put
 //!    back on the nearest legal ground.
 //! 3. **Plan**: ORCA, the optimal reciprocal collision avoidance of van den Berg et al.
 //!    ([`astar_grid::crowd`]), picks for each agent the velocity nearest its preferred one that

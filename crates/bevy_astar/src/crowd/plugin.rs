@@ -10,11 +10,11 @@ use crate::kinds::KindKey;
 use crate::map::AgentLayers;
 use crate::schedule::pathfinding_schedule;
 use crate::{
-    NavGrid, Path, PathFollower, PathRequest, PathfindingStats, PathfindingSystems, ProfileId,
-    TerrainProfiles,
+    NavChange, NavChanged, NavGrid, Path, PathFollower, PathRequest, PathfindingStats,
+    PathfindingSystems, ProfileId, TerrainProfiles,
 };
-use astar_grid::Grid;
 use astar_grid::crowd::{ChunkRunner, CrowdAgent, InOrder, Route, RouteCrowd, RouteWalker, Vector};
+use astar_grid::{Cell, Grid};
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
 use bevy::prelude::*;
@@ -124,9 +124,34 @@ struct Crowd {
     profile: ProfileId,
     /// Cells the profile cannot enter are 0.
     walls: Arc<Grid>,
+    /// The changes of the profile's walls read since the crowd last took new walls.
+    changes: WallChanges,
     core: RouteCrowd,
     /// By the index of the core's agents.
     members: Vec<Member>,
+}
+
+/// The map changes of a crowd's walls, read from [`NavChanged`] until the crowd takes the walls
+/// they made: the bounds of each, or the whole map.
+#[derive(Default)]
+struct WallChanges {
+    bounds: Vec<(Cell, Cell)>,
+    whole_map: bool,
+}
+
+/// The most bounds a crowd keeps of changes to its walls; more count as a change of the whole
+/// map (each agent then looks again, as it does for one).
+const MOST_CHANGES_KEPT: usize = 64;
+
+impl WallChanges {
+    /// Notes `change`, a change of the walls' grid.
+    fn note(&mut self, change: &NavChange) {
+        match change.bounds() {
+            Some(bounds) if self.bounds.len() < MOST_CHANGES_KEPT => self.bounds.push(bounds),
+            Some(_) => self.whole_map = true,
+            None => self.whole_map |= change.is_whole_map(),
+        }
+    }
 }
 
 /// The entity an agent of a crowd is, and what tells what of it changed since the crowd last
@@ -184,11 +209,21 @@ impl ChunkRunner for StepThreads {
 }
 
 impl Crowd {
-    /// Takes the walls of this frame, telling the core's crowd when they are new.
+    /// Takes the walls of this frame, telling the core's crowd when they are new: where they
+    /// changed, when every change since the last walls was read with its bounds, else
+    /// everywhere.
     fn take_walls(&mut self, walls: Arc<Grid>) {
-        if !Arc::ptr_eq(&self.walls, &walls) {
-            self.walls = walls;
+        if Arc::ptr_eq(&self.walls, &walls) {
+            return;
+        }
+        self.walls = walls;
+        let changes = core::mem::take(&mut self.changes);
+        if changes.whole_map || changes.bounds.is_empty() {
             self.core.walls_changed();
+        } else {
+            for (min, max) in changes.bounds {
+                self.core.walls_changed_within(min, max);
+            }
         }
     }
 
@@ -266,6 +301,7 @@ fn crowd_of(
             crowds.push(Crowd {
                 profile,
                 walls: walls_for(profile, nav, profiles, layers),
+                changes: WallChanges::default(),
                 core: RouteCrowd::default(),
                 members: Vec::new(),
             });
@@ -316,10 +352,11 @@ pub(crate) fn gather_crowds(
     profiles: Res<TerrainProfiles>,
     mut layers: ResMut<AgentLayers>,
     mut scratch: ResMut<CrowdScratch>,
-    mut stats: ResMut<PathfindingStats>,
+    (mut stats, mut changes): (ResMut<PathfindingStats>, MessageReader<NavChanged>),
     mut agents: Query<GatheredAgent>,
 ) {
     let scratch = &mut *scratch;
+    let changes: Vec<&NavChanged> = changes.read().collect();
     let Some(nav) = nav else {
         scratch.step.crowds.clear();
         scratch.places.clear();
@@ -329,6 +366,14 @@ pub(crate) fn gather_crowds(
     let (frame, step) = (scratch.frame, &mut scratch.step);
     (step.space, step.time_step) = (GridSpace::of(&nav), time.delta_secs());
     for crowd in &mut step.crowds {
+        let kind = KindKey {
+            profile: crowd.profile,
+            size: 1,
+        };
+        let read = changes
+            .iter()
+            .filter_map(|changed| changed.change_for_kind(kind));
+        read.for_each(|change| crowd.changes.note(change));
         crowd.take_walls(walls_for(crowd.profile, &nav, &profiles, &mut layers));
         crowd.core.settings = settings.avoidance();
         crowd.core.planning_interval = settings.planning_interval;
@@ -546,6 +591,33 @@ mod tests {
         assert_eq!(priority_of(&avoidance, &a), priority_of(&avoidance, &b));
         assert_ne!(priority_of(&avoidance, &a), priority_of(&avoidance, &c));
         assert_eq!(priority_of(&avoidance.with_priority(7), &c), 7);
+    }
+
+    #[test]
+    fn a_crowd_keeps_the_bounds_of_its_walls_changes_and_too_many_count_as_the_whole_map() {
+        let blocked = |x: u32| {
+            NavChange::from_cells([crate::NavCellChange {
+                cell: Cell::new(x, 3),
+                before: 1,
+                after: 0,
+            }])
+        };
+        let mut changes = WallChanges::default();
+        changes.note(&blocked(2));
+        changes.note(&blocked(7));
+        assert_eq!(
+            changes.bounds,
+            [
+                (Cell::new(2, 3), Cell::new(2, 3)),
+                (Cell::new(7, 3), Cell::new(7, 3))
+            ]
+        );
+        assert!(!changes.whole_map);
+        changes.note(&NavChange::whole_map());
+        assert!(changes.whole_map);
+        let mut many = WallChanges::default();
+        (0..=MOST_CHANGES_KEPT as u32).for_each(|x| many.note(&blocked(x)));
+        assert!(many.whole_map && many.bounds.len() == MOST_CHANGES_KEPT);
     }
 
     #[test]

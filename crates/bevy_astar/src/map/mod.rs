@@ -109,6 +109,25 @@ impl NavChange {
         change
     }
 
+    /// The smallest rectangle holding every changed cell, as its lowest and highest corners
+    /// (inclusive); `None` for a whole-map change (which lists no cells) and for no change.
+    ///
+    /// ```
+    /// use bevy_astar::{NavCellChange, NavChange};
+    /// use bevy_astar::astar_grid::Cell;
+    ///
+    /// let change = NavChange::from_cells([
+    ///     NavCellChange { cell: Cell::new(4, 9), before: 1, after: 0 },
+    ///     NavCellChange { cell: Cell::new(6, 2), before: 1, after: 0 },
+    /// ]);
+    /// assert_eq!(change.bounds(), Some((Cell::new(4, 2), Cell::new(6, 9))));
+    /// assert_eq!(NavChange::whole_map().bounds(), None);
+    /// ```
+    #[must_use]
+    pub const fn bounds(&self) -> Option<(Cell, Cell)> {
+        if self.whole_map { None } else { self.bounds }
+    }
+
     /// Whether the whole map was replaced (every cell counts as changed).
     #[must_use]
     pub const fn is_whole_map(&self) -> bool {
