@@ -12,7 +12,7 @@ use astar_grid::crowd::{
 };
 use astar_grid::{Cell, CostModel, FlowField, Grid, Movement};
 use common::crowd_scenes::{
-    CorridorShape, RawAgent, SceneAgent as Walker, corridor_from, distinct_cells, raw_agent,
+    CrowdScene as Scene, SceneAgent as Walker, corridor_from, distinct_cells, raw_agent,
     walkable_cells,
 };
 use common::flow_following::{centre, follow};
@@ -41,29 +41,6 @@ const OVERLAP_TOLERANCE: f32 = 0.25;
 /// of 3 s before the last of a knot steps aside, for up to eight times a third of it when it
 /// is stuck again and again, so a few knots in a row cost up to a minute.
 const KNOT_ALLOWANCE: f32 = 60.0;
-
-/// A scene: a grid, its walkers, and the length of the narrow passage (a door or a corridor)
-/// between its two parts, if it has one.
-#[derive(Clone, Debug)]
-struct Scene {
-    /// The ground; blocked cells and everything outside are walls.
-    grid: Grid,
-    /// The agents, by id.
-    walkers: Vec<Walker>,
-    /// The length in cells of the passage, if any ([`scene_bound`]).
-    passage: Option<u32>,
-}
-
-impl fmt::Display for Scene {
-    /// The grid as ASCII, then one line per walker.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "passage {:?}\n{}", self.passage, self.grid.to_ascii())?;
-        for (id, walker) in self.walkers.iter().enumerate() {
-            writeln!(f, "  {id}: {walker:?}")?;
-        }
-        Ok(())
-    }
-}
 
 /// The flow field of `goal` on `grid` (eight directions, octile costs).
 fn field_to(grid: &Grid, goal: Cell) -> FlowField {
@@ -170,17 +147,17 @@ fn walk_time(grid: &Grid, walker: &Walker) -> f32 {
 fn scene_bound(scene: &Scene) -> f32 {
     let grid = &scene.grid;
     let slowest_walk = scene
-        .walkers
+        .agents
         .iter()
         .map(|w| walk_time(grid, w))
         .fold(0.0, f32::max);
     let slowest_speed = scene
-        .walkers
+        .agents
         .iter()
         .map(|w| w.speed)
         .fold(f32::MAX, f32::min);
     let queue = scene.passage.map_or(0.0, |length| {
-        scene.walkers.len() as f32 * (length as f32 + 1.0) / slowest_speed
+        scene.agents.len() as f32 * (length as f32 + 1.0) / slowest_speed
     });
     2.0 * slowest_walk + queue + KNOT_ALLOWANCE
 }
@@ -211,25 +188,10 @@ fn crossing_scene() -> impl Strategy<Value = Scene> {
             .collect();
         Scene {
             grid,
-            walkers,
+            agents: walkers,
             passage: walled.then_some(1),
         }
     })
-}
-
-/// Two rooms joined by a corridor ([`corridor_from`]) as a scene: its passage is the corridor.
-fn corridor_scene_from(
-    shape: CorridorShape,
-    raw: &[RawAgent],
-    one_flow: bool,
-    priorities: (u32, u32),
-) -> Scene {
-    let (grid, walkers) = corridor_from(shape, raw, one_flow, priorities);
-    Scene {
-        grid,
-        walkers,
-        passage: Some(shape.2),
-    }
 }
 
 /// Corridor scenes: rooms 4 to 6 cells wide and 4 to 8 high, a corridor 2 to 8 cells long and
@@ -239,7 +201,7 @@ fn corridor_scene() -> impl Strategy<Value = Scene> {
     let agents = prop::collection::vec(raw_agent(0.5), 2..=10);
     let priorities = prop_oneof![Just((0, 0)), Just((1, 0)), Just((0, 1))];
     (shape, agents, any::<bool>(), priorities)
-        .prop_map(|(shape, raw, one, priorities)| corridor_scene_from(shape, &raw, one, priorities))
+        .prop_map(|(shape, raw, one, priorities)| corridor_from(shape, &raw, one, priorities))
 }
 
 /// What went wrong in `run`, if anything: a disc in a wall, two discs overlapping beyond
@@ -291,7 +253,7 @@ proptest! {
         scene in prop_oneof![crossing_scene(), corridor_scene()],
     ) {
         let bound = scene_bound(&scene);
-        let run = simulate(&scene.grid, &scene.walkers, AvoidanceSettings::default(), bound, |_, _, _| {});
+        let run = simulate(&scene.grid, &scene.agents, AvoidanceSettings::default(), bound, |_, _, _| {});
         let failure = flow_failure(&run, bound);
         prop_assert!(failure.is_none(), "{}\n{scene}", failure.unwrap_or_default());
     }
@@ -323,7 +285,7 @@ fn door_scene() -> Scene {
         .collect();
     Scene {
         grid,
-        walkers,
+        agents: walkers,
         passage: Some(1),
     }
 }
@@ -382,9 +344,9 @@ impl DoorWatch {
 #[test]
 fn fifty_agents_queue_through_a_one_cell_door() {
     let scene = door_scene();
-    let (count, speed) = (scene.walkers.len(), scene.walkers[0].speed);
+    let (count, speed) = (scene.agents.len(), scene.agents[0].speed);
     let passing = count as f32 * 2.0 * footprint_radius(1) / speed;
-    let walk = (scene.walkers.iter())
+    let walk = (scene.agents.iter())
         .map(|w| walk_time(&scene.grid, w))
         .fold(0.0, f32::max);
     let bound = 4.0 * (passing + walk);
@@ -392,7 +354,7 @@ fn fifty_agents_queue_through_a_one_cell_door() {
     let settings = AvoidanceSettings::default();
     let run = simulate(
         &scene.grid,
-        &scene.walkers,
+        &scene.agents,
         settings,
         4.0 * bound,
         |step, agents, ids| {
@@ -445,7 +407,7 @@ fn two_flow_scene(priorities: (u32, u32)) -> Scene {
     }
     Scene {
         grid,
-        walkers,
+        agents: walkers,
         passage: Some(10),
     }
 }
@@ -460,7 +422,7 @@ fn two_flows_pass_in_a_one_agent_corridor() {
         let scene = two_flow_scene(priorities);
         let bound = scene_bound(&scene);
         let settings = AvoidanceSettings::default();
-        let run = simulate(&scene.grid, &scene.walkers, settings, bound, |_, _, _| {});
+        let run = simulate(&scene.grid, &scene.agents, settings, bound, |_, _, _| {});
         println!(
             "corridor {priorities:?}: all arrived in {:?} s (bound {bound} s), worst overlap {}",
             run.finished, run.worst_overlap

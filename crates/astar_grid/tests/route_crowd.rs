@@ -18,7 +18,7 @@ use astar_grid::{
     Cell, Grid, Movement, SearchOptions, Searcher, SmoothingOptions, smooth_path_cells,
 };
 use common::crowd_scenes::{
-    CorridorShape, RawAgent, SceneAgent as Member, corridor_from, distinct_cells, raw_agent,
+    CrowdScene as Scene, RawAgent, SceneAgent as Member, corridor_from, distinct_cells, raw_agent,
     walkable_cells,
 };
 use proptest::prelude::*;
@@ -54,29 +54,6 @@ const KNOT_ALLOWANCE: f32 = 60.0;
 /// centre of any free cell; an agent only overlapping a blocked cell stands in a free cell,
 /// whose centre is within `sqrt(0.5)` of it. The nearest legal position is no farther.
 const PUSH_REACH: f32 = 1.118_034;
-
-/// A scene: a grid, its members, and the length of the narrow passage (a door or a corridor)
-/// between its two parts, if it has one.
-#[derive(Clone, Debug)]
-struct Scene {
-    /// The ground; blocked cells and everything outside are walls.
-    grid: Grid,
-    /// The agents, by id.
-    members: Vec<Member>,
-    /// The length in cells of the passage, if any ([`Game::bound`]).
-    passage: Option<u32>,
-}
-
-impl fmt::Display for Scene {
-    /// The grid as ASCII, then one line per member.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "passage {:?}\n{}", self.passage, self.grid.to_ascii())?;
-        for (id, member) in self.members.iter().enumerate() {
-            writeln!(f, "  {id}: {member:?}")?;
-        }
-        Ok(())
-    }
-}
 
 /// The centre of `cell` in grid space.
 fn centre(cell: Cell) -> Vector {
@@ -147,11 +124,11 @@ impl Game {
             goals: Vec::new(),
             searcher: Searcher::new(),
             walk_times: Vec::new(),
-            reroutes: vec![0; scene.members.len()],
+            reroutes: vec![0; scene.agents.len()],
             time: 0.0,
         };
         game.crowd.planning_interval = planning_interval;
-        for (id, member) in scene.members.iter().enumerate() {
+        for (id, member) in scene.agents.iter().enumerate() {
             let route = route_between(&mut game.searcher, &scene.grid, member.start, member.goal);
             game.walk_times.push(route_length(&route) / member.speed);
             let mut agent =
@@ -429,7 +406,7 @@ fn crossing_from((shape, blocks, headings, groups, ranked): RawCrossing) -> Scen
     }
     Scene {
         grid,
-        members,
+        agents: members,
         passage: None,
     }
 }
@@ -444,21 +421,6 @@ fn crossing_scene() -> impl Strategy<Value = Scene> {
     (shape, blocks, headings, groups, any::<bool>()).prop_map(crossing_from)
 }
 
-/// Two rooms joined by a corridor ([`corridor_from`]) as a scene: its passage is the corridor.
-fn corridor_scene_from(
-    shape: CorridorShape,
-    raw: &[RawAgent],
-    one_flow: bool,
-    priorities: (u32, u32),
-) -> Scene {
-    let (grid, members) = corridor_from(shape, raw, one_flow, priorities);
-    Scene {
-        grid,
-        members,
-        passage: Some(shape.2),
-    }
-}
-
 /// Corridor scenes: rooms 4 to 6 cells wide and 4 to 8 high, a corridor 1 to 6 cells long and
 /// 1 or 2 wide, 2 to 8 agents in one flow or both, the flows' priorities equal or not.
 fn corridor_scene() -> impl Strategy<Value = Scene> {
@@ -466,7 +428,7 @@ fn corridor_scene() -> impl Strategy<Value = Scene> {
     let agents = prop::collection::vec(raw_agent(1.0), 2..=8);
     let priorities = prop_oneof![Just((0, 0)), Just((1, 0)), Just((0, 1))];
     (shape, agents, any::<bool>(), priorities)
-        .prop_map(|(shape, raw, one, priorities)| corridor_scene_from(shape, &raw, one, priorities))
+        .prop_map(|(shape, raw, one, priorities)| corridor_from(shape, &raw, one, priorities))
 }
 
 proptest! {
@@ -490,7 +452,7 @@ proptest! {
     ) {
         let mut game = Game::new(&scene, 2);
         let bound = game.bound(scene.passage);
-        let mut watch = Watch::new(scene.members.len());
+        let mut watch = Watch::new(scene.agents.len());
         let outcome = run(&mut game, &scene.grid, (&mut watch, bound), |_| Ok(()));
         prop_assert!(outcome.is_ok(), "{}\n{scene}", outcome.err().unwrap_or_default());
     }
@@ -644,7 +606,7 @@ fn removing_an_agent_changes_nobody_elses_walk() {
         .collect();
     let scene = |members: Vec<Member>| Scene {
         grid: grid.clone(),
-        members,
+        agents: members,
         passage: None,
     };
     let (with, without) = (scene(with), scene(without));
@@ -702,7 +664,7 @@ fn two_way_crossing() -> Scene {
         .collect();
     Scene {
         grid: Grid::new(12, 10),
-        members,
+        agents: members,
         passage: None,
     }
 }
@@ -717,7 +679,7 @@ fn agents_removed_mid_crossing_leave_the_others_walking() {
     let scene = two_way_crossing();
     let mut game = Game::new(&scene, 2);
     let bound = game.bound(None);
-    let mut watch = Watch::new(scene.members.len());
+    let mut watch = Watch::new(scene.agents.len());
     let removals = [(90, 3), (180, 0), (181, 7), (182, 7)];
     let mut steps = 0;
     for (at, index) in removals {
@@ -748,7 +710,7 @@ fn agents_removed_mid_crossing_leave_the_others_walking() {
 fn walls_scene() -> Scene {
     Scene {
         grid: Grid::new(14, 10),
-        members: vec![
+        agents: vec![
             member((0, 2), (13, 7), 2.0),
             member((0, 5), (13, 3), 1.6),
             member((0, 7), (13, 5), 2.4),
@@ -773,13 +735,13 @@ fn an_agent_whose_cell_is_blocked_is_pushed_out_and_still_finishes() {
     let (width, height) = (scene.grid.width(), scene.grid.height());
     let inside = |cell: Cell| (2..width - 2).contains(&cell.x) && (2..height - 2).contains(&cell.y);
     let (mut blocked, mut reroutes) = (0, 0);
-    for pushed in 0..scene.members.len() {
+    for pushed in 0..scene.agents.len() {
         for delay in [0.5, 1.5] {
             for across in [false, true] {
                 let mut grid = scene.grid.clone();
                 let mut game = Game::new(&scene, 2);
                 let bound = game.bound(None);
-                let mut watch = Watch::new(scene.members.len());
+                let mut watch = Watch::new(scene.agents.len());
                 let context = format!("agent {pushed}, after {delay} s, walled across {across}");
                 let cell = loop {
                     let agent = game.crowd.agents()[pushed];
@@ -850,7 +812,7 @@ fn four_way_crossing() -> Scene {
     }
     Scene {
         grid: Grid::new(12, 12),
-        members,
+        agents: members,
         passage: None,
     }
 }
@@ -865,8 +827,8 @@ fn every_planning_interval_finishes_a_crossing() {
     for interval in [1, 2, 4] {
         let mut game = Game::new(&scene, interval);
         let bound = game.bound(None);
-        let mut watch = Watch::new(scene.members.len());
-        let count = scene.members.len();
+        let mut watch = Watch::new(scene.agents.len());
+        let count = scene.agents.len();
         let mut unplanned = vec![0_u32; count];
         let mut steps = 0;
         let check_plans = |game: &Game| {
@@ -917,7 +879,7 @@ fn a_lone_agent_walks_out_of_a_pocket_between_two_blocks() {
     let blocks = [Cell::new(5, 7), Cell::new(4, 8)];
     let scene = Scene {
         grid: Grid::from_fn(12, 12, |cell| u8::from(!blocks.contains(&cell))),
-        members: vec![member((4, 7), (11, 8), 2.0)],
+        agents: vec![member((4, 7), (11, 8), 2.0)],
         passage: None,
     };
     let mut game = Game::new(&scene, 2);
@@ -953,12 +915,12 @@ fn an_agent_finished_beside_a_corridor_leaves_it_open() {
     }
     let scene = Scene {
         grid,
-        members,
+        agents: members,
         passage: Some(5),
     };
     let mut game = Game::new(&scene, 2);
     let bound = game.bound(scene.passage);
-    let mut watch = Watch::new(scene.members.len());
+    let mut watch = Watch::new(scene.agents.len());
     let outcome = run(&mut game, &scene.grid, (&mut watch, bound), |_| Ok(()));
     passed(outcome, &scene);
 }

@@ -3,6 +3,7 @@
 
 use astar_grid::{Cell, Grid};
 use proptest::prelude::*;
+use std::fmt;
 
 /// One agent of a scene: where it starts, where it goes, how fast, and its priority.
 #[derive(Clone, Copy, Debug)]
@@ -15,6 +16,29 @@ pub struct SceneAgent {
     pub speed: f32,
     /// Its priority where it meets an agent walking against it.
     pub priority: u32,
+}
+
+/// A scene: a grid, its agents, and the length of the narrow passage (a door or a corridor)
+/// between its two parts, if it has one.
+#[derive(Clone, Debug)]
+pub struct CrowdScene {
+    /// The ground; blocked cells and everything outside are walls.
+    pub grid: Grid,
+    /// The agents, by id.
+    pub agents: Vec<SceneAgent>,
+    /// The length in cells of the passage, if any: the scene's time bound allows for it.
+    pub passage: Option<u32>,
+}
+
+impl fmt::Display for CrowdScene {
+    /// The grid as ASCII, then one line per agent.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "passage {:?}\n{}", self.passage, self.grid.to_ascii())?;
+        for (id, agent) in self.agents.iter().enumerate() {
+            writeln!(f, "  {id}: {agent:?}")?;
+        }
+        Ok(())
+    }
 }
 
 /// Picks distinct cells of `cells` by the fractions `picks` (each the share of the way along
@@ -55,7 +79,7 @@ pub fn raw_agent(min_speed: f32) -> impl Strategy<Value = RawAgent> {
 pub type CorridorShape = (u32, u32, u32, u32, f32);
 
 /// Two rooms joined by a corridor (a door in a wall one cell thick when its length is 1), from
-/// `shape`, and its agents: from `raw`, they start on distinct cells of the west room and head
+/// `shape`, the corridor its passage, and its agents: from `raw`, they start on distinct cells of the west room and head
 /// for distinct cells of the east one when they head east (all of them for `one_flow`), the
 /// others the other way. The eastward flow has priority `priorities.0`, the westward
 /// `priorities.1`.
@@ -64,7 +88,7 @@ pub fn corridor_from(
     raw: &[RawAgent],
     one_flow: bool,
     priorities: (u32, u32),
-) -> (Grid, Vec<SceneAgent>) {
+) -> CrowdScene {
     let (room, height, length, width, offset) = shape;
     let first = ((height - width) as f32 * offset) as u32;
     let grid = Grid::from_fn(2 * room + length, height, |cell| {
@@ -94,5 +118,9 @@ pub fn corridor_from(
     };
     let mut agents = group(true, &west, &east);
     agents.extend(group(false, &east, &west));
-    (grid, agents)
+    CrowdScene {
+        grid,
+        agents,
+        passage: Some(length),
+    }
 }
