@@ -55,10 +55,9 @@ struct Crossings {
 /// and how many routes were read again.
 fn run(weight: f32, wanted: usize, seconds: f32) -> (Crossings, u64) {
     let mut app = app_with_grid(plugin(), two_gaps());
-    app.insert_resource(CrowdSettings {
-        route_density_weight: weight,
-        ..CrowdSettings::default()
-    });
+    app.world_mut()
+        .resource_mut::<CrowdSettings>()
+        .route_density_weight = weight;
     let mut agents = Vec::new();
     for row in 0..10 {
         for column in 0..40 {

@@ -63,7 +63,8 @@
 //! ([`CrowdSettings::step_beside_frame`]) they run on a thread of the crowd's own while the rest
 //! of the frame runs, and the next frame's `Follow` writes them back (waiting for them if they
 //! are not done) before it gathers again: the main thread only brings the crowds up to date and
-//! writes the agents back, and agents are shown one frame late.
+//! writes the agents back, and agents are shown one frame late. A step that outlasts the next
+//! frame runs on beside it rather than stall it ([`CrowdSettings::step_may_run_on`]).
 //!
 //! Density-aware routes (off by default): with [`CrowdSettings::route_density_weight`], the
 //! avoiding agents are counted on each cell every [`CrowdSettings::route_density_interval`], and
@@ -201,6 +202,14 @@ pub struct CrowdSettings {
     /// `Follow`, and writes it back there. Without Bevy's `multi_threaded` the step always
     /// runs inside `Follow`. Default true.
     pub step_beside_frame: bool,
+    /// Whether a step beside the frame that is not done when the next frame's `Follow` begins
+    /// runs on beside that frame too (once; the frame after waits for it), rather than stall
+    /// the frame: the avoiding agents then stand still for that frame, and the next step moves
+    /// them by the time of both. A step outlasts a frame when many agents draw their lines of
+    /// sight again at once (after a map change, or when many get new paths). False always
+    /// waits, so that every frame writes back the step of the frame before: a run is then the
+    /// same on every machine. Default true.
+    pub step_may_run_on: bool,
     /// How much a goal's shared tree weighs the crowd on its routes: each avoiding agent standing
     /// on a cell adds this to the cost of stepping onto it, in the units of a terrain cost (a
     /// plain cell costs 1; the sum is rounded, and a cell's cost stops at 255). 0, the default,
@@ -234,6 +243,7 @@ impl Default for CrowdSettings {
             agents_per_task: 512,
             planning_interval: 2,
             step_beside_frame: true,
+            step_may_run_on: true,
             route_density_weight: 0.0,
             route_density_interval: Duration::from_millis(500),
         }

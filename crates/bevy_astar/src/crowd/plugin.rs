@@ -75,6 +75,14 @@ pub(crate) struct CrowdScratch {
     running: bool,
     /// Frames gathered so far.
     frame: u64,
+    /// Whether the last frame let the step run on rather than wait for it (see
+    /// [`finish_crowd_step`]).
+    lagged: bool,
+    /// Seconds of frames that let the step run on: the next step moves the agents by them too.
+    unstepped: f32,
+    /// Whether the walls changed in a frame that let the step run on (its crowds were away):
+    /// every agent then draws its lines of sight again.
+    missed_wall_changes: bool,
 }
 
 /// The thread a crowd step runs on beside the frame. It is the crowd's own, not a pool's: a
@@ -357,15 +365,24 @@ pub(crate) fn gather_crowds(
 ) {
     let scratch = &mut *scratch;
     let changes: Vec<&NavChanged> = changes.read().collect();
+    if scratch.running {
+        // The step runs on beside this frame too: the crowds are away.
+        scratch.unstepped += time.delta_secs();
+        scratch.missed_wall_changes |= !changes.is_empty();
+        return;
+    }
     let Some(nav) = nav else {
         scratch.step.crowds.clear();
         scratch.places.clear();
         return;
     };
     scratch.frame += 1;
+    let time_step = time.delta_secs() + core::mem::take(&mut scratch.unstepped);
+    let missed = core::mem::take(&mut scratch.missed_wall_changes);
     let (frame, step) = (scratch.frame, &mut scratch.step);
-    (step.space, step.time_step) = (GridSpace::of(&nav), time.delta_secs());
+    (step.space, step.time_step) = (GridSpace::of(&nav), time_step);
     for crowd in &mut step.crowds {
+        crowd.changes.whole_map |= missed;
         let kind = KindKey {
             profile: crowd.profile,
             size: 1,
@@ -474,12 +491,12 @@ pub(crate) fn start_crowd_step(
     mut stats: ResMut<PathfindingStats>,
     mut agents: Query<MovedAgent>,
 ) {
-    if scratch
+    let idle = scratch
         .step
         .crowds
         .iter()
-        .all(|crowd| crowd.members.is_empty())
-    {
+        .all(|crowd| crowd.members.is_empty());
+    if scratch.running || idle {
         return;
     }
     let mut step = core::mem::take(&mut scratch.step);
@@ -506,20 +523,39 @@ pub(crate) fn start_crowd_step(
     scratch.step = step;
 }
 
-/// Writes back the step that ran beside the last frame, waiting for it if it is not done.
+/// Writes back the step that ran beside the last frame, waiting for it if it is not done; or,
+/// with [`CrowdSettings::step_may_run_on`], lets a step not done run on beside this frame too,
+/// once (this frame's gathering and start then wait for it, and the next step adds this
+/// frame's time).
 pub(crate) fn finish_crowd_step(
+    settings: Res<CrowdSettings>,
     nav: Option<Res<NavGrid>>,
     mut scratch: ResMut<CrowdScratch>,
     mut stats: ResMut<PathfindingStats>,
     mut agents: Query<MovedAgent>,
 ) {
-    if !core::mem::take(&mut scratch.running) {
+    if !scratch.running {
         return;
     }
-    let finished = scratch.thread.as_ref().and_then(|thread| {
+    // A step not done yet runs on beside this frame too, once: the frame after waits for it.
+    let may_run_on = !core::mem::take(&mut scratch.lagged) && settings.step_may_run_on;
+    let received = scratch.thread.as_ref().map(|thread| {
         let done = thread.done.lock().unwrap_or_else(PoisonError::into_inner);
-        done.recv().ok()
+        match done.try_recv() {
+            Err(mpsc::TryRecvError::Empty) if may_run_on => None,
+            Err(mpsc::TryRecvError::Empty) => Some(done.recv().ok()),
+            received => Some(received.ok()),
+        }
     });
+    let finished = match received {
+        Some(None) => {
+            scratch.lagged = true;
+            return;
+        }
+        Some(Some(finished)) => finished,
+        None => None,
+    };
+    scratch.running = false;
     let Some(mut step) = finished else {
         // The thread is gone with the step (it panicked): the crowd starts afresh.
         scratch.thread = None;
@@ -618,6 +654,103 @@ mod tests {
         let mut many = WallChanges::default();
         (0..=MOST_CHANGES_KEPT as u32).for_each(|x| many.note(&blocked(x)));
         assert!(many.whole_map && many.bounds.len() == MOST_CHANGES_KEPT);
+    }
+
+    /// An app with one avoider walking east across an open map, its crowd stepped beside the
+    /// frame on a "thread" the test plays: the steps sent to it, and the way to send them back.
+    fn app_with_a_played_thread() -> (
+        App,
+        Entity,
+        mpsc::Receiver<CrowdStep>,
+        mpsc::Sender<CrowdStep>,
+    ) {
+        use bevy::time::TimeUpdateStrategy;
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            crate::AStarPlugin::default(),
+            crate::PathFollowPlugin,
+            CrowdPlugin,
+        ))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(
+            core::time::Duration::from_millis(16),
+        ))
+        .insert_resource(NavGrid::new(Grid::new(40, 5)));
+        let start = Cell::new(1, 2);
+        let at = app
+            .world()
+            .resource::<NavGrid>()
+            .cell_center(start)
+            .extend(0.0);
+        let agent = app
+            .world_mut()
+            .spawn((
+                PathRequest::new(start, Cell::new(38, 2)),
+                PathFollower::new(4.0),
+                CrowdAvoidance::default(),
+                Transform::from_translation(at),
+            ))
+            .id();
+        let (steps, to_run) = mpsc::channel();
+        let (finished, done) = mpsc::channel();
+        app.world_mut().resource_mut::<CrowdScratch>().thread = Some(CrowdThread {
+            steps,
+            done: Mutex::new(done),
+        });
+        (app, agent, to_run, finished)
+    }
+
+    #[test]
+    fn a_step_not_done_runs_on_beside_one_frame_and_the_next_step_moves_by_both_frames() {
+        if !cfg!(feature = "multi_threaded") {
+            return;
+        }
+        let (mut app, agent, to_run, finished) = app_with_a_played_thread();
+        let x = |app: &App| app.world().get::<Transform>(agent).map(|t| t.translation.x);
+        // Until the path comes, and one frame more, each step is played back at once.
+        let mut frames = 0;
+        while app
+            .world()
+            .get::<PathFollower>(agent)
+            .is_some_and(PathFollower::is_finished)
+            || frames < 3
+        {
+            app.update();
+            let step = to_run.recv().expect("a step sent");
+            finished.send(step.run()).expect("the app listens");
+            frames += 1;
+            assert!(frames < 100, "no path");
+        }
+        app.update();
+        let sent = to_run.recv().expect("a step sent");
+        assert!((sent.time_step - 0.016).abs() < 1e-6);
+        // Not played back: the next frame does not wait for it; nobody moves, and no step
+        // is sent.
+        let before = x(&app);
+        app.update();
+        assert_eq!(x(&app), before);
+        assert!(to_run.try_recv().is_err());
+        // Played back now: the next frame writes it back, and the step it sends moves the
+        // agents by the frame that let it run on too.
+        finished.send(sent.run()).expect("the app listens");
+        app.update();
+        assert!(x(&app) > before);
+        let next = to_run.recv().expect("a step sent");
+        assert!((next.time_step - 0.032).abs() < 1e-6, "{}", next.time_step);
+        // Not played back for two frames: the second one waits for it (played back from
+        // another thread meanwhile).
+        app.update();
+        let player = std::thread::spawn(move || {
+            std::thread::sleep(core::time::Duration::from_millis(50));
+            finished.send(next.run()).is_ok()
+        });
+        let before = x(&app);
+        app.update();
+        assert!(
+            x(&app) > before,
+            "the frame after a run-on waits for the step"
+        );
+        assert!(player.join().unwrap_or(false));
     }
 
     #[test]
