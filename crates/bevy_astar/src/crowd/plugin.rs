@@ -235,6 +235,27 @@ impl Crowd {
         }
     }
 
+    /// Takes this frame's walls (after noting the changes of `changes` to them) and settings.
+    fn refresh(
+        &mut self,
+        changes: &[&NavChanged],
+        settings: &CrowdSettings,
+        (nav, profiles, layers): (&NavGrid, &TerrainProfiles, &mut AgentLayers),
+    ) {
+        let kind = KindKey {
+            profile: self.profile,
+            size: 1,
+        };
+        let read = changes
+            .iter()
+            .filter_map(|changed| changed.change_for_kind(kind));
+        read.for_each(|change| self.changes.note(change));
+        self.take_walls(walls_for(self.profile, nav, profiles, layers));
+        self.core.settings = settings.avoidance();
+        self.core.planning_interval = settings.planning_interval;
+        self.core.agents_per_chunk = settings.agents_per_task;
+    }
+
     /// Removes member `index`, keeping `places` (for this crowd, number `crowd`) in step.
     fn remove(
         &mut self,
@@ -383,18 +404,7 @@ pub(crate) fn gather_crowds(
     (step.space, step.time_step) = (GridSpace::of(&nav), time_step);
     for crowd in &mut step.crowds {
         crowd.changes.whole_map |= missed;
-        let kind = KindKey {
-            profile: crowd.profile,
-            size: 1,
-        };
-        let read = changes
-            .iter()
-            .filter_map(|changed| changed.change_for_kind(kind));
-        read.for_each(|change| crowd.changes.note(change));
-        crowd.take_walls(walls_for(crowd.profile, &nav, &profiles, &mut layers));
-        crowd.core.settings = settings.avoidance();
-        crowd.core.planning_interval = settings.planning_interval;
-        crowd.core.agents_per_chunk = settings.agents_per_task;
+        crowd.refresh(&changes, &settings, (&nav, &profiles, &mut layers));
     }
     for mut item in &mut agents {
         // A new path restarts the walk at once, so that the follower never reads as finished
