@@ -229,6 +229,9 @@ pub struct RouteWalker {
     /// Counts the routes given; names the waypoints of this one in [`RouteTarget::key`].
     route_number: u64,
     next: usize,
+    /// Waypoint `next` as last read, kept here so that most steps read nothing of the route's
+    /// memory (which lies apart for each agent: reading it was most of a step's steering).
+    heading: Option<(usize, Vector)>,
     finished: bool,
     sighted: bool,
     sight: RouteSight,
@@ -250,6 +253,7 @@ impl RouteWalker {
     /// Walks `route` from its second waypoint on (its first, if it has one only).
     pub fn set_route(&mut self, route: Route) {
         self.next = usize::from(route.waypoints().len() > 1);
+        self.heading = None;
         self.finished = route.waypoints().is_empty();
         self.route = route;
         self.route_number += 1;
@@ -364,15 +368,27 @@ impl RouteWalker {
         target
     }
 
+    /// Waypoint `next` of the route, read once for each `next`; `None` past the last.
+    fn heading(&mut self) -> Option<Vector> {
+        match self.heading {
+            Some((index, point)) if index == self.next => Some(point),
+            _ => {
+                let point = *self.route.waypoints().get(self.next)?;
+                self.heading = Some((self.next, point));
+                Some(point)
+            }
+        }
+    }
+
     /// Passes the waypoints the agent is done with, and returns the next one.
     fn next_target(&mut self, agent: &CrowdAgent, walls: Walls<'_>) -> Option<RouteTarget> {
         let position = agent.position;
         while !self.finished {
-            let waypoints = self.route.waypoints();
-            let Some(&point) = waypoints.get(self.next) else {
+            let Some(point) = self.heading() else {
                 self.finished = true;
                 break;
             };
+            let waypoints = self.route.waypoints();
             let key = (self.route_number, self.next);
             let last = self.next + 1 >= waypoints.len();
             // The last waypoint is reached on it, not near it.
