@@ -172,34 +172,6 @@ pub(crate) struct SharedRoute {
     pub movement: Movement,
 }
 
-/// The goal's shared tree that an agent's own path was read off (an avoiding agent's, whose
-/// steering reads its own waypoints), so that its versions can be checked; none for any other
-/// path.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct TreeCopy(Option<Arc<SharedTree>>);
-
-impl TreeCopy {
-    /// A path read off `tree`.
-    pub(crate) fn of(tree: &Arc<SharedTree>) -> Self {
-        Self(Some(Arc::clone(tree)))
-    }
-
-    /// The tree the path was read off.
-    pub(crate) const fn tree(&self) -> Option<&Arc<SharedTree>> {
-        self.0.as_ref()
-    }
-}
-
-impl PartialEq for TreeCopy {
-    fn eq(&self, other: &Self) -> bool {
-        match (&self.0, &other.0) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (None, None) => true,
-            _ => false,
-        }
-    }
-}
-
 /// How many cells of one straight run a follower walks before it reads the tree again.
 const MOST_CELLS_A_RUN: usize = 32;
 
@@ -367,12 +339,21 @@ impl SharedRoute {
     /// The world waypoints of [`SharedRoute::cells`]: every cell's footprint centre, or the
     /// smoothed ones when the request asked for smoothing.
     pub(crate) fn waypoints(&self) -> Arc<[Vec2]> {
-        let Some(published) = self.tree.current() else {
-            return Arc::default();
-        };
-        let Ok(Some(path)) = published.tree.path_from(&published.grid, self.start) else {
-            return Arc::default();
-        };
+        self.tree
+            .current()
+            .and_then(|published| self.waypoints_on(&published, self.start))
+            .unwrap_or_default()
+    }
+
+    /// The world waypoints of the route from `from` on version `published` of the tree, as
+    /// [`SharedRoute::waypoints`] gives them from the start; `None` where it does not reach
+    /// the goal.
+    pub(crate) fn waypoints_on(
+        &self,
+        published: &PublishedTree,
+        from: Cell,
+    ) -> Option<Arc<[Vec2]>> {
+        let path = published.tree.path_from(&published.grid, from).ok()??;
         let cells = if self.smoothing {
             smooth_path_cells(
                 &published.grid,
@@ -384,10 +365,12 @@ impl SharedRoute {
         } else {
             path.cells
         };
-        cells
-            .iter()
-            .map(|&cell| published.geometry.footprint_center(cell, published.size))
-            .collect()
+        Some(
+            cells
+                .iter()
+                .map(|&cell| published.geometry.footprint_center(cell, published.size))
+                .collect(),
+        )
     }
 }
 

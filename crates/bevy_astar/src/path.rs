@@ -2,7 +2,7 @@
 
 use crate::NavVersion;
 use crate::PathAlgorithm;
-use crate::goal_tree::{SharedRoute, SharedTree, TreeCopy};
+use crate::goal_tree::SharedRoute;
 use crate::kinds::KindError;
 use astar_grid::{Cell, Limit, SearchError};
 use bevy::prelude::*;
@@ -114,8 +114,6 @@ pub struct Path {
     /// request was answered with others for the same goal (see
     /// [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min)).
     pub algorithm: PathAlgorithm,
-    /// The goal's shared tree the route of its own was read off, for an avoiding agent on it.
-    copied_from: TreeCopy,
 }
 
 /// Where a [`Path`]'s cells come from.
@@ -269,19 +267,8 @@ impl Path {
         }
     }
 
-    /// Notes that the route of its own was read off `tree`.
-    pub(crate) fn note_copied_from(&mut self, tree: &Arc<SharedTree>) {
-        self.copied_from = TreeCopy::of(tree);
-    }
-
-    /// The goal's shared tree its route of its own was read off, if it was.
-    pub(crate) fn copied_from(&self) -> Option<&Arc<SharedTree>> {
-        self.copied_from.tree()
-    }
-
     /// Replaces the route, returning the one it held.
     pub(crate) fn replace_route(&mut self, route: PathRoute) -> PathRoute {
-        self.copied_from = TreeCopy::default();
         core::mem::replace(&mut self.route, route)
     }
 

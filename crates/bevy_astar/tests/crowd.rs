@@ -642,3 +642,78 @@ fn the_plugins_crowd_walks_exactly_as_the_cores_own() {
     }
     assert!(worst < 1e-3);
 }
+
+/// Twelve avoiding agents share one goal's tree; a wall lands across their routes, open only at
+/// the top of the room. The tree is updated, and the crowd reads each route again off it from
+/// where the agent stands: nobody is given a new path (their revisions stay), nobody walks
+/// into the wall and searches again when stuck, and all arrive by the way round.
+#[test]
+fn a_wall_across_a_crowds_shared_routes_is_walked_round_without_new_paths() {
+    let plugin = AStarPlugin::default().with_settings(PathfindingSettings {
+        stage_budget: Duration::from_secs(30),
+        search_thread: SearchThread::MainThread,
+        shared_goal_min_agents: 8,
+        ..PathfindingSettings::default()
+    });
+    let mut app = app_with_grid(plugin, Grid::new(40, 30));
+    let goal = Cell::new(36, 15);
+    let agents: Vec<Entity> = (0..12_u32)
+        .map(|index| {
+            spawn_walker(
+                &mut app,
+                Cell::new(2 + index % 4, 14 + index / 4),
+                goal,
+                true,
+            )
+        })
+        .collect();
+    for _ in 0..30 {
+        app.update();
+    }
+    let revisions: Vec<u64> = agents
+        .iter()
+        .map(|&agent| path(&app, agent).revision)
+        .collect();
+    for &agent in &agents {
+        assert!(path(&app, agent).is_shared(), "{}", describe(&app, agent));
+    }
+    for y in 4..30 {
+        app.world_mut()
+            .resource_mut::<NavGrid>()
+            .block(Cell::new(20, y))
+            .expect("on the map");
+    }
+    // The way round: from about (5, 15) up to the opening at (20, 2) and down to the goal, some
+    // 41 cells, 14 s at three cells a second; the bound gives the twelve three times that to
+    // pass the opening and gather at the goal.
+    let bound = (42.0 / FRAME.as_secs_f32()) as usize;
+    let radius = footprint_radius(1);
+    let mut frames = 0;
+    while frames < bound && !agents.iter().all(|&agent| finished(&app, agent)) {
+        app.update();
+        frames += 1;
+        let grid = current_grid(&app);
+        for &agent in &agents {
+            assert!(
+                disc_fits(&grid, cells_at(&app, agent), radius),
+                "frame {frames}: {}",
+                describe(&app, agent)
+            );
+        }
+    }
+    for (&agent, revision) in agents.iter().zip(revisions) {
+        assert!(finished(&app, agent), "{}", describe(&app, agent));
+        assert!(
+            distance_to(&app, agent, goal) < 4.0,
+            "{}",
+            describe(&app, agent)
+        );
+        assert_eq!(
+            path(&app, agent).revision,
+            revision,
+            "{}",
+            describe(&app, agent)
+        );
+    }
+    assert_eq!(stats(&app).crowd_searches_when_stuck, 0);
+}

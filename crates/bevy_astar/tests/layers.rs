@@ -71,6 +71,7 @@ const BEVY_ASTAR: &[Layer] = &[
             "crowd::progress",
             "crowd::space",
             "crowd::density",
+            "crowd::tree_routes",
         ],
         siblings: false,
     },

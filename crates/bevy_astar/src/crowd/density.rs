@@ -85,8 +85,8 @@ type CheckedAgent<'a> = (
     &'a Transform,
 );
 
-/// Checks each avoiding agent whose route was read off a goal's shared tree that has published
-/// a version it was not checked against: where the tree, weighing the crowd, offers it a way
+/// Checks each avoiding agent whose route lies on a goal's shared tree that has published a
+/// version it was not checked against: where the tree, weighing the crowd, offers it a way
 /// cheaper by more than [`BETTER_BY_STEPS`], it searches again from where it stands (the tree
 /// answers at once). Checks and new searches are capped a frame ([`MOST_CHECKS_A_FRAME`],
 /// [`MOST_REREADS_A_FRAME`]); with no weight, reads no agent.
@@ -101,7 +101,7 @@ pub(crate) fn reread_crowded_routes(
     };
     let (mut checked, mut reread) = (0, 0);
     for (path, follower, mut request, mut check, transform) in &mut agents {
-        let Some(tree) = path.copied_from() else {
+        let Some(tree) = path.shared_route().map(|route| &route.tree) else {
             continue;
         };
         let generation = tree.generation();

@@ -14,7 +14,11 @@
 //! 1. **Gather**: the crowd takes in new agents and lets go of those gone; of each agent, its
 //!    radius (from its footprint, [`astar_grid::crowd::footprint_radius`], or a smaller
 //!    [`CrowdAvoidance::radius`]), its top speed (the follower's) and priority, its position when
-//!    the game moved it, and its path's waypoints in grid space when the path is new.
+//!    the game moved it, and its path's waypoints in grid space when the path is new. A path
+//!    that is a route on a goal's shared tree is only noted: the step reads its waypoints off the
+//!    tree beside the frame, and reads them again, from where the agent stands, when the tree's
+//!    new version changed cells the rest of its route crosses, so a map change gives no avoiding
+//!    agent a new path.
 //! 2. **Steer** ([`astar_grid::crowd::RouteWalker::steer`]): each agent's *preferred velocity*
 //!    heads at full speed for its next waypoint (for a one-cell agent, the furthest of the next
 //!    few that its cell sees and that its disc, moving straight from the cell's centre, passes to
@@ -59,7 +63,7 @@
 //! before it goes on. The order is strict, so the last of a knot yields
 //! ([`astar_grid::crowd::AgentProgress`]).
 //!
-//! Beside the frame: steps 2 to 5 read and write nothing but the crowds, so by default
+//! Beside the frame: the readings off the trees and steps 2 to 5 read and write nothing but the crowds, so by default
 //! ([`CrowdSettings::step_beside_frame`]) they run on a thread of the crowd's own while the rest
 //! of the frame runs, and the next frame's `Follow` writes them back (waiting for them if they
 //! are not done) before it gathers again: the main thread only brings the crowds up to date and
@@ -83,6 +87,7 @@ mod density;
 pub(crate) mod plugin;
 mod progress;
 mod space;
+mod tree_routes;
 
 use bevy::prelude::*;
 use core::time::Duration;

@@ -5,6 +5,7 @@
 use super::density::{CrowdRouteCheck, DensityCount, count_crowd_density, reread_crowded_routes};
 use super::progress::act_on_event;
 use super::space::GridSpace;
+use super::tree_routes::{MemberRoute, TreeRoute, read_tree_routes};
 use super::{CrowdAvoidance, CrowdSettings, CrowdVelocity};
 use crate::kinds::KindKey;
 use crate::map::AgentLayers;
@@ -137,6 +138,8 @@ struct Crowd {
     core: RouteCrowd,
     /// By the index of the core's agents.
     members: Vec<Member>,
+    /// Where each member's route comes from, by the same index.
+    routes: Vec<MemberRoute>,
 }
 
 /// The map changes of a crowd's walls, read from [`NavChanged`] until the crowd takes the walls
@@ -263,6 +266,7 @@ impl Crowd {
         places: &mut EntityHashMap<(usize, usize)>,
     ) {
         self.core.swap_remove(index);
+        self.routes.swap_remove(index);
         let gone = self.members.swap_remove(index);
         places.remove(&gone.entity);
         if let Some(moved) = self.members.get(index) {
@@ -272,10 +276,12 @@ impl Crowd {
 }
 
 impl CrowdStep {
-    /// Steps every crowd: the whole step, which reads and writes nothing but itself, so that it
-    /// may run beside the frame.
+    /// Steps every crowd, after reading the routes due off goals' shared trees
+    /// ([`read_tree_routes`]): the whole step, which reads and writes nothing but itself (and
+    /// the trees' published versions), so that it may run beside the frame.
     fn run(mut self) -> Self {
         for crowd in &mut self.crowds {
+            read_tree_routes(&mut crowd.core, &mut crowd.routes, self.space, &StepThreads);
             crowd
                 .core
                 .step_with(&crowd.walls, self.time_step, &StepThreads);
@@ -333,6 +339,7 @@ fn crowd_of(
                 changes: WallChanges::default(),
                 core: RouteCrowd::default(),
                 members: Vec::new(),
+                routes: Vec::new(),
             });
             crowds.len() - 1
         })
@@ -460,6 +467,7 @@ fn place_of(
         revision: u64::MAX,
         gathered: 0,
     });
+    joined.routes.push(MemberRoute::default());
     places.insert(entity, (crowd, index));
     index
 }
@@ -487,7 +495,15 @@ fn update_member(
     walker.set_sighted(request.size <= 1);
     if member.revision != path.revision {
         member.revision = path.revision;
-        walker.set_route(route_of(path, space));
+        let route = &mut crowd.routes[index];
+        if let Some(shared) = path.shared_route() {
+            // Read off the tree by the step, beside the frame.
+            route.tree = Some(TreeRoute::new(shared.clone()));
+        } else {
+            route.tree = None;
+            route.waypoints = path.waypoints();
+            walker.set_route(route_of(path, space));
+        }
     }
 }
 
@@ -587,7 +603,8 @@ fn write_back(
     let space = step.space;
     for crowd in &mut step.crowds {
         let core = &crowd.core;
-        for (index, member) in crowd.members.iter_mut().enumerate() {
+        let members = crowd.members.iter_mut().zip(&crowd.routes);
+        for (index, (member, route)) in members.enumerate() {
             let Ok(mut item) = agents.get_mut(member.entity) else {
                 continue;
             };
@@ -607,9 +624,11 @@ fn write_back(
             }
             let walker = &core.walkers()[index];
             let (next, finished) = (walker.next_waypoint(), walker.is_finished());
-            if item.follower.next_waypoint() != next || item.follower.is_finished() != finished {
-                item.follower
-                    .walk_as(next, finished, item.path.own_waypoints());
+            if item.follower.next_waypoint() != next
+                || item.follower.is_finished() != finished
+                || route.reread
+            {
+                item.follower.walk_as(next, finished, &route.waypoints);
             }
         }
         for &(index, event) in core.events() {

@@ -5,7 +5,6 @@ use crate::NavVersion;
 use crate::background::{
     BackgroundTask, MainThreadWork, OUTCOMES_PER_SLICE, Placement, slice_point,
 };
-use crate::crowd::CrowdAvoidance;
 use crate::engine::flow_field::FieldKey;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
@@ -39,7 +38,6 @@ pub(super) type AgentQuery<'w, 's> = Query<
         &'static mut PathRequestState,
         Has<PathDebug>,
         Option<&'static Transform>,
-        Has<CrowdAvoidance>,
     ),
 >;
 

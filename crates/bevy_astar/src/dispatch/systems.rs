@@ -312,8 +312,7 @@ impl Dispatcher<'_, '_, '_> {
     /// was a live request.
     fn serve(&mut self, waiting: Subscriber, agents: &mut AgentQuery) -> bool {
         let Subscriber { entity, sequence } = waiting;
-        let Ok((mut request, mut path, mut agent, debug_path, transform, _)) =
-            agents.get_mut(entity)
+        let Ok((mut request, mut path, mut agent, debug_path, transform)) = agents.get_mut(entity)
         else {
             self.launcher.served.push((sequence, entity)); // despawned, or its request removed
             return false;
@@ -581,9 +580,8 @@ impl Dispatcher<'_, '_, '_> {
     }
 
     /// Gives every agent of `members` that still waits for its answer a route on the goal's
-    /// shared `tree` (a path of its own, read off the tree, to an agent with
-    /// [`CrowdAvoidance`](crate::CrowdAvoidance), whose steering reads its waypoints, and to one
-    /// the tree does not reach), within [`PathfindingSettings::max_paths_applied_per_frame`]
+    /// shared `tree` (a path of its own, read off the tree, to one the tree does not reach),
+    /// within [`PathfindingSettings::max_paths_applied_per_frame`]
     /// paths a frame (the members past it are queued again); returns how many it served.
     fn serve_on_tree(
         &mut self,
@@ -623,7 +621,7 @@ impl Dispatcher<'_, '_, '_> {
         let mut served = 0;
         for subscriber in &waiting.subscribers {
             let entity = subscriber.entity;
-            let Ok((request, mut path, mut state, _, _, steered)) = agents.get_mut(entity) else {
+            let Ok((request, mut path, mut state, ..)) = agents.get_mut(entity) else {
                 continue;
             };
             if !waiting.key.matches(&request) || !state.awaits(subscriber.sequence) {
@@ -634,25 +632,25 @@ impl Dispatcher<'_, '_, '_> {
                 self.launcher.served.push((queued, entity));
             }
             let agent = (entity, &mut *path, &mut *state);
-            self.show_on_tree(agent, job, (tree, &published), steered);
+            self.show_on_tree(agent, job, (tree, &published));
             self.paths_left = self.paths_left.saturating_sub(1);
             served += 1;
         }
         served
     }
 
-    /// Shows `job`'s answer on a goal's shared tree in the agent's path: a route on the tree,
-    /// or, for an agent that reads its own waypoints (`own`) or a start the tree does not
-    /// reach, the path (or none) read off it as a result of its own.
+    /// Shows `job`'s answer on a goal's shared tree in the agent's path: a route on the tree
+    /// (an avoiding agent's too: the crowd reads its waypoints off the tree beside the frame),
+    /// or, for a start the tree does not reach, the path (or none) read off it as a result of
+    /// its own.
     fn show_on_tree(
         &mut self,
         agent: (Entity, &mut Path, &mut PathRequestState),
         job: &SearchJob,
         (tree, published): (&Arc<SharedTree>, &PublishedTree),
-        own: bool,
     ) {
         let retired = &mut *self.launcher.retired;
-        if !own && published.tree.cost_at(job.start).is_some() {
+        if published.tree.cost_at(job.start).is_some() {
             self.stats.shared_routes += 1;
             let route = SharedRoute {
                 tree: Arc::clone(tree),
@@ -672,10 +670,6 @@ impl Dispatcher<'_, '_, '_> {
         let (entity, path, state) = agent;
         self.notifier
             .apply((entity, &mut *path, state), ready, self.nav, retired);
-        if own && path.is_found() {
-            // Its steering can tell when the tree moves on (the crowd's costs changed).
-            path.note_copied_from(tree);
-        }
     }
 
     /// Readies a group held back from earlier frames: keeps the members still wanted, on their
