@@ -228,12 +228,11 @@ impl Default for AvoidanceSettings {
 }
 
 impl AvoidanceSettings {
-    /// The bucket side [`Crowd::step`] gives the neighbour grid: a quarter of the neighbour
-    /// distance (at least a quarter of a cell), so that a query looks first within about two
-    /// cells ([`NeighbourGrid::nearest`]), which in a dense crowd holds the nearest neighbours.
+    /// The bucket side [`Crowd::step`] gives the neighbour grid: half the neighbour distance
+    /// (at least a quarter of a cell), so that a query scans about five buckets across.
     #[must_use]
     pub fn bucket_size(&self) -> f32 {
-        (self.neighbour_distance * 0.25).max(0.25)
+        (self.neighbour_distance * 0.5).max(0.25)
     }
 }
 

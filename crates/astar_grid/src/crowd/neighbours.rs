@@ -13,10 +13,6 @@ const MIN_BUCKET_LIMIT: f32 = 4096.0;
 /// Queries for at most this many neighbours keep them in a buffer on the stack.
 const SMALL_QUERY: usize = 16;
 
-/// How far, in buckets, a search looks first before it looks to its full distance
-/// ([`NeighbourGrid::nearest`]).
-const NEAR_BUCKETS: f32 = 1.6;
-
 /// One agent found by [`NeighbourGrid::nearest`]: its index in the agent slice and its squared
 /// distance from the query point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -115,8 +111,8 @@ impl NeighbourGrid {
     }
 
     /// Sorts `agents` into buckets of side `bucket_size` cells (a non-positive or non-finite size
-    /// counts as 1). A side of a quarter of the query distance is a good choice. O(n) plus the
-    /// number of buckets; reuses the memory of earlier rebuilds.
+    /// counts as 1). A side of half the query distance is a good choice. O(n) plus the number of
+    /// buckets; reuses the memory of earlier rebuilds.
     pub fn rebuild(&mut self, agents: &[CrowdAgent], bucket_size: f32) {
         self.indices.clear();
         self.xs.clear();
@@ -254,35 +250,11 @@ impl NeighbourGrid {
     /// The search of [`NeighbourGrid::nearest`] into `nearest`, which it fills up to its
     /// length, sorted; returns how many it holds.
     ///
-    /// It looks first within [`NEAR_BUCKETS`] buckets of the position: where that finds as
-    /// many agents as the buffer holds, they are the nearest of all (every agent left out lies
-    /// farther than each of them), and the farther buckets are never read. In a dense crowd
-    /// that reads a third to a half of the agents a search to the full distance reads before
-    /// its bound shrinks.
-    fn search(
-        &self,
-        position: Vector,
-        exclude: Option<usize>,
-        max_distance: f32,
-        nearest: &mut [Neighbour],
-    ) -> usize {
-        let near = self.bucket_size * NEAR_BUCKETS;
-        if near < max_distance {
-            let found = self.search_within(position, exclude, near, nearest);
-            if found == nearest.len() {
-                return found;
-            }
-        }
-        self.search_within(position, exclude, max_distance, nearest)
-    }
-
-    /// The search of [`NeighbourGrid::search`] to `max_distance`.
-    ///
     /// The buckets of one row are consecutive in the slot arrays, so each row is one run of
     /// slots: the columns whose squares come within the current bound of `position`. Rows are
     /// visited outwards from the one holding the position, alternately on either side, each
     /// side until a row lies wholly beyond the bound.
-    fn search_within(
+    fn search(
         &self,
         position: Vector,
         exclude: Option<usize>,
