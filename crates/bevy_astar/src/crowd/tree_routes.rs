@@ -78,9 +78,7 @@ impl TreeRoute {
             return Due::No;
         };
         let crossed = generation != read + 1
-            || changed.is_none_or(|changed| {
-                rest_of(walker, radius).is_none_or(|rest| rest.meets(&changed))
-            });
+            || changed.is_none_or(|changed| rest_meets(walker, radius, changed));
         let weighs_the_crowd = || {
             let published = self.route.tree.current();
             published.is_some_and(|published| published.crowd.is_some())
@@ -110,36 +108,49 @@ impl TreeRoute {
     }
 }
 
-/// The box of cells the rest of `walker`'s route may cross, from the waypoint it left to the
-/// last, grown by the footprint of an agent of `radius` cells; `None` for no waypoints left.
-fn rest_of(walker: &RouteWalker, radius: f32) -> Option<CellBox> {
+/// Whether the rest of `walker`'s route, from the waypoint it left to the last, may cross a
+/// cell of `changed` with the footprint of an agent of `radius` cells: the box of some leg,
+/// grown by the footprint, meets it. A route that crosses no changed cell keeps its cost, and
+/// blocking cells makes no other way cheaper, so it stays a shortest one.
+fn rest_meets(walker: &RouteWalker, radius: f32, changed: CellBox) -> bool {
     let waypoints = walker.route().waypoints();
-    let rest = waypoints.get(walker.next_waypoint().saturating_sub(1)..)?;
-    let cell = |point: &Vector| {
-        #[expect(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            reason = "the casts saturate, and a box only needs to cover the route"
-        )]
-        Cell::new(point.x.max(0.0) as u32, point.y.max(0.0) as u32)
-    };
-    let around = CellBox::around(rest.iter().map(cell))?;
+    let rest = waypoints
+        .get(walker.next_waypoint().saturating_sub(1)..)
+        .unwrap_or_default();
     #[expect(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,
         reason = "a radius in cells is small and positive; the cast saturates"
     )]
     let grow = radius.max(0.0).ceil() as u32 + 1;
-    Some(CellBox {
-        min: Cell::new(
-            around.min.x.saturating_sub(grow),
-            around.min.y.saturating_sub(grow),
-        ),
-        max: Cell::new(
-            around.max.x.saturating_add(grow),
-            around.max.y.saturating_add(grow),
-        ),
-    })
+    let cell = |point: Vector| {
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "the casts saturate, and a box only needs to cover the leg"
+        )]
+        Cell::new(point.x.max(0.0) as u32, point.y.max(0.0) as u32)
+    };
+    let leg_meets = |from: Cell, to: Cell| {
+        let leg = CellBox {
+            min: Cell::new(
+                from.x.min(to.x).saturating_sub(grow),
+                from.y.min(to.y).saturating_sub(grow),
+            ),
+            max: Cell::new(
+                from.x.max(to.x).saturating_add(grow),
+                from.y.max(to.y).saturating_add(grow),
+            ),
+        };
+        leg.meets(&changed)
+    };
+    match rest {
+        [] => false,
+        [only] => leg_meets(cell(*only), cell(*only)),
+        _ => rest
+            .windows(2)
+            .any(|leg| leg_meets(cell(leg[0]), cell(leg[1]))),
+    }
 }
 
 /// Reads the routes due of a crowd's members (`routes`, by the index of `core`'s agents): every
@@ -222,4 +233,55 @@ fn take_reading(
     walker.set_route(Route::new(points, reaches_goal));
     route.waypoints = waypoints;
     route.reread = true;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A walker along an L: east along row 2 from x 2 to 30, then south along column 30 to
+    /// row 30; it has left the first waypoint.
+    fn walker_on_an_l() -> RouteWalker {
+        let corner = [(2.5, 2.5), (30.5, 2.5), (30.5, 30.5)];
+        let points = corner.map(|(x, y)| Vector::new(x, y)).to_vec();
+        RouteWalker::new(Route::new(points, true), true)
+    }
+
+    fn cell_box(min: (u32, u32), max: (u32, u32)) -> CellBox {
+        CellBox {
+            min: Cell::new(min.0, min.1),
+            max: Cell::new(max.0, max.1),
+        }
+    }
+
+    #[test]
+    fn a_change_meets_a_route_only_near_one_of_its_legs() {
+        let walker = walker_on_an_l();
+        // On each leg, and within the footprint beside one.
+        assert!(rest_meets(&walker, 0.35, cell_box((15, 2), (15, 2))));
+        assert!(rest_meets(&walker, 0.35, cell_box((30, 20), (30, 20))));
+        assert!(rest_meets(&walker, 0.35, cell_box((15, 4), (15, 4))));
+        // Inside the box round the whole route, away from both legs.
+        assert!(!rest_meets(&walker, 0.35, cell_box((10, 20), (12, 22))));
+        // A wider agent's footprint reaches further.
+        assert!(!rest_meets(&walker, 0.35, cell_box((26, 20), (26, 20))));
+        assert!(rest_meets(&walker, 2.5, cell_box((26, 20), (26, 20))));
+    }
+
+    #[test]
+    fn legs_already_walked_do_not_count() {
+        let mut walker = walker_on_an_l();
+        let changed = cell_box((15, 2), (15, 2));
+        assert!(rest_meets(&walker, 0.35, changed));
+        // Steered from past the corner, heading south: the first leg is behind it.
+        let mut agent = astar_grid::crowd::CrowdAgent::new(Vector::new(30.5, 10.5), 0.35, 3.0);
+        let grid = astar_grid::Grid::new(40, 40);
+        let walls = astar_grid::crowd::Walls {
+            grid: &grid,
+            epoch: 0,
+        };
+        walker.steer(&mut agent, walls, 0.1);
+        assert_eq!(walker.next_waypoint(), 2);
+        assert!(!rest_meets(&walker, 0.35, changed));
+    }
 }
