@@ -81,6 +81,9 @@ pub struct PathfindingStats {
     pub crowd_routes_reread: u64,
     /// Avoiding agents put back on legal ground after the ground under them was blocked.
     pub crowd_agents_pushed_out: u64,
+    /// Routes the crowd read off goals' shared trees for avoiding agents: each new route, and
+    /// each read again where a new version of the tree changed cells the rest of it passes.
+    pub crowd_routes_read_off_trees: u64,
     /// Searches running now.
     pub in_flight: usize,
     /// Requests waiting to be dispatched.

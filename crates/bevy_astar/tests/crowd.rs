@@ -677,6 +677,9 @@ fn a_wall_across_a_crowds_shared_routes_is_walked_round_without_new_paths() {
     for &agent in &agents {
         assert!(path(&app, agent).is_shared(), "{}", describe(&app, agent));
     }
+    // Each new route was read off the tree once.
+    let read = stats(&app).crowd_routes_read_off_trees;
+    assert_eq!(read, agents.len() as u64);
     for y in 4..30 {
         app.world_mut()
             .resource_mut::<NavGrid>()
@@ -716,4 +719,7 @@ fn a_wall_across_a_crowds_shared_routes_is_walked_round_without_new_paths() {
         );
     }
     assert_eq!(stats(&app).crowd_searches_when_stuck, 0);
+    // Every route crossed the wall, so each was read again.
+    let reread = stats(&app).crowd_routes_read_off_trees - read;
+    assert!(reread >= agents.len() as u64, "{reread} read again");
 }

@@ -125,6 +125,8 @@ struct CrowdStep {
     space: GridSpace,
     /// The frame's time step: the agents move by it.
     time_step: f32,
+    /// Routes read off goals' shared trees by the step, until written back to the stats.
+    routes_read: u64,
 }
 
 /// The avoiding agents of one terrain profile: the core's crowd, and the entity each of its
@@ -281,7 +283,9 @@ impl CrowdStep {
     /// the trees' published versions), so that it may run beside the frame.
     fn run(mut self) -> Self {
         for crowd in &mut self.crowds {
-            read_tree_routes(&mut crowd.core, &mut crowd.routes, self.space, &StepThreads);
+            let read =
+                read_tree_routes(&mut crowd.core, &mut crowd.routes, self.space, &StepThreads);
+            self.routes_read += read as u64;
             crowd
                 .core
                 .step_with(&crowd.walls, self.time_step, &StepThreads);
@@ -601,6 +605,7 @@ fn write_back(
     (nav, stats): (Option<&NavGrid>, &mut PathfindingStats),
 ) {
     let space = step.space;
+    stats.crowd_routes_read_off_trees += core::mem::take(&mut step.routes_read);
     for crowd in &mut step.crowds {
         let core = &crowd.core;
         let members = crowd.members.iter_mut().zip(&crowd.routes);

@@ -156,13 +156,13 @@ fn rest_meets(walker: &RouteWalker, radius: f32, changed: CellBox) -> bool {
 /// Reads the routes due of a crowd's members (`routes`, by the index of `core`'s agents): every
 /// new one, and at most [`MOST_ROUTES_REREAD_A_STEP`] whose trees changed across them, the
 /// readings run by `runner`. Each read route replaces the walker's, converted by `space`; a new
-/// route the tree no longer reaches leaves the agent with none.
+/// route the tree no longer reaches leaves the agent with none. Returns how many it read.
 pub(super) fn read_tree_routes(
     core: &mut RouteCrowd,
     routes: &mut [MemberRoute],
     space: GridSpace,
     runner: &impl ChunkRunner,
-) {
+) -> usize {
     let mut chosen = Vec::new();
     let mut again = 0;
     for (index, route) in routes.iter_mut().enumerate() {
@@ -180,7 +180,7 @@ pub(super) fn read_tree_routes(
         }
     }
     if chosen.is_empty() {
-        return;
+        return 0;
     }
     let mut read = vec![None; chosen.len()];
     {
@@ -199,6 +199,7 @@ pub(super) fn read_tree_routes(
             .collect();
         runner.run_all(jobs);
     }
+    let count = chosen.len();
     for (index, reading) in chosen.into_iter().zip(read) {
         take_reading(
             (&mut core.walkers_mut()[index], &mut routes[index]),
@@ -206,6 +207,7 @@ pub(super) fn read_tree_routes(
             space,
         );
     }
+    count
 }
 
 /// Gives a member its route's `reading` (see [`TreeRoute::read`]).
