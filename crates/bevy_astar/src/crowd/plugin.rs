@@ -14,7 +14,7 @@ use crate::{
     NavChange, NavChanged, NavGrid, Path, PathFollower, PathRequest, PathfindingStats,
     PathfindingSystems, ProfileId, TerrainProfiles,
 };
-use astar_grid::crowd::{ChunkRunner, CrowdAgent, InOrder, Route, RouteCrowd, RouteWalker, Vector};
+use astar_grid::crowd::{ChunkRunner, CrowdAgent, InOrder, RouteCrowd, RouteWalker};
 use astar_grid::{Cell, Grid};
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
@@ -349,16 +349,6 @@ fn crowd_of(
         })
 }
 
-/// The route of `path` in grid space: its own waypoints, and whether it reaches its goal.
-fn route_of(path: &Path, space: GridSpace) -> Route {
-    let waypoints: Vec<Vector> = path
-        .own_waypoints()
-        .iter()
-        .map(|&point| space.point(point))
-        .collect();
-    Route::new(waypoints, path.is_found())
-}
-
 /// What gathering reads of an avoiding agent (and the follower it sets on a new path).
 #[derive(QueryData)]
 #[query_data(mutable)]
@@ -506,7 +496,7 @@ fn update_member(
         } else {
             route.tree = None;
             route.waypoints = path.waypoints();
-            walker.set_route(route_of(path, space));
+            walker.set_route(space.route(&route.waypoints, path.is_found()));
         }
     }
 }

@@ -2,7 +2,7 @@
 //! rows, speeds by the longer cell side.
 
 use crate::NavGrid;
-use astar_grid::crowd::Vector;
+use astar_grid::crowd::{Route, Vector};
 use bevy::prelude::*;
 
 /// World space to the grid space of the core's crowd (cells, `y` along the rows).
@@ -38,6 +38,12 @@ impl GridSpace {
 
     pub(super) fn world(self, point: Vector) -> Vec2 {
         self.origin + Vec2::new(point.x, point.y) * self.cell
+    }
+
+    /// The route through world `waypoints`, in grid space.
+    pub(super) fn route(self, waypoints: &[Vec2], reaches_goal: bool) -> Route {
+        let points: Vec<Vector> = waypoints.iter().map(|&point| self.point(point)).collect();
+        Route::new(points, reaches_goal)
     }
 
     pub(super) fn world_velocity(self, velocity: Vector) -> Vec2 {

@@ -7,7 +7,7 @@
 use super::space::GridSpace;
 use crate::goal_tree::{CellBox, SharedRoute};
 use astar_grid::Cell;
-use astar_grid::crowd::{ChunkRunner, Route, RouteCrowd, RouteWalker, Vector};
+use astar_grid::crowd::{ChunkRunner, RouteCrowd, RouteWalker, Vector};
 use bevy::math::Vec2;
 use std::sync::Arc;
 
@@ -230,9 +230,7 @@ fn take_reading(
         None if !fresh => return,
         None => Arc::default(),
     };
-    let points: Vec<Vector> = waypoints.iter().map(|&point| space.point(point)).collect();
-    let reaches_goal = !points.is_empty();
-    walker.set_route(Route::new(points, reaches_goal));
+    walker.set_route(space.route(&waypoints, !waypoints.is_empty()));
     route.waypoints = waypoints;
     route.reread = true;
 }
@@ -246,7 +244,7 @@ mod tests {
     fn walker_on_an_l() -> RouteWalker {
         let corner = [(2.5, 2.5), (30.5, 2.5), (30.5, 30.5)];
         let points = corner.map(|(x, y)| Vector::new(x, y)).to_vec();
-        RouteWalker::new(Route::new(points, true), true)
+        RouteWalker::new(astar_grid::crowd::Route::new(points, true), true)
     }
 
     fn cell_box(min: (u32, u32), max: (u32, u32)) -> CellBox {
