@@ -2,6 +2,7 @@
 
 use crate::Cell;
 use crate::endpoints::{EndpointMap, SearchError, validate_endpoints};
+use crate::links::Links;
 
 /// The most cells a [`Grid`] may hold, so that every cell (and the border the grid keeps around
 /// itself) has a 32-bit index.
@@ -36,6 +37,8 @@ pub struct Grid {
     /// `(width + 2) * (height + 2)` bytes, none when the grid has no cells; 0 is blocked,
     /// anything else is the cost multiplier.
     cells: Vec<u8>,
+    /// Links between cells beyond the neighbour steps (see [`crate::Link`]).
+    pub(crate) links: Links,
 }
 
 /// The row length and the length of the bordered buffer of a `width` x `height` grid, both 0
@@ -121,6 +124,7 @@ impl Grid {
                 height,
                 stride,
                 cells: Vec::new(),
+                links: Links::default(),
             });
         }
         let mut cells = vec![1u8; padded];
@@ -136,6 +140,7 @@ impl Grid {
             height,
             stride,
             cells,
+            links: Links::default(),
         })
     }
 
@@ -302,10 +307,10 @@ impl Grid {
         self.cells.iter().any(|&value| value > 1)
     }
 
-    /// Bytes of cell storage, border included; 0 for a grid without cells.
+    /// Bytes of cell storage, border included (0 for a grid without cells), and of its links.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        self.cells.len()
+        self.cells.len() + self.links.memory_bytes()
     }
 
     // --- crate-internal access to the padded layout used by the searches ---

@@ -92,6 +92,7 @@ pub mod formats;
 mod grid;
 mod heuristic;
 pub mod jps;
+mod links;
 mod movement;
 mod repair;
 mod search;
@@ -118,6 +119,9 @@ pub use formats::{
 pub use grid::{Grid, GridError, MAX_CELLS};
 pub use heuristic::{Heuristic, Weighting};
 pub use jps::{JpsOptions, JumpGrid};
+pub use links::{
+    FloorCell, FloorPlan, FloorPlanError, Link, LinkEnd, LinkError, LinkId, Links, MAX_LINKS,
+};
 pub use movement::{CornerRule, Movement, Neighborhood};
 pub use repair::{Repair, RepairError, RepairOptions, RepairedPath};
 pub use search::{

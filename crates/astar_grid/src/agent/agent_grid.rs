@@ -120,7 +120,8 @@ impl AgentGrid {
             });
         }
         let clearance = Clearance::new(terrain, profile);
-        let grid = derive_grid(terrain, &clearance, size);
+        let mut grid = derive_grid(terrain, &clearance, size);
+        grid.take_links_for(terrain.links(), &AgentKind::new(*profile, size));
         Ok(Self {
             size,
             clearance,
@@ -303,7 +304,10 @@ impl AgentGrid {
     /// The result is the grid [`AgentGrid::new`] would build from the edited terrain. Each
     /// changed cell recomputes the anchors whose footprint covers it (see the type's costs);
     /// when that would be more anchors than the map has, the whole grid is derived anew.
-    /// Listing a cell twice, or one that did not change, is harmless.
+    /// Listing a cell twice, or one that did not change, is harmless. The terrain's links are
+    /// taken again too (those this kind may take, [`Link::usable_by`](crate::Link::usable_by)),
+    /// so that links added, removed, opened or closed since are the derived grid's too: call it
+    /// with no changed cells after changing only links.
     ///
     /// ```
     /// use astar_grid::{AgentGrid, Cell, Grid, TerrainProfile};
@@ -325,9 +329,13 @@ impl AgentGrid {
     /// [`AgentError::OutOfBounds`] for a changed cell outside it; nothing is changed then.
     pub fn update(&mut self, terrain: &Grid, changed: &[Cell]) -> Result<Vec<Cell>, AgentError> {
         self.clearance.update(terrain, changed)?;
+        if self.grid.links() != &terrain.links().for_kind(&self.kind()) {
+            self.grid.take_links_for(terrain.links(), &self.kind());
+        }
         let reach = usize::from(self.size);
         if changed.len().saturating_mul(reach * reach) >= self.grid.len() {
-            let fresh = derive_grid(terrain, &self.clearance, self.size);
+            let mut fresh = derive_grid(terrain, &self.clearance, self.size);
+            fresh.take_links_for(terrain.links(), &self.kind());
             let updated = fresh
                 .cells()
                 .filter(|&(cell, value)| self.grid.value(cell) != value)

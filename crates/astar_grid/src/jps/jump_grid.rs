@@ -43,11 +43,18 @@ impl JumpGrid {
     ///
     /// # Errors
     /// [`SearchError::Unsupported`] when the grid has terrain costs (a walkable cell with a
-    /// multiplier above 1): jump point search assumes every step onto a cell costs the same.
+    /// multiplier above 1): jump point search assumes every step onto a cell costs the same;
+    /// and when the grid has links ([`Grid::add_link`]), which jump point search does not follow
+    /// yet: search such a grid with A* ([`Searcher::find_path`](crate::Searcher::find_path)).
     pub fn new(grid: &Grid) -> Result<Self, SearchError> {
         if grid.has_terrain_costs() {
             return Err(SearchError::Unsupported(
                 "jump point search needs uniform costs, but the grid has terrain costs",
+            ));
+        }
+        if !grid.links().is_empty() {
+            return Err(SearchError::Unsupported(
+                "jump point search does not follow links yet, and the grid has links: search it with A*",
             ));
         }
         let (width, height) = (grid.width(), grid.height());

@@ -16,7 +16,7 @@
 //! cell is never opened again.
 
 use super::bucket_queue::{BucketQueue, Buckets, LARGE_GRID, OpenLists, Segments, SlotLists};
-use super::searcher::{START_VIA, VIA_BITS, VIA_MASK};
+use super::searcher::{LINK_VIA, START_VIA, VIA_BITS, VIA_MASK};
 use super::{
     Limit, Path, SearchOptions, SearchResult, SearchStats, SearchStatus, SearchTrace, Searcher,
     TracedCell,
@@ -24,6 +24,7 @@ use super::{
 use crate::closest::{CellDistance, Closest};
 use crate::endpoints::{SearchError, validate_bounds_and_start, validate_endpoints};
 use crate::heuristic::{HeuristicFn, OctileTerms};
+use crate::links::{LinkBound, LinkStep};
 use crate::movement::DIRECTIONS;
 use crate::{Cell, CostModel, Grid, Heuristic, Movement, Neighborhood, SearchWindow, Weighting};
 use std::collections::HashMap;
@@ -123,7 +124,7 @@ struct Plan {
     heuristic: HeuristicFn,
     weight: WeightPlan,
     /// The heuristic and weight again when they are the unweighted octile distance.
-    octile: Option<OctilePriority>,
+    octile: Option<OctileTerms>,
     max_expansions: u32,
     /// Padded inclusive bounds (min x, min y, max x, max y), when a window is set.
     window: Option<[u32; 4]>,
@@ -142,6 +143,8 @@ struct Plan {
     /// For searches whose priorities never decrease (a consistent heuristic, no weight): the
     /// smallest step cost, for the open list's buckets.
     monotone: Option<f64>,
+    /// Whether the grid has open links, which the search follows.
+    links: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -179,10 +182,13 @@ impl WeightPlan {
     }
 }
 
-/// How the inner loop turns a cell's cost from the start and its distance from the goal
-/// (columns, rows) into its priority `f`.
+/// How the inner loop turns a cell's cost from the start and its padded column and row into
+/// its priority `f`.
 trait Priority: Copy {
-    fn f(self, g: f64, dx: u32, dy: u32) -> f64;
+    /// Whether the search follows the grid's links ([`LinkedPriority`]).
+    const LINKS: bool = false;
+
+    fn f(self, g: f64, x: u32, y: u32) -> f64;
 }
 
 /// Any heuristic and weight, chosen at run time.
@@ -190,11 +196,14 @@ trait Priority: Copy {
 struct AnyPriority {
     heuristic: HeuristicFn,
     weight: WeightPlan,
+    /// The goal's padded column and row.
+    goal: (u32, u32),
 }
 
 impl Priority for AnyPriority {
     #[inline(always)]
-    fn f(self, g: f64, dx: u32, dy: u32) -> f64 {
+    fn f(self, g: f64, x: u32, y: u32) -> f64 {
+        let (dx, dy) = (x.abs_diff(self.goal.0), y.abs_diff(self.goal.1));
         g + self.weight.weigh(self.heuristic.estimate(dx, dy))
     }
 }
@@ -202,12 +211,35 @@ impl Priority for AnyPriority {
 /// The unweighted octile heuristic (the default options), with nothing left to choose per cell;
 /// the same numbers as [`AnyPriority`] with that heuristic and no weight.
 #[derive(Clone, Copy, Debug)]
-struct OctilePriority(OctileTerms);
+struct OctilePriority(OctileTerms, (u32, u32));
 
 impl Priority for OctilePriority {
     #[inline(always)]
-    fn f(self, g: f64, dx: u32, dy: u32) -> f64 {
-        g + self.0.estimate(dx, dy)
+    fn f(self, g: f64, x: u32, y: u32) -> f64 {
+        g + self.0.estimate(x.abs_diff(self.1.0), y.abs_diff(self.1.1))
+    }
+}
+
+/// Any heuristic and weight on a grid with links: the heuristic becomes the bound of
+/// [`LinkBound`], which stays admissible and consistent when links are shortcuts.
+#[derive(Clone, Copy, Debug)]
+struct LinkedPriority<'b> {
+    any: AnyPriority,
+    bound: &'b LinkBound,
+}
+
+impl Priority for LinkedPriority<'_> {
+    const LINKS: bool = true;
+
+    #[inline(always)]
+    fn f(self, g: f64, x: u32, y: u32) -> f64 {
+        let heuristic = self.any.heuristic;
+        let goal = self.any.goal;
+        let direct = heuristic.estimate(x.abs_diff(goal.0), y.abs_diff(goal.1));
+        let h = self
+            .bound
+            .estimate(direct, (x, y), |dx, dy| heuristic.estimate(dx, dy));
+        g + self.any.weight.weigh(h)
     }
 }
 
@@ -248,12 +280,22 @@ impl<'a> ActiveSearch<'a> {
         options: &SearchOptions,
     ) -> Result<Self, SearchError> {
         let plan = Plan::new(grid, start, goal, options)?;
+        if plan.links {
+            searcher.link_parents.clear();
+            let heuristic = plan.heuristic;
+            searcher.link_bound.prepare(
+                grid.links().steps(),
+                (grid.raw(), grid.stride()),
+                (plan.goal_x, plan.goal_y),
+                |dx, dy| heuristic.estimate(dx, dy),
+            );
+        }
         let cells = grid.raw().len();
         let open_stamp = searcher.next_generation(cells);
         let start_index = grid.index(start);
         searcher.costs[start_index] = 0.0;
         searcher.marks[start_index] = open_stamp << VIA_BITS | START_VIA;
-        let h = plan.heuristic_at(start_index);
+        let h = plan.heuristic_at(start_index, &searcher.link_bound);
         let closest = plan.closest_at(start_index, 0.0);
         let (f, id) = (plan.weight.weigh(h), start_index as u32);
         if cells < LARGE_GRID {
@@ -311,14 +353,31 @@ impl<'a> ActiveSearch<'a> {
             // Nothing to expand, whatever the limits: the path is the start alone.
             return Some(SearchStatus::Found);
         }
+        let goal = (self.plan.goal_x, self.plan.goal_y);
         let any = AnyPriority {
             heuristic: self.plan.heuristic,
             weight: self.plan.weight,
+            goal,
         };
         // The open list for the grid's size, as `ActiveSearch::new` chose.
         let small: fn(&mut OpenLists) -> &mut BucketQueue<SlotLists> = |open| &mut open.small;
         let large: fn(&mut OpenLists) -> &mut BucketQueue<Segments> = |open| &mut open.large;
-        match (self.plan.octile, self.grid.raw().len() < LARGE_GRID) {
+        if self.plan.links {
+            // The bound is read while the searcher's other memory is written.
+            let bound = core::mem::take(&mut self.searcher.link_bound);
+            let linked = LinkedPriority { any, bound: &bound };
+            let status = if self.grid.raw().len() < LARGE_GRID {
+                self.expand_with(budget, linked, small)
+            } else {
+                self.expand_with(budget, linked, large)
+            };
+            self.searcher.link_bound = bound;
+            return status;
+        }
+        match (
+            self.plan.octile.map(|octile| OctilePriority(octile, goal)),
+            self.grid.raw().len() < LARGE_GRID,
+        ) {
             (Some(octile), true) => self.expand_with(budget, octile, small),
             (Some(octile), false) => self.expand_with(budget, octile, large),
             (None, true) => self.expand_with(budget, any, small),
@@ -337,7 +396,8 @@ impl<'a> ActiveSearch<'a> {
         open_list: fn(&mut OpenLists) -> &mut BucketQueue<B>,
     ) -> Option<SearchStatus> {
         let plan = &self.plan;
-        let cells = self.grid.raw();
+        let grid = self.grid;
+        let cells = grid.raw();
         let mut frontier = Frontier::new(plan, cells, &mut *self.searcher, open_list);
         let stop_at = self
             .stats
@@ -366,6 +426,11 @@ impl<'a> ActiveSearch<'a> {
             }
             let moves = plan.successor_moves(cells, index, mark, x, y);
             frontier.relax_successors(priority, index, g, (x, y), moves, expanded);
+            if P::LINKS {
+                for step in grid.links().steps_from(index) {
+                    frontier.relax_link(priority, index, g, step, expanded);
+                }
+            }
         };
         self.stats = SearchStats {
             expanded,
@@ -399,10 +464,9 @@ impl<'a> ActiveSearch<'a> {
 
     /// Follows the steps back from `end`; allocates exactly once.
     fn path_to(&self, end: usize) -> Path {
-        let marks = &self.searcher.marks;
         let mut length = 1;
         let mut index = end;
-        while let Some(parent) = self.plan.parent(marks[index], index) {
+        while let Some(parent) = self.parent_of(index) {
             index = parent;
             length += 1;
         }
@@ -410,12 +474,23 @@ impl<'a> ActiveSearch<'a> {
         let mut index = end;
         for slot in cells.iter_mut().rev() {
             *slot = self.grid.cell_at(index);
-            index = self.plan.parent(marks[index], index).unwrap_or(index);
+            index = self.parent_of(index).unwrap_or(index);
         }
         Path {
             cells,
             cost: self.searcher.costs[end],
         }
+    }
+
+    /// The padded index of the cell the cell at `index` was reached from; `None` for the
+    /// start.
+    fn parent_of(&self, index: usize) -> Option<usize> {
+        let mark = self.searcher.marks[index];
+        if mark & VIA_MASK == LINK_VIA {
+            let parent = self.searcher.link_parents.get(&(index as u32));
+            return parent.map(|&parent| parent as usize);
+        }
+        self.plan.parent(mark, index)
     }
 
     fn trace(&self) -> SearchTrace {
@@ -431,18 +506,14 @@ impl<'a> ActiveSearch<'a> {
             .iter()
             .map(|&(index, opened_at)| {
                 let index = index as usize;
-                let h = self.plan.heuristic_at(index);
+                let h = self.plan.heuristic_at(index, &searcher.link_bound);
                 let g = searcher.costs[index];
                 TracedCell {
                     cell: self.grid.cell_at(index),
                     g,
                     h,
                     f: g + self.plan.weight.weigh(h),
-                    parent: self.grid.cell_at(
-                        self.plan
-                            .parent(searcher.marks[index], index)
-                            .unwrap_or(index),
-                    ),
+                    parent: self.grid.cell_at(self.parent_of(index).unwrap_or(index)),
                     opened_at,
                     closed_at: closed_order.get(&(index as u32)).copied(),
                 }
@@ -470,6 +541,8 @@ struct Frontier<'s, B> {
     touched: &'s mut Vec<(u32, u32)>,
     /// Trace only: cells in expansion order.
     expansions: &'s mut Vec<u32>,
+    /// The cell each cell reached by a link was reached from.
+    link_parents: &'s mut HashMap<u32, u32>,
     /// Entries added to the open list so far in this call.
     pushed: u32,
     /// Marks below this belong to earlier searches.
@@ -493,6 +566,7 @@ impl<'s, B: Buckets> Frontier<'s, B> {
             generation,
             touched,
             expansions,
+            link_parents,
             ..
         } = searcher;
         Self {
@@ -503,6 +577,7 @@ impl<'s, B: Buckets> Frontier<'s, B> {
             open: open_list(open),
             touched,
             expansions,
+            link_parents,
             pushed: 0,
             open_mark: *generation << VIA_BITS,
             closed_mark: (*generation + 1) << VIA_BITS,
@@ -591,12 +666,45 @@ impl<'s, B: Buckets> Frontier<'s, B> {
         self.costs[next] = next_g;
         self.marks[next] = self.open_mark | direction as u32;
         let (dx, dy) = DIRECTIONS[direction];
-        let f = priority.f(
-            next_g,
-            x.wrapping_add_signed(dx).abs_diff(plan.goal_x),
-            y.wrapping_add_signed(dy).abs_diff(plan.goal_y),
-        );
+        let f = priority.f(next_g, x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
         self.open.push(f, next_g, next as u32);
+        self.pushed += 1;
+    }
+
+    /// Opens the end of link direction `step` from the cell at padded `index`, reached at cost
+    /// `g`, or lowers its cost, as [`Frontier::relax`] does a neighbour: when its end is
+    /// walkable, inside the window and not closed.
+    fn relax_link(
+        &mut self,
+        priority: impl Priority,
+        index: usize,
+        g: f64,
+        step: &LinkStep,
+        expanded: u32,
+    ) {
+        let plan = self.plan;
+        let next = step.to as usize;
+        let (x, y) = plan.rows.split(next);
+        let outside = plan.window.is_some_and(|[min_x, min_y, max_x, max_y]| {
+            x < min_x || x > max_x || y < min_y || y > max_y
+        });
+        let neighbour_mark = self.marks[next];
+        if self.cells[next] == 0 || outside || neighbour_mark >= self.closed_mark {
+            return;
+        }
+        let next_g = g + step.cost;
+        if neighbour_mark >= self.open_mark {
+            if next_g >= self.costs[next] {
+                return;
+            }
+        } else if plan.trace {
+            self.touched.push((next as u32, expanded));
+        }
+        self.costs[next] = next_g;
+        self.marks[next] = self.open_mark | LINK_VIA;
+        self.link_parents.insert(next as u32, index as u32);
+        self.open
+            .push(priority.f(next_g, x, y), next_g, next as u32);
         self.pushed += 1;
     }
 }
@@ -651,7 +759,7 @@ impl Plan {
             heuristic,
             weight,
             octile: (resolved == Heuristic::Octile && options.weighting.is_unit())
-                .then(|| OctilePriority(heuristic.octile())),
+                .then(|| heuristic.octile()),
             max_expansions: options.max_expansions.unwrap_or(u32::MAX),
             window,
             window_clips,
@@ -661,6 +769,7 @@ impl Plan {
             distance: CellDistance::new(neighborhood),
             trace: options.trace,
             monotone,
+            links: grid.links().has_steps(),
         })
     }
 
@@ -715,7 +824,8 @@ impl Plan {
     #[inline]
     fn parent(&self, mark: u32, index: usize) -> Option<usize> {
         let via = (mark & VIA_MASK) as usize;
-        (via != START_VIA as usize).then(|| index.wrapping_add_signed(-self.delta[via]))
+        // The start's and a link's `via` name no step.
+        (via < START_VIA as usize).then(|| index.wrapping_add_signed(-self.delta[via]))
     }
 
     /// The cell at padded `index`, reached at cost `g`, as a candidate for the closest cell.
@@ -731,10 +841,16 @@ impl Plan {
         Closest::new(index, x, y, distance, g)
     }
 
-    fn heuristic_at(&self, index: usize) -> f64 {
+    /// The heuristic at the cell at padded `index`, through `bound` on a grid with links.
+    fn heuristic_at(&self, index: usize, bound: &LinkBound) -> f64 {
         let (x, y) = self.rows.split(index);
-        self.heuristic
-            .estimate(x.abs_diff(self.goal_x), y.abs_diff(self.goal_y))
+        let heuristic = self.heuristic;
+        let direct = heuristic.estimate(x.abs_diff(self.goal_x), y.abs_diff(self.goal_y));
+        if self.links {
+            bound.estimate(direct, (x, y), |dx, dy| heuristic.estimate(dx, dy))
+        } else {
+            direct
+        }
     }
 }
 

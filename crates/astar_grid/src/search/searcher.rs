@@ -12,6 +12,9 @@ pub(crate) const VIA_BITS: u32 = 4;
 pub(crate) const VIA_MASK: u32 = (1 << VIA_BITS) - 1;
 /// The direction field of the start, which no step reached.
 pub(crate) const START_VIA: u32 = 8;
+/// The direction field of a cell reached by a link: its parent is in
+/// [`Searcher::link_parents`].
+pub(crate) const LINK_VIA: u32 = 9;
 /// Stamps stay below this, so that they fit above the direction.
 const STAMP_LIMIT: u32 = 1 << (32 - VIA_BITS);
 
@@ -64,6 +67,11 @@ pub struct Searcher {
     /// Memory of the floods that find the closest reachable cell for jump point search and
     /// flow fields (see [`SearchOptions::closest_reachable`]).
     pub(crate) flood: crate::closest::FloodScratch,
+    /// The cell each cell last reached by a link in the current search was reached from (by
+    /// padded index), for A* on grids with links.
+    pub(crate) link_parents: std::collections::HashMap<u32, u32>,
+    /// A*'s heuristic over links, prepared for the current search.
+    pub(crate) link_bound: crate::links::LinkBound,
 }
 
 impl Searcher {
@@ -126,7 +134,7 @@ impl Searcher {
     /// per entry and a kilobyte; on larger ones, about a byte per cell for the vectors its ring
     /// of buckets keeps and 16 bytes per entry beyond them, in vectors of fixed sizes. Entries
     /// beyond the ring's reach (terrain costs) and those of weighted searches take 16 bytes each
-    /// in a heap.
+    /// in a heap. On grids with links, a few bytes per link and per cell reached by one.
     ///
     /// ```
     /// use astar_grid::{Cell, Grid, SearchOptions, Searcher};
@@ -143,6 +151,8 @@ impl Searcher {
         self.costs.capacity() * size_of::<f64>()
             + self.marks.capacity() * size_of::<u32>()
             + self.open.memory_bytes()
+            + self.link_parents.capacity() * 2 * size_of::<u32>()
+            + self.link_bound.memory_bytes()
     }
 
     /// Bytes held for jump point search ([`Searcher::find_path_jps`]): a bit and a 4-byte slot

@@ -1,0 +1,380 @@
+//! Links and floors checked against an independent Dijkstra over the grid's steps and the links:
+//! A* on grids with links (one-way, two-way, closed, kind-restricted, free and dear ones), for
+//! every movement rule, any cost model and agent kinds, run whole or in budgets; stacked
+//! floors; and the refusals of bad links.
+
+pub mod common;
+
+use astar_grid::{
+    AgentGrid, AgentKind, Cell, CostModel, FloorCell, FloorPlan, Grid, JumpGrid, Link, LinkId,
+    Movement, SearchError, SearchOptions, SearchStatus, Searcher, Step, TerrainProfile,
+};
+use common::path_check::costs_match;
+use common::random_grid::{
+    agent_size, any_cost_model, movement, random_grid, terrain_grid, terrain_profile,
+};
+use common::reference_search::ReferenceGraph;
+use proptest::prelude::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A link as drawn: ends picked among the walkable cells, and its properties.
+#[derive(Clone, Debug)]
+struct RawLink {
+    from: prop::sample::Index,
+    to: prop::sample::Index,
+    cost: f64,
+    one_way: bool,
+    open: bool,
+    terrain: u8,
+    max_size: u8,
+}
+
+fn raw_link() -> impl Strategy<Value = RawLink> {
+    let cost = prop_oneof![Just(0.0), Just(0.5), Just(1.0), Just(25.0), (0.0..60.0f64),];
+    (
+        any::<prop::sample::Index>(),
+        any::<prop::sample::Index>(),
+        cost,
+        any::<bool>(),
+        prop::bool::weighted(0.8),
+        prop_oneof![3 => Just(1u8), 1 => 1u8..=255],
+        prop_oneof![2 => Just(astar_grid::agent::MAX_AGENT_SIZE), 1 => 1u8..=3],
+    )
+        .prop_map(
+            |(from, to, cost, one_way, open, terrain, max_size)| RawLink {
+                from,
+                to,
+                cost,
+                one_way,
+                open,
+                terrain,
+                max_size,
+            },
+        )
+}
+
+/// Adds the drawn links between walkable cells of `grid`; returns them as added.
+fn add_links(grid: &mut Grid, raw: &[RawLink]) -> Vec<Link> {
+    let walkable: Vec<Cell> = grid
+        .cells()
+        .filter(|&(_, value)| value != 0)
+        .map(|(cell, _)| cell)
+        .collect();
+    if walkable.is_empty() {
+        return Vec::new();
+    }
+    let mut added = Vec::new();
+    for raw in raw {
+        let mut link = Link::new(*raw.from.get(&walkable), *raw.to.get(&walkable), raw.cost)
+            .with_open(raw.open)
+            .with_terrain(raw.terrain)
+            .with_max_size(raw.max_size);
+        if raw.one_way {
+            link = link.one_way();
+        }
+        grid.add_link(link).expect("a valid link");
+        added.push(link);
+    }
+    added
+}
+
+/// The link directions agents of `kind` may take on `grid` now, written from the documented
+/// rules: open, the footprint no wider than the link allows, the profile entering its terrain,
+/// and both ends walkable on `grid`.
+fn usable_directions(grid: &Grid, links: &[Link], kind: &AgentKind) -> Vec<(Cell, Cell, f64)> {
+    let mut directions = Vec::new();
+    for link in links {
+        let allowed = link.open
+            && kind.size <= link.max_size
+            && kind.profile.cost(link.terrain).is_some()
+            && grid.is_walkable(link.from)
+            && grid.is_walkable(link.to);
+        if allowed {
+            directions.push((link.from, link.to, link.cost));
+            if link.both_ways {
+                directions.push((link.to, link.from, link.cost));
+            }
+        }
+    }
+    directions
+}
+
+/// Dijkstra from `start` over the reference graph's steps and the link directions: the cost to
+/// every cell (row-major), `None` where unreachable.
+fn reference_costs(
+    graph: &ReferenceGraph,
+    grid: &Grid,
+    directions: &[(Cell, Cell, f64)],
+    start: Cell,
+) -> Vec<Option<f64>> {
+    let width = grid.width() as usize;
+    let mut best = vec![None; grid.len()];
+    let mut heap = BinaryHeap::new();
+    best[graph.index(start)] = Some(0.0);
+    heap.push(Reverse((0f64.to_bits(), start.x, start.y)));
+    while let Some(Reverse((bits, x, y))) = heap.pop() {
+        let cell = Cell::new(x, y);
+        let cost = f64::from_bits(bits);
+        if best[graph.index(cell)].is_some_and(|known| known < cost) {
+            continue;
+        }
+        let links = directions
+            .iter()
+            .filter(|(from, _, _)| *from == cell)
+            .map(|&(_, to, price)| (to, price));
+        for (next, price) in graph.steps(cell).into_iter().chain(links) {
+            let candidate = cost + price;
+            let slot = &mut best[next.y as usize * width + next.x as usize];
+            if slot.is_none_or(|known| candidate < known) {
+                *slot = Some(candidate);
+                heap.push(Reverse((candidate.to_bits(), next.x, next.y)));
+            }
+        }
+    }
+    best
+}
+
+/// Checks that `cells` walks from `start` to `goal` by legal steps and usable links, at `cost`.
+fn check_walk(
+    graph: &ReferenceGraph,
+    directions: &[(Cell, Cell, f64)],
+    (start, goal): (Cell, Cell),
+    cells: &[Cell],
+    cost: f64,
+) -> Result<(), String> {
+    if cells.first() != Some(&start) || cells.last() != Some(&goal) {
+        return Err(format!(
+            "the path does not join {start} to {goal}: {cells:?}"
+        ));
+    }
+    let mut total = 0.0;
+    for pair in cells.windows(2) {
+        let step = graph
+            .steps(pair[0])
+            .into_iter()
+            .filter(|(next, _)| *next == pair[1])
+            .map(|(_, price)| price);
+        let link = directions
+            .iter()
+            .filter(|(from, to, _)| (*from, *to) == (pair[0], pair[1]))
+            .map(|&(_, _, price)| price);
+        let cheapest = step.chain(link).fold(f64::INFINITY, f64::min);
+        if !cheapest.is_finite() {
+            return Err(format!("no step nor link from {} to {}", pair[0], pair[1]));
+        }
+        total += cheapest;
+    }
+    if !costs_match(total, cost) {
+        return Err(format!("the steps cost {total}, the path says {cost}"));
+    }
+    Ok(())
+}
+
+/// Runs A* on `grid` from `start` to `goal`, whole or in budgets of `budget` expansions.
+fn search(
+    grid: &Grid,
+    (start, goal): (Cell, Cell),
+    options: &SearchOptions,
+    budget: Option<u32>,
+) -> astar_grid::SearchResult {
+    let mut searcher = Searcher::new();
+    let search = searcher.begin(grid, start, goal, options).expect("valid");
+    let Some(budget) = budget else {
+        return search.run();
+    };
+    let mut search = search;
+    loop {
+        match search.advance(budget) {
+            Step::Pending(more) => search = more,
+            Step::Done(result) => return result,
+        }
+    }
+}
+
+/// Compares A* with the reference on `grid` (which carries `links`) for agents of `kind`.
+fn compare(
+    grid: &Grid,
+    links: &[Link],
+    kind: &AgentKind,
+    (start, goal): (Cell, Cell),
+    (movement, cost, budget): (Movement, CostModel, Option<u32>),
+) -> Result<(), TestCaseError> {
+    let options = SearchOptions::default()
+        .with_movement(movement)
+        .with_cost(cost);
+    let graph = ReferenceGraph::new(grid, movement, cost);
+    let directions = usable_directions(grid, links, kind);
+    let expected = reference_costs(&graph, grid, &directions, start)[graph.index(goal)];
+    let result = search(grid, (start, goal), &options, budget);
+    match (expected, result.found()) {
+        (None, None) => prop_assert_eq!(result.status, SearchStatus::NoPath),
+        (Some(expected), Some(path)) => {
+            prop_assert!(
+                costs_match(path.cost, expected),
+                "A* {} against the reference {}",
+                path.cost,
+                expected
+            );
+            if let Err(problem) =
+                check_walk(&graph, &directions, (start, goal), &path.cells, path.cost)
+            {
+                prop_assert!(false, "{}", problem);
+            }
+        }
+        (expected, found) => {
+            prop_assert!(
+                false,
+                "reference {expected:?}, A* {:?}",
+                found.map(|p| p.cost)
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(384))]
+
+    /// On one-cell agents' grids: every search's cost equals the reference's, and its path is
+    /// a legal walk by steps and links, under every movement rule and any cost model, with up
+    /// to 12 links (beyond 16 directions the heuristic's bound turns constant).
+    #[test]
+    fn a_star_over_links_matches_the_reference(
+        grid in random_grid(10, 10),
+        raw in prop::collection::vec(raw_link(), 0..12),
+        ends in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+        movement in movement(),
+        cost in any_cost_model(),
+        budget in prop::option::of(1u32..6),
+    ) {
+        let mut grid = grid;
+        let links = add_links(&mut grid, &raw);
+        let walkable: Vec<Cell> = grid.cells().filter(|&(_, v)| v != 0).map(|(c, _)| c).collect();
+        prop_assume!(!walkable.is_empty());
+        let (start, goal) = (*ends.0.get(&walkable), *ends.1.get(&walkable));
+        let everyone = AgentKind::new(TerrainProfile::identity(), 1);
+        compare(&grid, &links, &everyone, (start, goal), (movement, cost, budget))?;
+    }
+
+    /// Agents of any kind search their derived grid, which keeps the links they may take: the
+    /// same comparison, with links closed to their size or terrain left out by the reference.
+    #[test]
+    fn agent_kinds_take_only_the_links_they_may(
+        terrain in terrain_grid(3, 9),
+        raw in prop::collection::vec(raw_link(), 0..8),
+        profile in terrain_profile(),
+        size in agent_size(),
+        ends in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+        movement in movement(),
+        cost in any_cost_model(),
+    ) {
+        let mut terrain = terrain;
+        let links = add_links(&mut terrain, &raw);
+        let kind = AgentKind::new(profile, size);
+        let Ok(agent) = AgentGrid::for_kind(&terrain, &kind) else {
+            return Ok(());
+        };
+        let grid = agent.grid();
+        let anchors: Vec<Cell> = grid.cells().filter(|&(_, v)| v != 0).map(|(c, _)| c).collect();
+        prop_assume!(!anchors.is_empty());
+        let (start, goal) = (*ends.0.get(&anchors), *ends.1.get(&anchors));
+        compare(grid, &links, &kind, (start, goal), (movement, cost, None))?;
+    }
+}
+
+#[test]
+fn a_teleporter_across_the_map_is_taken_and_the_search_stays_optimal() {
+    // A long corridor; a teleporter from near the start to near the goal. The plain octile
+    // estimate from the teleporter's far end is below the truth, but from its near end far
+    // above it: only a bound that knows the link finds the cheap way first.
+    let mut grid = Grid::new(200, 3);
+    let teleporter = Link::new(Cell::new(2, 1), Cell::new(197, 1), 1.0).one_way();
+    grid.add_link(teleporter).expect("valid");
+    let result = astar_grid::find_path(
+        &grid,
+        Cell::new(0, 1),
+        Cell::new(199, 1),
+        &SearchOptions::default(),
+    )
+    .expect("valid");
+    let path = result.found().expect("reachable");
+    assert_eq!(path.cost, 2.0 + 1.0 + 2.0);
+    assert_eq!(path.cells.len(), 6);
+    // The far way back does not take the one-way teleporter.
+    let back = astar_grid::find_path(
+        &grid,
+        Cell::new(199, 1),
+        Cell::new(0, 1),
+        &SearchOptions::default(),
+    )
+    .expect("valid");
+    assert_eq!(back.found().map(|path| path.cost), Some(199.0));
+}
+
+#[test]
+fn a_closed_door_disconnects_and_an_open_one_joins() {
+    let mut grid = Grid::from_ascii("..#..\n..#..").expect("grid");
+    let door = grid
+        .add_link(Link::new(Cell::new(1, 0), Cell::new(3, 0), 2.0))
+        .expect("valid");
+    let cost = |grid: &Grid| {
+        let options = SearchOptions::default();
+        let result = astar_grid::find_path(grid, Cell::new(0, 1), Cell::new(4, 1), &options);
+        result.expect("valid").found().map(|path| path.cost)
+    };
+    let through = 2f64.sqrt() + 2.0 + 2f64.sqrt();
+    assert_eq!(cost(&grid), Some(through));
+    grid.set_link_open(door, false).expect("known");
+    assert_eq!(cost(&grid), None);
+    grid.set_link_open(door, true).expect("known");
+    assert_eq!(cost(&grid), Some(through));
+    // A link whose end was blocked after it was added is not taken.
+    grid.set_blocked(Cell::new(3, 0), true).expect("inside");
+    assert_eq!(cost(&grid), None);
+    grid.remove_link(door).expect("known");
+    assert_eq!(
+        grid.remove_link(door),
+        Err(astar_grid::LinkError::Unknown(door))
+    );
+    assert_eq!(door, LinkId(0));
+}
+
+#[test]
+fn floors_joined_by_stairs_are_searched_as_one_map() {
+    let ground = Grid::from_ascii("....\n.##.\n....").expect("grid");
+    let upstairs = Grid::from_ascii("....\n###.\n....").expect("grid");
+    let (plan, mut grid) = FloorPlan::stack(&[ground, upstairs]).expect("same sizes");
+    let at = |floor, x, y| plan.cell(FloorCell::new(floor, x, y)).expect("on the plan");
+    grid.add_link(Link::new(at(0, 3, 2), at(1, 3, 2), 4.0))
+        .expect("valid");
+    let result = astar_grid::find_path(&grid, at(0, 0, 2), at(1, 0, 0), &SearchOptions::default())
+        .expect("valid");
+    let path = result.found().expect("by the stairs");
+    let floors: Vec<u32> = path
+        .cells
+        .iter()
+        .map(|&cell| plan.floor_cell(cell).expect("on a floor").floor)
+        .collect();
+    // Along the ground floor, up the stairs once, then along the upper floor.
+    let up = floors
+        .iter()
+        .position(|&floor| floor == 1)
+        .expect("reaches floor 1");
+    assert!(floors[..up].iter().all(|&floor| floor == 0));
+    assert!(floors[up..].iter().all(|&floor| floor == 1));
+    // Three east below, the stairs, then two north and three west above (no corner cutting).
+    assert_eq!(path.cost, 3.0 + 4.0 + 5.0);
+}
+
+#[test]
+fn jump_point_search_refuses_a_grid_with_links_rather_than_ignore_them() {
+    let mut grid = Grid::new(4, 4);
+    assert!(JumpGrid::new(&grid).is_ok());
+    grid.add_link(Link::new(Cell::new(0, 0), Cell::new(3, 3), 1.0))
+        .expect("valid");
+    assert!(matches!(
+        JumpGrid::new(&grid),
+        Err(SearchError::Unsupported(_))
+    ));
+}
