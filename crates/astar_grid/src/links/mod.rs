@@ -8,9 +8,7 @@
 //! [`Link::terrain`] (a ladder closed to boats). A search takes an open link from a cell
 //! whose both ends are walkable at the time of the search.
 //!
-//! A* takes links as extra steps, and its heuristic stays admissible and consistent when a
-//! link is a shortcut: the estimate is the shortest way to the goal in a relaxed graph whose
-//! edges are the heuristic's distances between any two cells and the links themselves.
+//! Which tools follow links is told on [`Links`].
 
 mod bound;
 mod floors;
@@ -208,6 +206,20 @@ pub(crate) struct LinkStep {
 
 /// The links of a grid ([`Grid::links`]), and the table of their open directions that
 /// searches read: sorted by the cell they leave, with a bit per padded cell that has one.
+///
+/// A* ([`Searcher::find_path`](crate::Searcher::find_path), [`Searcher::begin`](crate::Searcher::begin)
+/// and so [`Engine`](crate::Engine) with [`Algorithm::AStar`](crate::Algorithm::AStar)) takes
+/// links as extra steps, whole or time-sliced, windows and limits included, and its heuristic
+/// stays admissible and consistent when a link is a shortcut: the estimate is the shortest way
+/// to the goal in a relaxed graph whose edges are the heuristic's distances between any two
+/// cells and the links themselves. An [`AgentGrid`](crate::AgentGrid) keeps the links its kind
+/// may take ([`Link::usable_by`]).
+///
+/// Not yet: [`JumpGrid::new`](crate::JumpGrid::new) refuses a grid with links rather than
+/// search it without them, and smoothing refuses a path with a link step (its cells are not
+/// neighbours). Flow fields, goal trees, connectivity, local repair and the closest reachable
+/// cell of jump point search and flow fields do not follow links yet: on a grid with links,
+/// search with A*.
 #[derive(Clone, Debug, Default)]
 pub struct Links {
     links: BTreeMap<LinkId, Link>,
