@@ -58,7 +58,7 @@ enum Prepared {
     Search,
     /// Jump point search's packed grid and options.
     JumpPoint {
-        jump_grid: JumpGrid,
+        jump_grid: Box<JumpGrid>,
         options: JpsOptions,
     },
     /// The field of the latest query's goal, once there was a query (boxed: a field is larger
@@ -102,7 +102,7 @@ impl<'g> Engine<'g> {
             Algorithm::AStar | Algorithm::Dijkstra => (Prepared::Search, Searcher::for_grid(grid)),
             Algorithm::JumpPoint => {
                 let prepared = Prepared::JumpPoint {
-                    jump_grid: JumpGrid::new(grid)?,
+                    jump_grid: Box::new(JumpGrid::new(grid)?),
                     options: JpsOptions::try_from(&options)?,
                 };
                 (prepared, Searcher::new())

@@ -1,13 +1,13 @@
 //! Links and floors checked against an independent Dijkstra over the grid's steps and the links:
 //! A* on grids with links (one-way, two-way, closed, kind-restricted, free and dear ones), for
-//! every movement rule, any cost model and agent kinds, run whole or in budgets; stacked
-//! floors; and the refusals of bad links.
+//! every movement rule, any cost model and agent kinds, run whole or in budgets; jump point
+//! search over links; stacked floors; and the refusals of bad links.
 
 pub mod common;
 
 use astar_grid::{
-    AgentGrid, AgentKind, Cell, CostModel, FloorCell, FloorPlan, Grid, JumpGrid, Link, LinkId,
-    Movement, SearchError, SearchOptions, SearchStatus, Searcher, Step, TerrainProfile,
+    AgentGrid, AgentKind, Cell, CostModel, FloorCell, FloorPlan, Grid, JpsOptions, JumpGrid, Link,
+    LinkId, Movement, SearchError, SearchOptions, SearchStatus, Searcher, Step, TerrainProfile,
 };
 use common::path_check::costs_match;
 use common::random_grid::{
@@ -368,13 +368,75 @@ fn floors_joined_by_stairs_are_searched_as_one_map() {
 }
 
 #[test]
-fn jump_point_search_refuses_a_grid_with_links_rather_than_ignore_them() {
+fn jump_point_search_refuses_the_closest_reachable_cell_on_a_grid_with_links() {
     let mut grid = Grid::new(4, 4);
-    assert!(JumpGrid::new(&grid).is_ok());
     grid.add_link(Link::new(Cell::new(0, 0), Cell::new(3, 3), 1.0))
         .expect("valid");
-    assert!(matches!(
-        JumpGrid::new(&grid),
-        Err(SearchError::Unsupported(_))
-    ));
+    let jump_grid = JumpGrid::new(&grid).expect("no terrain costs");
+    let options = JpsOptions::default().with_closest_reachable(true);
+    let result =
+        Searcher::new().find_path_jps(&jump_grid, Cell::new(0, 0), Cell::new(1, 1), &options);
+    assert!(matches!(result, Err(SearchError::Unsupported(_))));
+}
+
+/// The cost models jump point search takes: a diagonal dearer than a straight step and no
+/// dearer than two.
+fn jump_cost_model() -> impl Strategy<Value = CostModel> {
+    prop_oneof![
+        Just(CostModel::Octile),
+        Just(CostModel::INTEGER_10_14),
+        (1u32..=100, 0.0..=1.0f64).prop_map(|(straight, share)| CostModel::Integer {
+            straight,
+            diagonal: straight + 1 + (f64::from(straight - 1) * share) as u32,
+        }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(384))]
+
+    /// Jump point search over links: the reference's cost, as a legal walk when it returns
+    /// every cell, with the links given to the jump grid when it is built or afterwards.
+    #[test]
+    fn jump_point_search_over_links_matches_the_reference(
+        grid in random_grid(12, 12),
+        raw in prop::collection::vec(raw_link(), 0..12),
+        ends in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+        cost in jump_cost_model(),
+        full_path in any::<bool>(),
+        links_later in any::<bool>(),
+    ) {
+        let mut grid = Grid::from_fn(grid.width(), grid.height(), |cell| u8::from(grid.value(cell) != 0));
+        let plain = grid.clone();
+        let links = add_links(&mut grid, &raw);
+        let walkable: Vec<Cell> = grid.cells().filter(|&(_, v)| v != 0).map(|(c, _)| c).collect();
+        prop_assume!(!walkable.is_empty());
+        let (start, goal) = (*ends.0.get(&walkable), *ends.1.get(&walkable));
+        let jump_grid = if links_later {
+            let mut jump_grid = JumpGrid::new(&plain).expect("no terrain costs");
+            jump_grid.update_links(&grid).expect("same size");
+            jump_grid
+        } else {
+            JumpGrid::new(&grid).expect("no terrain costs")
+        };
+        let options = JpsOptions::default().with_cost(cost).with_full_path(full_path);
+        let result = Searcher::new().find_path_jps(&jump_grid, start, goal, &options).expect("valid");
+        let graph = ReferenceGraph::new(&grid, Movement::EIGHT, cost);
+        let everyone = AgentKind::new(TerrainProfile::identity(), 1);
+        let directions = usable_directions(&grid, &links, &everyone);
+        let expected = reference_costs(&graph, &grid, &directions, start)[graph.index(goal)];
+        match (expected, result.found()) {
+            (None, None) => prop_assert_eq!(result.status, SearchStatus::NoPath),
+            (Some(expected), Some(path)) => {
+                prop_assert!(costs_match(path.cost, expected), "JPS {} against {}", path.cost, expected);
+                let walk = check_walk(&graph, &directions, (start, goal), &path.cells, path.cost);
+                if full_path && let Err(problem) = walk {
+                    prop_assert!(false, "{}", problem);
+                }
+            }
+            (expected, found) => {
+                prop_assert!(false, "reference {expected:?}, JPS {:?}", found.map(|p| p.cost));
+            }
+        }
+    }
 }

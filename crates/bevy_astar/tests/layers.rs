@@ -103,7 +103,15 @@ const BEVY_ASTAR: &[Layer] = &[
 const ASTAR_GRID: &[Layer] = &[
     Layer {
         name: "grid",
-        modules: &["cell", "cost", "endpoints", "grid", "movement", "heuristic"],
+        modules: &[
+            "cell",
+            "cost",
+            "endpoints",
+            "grid",
+            "movement",
+            "heuristic",
+            "links",
+        ],
         siblings: true,
     },
     Layer {

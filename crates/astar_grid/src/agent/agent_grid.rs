@@ -4,7 +4,7 @@
 use super::clearance::anchors_within;
 use super::{AgentError, AgentKind, Clearance, Endpoint, FootprintProblem};
 use super::{TerrainProfile, check_kind};
-use crate::{Cell, Grid, Waypoint};
+use crate::{Cell, Grid, Link, Links, Waypoint};
 
 /// The grid one kind of agent (a [`TerrainProfile`] and a square size) searches on, derived
 /// from a terrain grid and kept up to date under edits.
@@ -121,7 +121,7 @@ impl AgentGrid {
         }
         let clearance = Clearance::new(terrain, profile);
         let mut grid = derive_grid(terrain, &clearance, size);
-        grid.take_links_for(terrain.links(), &AgentKind::new(*profile, size));
+        grid.set_links(links_for(terrain, &AgentKind::new(*profile, size)));
         Ok(Self {
             size,
             clearance,
@@ -329,13 +329,14 @@ impl AgentGrid {
     /// [`AgentError::OutOfBounds`] for a changed cell outside it; nothing is changed then.
     pub fn update(&mut self, terrain: &Grid, changed: &[Cell]) -> Result<Vec<Cell>, AgentError> {
         self.clearance.update(terrain, changed)?;
-        if self.grid.links() != &terrain.links().for_kind(&self.kind()) {
-            self.grid.take_links_for(terrain.links(), &self.kind());
+        let links = links_for(terrain, &self.kind());
+        if self.grid.links() != &links {
+            self.grid.set_links(links.clone());
         }
         let reach = usize::from(self.size);
         if changed.len().saturating_mul(reach * reach) >= self.grid.len() {
             let mut fresh = derive_grid(terrain, &self.clearance, self.size);
-            fresh.take_links_for(terrain.links(), &self.kind());
+            fresh.set_links(links);
             let updated = fresh
                 .cells()
                 .filter(|&(cell, value)| self.grid.value(cell) != value)
@@ -458,6 +459,28 @@ fn footprint_cells(anchor: Cell, size: u8) -> impl Iterator<Item = Cell> + use<>
         .flat_map(move |y| (anchor.x..end(anchor.x)).map(move |x| Cell::new(x, y)))
 }
 
+impl Link {
+    /// Whether agents of `kind` may take it (open or not): their footprint is no wider than
+    /// [`Link::max_size`] and their profile enters [`Link::terrain`].
+    ///
+    /// ```
+    /// use astar_grid::{AgentKind, Cell, Link, TerrainProfile};
+    ///
+    /// let door = Link::new(Cell::new(0, 0), Cell::new(0, 2), 1.0).with_max_size(1);
+    /// assert!(door.usable_by(&AgentKind::new(TerrainProfile::identity(), 1)));
+    /// assert!(!door.usable_by(&AgentKind::new(TerrainProfile::identity(), 2)));
+    /// ```
+    #[must_use]
+    pub fn usable_by(&self, kind: &AgentKind) -> bool {
+        kind.size <= self.max_size && kind.profile.cost(self.terrain).is_some()
+    }
+}
+
+/// The links of `terrain` that agents of `kind` may take, under their names.
+fn links_for(terrain: &Grid, kind: &AgentKind) -> Links {
+    terrain.links().filtered(|link| link.usable_by(kind))
+}
+
 /// The derived grid of agents of side `size` whose clearance on `terrain` is `clearance`: at
 /// each anchor where the footprint fits, the highest profile cost over it (a row pass taking
 /// the maximum of `size` cells to the right, then a column pass over `size` of those below),
@@ -486,4 +509,32 @@ fn derive_grid(terrain: &Grid, clearance: &Clearance, size: u8) -> Grid {
             .max()
             .unwrap_or(0)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LinkId;
+
+    #[test]
+    fn a_kind_keeps_the_links_it_may_take_under_their_names() {
+        let mut grid = Grid::new(4, 4);
+        let ladder = Link::new(Cell::new(0, 0), Cell::new(3, 0), 1.0).with_terrain(9);
+        let narrow = Link::new(Cell::new(0, 1), Cell::new(3, 1), 1.0).with_max_size(1);
+        let ladder = grid.add_link(ladder).expect("link");
+        let narrow = grid.add_link(narrow).expect("link");
+        let boat = TerrainProfile::from_fn(|value| u8::from(value != 9));
+        let kept = |kind: AgentKind| -> Vec<LinkId> {
+            links_for(&grid, &kind).iter().map(|(id, _)| id).collect()
+        };
+        assert_eq!(
+            kept(AgentKind::new(TerrainProfile::identity(), 1)),
+            [ladder, narrow]
+        );
+        assert_eq!(kept(AgentKind::new(boat, 1)), [narrow]);
+        assert_eq!(
+            kept(AgentKind::new(TerrainProfile::identity(), 2)),
+            [ladder]
+        );
+    }
 }

@@ -23,6 +23,9 @@ pub(crate) struct BitMatrix {
     lines: usize,
     words_per_line: usize,
     blocks: Vec<Block>,
+    /// Cells that are stops whatever their neighbours (the cells links leave from), by block
+    /// as `blocks`; empty when there are none.
+    marked: Vec<u64>,
 }
 
 /// 64 cells of a line.
@@ -86,6 +89,7 @@ impl BitMatrix {
             lines,
             words_per_line,
             blocks: vec![Block::BLOCKED; lines * words_per_line],
+            marked: Vec::new(),
         }
     }
 
@@ -135,9 +139,43 @@ impl BitMatrix {
         }
     }
 
+    /// Makes exactly the cells (`line`, `bit`) of `cells` stops of every scan, walkable or not,
+    /// besides the stops the walkable bits make: scans then end at them as at jump points.
+    pub(crate) fn set_marks(&mut self, cells: impl IntoIterator<Item = (usize, usize)>) {
+        let old = core::mem::take(&mut self.marked);
+        let mut marked = vec![0u64; self.blocks.len()];
+        let mut any = false;
+        for (line, bit) in cells {
+            if let Some(word) = marked.get_mut(bit / 64 * self.lines + line) {
+                *word |= 1 << (bit % 64);
+                any = true;
+            }
+        }
+        if any {
+            self.marked = marked;
+        }
+        for block in 0..self.blocks.len() {
+            let was = old.get(block).copied().unwrap_or(0);
+            if was != 0 || self.marked_word(block) != 0 {
+                self.refresh_word(block % self.lines, block / self.lines);
+            }
+        }
+    }
+
+    /// Whether (`line`, `bit`) is marked by [`BitMatrix::set_marks`].
+    #[inline]
+    pub(crate) fn is_marked(&self, line: usize, bit: usize) -> bool {
+        self.marked_word(bit / 64 * self.lines + line) >> (bit % 64) & 1 != 0
+    }
+
+    /// The marks of block `block`.
+    fn marked_word(&self, block: usize) -> u64 {
+        self.marked.get(block).copied().unwrap_or(0)
+    }
+
     /// Bytes of storage.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.blocks.len() * size_of::<Block>()
+        self.blocks.len() * size_of::<Block>() + self.marked.capacity() * size_of::<u64>()
     }
 
     /// The walkable bits of word `word` of `line`; 0 (blocked) outside the matrix.
@@ -155,7 +193,7 @@ impl BitMatrix {
         bit.is_some_and(|bit| self.walkable_word(line, Some(bit / 64)) >> (bit % 64) & 1 != 0)
     }
 
-    /// Recomputes both stop words of word `word` of `line` from the walkable bits.
+    /// Recomputes both stop words of word `word` of `line` from the walkable bits and the marks.
     fn refresh_word(&mut self, line: usize, word: usize) {
         let (before, after) = (line.checked_sub(1), line.checked_add(1));
         let (previous, next) = (word.checked_sub(1), word.checked_add(1));
@@ -170,21 +208,22 @@ impl BitMatrix {
             stop_increasing |= side_here & !side_lower;
             stop_decreasing |= side_here & !side_higher;
         }
+        let marked = self.marked_word(word * self.lines + line);
         let block = &mut self.blocks[word * self.lines + line];
-        block.stop_increasing = stop_increasing;
-        block.stop_decreasing = stop_decreasing;
+        block.stop_increasing = stop_increasing | marked;
+        block.stop_decreasing = stop_decreasing | marked;
     }
 
-    /// Recomputes the two stop bits of (`line`, `bit`) from the walkable bits.
+    /// Recomputes the two stop bits of (`line`, `bit`) from the walkable bits and the marks.
     fn refresh_bit(&mut self, line: usize, bit: usize) {
         let (before, after) = (line.checked_sub(1), line.checked_add(1));
         let (lower, higher) = (bit.checked_sub(1), bit.checked_add(1));
         let opens = |side: Option<usize>, behind: Option<usize>| {
             self.walkable_bit(side, Some(bit)) && !self.walkable_bit(side, behind)
         };
-        let blocked = !self.walkable_bit(Some(line), Some(bit));
-        let stop_increasing = blocked || opens(before, lower) || opens(after, lower);
-        let stop_decreasing = blocked || opens(before, higher) || opens(after, higher);
+        let always = !self.walkable_bit(Some(line), Some(bit)) || self.is_marked(line, bit);
+        let stop_increasing = always || opens(before, lower) || opens(after, lower);
+        let stop_decreasing = always || opens(before, higher) || opens(after, higher);
         let block = &mut self.blocks[bit / 64 * self.lines + line];
         let shift = bit % 64;
         block.stop_increasing =
@@ -284,6 +323,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn marked_cells_stop_scans_and_keep_stopping_them_through_edits_and_unmarking() {
+        let (lines, bits) = (5, 140);
+        let walkable = |line: usize, bit: usize| line > 0 && line < 4 && bit > 0 && bit < 139;
+        let mut matrix = BitMatrix::from_fn(lines, bits, walkable);
+        assert_eq!(matrix.scan_increasing(2, 1), ScanStop::blocked(139));
+        matrix.set_marks([(2, 70), (2, 128)]);
+        assert_eq!(matrix.scan_increasing(2, 1), ScanStop::jump(70));
+        assert_eq!(matrix.scan_decreasing(2, 138), ScanStop::jump(128));
+        // An edit beside a mark recomputes its stops and keeps the mark.
+        matrix.set(1, 70, false);
+        matrix.set(1, 70, true);
+        assert_eq!(matrix.scan_increasing(2, 1), ScanStop::jump(70));
+        matrix.set_marks([(2, 128)]);
+        assert_eq!(matrix.scan_increasing(2, 1), ScanStop::jump(128));
+        matrix.set_marks([]);
+        assert_eq!(matrix, BitMatrix::from_fn(lines, bits, walkable));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! for jump point search.
 
 use super::bits::BitMatrix;
+use crate::links::Links;
 use crate::{Cell, Grid, GridError, SearchError};
 
 /// A grid prepared for jump point search: its walkable cells packed 64 to a word, stored twice
@@ -36,6 +37,8 @@ pub struct JumpGrid {
     rows: BitMatrix,
     /// The transpose: line `x + 1`, bit `y + 1` is cell `(x, y)`.
     columns: BitMatrix,
+    /// The grid's links: the cells they leave from are marked as stops in both matrices.
+    links: Links,
 }
 
 impl JumpGrid {
@@ -43,18 +46,15 @@ impl JumpGrid {
     ///
     /// # Errors
     /// [`SearchError::Unsupported`] when the grid has terrain costs (a walkable cell with a
-    /// multiplier above 1): jump point search assumes every step onto a cell costs the same;
-    /// and when the grid has links ([`Grid::add_link`]), which jump point search does not follow
-    /// yet: search such a grid with A* ([`Searcher::find_path`](crate::Searcher::find_path)).
+    /// multiplier above 1): jump point search assumes every step onto a cell costs the same.
+    ///
+    /// The grid's links ([`Grid::add_link`]) come with it: jumps stop at the cells links leave
+    /// from, and a cell reached by a link is searched in every direction, as the start is. After
+    /// changing the grid's links, give them to the jump grid with [`JumpGrid::update_links`].
     pub fn new(grid: &Grid) -> Result<Self, SearchError> {
         if grid.has_terrain_costs() {
             return Err(SearchError::Unsupported(
                 "jump point search needs uniform costs, but the grid has terrain costs",
-            ));
-        }
-        if !grid.links().is_empty() {
-            return Err(SearchError::Unsupported(
-                "jump point search does not follow links yet, and the grid has links: search it with A*",
             ));
         }
         let (width, height) = (grid.width(), grid.height());
@@ -64,12 +64,62 @@ impl JumpGrid {
         let walkable = |x: usize, y: usize| cells[y * padded_width + x] != 0;
         let rows = BitMatrix::from_fn(padded_height, padded_width, |y, x| walkable(x, y));
         let columns = BitMatrix::from_fn(padded_width, padded_height, walkable);
-        Ok(Self {
+        let mut jump_grid = Self {
             width,
             height,
             rows,
             columns,
-        })
+            links: Links::default(),
+        };
+        jump_grid.take_links(grid.links());
+        Ok(jump_grid)
+    }
+
+    /// Takes the links of `grid`, the grid this jump grid was built from, after they changed.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, JpsOptions, JumpGrid, Link, Searcher};
+    ///
+    /// let mut grid = Grid::from_ascii("..#..\n..#..")?;
+    /// let mut jump_grid = JumpGrid::new(&grid)?;
+    /// let (start, goal) = (Cell::new(0, 0), Cell::new(4, 0));
+    /// let options = JpsOptions::default();
+    /// assert!(Searcher::new().find_path_jps(&jump_grid, start, goal, &options)?.found().is_none());
+    /// grid.add_link(Link::new(Cell::new(1, 1), Cell::new(3, 1), 1.0))?;
+    /// jump_grid.update_links(&grid)?;
+    /// let result = Searcher::new().find_path_jps(&jump_grid, start, goal, &options)?;
+    /// assert_eq!(result.found().map(|path| path.cost), Some(2.0f64.sqrt() + 1.0 + 2.0f64.sqrt()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SearchError::Unsupported`] when `grid` is not this jump grid's size.
+    pub fn update_links(&mut self, grid: &Grid) -> Result<(), SearchError> {
+        if (grid.width(), grid.height()) != (self.width, self.height) {
+            return Err(SearchError::Unsupported(
+                "the grid whose links a jump grid takes must be the size it was built from",
+            ));
+        }
+        self.take_links(grid.links());
+        Ok(())
+    }
+
+    /// The links, their search table in this grid's padded layout.
+    pub(crate) const fn links(&self) -> &Links {
+        &self.links
+    }
+
+    fn take_links(&mut self, links: &Links) {
+        self.links = links.clone();
+        let stride = self.stride();
+        let leaving: Vec<(usize, usize)> = self
+            .links
+            .steps()
+            .iter()
+            .map(|step| (step.from as usize % stride, step.from as usize / stride))
+            .collect();
+        self.rows.set_marks(leaving.iter().map(|&(x, y)| (y, x)));
+        self.columns.set_marks(leaving);
     }
 
     /// Number of columns.
@@ -122,10 +172,10 @@ impl JumpGrid {
         Ok(was_blocked)
     }
 
-    /// Bytes of storage (rows and columns).
+    /// Bytes of storage (rows and columns, and links).
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        self.rows.memory_bytes() + self.columns.memory_bytes()
+        self.rows.memory_bytes() + self.columns.memory_bytes() + self.links.memory_bytes()
     }
 
     /// Row length of the padded layout shared with [`Grid`] and the searcher's node array.

@@ -16,6 +16,9 @@ pub(crate) struct JumpNode {
     pub parent: u32,
     /// Whether the node has been expanded at its current cost.
     pub closed: bool,
+    /// Whether its best route ends with a link: it is then searched in every direction, as the
+    /// start is.
+    pub via_link: bool,
 }
 
 /// Reusable search memory, reset in time proportional to the previous search's work.
@@ -76,6 +79,7 @@ impl JumpScratch {
             y: y as u32,
             parent: parent as u32,
             closed: false,
+            via_link: false,
         });
         self.touched[cell / 64] |= 1 << (cell % 64);
         self.slots[cell] = slot as u32;

@@ -10,6 +10,7 @@ use super::scratch::{JumpNode, JumpScratch};
 use super::{JpsOptions, JumpGrid};
 use crate::closest::{flood_to_closest, turning_points};
 use crate::endpoints::{EndpointMap, validate_bounds_and_start, validate_endpoints};
+use crate::links::{LinkBound, Links};
 use crate::search::OpenEntry;
 use crate::{
     Cell, Limit, Movement, Path, SearchError, SearchResult, SearchStats, SearchStatus, Searcher,
@@ -69,8 +70,12 @@ impl Searcher {
     /// As [`Searcher::find_path`]: an empty grid, a start or goal outside the grid or blocked
     /// (a blocked goal is searched with [`JpsOptions::closest_reachable`]), an invalid cost
     /// model; [`SearchError::Unsupported`] for a cost model whose diagonal is cheaper than a
-    /// straight step or dearer than two. An unreachable goal is not an error but a result with
+    /// straight step or dearer than two, and for [`JpsOptions::closest_reachable`] on a grid
+    /// with links. An unreachable goal is not an error but a result with
     /// [`SearchStatus::NoPath`].
+    ///
+    /// The grid's links are followed ([`JumpGrid::update_links`]): a link's two ends are
+    /// consecutive cells of the path, full or not.
     pub fn find_path_jps(
         &mut self,
         grid: &JumpGrid,
@@ -84,6 +89,12 @@ impl Searcher {
             validate_endpoints(grid, start, goal)?;
         }
         options.validate()?;
+        let links = grid.links();
+        if options.closest_reachable && !links.is_empty() {
+            return Err(SearchError::Unsupported(
+                "jump point search does not look for the closest reachable cell on a grid with links yet: search it with A*",
+            ));
+        }
         if !grid.is_walkable(goal) {
             // Only with `closest_reachable`: no jump can end at a blocked goal.
             return Ok(self.flood_jump_grid(grid, start, goal, options, SearchStats::default()));
@@ -92,15 +103,28 @@ impl Searcher {
         let scratch = &mut self.jump;
         scratch.reset(grid.padded_len(), stride);
         let (goal_x, goal_y) = (goal.x as usize + 1, goal.y as usize + 1);
+        let (straight, diagonal) = (options.cost.straight(), options.cost.diagonal());
+        if links.has_steps() {
+            let rows = grid.rows();
+            self.link_bound.prepare(
+                links.steps(),
+                (stride, |index: usize| {
+                    rows.get(index / stride, index % stride)
+                }),
+                (goal_x as u32, goal_y as u32),
+                |dx, dy| octile(straight, diagonal, dx as usize, dy as usize),
+            );
+        }
         let mut search = JumpSearch {
             rows: grid.rows(),
             columns: grid.columns(),
             scratch,
+            links: links.has_steps().then_some((links, &self.link_bound)),
             stride,
             goal_x,
             goal_y,
-            straight: options.cost.straight(),
-            diagonal: options.cost.diagonal(),
+            straight,
+            diagonal,
             stats: SearchStats::default(),
         };
         search.relax(start.x as usize + 1, start.y as usize + 1, 0.0, 0);
@@ -163,7 +187,8 @@ impl Searcher {
 ///
 /// A node is reached from its parent by a diagonal run followed by a straight run (either may
 /// be empty). The waypoints are the nodes on the path plus the corner between the two runs where
-/// both are there, so that consecutive waypoints lie on one straight or diagonal line.
+/// both are there, so that consecutive waypoints lie on one straight or diagonal line. A node
+/// reached by a link follows its parent directly: the link's two ends are consecutive cells.
 fn jump_path(nodes: &[JumpNode], slot: usize, full_path: bool) -> Path {
     let length = jump_path_length(nodes, slot, full_path);
     // Filled from the goal backwards.
@@ -182,7 +207,10 @@ fn jump_path(nodes: &[JumpNode], slot: usize, full_path: bool) -> Path {
             break;
         }
         let there = cell_of(&nodes[parent]);
-        if full_path {
+        if nodes[current].via_link {
+            // A link: one step, however far.
+            push(here);
+        } else if full_path {
             push_run_back(here, there, &mut push);
         } else {
             push(here);
@@ -206,7 +234,9 @@ fn jump_path_length(nodes: &[JumpNode], slot: usize, full_path: bool) -> usize {
     while nodes[current].parent as usize != current {
         let parent = nodes[current].parent as usize;
         let (here, there) = (cell_of(&nodes[current]), cell_of(&nodes[parent]));
-        length += if full_path {
+        length += if nodes[current].via_link {
+            1
+        } else if full_path {
             here.x.abs_diff(there.x).max(here.y.abs_diff(there.y)) as usize
         } else {
             1 + usize::from(corner_between(there, here).is_some())
@@ -275,6 +305,8 @@ struct JumpSearch<'a> {
     rows: &'a BitMatrix,
     columns: &'a BitMatrix,
     scratch: &'a mut JumpScratch,
+    /// On a grid with open links: the links, and the heuristic's bound over them.
+    links: Option<(&'a Links, &'a LinkBound)>,
     stride: usize,
     goal_x: usize,
     goal_y: usize,
@@ -319,8 +351,23 @@ impl JumpSearch<'_> {
             if x == self.goal_x && y == self.goal_y {
                 return (SearchStatus::Found, Some(slot));
             }
-            let parent = self.scratch.nodes[node.parent as usize];
-            self.expand(x, y, slot, parent.x as usize, parent.y as usize, node.g);
+            if node.via_link {
+                self.expand_start(x, y, node.g, slot);
+            } else {
+                let parent = self.scratch.nodes[node.parent as usize];
+                self.expand(x, y, slot, parent.x as usize, parent.y as usize, node.g);
+            }
+            if let Some((links, _)) = self.links {
+                for step in links.steps_from(y * self.stride + x) {
+                    let (to_x, to_y) = (
+                        step.to as usize % self.stride,
+                        step.to as usize / self.stride,
+                    );
+                    if self.rows.get(to_y, to_x) {
+                        self.relax_by(to_x, to_y, node.g + step.cost, (slot, true));
+                    }
+                }
+            }
         }
     }
 
@@ -475,6 +522,10 @@ impl JumpSearch<'_> {
                 self.relax(x, y, diagonal_cost, parent);
                 return;
             }
+            // A cell a link leaves from is a jump point wherever the run meets it.
+            if self.links.is_some() && self.rows.is_marked(y, x) {
+                self.relax(x, y, diagonal_cost, parent);
+            }
             (next_x, next_y) = (x.wrapping_add_signed(DX), y.wrapping_add_signed(DY));
             let across = self.scan_horizontal::<DX>(x, y);
             let along = self.scan_vertical::<DY>(x, y);
@@ -514,9 +565,16 @@ impl JumpSearch<'_> {
         }
     }
 
-    /// Offers the cell `(x, y)` at cost `g` through the node in slot `parent`.
+    /// Offers the cell `(x, y)` at cost `g` through the node in slot `parent`, by a jump.
     #[inline]
     fn relax(&mut self, x: usize, y: usize, g: f64, parent: usize) {
+        self.relax_by(x, y, g, (parent, false));
+    }
+
+    /// Offers the cell `(x, y)` at cost `g` through the node in slot `parent`, by a link when
+    /// `via_link`, else by a jump.
+    #[inline]
+    fn relax_by(&mut self, x: usize, y: usize, g: f64, (parent, via_link): (usize, bool)) {
         let cell = y * self.stride + x;
         let scratch = &mut *self.scratch;
         let slot = match scratch.slot_of(cell) {
@@ -530,17 +588,40 @@ impl JumpSearch<'_> {
                 node.g = g;
                 node.parent = parent as u32;
                 node.closed = false;
+                node.via_link = via_link;
                 slot
             }
-            None => scratch.add(x, y, cell, g, parent),
+            None => {
+                let slot = scratch.add(x, y, cell, g, parent);
+                scratch.nodes[slot].via_link = via_link;
+                slot
+            }
         };
-        // The octile distance: exact on open ground, and never more than the true cost.
-        let (run_x, run_y) = (x.abs_diff(self.goal_x), y.abs_diff(self.goal_y));
-        let (long, short) = (run_x.max(run_y) as f64, run_x.min(run_y) as f64);
-        let h = self.straight * (long - short) + self.diagonal * short;
+        // The octile distance: exact on open ground, and never more than the true cost; over
+        // links, the bound that knows them.
+        let (straight, diagonal) = (self.straight, self.diagonal);
+        let mut h = octile(
+            straight,
+            diagonal,
+            x.abs_diff(self.goal_x),
+            y.abs_diff(self.goal_y),
+        );
+        if let Some((_, bound)) = self.links {
+            let at = (x as u32, y as u32);
+            h = bound.estimate(h, at, |dx, dy| {
+                octile(straight, diagonal, dx as usize, dy as usize)
+            });
+        }
         scratch.open.push(OpenEntry::new(g + h, g, slot as u32));
         self.stats.pushed += 1;
     }
+}
+
+/// The octile distance over `run_x` columns and `run_y` rows with these step costs.
+#[inline]
+fn octile(straight: f64, diagonal: f64, run_x: usize, run_y: usize) -> f64 {
+    let (long, short) = (run_x.max(run_y) as f64, run_x.min(run_y) as f64);
+    straight * (long - short) + diagonal * short
 }
 
 /// How much cheaper, relatively, a new route to a known node must be to replace the old one (and

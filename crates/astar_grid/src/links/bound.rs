@@ -40,13 +40,14 @@ struct Direction {
 }
 
 impl LinkBound {
-    /// Prepares the bound for a search towards padded `goal` over `cells` (rows `stride`
-    /// long), whose plain heuristic is `h0(dx, dy)`. Directions with a blocked end are left
-    /// out: no search takes them.
+    /// Prepares the bound for a search towards padded `goal` on a grid whose padded rows are
+    /// `stride` long and whose padded cell `index` is walkable when `walkable(index)`, under the
+    /// plain heuristic `h0(dx, dy)`. Directions with a blocked end are left out: no search
+    /// takes them.
     pub(crate) fn prepare(
         &mut self,
         steps: &[LinkStep],
-        (cells, stride): (&[u8], usize),
+        (stride, walkable): (usize, impl Fn(usize) -> bool),
         goal: (u32, u32),
         h0: impl Fn(u32, u32) -> f64,
     ) {
@@ -57,7 +58,7 @@ impl LinkBound {
         let distance = |a: (u32, u32), b: (u32, u32)| h0(a.0.abs_diff(b.0), a.1.abs_diff(b.1));
         let usable = steps
             .iter()
-            .filter(|step| cells[step.from as usize] != 0 && cells[step.to as usize] != 0);
+            .filter(|step| walkable(step.from as usize) && walkable(step.to as usize));
         for step in usable {
             let (from, to) = (place(step.from), place(step.to));
             self.scratch.push(Direction {
@@ -136,7 +137,7 @@ mod tests {
     fn a_teleporter_chain_is_followed_and_a_far_one_ignored() {
         // A 20x3 open strip (padded stride 22): the goal at the far east end; one teleporter
         // from (1, 1) to (10, 1), then another from (11, 1) to (19, 1), each costing 1.
-        let cells = vec![1u8; 22 * 5];
+        let cells = [1u8; 22 * 5];
         let index = |x: u32, y: u32| (y + 1) * 22 + x + 1;
         let step = |from, to| LinkStep {
             from,
@@ -150,7 +151,12 @@ mod tests {
         ];
         let mut bound = LinkBound::default();
         let goal = (20, 1);
-        bound.prepare(&steps, (&cells, 22), goal, chebyshev);
+        bound.prepare(
+            &steps,
+            (22, |index: usize| cells[index] != 0),
+            goal,
+            chebyshev,
+        );
         let at = |x: u32| {
             let direct = chebyshev(x.abs_diff(goal.0), 0);
             bound.estimate(direct, (x, 1), chebyshev)
@@ -165,7 +171,7 @@ mod tests {
 
     #[test]
     fn too_many_directions_keep_a_constant_floor() {
-        let cells = vec![1u8; 40 * 3];
+        let cells = [1u8; 40 * 3];
         let steps: Vec<LinkStep> = (0..=EXACT_STEPS as u32)
             .map(|k| LinkStep {
                 from: 40 + 1 + k,
@@ -175,7 +181,12 @@ mod tests {
             })
             .collect();
         let mut bound = LinkBound::default();
-        bound.prepare(&steps, (&cells, 40), (38, 1), chebyshev);
+        bound.prepare(
+            &steps,
+            (40, |index: usize| cells[index] != 0),
+            (38, 1),
+            chebyshev,
+        );
         // Every direction costs 2 and ends 8 columns from the goal.
         assert_eq!(bound.estimate(100.0, (1, 1), chebyshev), 10.0);
         assert_eq!(bound.estimate(3.0, (35, 1), chebyshev), 3.0);

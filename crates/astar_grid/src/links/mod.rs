@@ -16,7 +16,6 @@ mod floors;
 pub(crate) use bound::LinkBound;
 pub use floors::{FloorCell, FloorPlan, FloorPlanError};
 
-use crate::agent::{AgentKind, MAX_AGENT_SIZE};
 use crate::{Cell, Grid};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -38,6 +37,8 @@ impl fmt::Display for LinkId {
 }
 
 /// A link from cell [`Link::from`] to cell [`Link::to`].
+///
+/// Whether agents of a kind may take it: [`Link::usable_by`].
 ///
 /// ```
 /// use astar_grid::{Cell, Link};
@@ -67,8 +68,8 @@ pub struct Link {
     /// this value cannot take it. 1 to 255 (0 is a wall); default 1, plain ground. A search of
     /// the terrain grid itself (one-cell agents under the identity profile) takes every link.
     pub terrain: u8,
-    /// The side of the largest square footprint that may take it, 1 to [`MAX_AGENT_SIZE`].
-    /// Default [`MAX_AGENT_SIZE`]: every agent.
+    /// The side of the largest square footprint that may take it, at least 1. Default
+    /// `u8::MAX`: every agent.
     pub max_size: u8,
 }
 
@@ -83,7 +84,7 @@ impl Link {
             both_ways: true,
             open: true,
             terrain: 1,
-            max_size: MAX_AGENT_SIZE,
+            max_size: u8::MAX,
         }
     }
 
@@ -113,21 +114,6 @@ impl Link {
     pub const fn with_max_size(mut self, max_size: u8) -> Self {
         self.max_size = max_size;
         self
-    }
-
-    /// Whether agents of `kind` may take it (open or not): their footprint is no wider than
-    /// [`Link::max_size`] and their profile enters [`Link::terrain`].
-    ///
-    /// ```
-    /// use astar_grid::{AgentKind, Cell, Link, TerrainProfile};
-    ///
-    /// let door = Link::new(Cell::new(0, 0), Cell::new(0, 2), 1.0).with_max_size(1);
-    /// assert!(door.usable_by(&AgentKind::new(TerrainProfile::identity(), 1)));
-    /// assert!(!door.usable_by(&AgentKind::new(TerrainProfile::identity(), 2)));
-    /// ```
-    #[must_use]
-    pub fn usable_by(&self, kind: &AgentKind) -> bool {
-        kind.size <= self.max_size && kind.profile.cost(self.terrain).is_some()
     }
 }
 
@@ -181,8 +167,8 @@ pub enum LinkError {
     /// The terrain value is 0, which is a wall.
     #[error("a link's terrain must be 1 to 255: 0 is a wall")]
     WallTerrain,
-    /// The largest footprint is 0 or above [`MAX_AGENT_SIZE`].
-    #[error("a link's largest footprint must be 1 to {MAX_AGENT_SIZE}, not {max_size}")]
+    /// The largest footprint is 0.
+    #[error("a link's largest footprint must be at least 1, not {max_size}")]
     InvalidSize {
         /// The size given.
         max_size: u8,
@@ -215,11 +201,15 @@ pub(crate) struct LinkStep {
 /// cells and the links themselves. An [`AgentGrid`](crate::AgentGrid) keeps the links its kind
 /// may take ([`Link::usable_by`]).
 ///
-/// Not yet: [`JumpGrid::new`](crate::JumpGrid::new) refuses a grid with links rather than
-/// search it without them, and smoothing refuses a path with a link step (its cells are not
-/// neighbours). Flow fields, goal trees, connectivity, local repair and the closest reachable
-/// cell of jump point search and flow fields do not follow links yet: on a grid with links,
-/// search with A*.
+/// Jump point search ([`Searcher::find_path_jps`](crate::Searcher::find_path_jps)) follows them
+/// too: a [`JumpGrid`](crate::JumpGrid) takes the grid's links, its jumps stop at the cells
+/// links leave from (straight scans as at a forced neighbour, diagonal runs as at the goal),
+/// and a cell reached by a link is searched in every direction, as the start is.
+///
+/// Not yet: jump point search refuses [`JpsOptions::closest_reachable`](crate::JpsOptions::closest_reachable)
+/// on a grid with links, and smoothing refuses a path with a link step (its cells are not
+/// neighbours). Flow fields, goal trees, connectivity and local repair do not follow links
+/// yet: on a grid with links, search with A* or jump point search.
 #[derive(Clone, Debug, Default)]
 pub struct Links {
     links: BTreeMap<LinkId, Link>,
@@ -332,13 +322,13 @@ impl Links {
         }
     }
 
-    /// The links agents of `kind` may take, with the same names.
-    pub(crate) fn for_kind(&self, kind: &AgentKind) -> Self {
+    /// The links `keep` keeps, with the same names.
+    pub(crate) fn filtered(&self, keep: impl Fn(&Link) -> bool) -> Self {
         Self {
             links: self
                 .links
                 .iter()
-                .filter(|(_, link)| link.usable_by(kind))
+                .filter(|(_, link)| keep(link))
                 .map(|(&id, link)| (id, *link))
                 .collect(),
             next_id: self.next_id,
@@ -401,9 +391,8 @@ impl Grid {
     /// [`LinkError::OutOfBounds`] and [`LinkError::Blocked`] for an end off the grid or
     /// blocked (the start end first), [`LinkError::InvalidCost`] for a cost that is negative or
     /// not finite, [`LinkError::WallTerrain`] for a terrain of 0, [`LinkError::InvalidSize`]
-    /// for a largest footprint of 0 or above
-    /// [`MAX_AGENT_SIZE`], and [`LinkError::TooMany`] past [`MAX_LINKS`]. The grid is unchanged
-    /// then.
+    /// for a largest footprint of 0, and [`LinkError::TooMany`] past [`MAX_LINKS`]. The grid is
+    /// unchanged then.
     pub fn add_link(&mut self, link: Link) -> Result<LinkId, LinkError> {
         for (end, cell) in [(LinkEnd::From, link.from), (LinkEnd::To, link.to)] {
             if !self.contains(cell) {
@@ -424,7 +413,7 @@ impl Grid {
         if link.terrain == 0 {
             return Err(LinkError::WallTerrain);
         }
-        if link.max_size == 0 || link.max_size > MAX_AGENT_SIZE {
+        if link.max_size == 0 {
             return Err(LinkError::InvalidSize {
                 max_size: link.max_size,
             });
@@ -473,10 +462,9 @@ impl Grid {
         &self.links
     }
 
-    /// Replaces the grid's links by those of `links` that agents of `kind` may take (for a
-    /// grid derived for that kind), keeping their names.
-    pub(crate) fn take_links_for(&mut self, links: &Links, kind: &AgentKind) {
-        self.links = links.for_kind(kind);
+    /// Replaces the grid's links by `links` (of a grid of the same size).
+    pub(crate) fn set_links(&mut self, links: Links) {
+        self.links = links;
         self.refresh_links();
     }
 
@@ -489,7 +477,6 @@ impl Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::TerrainProfile;
 
     #[test]
     fn bad_links_are_refused_with_the_end_they_are_about_and_change_nothing() {
@@ -574,31 +561,5 @@ mod tests {
         grid.remove_link(one_way).expect("known");
         assert!(!grid.links().has_steps());
         assert_eq!(grid.links().len(), 1);
-    }
-
-    #[test]
-    fn a_kind_keeps_the_links_it_may_take_under_their_names() {
-        let mut grid = Grid::new(4, 4);
-        let ladder = Link::new(Cell::new(0, 0), Cell::new(3, 0), 1.0).with_terrain(9);
-        let narrow = Link::new(Cell::new(0, 1), Cell::new(3, 1), 1.0).with_max_size(1);
-        let ladder = grid.add_link(ladder).expect("link");
-        let narrow = grid.add_link(narrow).expect("link");
-        let boat = TerrainProfile::from_fn(|value| u8::from(value != 9));
-        let kept = |kind: AgentKind| -> Vec<LinkId> {
-            grid.links()
-                .for_kind(&kind)
-                .iter()
-                .map(|(id, _)| id)
-                .collect()
-        };
-        assert_eq!(
-            kept(AgentKind::new(TerrainProfile::identity(), 1)),
-            [ladder, narrow]
-        );
-        assert_eq!(kept(AgentKind::new(boat, 1)), [narrow]);
-        assert_eq!(
-            kept(AgentKind::new(TerrainProfile::identity(), 2)),
-            [ladder]
-        );
     }
 }

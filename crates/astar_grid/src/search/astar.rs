@@ -285,7 +285,7 @@ impl<'a> ActiveSearch<'a> {
             let heuristic = plan.heuristic;
             searcher.link_bound.prepare(
                 grid.links().steps(),
-                (grid.raw(), grid.stride()),
+                (grid.stride(), |index: usize| grid.raw()[index] != 0),
                 (plan.goal_x, plan.goal_y),
                 |dx, dy| heuristic.estimate(dx, dy),
             );
