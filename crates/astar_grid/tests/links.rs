@@ -1,13 +1,15 @@
 //! Links and floors checked against an independent Dijkstra over the grid's steps and the links:
 //! A* on grids with links (one-way, two-way, closed, kind-restricted, free and dear ones), for
 //! every movement rule, any cost model and agent kinds, run whole or in budgets; jump point
-//! search over links; stacked floors; and the refusals of bad links.
+//! search over links; smoothing that keeps link steps; stacked floors; and the refusals of bad
+//! links.
 
 pub mod common;
 
 use astar_grid::{
     AgentGrid, AgentKind, Cell, CostModel, FloorCell, FloorPlan, Grid, JpsOptions, JumpGrid, Link,
-    LinkId, Movement, SearchError, SearchOptions, SearchStatus, Searcher, Step, TerrainProfile,
+    LinkId, Movement, SearchError, SearchOptions, SearchStatus, Searcher, SmoothingOptions, Step,
+    TerrainProfile, line_of_sight, smooth_path_cells,
 };
 use common::path_check::costs_match;
 use common::random_grid::{
@@ -436,6 +438,56 @@ proptest! {
             }
             (expected, found) => {
                 prop_assert!(false, "reference {expected:?}, JPS {:?}", found.map(|p| p.cost));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Smoothing a path that takes links keeps every link step whole, as two consecutive
+    /// waypoints, and joins every other pair of consecutive waypoints by a line of sight.
+    #[test]
+    fn smoothing_never_shortcuts_across_a_link(
+        grid in random_grid(12, 12),
+        raw in prop::collection::vec(raw_link(), 1..8),
+        ends in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+        movement in movement(),
+    ) {
+        let mut grid = grid;
+        let links = add_links(&mut grid, &raw);
+        let walkable: Vec<Cell> = grid.cells().filter(|&(_, v)| v != 0).map(|(c, _)| c).collect();
+        prop_assume!(!walkable.is_empty());
+        let (start, goal) = (*ends.0.get(&walkable), *ends.1.get(&walkable));
+        let options = SearchOptions::default().with_movement(movement);
+        let result = astar_grid::find_path(&grid, start, goal, &options).expect("valid");
+        let Some(path) = result.found() else {
+            return Ok(());
+        };
+        let kept = smooth_path_cells(&grid, &path.cells, movement, SmoothingOptions::default())
+            .expect("a path of steps and links smooths");
+        let everyone = AgentKind::new(TerrainProfile::identity(), 1);
+        let directions = usable_directions(&grid, &links, &everyone);
+        let is_link = |a: Cell, b: Cell| directions.iter().any(|&(from, to, _)| (from, to) == (a, b));
+        let walks = |a: Cell, b: Cell| line_of_sight(&grid, a, b, movement);
+        // Each kept cell is a path cell, in path order.
+        let mut places = Vec::new();
+        let mut next = 0;
+        for cell in &kept {
+            let offset = path.cells[next..].iter().position(|c| c == cell);
+            prop_assert!(offset.is_some(), "{} is not on the path after cell {}", cell, next);
+            next += offset.unwrap_or(0);
+            places.push(next);
+        }
+        for (pair, place) in kept.windows(2).zip(places.windows(2)) {
+            let step = place[1] == place[0] + 1 && is_link(pair[0], pair[1]);
+            prop_assert!(step || walks(pair[0], pair[1]), "{} to {} neither walks nor is a link", pair[0], pair[1]);
+        }
+        // Every step of the path that only a link makes is kept whole.
+        for (index, step) in path.cells.windows(2).enumerate() {
+            if !walks(step[0], step[1]) {
+                prop_assert!(places.windows(2).any(|p| p == [index, index + 1]), "link step {} lost", index);
             }
         }
     }

@@ -206,10 +206,12 @@ pub(crate) struct LinkStep {
 /// links leave from (straight scans as at a forced neighbour, diagonal runs as at the goal),
 /// and a cell reached by a link is searched in every direction, as the start is.
 ///
+/// Smoothing ([`smooth_path`](crate::smooth_path)) keeps a path's link steps whole and never
+/// draws a segment across one.
+///
 /// Not yet: jump point search refuses [`JpsOptions::closest_reachable`](crate::JpsOptions::closest_reachable)
-/// on a grid with links, and smoothing refuses a path with a link step (its cells are not
-/// neighbours). Flow fields, goal trees, connectivity and local repair do not follow links
-/// yet: on a grid with links, search with A* or jump point search.
+/// on a grid with links. Flow fields, goal trees, connectivity and local repair do not follow
+/// links yet: on a grid with links, search with A* or jump point search.
 #[derive(Clone, Debug, Default)]
 pub struct Links {
     links: BTreeMap<LinkId, Link>,
@@ -460,6 +462,15 @@ impl Grid {
     #[must_use]
     pub fn links(&self) -> &Links {
         &self.links
+    }
+
+    /// Whether an open link leads from `from` to `to` (both inside the grid).
+    pub(crate) fn has_open_link(&self, from: Cell, to: Cell) -> bool {
+        let target = self.index(to) as u32;
+        self.links
+            .steps_from(self.index(from))
+            .iter()
+            .any(|step| step.to == target)
     }
 
     /// Replaces the grid's links by `links` (of a grid of the same size).

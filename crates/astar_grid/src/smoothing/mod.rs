@@ -133,9 +133,15 @@ pub enum SmoothingError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
+/// A step between two cells that are not neighbours, or whose diagonal the movement rule
+/// forbids, is a link step when the grid has an open link from the first to the second
+/// ([`Grid::add_link`]): both its ends are kept, and no segment crosses it, so a smoothed path
+/// takes the same links as the grid path.
+///
 /// # Errors
 /// [`SmoothingError`] for an empty path, an invalid maximum segment length, or a path that is not
-/// a walkable sequence of neighbouring cells under `movement`.
+/// a walkable sequence of neighbouring cells under `movement` (or of cells joined by open
+/// links).
 pub fn smooth_path(
     grid: &Grid,
     path: &[Cell],
@@ -184,7 +190,8 @@ pub fn smooth_path_cells(
         Some(max) if max.is_finite() && max >= SQRT_2 => max,
         Some(max) => return Err(SmoothingError::InvalidMaxSegment(max)),
     };
-    validate_path(grid, path, movement)?;
+    let link_steps = validate_path(grid, path, movement)?;
+    let mut link_steps = link_steps.iter().copied().peekable();
     let last = path.len() - 1;
     let lookahead = options.max_lookahead.map_or(usize::MAX, NonZeroUsize::get);
     let mut kept = vec![path[0]];
@@ -193,7 +200,15 @@ pub fn smooth_path_cells(
     let mut stretch_max = Vec::new();
     while anchor < last {
         let from = path[anchor];
-        let end = last.min(anchor.saturating_add(lookahead));
+        // No segment crosses a link step: it ends at the step's first cell, and from there the
+        // step itself is the next segment.
+        while link_steps.next_if(|&step| step < anchor).is_some() {}
+        let before_link = match link_steps.peek() {
+            Some(&step) if step == anchor => anchor + 1,
+            Some(&step) => step,
+            None => last,
+        };
+        let end = last.min(anchor.saturating_add(lookahead)).min(before_link);
         stretch_max.clear();
         stretch_max.extend(path[anchor..=end].iter().scan(0, |max, &cell| {
             *max = grid.value(cell).max(*max);
@@ -229,8 +244,13 @@ fn cell_distance(a: Cell, b: Cell) -> f64 {
 }
 
 /// Checks that `path` is a non-empty sequence of walkable cells, each a neighbour of the next
-/// under `movement`, with every step in line of sight under it.
-fn validate_path(grid: &Grid, path: &[Cell], movement: Movement) -> Result<(), SmoothingError> {
+/// under `movement` with the step in line of sight under it, or joined to it by an open link;
+/// returns the indices of the link steps (the first cell of each), in order.
+fn validate_path(
+    grid: &Grid,
+    path: &[Cell],
+    movement: Movement,
+) -> Result<Vec<usize>, SmoothingError> {
     if path.is_empty() {
         return Err(SmoothingError::EmptyPath);
     }
@@ -242,20 +262,26 @@ fn validate_path(grid: &Grid, path: &[Cell], movement: Movement) -> Result<(), S
             return Err(SmoothingError::Blocked { index, cell });
         }
     }
+    let mut link_steps = Vec::new();
     for (index, step) in path.windows(2).enumerate() {
         let (from, to) = (step[0], step[1]);
         let neighbours = match movement.neighborhood {
             Neighborhood::Four => from.x.abs_diff(to.x) + from.y.abs_diff(to.y) == 1,
             Neighborhood::Eight => from != to && from.is_adjacent_8(to),
         };
-        if !neighbours {
-            return Err(SmoothingError::NotAdjacent { index });
+        let walks = neighbours && line_of_sight(grid, from, to, movement);
+        if walks {
+            continue;
         }
-        if !line_of_sight(grid, from, to, movement) {
+        if grid.has_open_link(from, to) {
+            link_steps.push(index);
+        } else if !neighbours {
+            return Err(SmoothingError::NotAdjacent { index });
+        } else {
             return Err(SmoothingError::CornerBlocked { index });
         }
     }
-    Ok(())
+    Ok(link_steps)
 }
 
 #[cfg(test)]
