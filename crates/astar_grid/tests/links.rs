@@ -1,15 +1,16 @@
 //! Links and floors checked against an independent Dijkstra over the grid's steps and the links:
 //! A* on grids with links (one-way, two-way, closed, kind-restricted, free and dear ones), for
 //! every movement rule, any cost model and agent kinds, run whole or in budgets; jump point
-//! search over links; smoothing that keeps link steps; stacked floors; and the refusals of bad
-//! links.
+//! search over links; smoothing that keeps link steps; flow fields and goal trees over links,
+//! built and brought up to date as links and cells change; stacked floors; and the refusals of
+//! bad links.
 
 pub mod common;
 
 use astar_grid::{
-    AgentGrid, AgentKind, Cell, CostModel, FloorCell, FloorPlan, Grid, JpsOptions, JumpGrid, Link,
-    LinkId, Movement, SearchError, SearchOptions, SearchStatus, Searcher, SmoothingOptions, Step,
-    TerrainProfile, line_of_sight, smooth_path_cells,
+    AgentGrid, AgentKind, Cell, CostModel, FloorCell, FloorPlan, FlowField, GoalTree, Grid,
+    JpsOptions, JumpGrid, Link, LinkId, Movement, SearchError, SearchOptions, SearchStatus,
+    Searcher, SmoothingOptions, Step, TerrainProfile, line_of_sight, smooth_path_cells,
 };
 use common::path_check::costs_match;
 use common::random_grid::{
@@ -490,5 +491,151 @@ proptest! {
                 prop_assert!(places.windows(2).any(|p| p == [index, index + 1]), "link step {} lost", index);
             }
         }
+    }
+}
+
+/// A change to a grid with links, as drawn.
+#[derive(Clone, Debug)]
+enum LinkEdit {
+    /// Opens a closed link or closes an open one.
+    Toggle(prop::sample::Index),
+    /// Removes a link.
+    Remove(prop::sample::Index),
+    /// Adds a link.
+    Add(RawLink),
+    /// Blocks or opens a cell.
+    Cell(prop::sample::Index),
+}
+
+fn link_edit() -> impl Strategy<Value = LinkEdit> {
+    prop_oneof![
+        2 => any::<prop::sample::Index>().prop_map(LinkEdit::Toggle),
+        1 => any::<prop::sample::Index>().prop_map(LinkEdit::Remove),
+        2 => raw_link().prop_map(LinkEdit::Add),
+        2 => any::<prop::sample::Index>().prop_map(LinkEdit::Cell),
+    ]
+}
+
+/// Applies `edit` to `grid`; returns the cells to tell a field about (a changed cell, or a
+/// changed link's ends).
+fn apply_edit(grid: &mut Grid, edit: &LinkEdit, goal: Cell) -> Vec<Cell> {
+    let ids: Vec<(LinkId, Link)> = grid.links().iter().map(|(id, link)| (id, *link)).collect();
+    match edit {
+        LinkEdit::Toggle(pick) | LinkEdit::Remove(pick) if !ids.is_empty() => {
+            let (id, link) = *pick.get(&ids);
+            if matches!(edit, LinkEdit::Toggle(_)) {
+                grid.set_link_open(id, !link.open).expect("known");
+            } else {
+                grid.remove_link(id).expect("known");
+            }
+            vec![link.from, link.to]
+        }
+        LinkEdit::Add(raw) => {
+            let added = add_links(grid, std::slice::from_ref(raw));
+            added.iter().flat_map(|link| [link.from, link.to]).collect()
+        }
+        LinkEdit::Cell(pick) => {
+            let cells: Vec<Cell> = grid
+                .cells()
+                .map(|(cell, _)| cell)
+                .filter(|&c| c != goal)
+                .collect();
+            if cells.is_empty() {
+                return Vec::new();
+            }
+            let cell = *pick.get(&cells);
+            let blocked = grid.is_walkable(cell);
+            grid.set_blocked(cell, blocked).expect("inside");
+            vec![cell]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Checks a field's cost at every cell of `grid` against the reference, within `tolerance`
+/// (relative), and that its paths are legal walks at those costs.
+fn check_field(
+    grid: &Grid,
+    goal: Cell,
+    movement: Movement,
+    cost: CostModel,
+    read: impl Fn(Cell) -> (Option<f64>, Option<astar_grid::Path>),
+    tolerance: f64,
+) -> Result<(), TestCaseError> {
+    let graph = ReferenceGraph::new(grid, movement, cost);
+    let links: Vec<Link> = grid.links().iter().map(|(_, link)| *link).collect();
+    let everyone = AgentKind::new(TerrainProfile::identity(), 1);
+    let directions = usable_directions(grid, &links, &everyone);
+    for (cell, value) in grid.cells() {
+        if value == 0 {
+            continue;
+        }
+        let expected = reference_costs(&graph, grid, &directions, cell)[graph.index(goal)];
+        let (field_cost, path) = read(cell);
+        match (expected, field_cost, path) {
+            (None, None, None) => {}
+            (Some(expected), Some(found), Some(path)) => {
+                prop_assert!(
+                    (found - expected).abs() <= tolerance * expected.max(1.0),
+                    "{}: the field says {}, the reference {}",
+                    cell,
+                    found,
+                    expected
+                );
+                if let Err(problem) =
+                    check_walk(&graph, &directions, (cell, goal), &path.cells, path.cost)
+                {
+                    prop_assert!(false, "{}: {}", cell, problem);
+                }
+            }
+            (expected, found, path) => prop_assert!(
+                false,
+                "{}: reference {:?}, field {:?}, path {}",
+                cell,
+                expected,
+                found,
+                path.is_some()
+            ),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    /// Flow fields and goal trees over links: every cell's cost is the reference's, and its
+    /// path a legal walk; after links are toggled, removed and added and cells blocked, an
+    /// updated field still is, as a fresh build is.
+    #[test]
+    fn flow_fields_and_goal_trees_follow_links_and_their_changes(
+        grid in random_grid(8, 8),
+        raw in prop::collection::vec(raw_link(), 0..8),
+        goal in any::<prop::sample::Index>(),
+        movement in movement(),
+        cost in any_cost_model(),
+        edits in prop::collection::vec(link_edit(), 0..6),
+    ) {
+        let mut grid = grid;
+        add_links(&mut grid, &raw);
+        let walkable: Vec<Cell> = grid.cells().filter(|&(_, v)| v != 0).map(|(c, _)| c).collect();
+        prop_assume!(!walkable.is_empty());
+        let goal = *goal.get(&walkable);
+        let mut field = FlowField::build(&grid, &[goal], movement, cost).expect("valid");
+        let mut tree = GoalTree::build(&grid, &[goal], movement, cost).expect("valid");
+        let read = |cell| (field.cost_at(cell), field.path_from(cell));
+        check_field(&grid, goal, movement, cost, read, 1e-9)?;
+        for edit in &edits {
+            let changed = apply_edit(&mut grid, edit, goal);
+            field.update(&grid, &changed).expect("same grid");
+            tree.update(&grid, &changed).expect("same grid");
+        }
+        let read = |cell| (field.cost_at(cell), field.path_from(cell));
+        check_field(&grid, goal, movement, cost, read, 1e-9)?;
+        let tree_read = |cell| {
+            let path = tree.path_from(&grid, cell).expect("same grid");
+            (tree.cost_at(cell), path)
+        };
+        check_field(&grid, goal, movement, cost, tree_read, 1e-5)?;
     }
 }

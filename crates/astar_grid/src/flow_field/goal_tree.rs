@@ -117,9 +117,7 @@ impl GoalTree {
         self.check_size(grid)?;
         let raw = grid.raw();
         let mut cost = 0.0;
-        let cells = self.cells_from(cell, |direction, onto| {
-            cost += self.step_cost[direction] * f64::from(raw[onto]);
-        });
+        let cells = self.cells_from(cell, |price, onto| cost += price.onto(raw[onto]));
         Ok(cells.map(|cells| Path { cells, cost }))
     }
 }

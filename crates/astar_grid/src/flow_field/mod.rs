@@ -19,10 +19,12 @@ use crate::connectivity::step_rule::StepRule;
 use crate::movement::DIRECTIONS;
 use crate::{Cell, CostModel, Grid, Movement, Path, ReachedPath};
 use core::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 /// `next` value of a goal cell.
 const GOAL: u8 = 8;
+/// `next` value of a cell whose next step is a link ([`CostField::link_next`]).
+const LINK: u8 = 9;
 /// `next` value of a cell that cannot reach a goal.
 const NONE: u8 = u8::MAX;
 
@@ -89,14 +91,34 @@ pub struct CostField<C: FieldCost> {
     goal_indices: Vec<u32>,
     /// Padded: cost to the nearest goal, [`FieldCost::UNREACHED`] when none is reachable.
     costs: Vec<C>,
-    /// Padded: direction of the next step, [`GOAL`] or [`NONE`].
+    /// Padded: direction of the next step, [`GOAL`], [`LINK`] or [`NONE`].
     next: Vec<u8>,
+    /// For the cells whose next step is a link: the padded index of its end, and its cost.
+    link_next: HashMap<u32, (u32, f64)>,
     /// Scratch: the Dijkstra queue.
     open: BinaryHeap<FlowEntry>,
     /// Scratch for updates: cells whose cost was dropped.
     invalidated: Vec<u32>,
     /// Scratch for updates.
     stack: Vec<u32>,
+}
+
+/// What a step of a field's path costs: its base price times the terrain cost of the cell it
+/// steps onto, or a link's cost as it is.
+#[derive(Clone, Copy, Debug)]
+enum StepPrice {
+    Terrain(f64),
+    Link(f64),
+}
+
+impl StepPrice {
+    /// The step's cost onto a cell of terrain cost `terrain`.
+    fn onto(self, terrain: u8) -> f64 {
+        match self {
+            Self::Terrain(base) => base * f64::from(terrain),
+            Self::Link(cost) => cost,
+        }
+    }
 }
 
 /// A queue entry: a cell and the exact cost it was queued with (the cell stores it as its
@@ -398,6 +420,7 @@ impl<C: FieldCost> CostField<C> {
             goal_indices: Vec::new(),
             costs: Vec::new(),
             next: Vec::new(),
+            link_next: HashMap::new(),
             open: BinaryHeap::new(),
             invalidated: Vec::new(),
             stack: Vec::new(),
@@ -415,7 +438,7 @@ impl<C: FieldCost> CostField<C> {
         goals: &[Cell],
     ) -> Result<FlowFieldUpdate, FlowFieldError> {
         self.seed(grid, goals)?;
-        let settled = self.settle(grid.raw());
+        let settled = self.settle(grid);
         Ok(FlowFieldUpdate {
             invalidated: 0,
             settled,
@@ -453,6 +476,7 @@ impl<C: FieldCost> CostField<C> {
         self.costs.resize(cells, C::UNREACHED);
         self.next.clear();
         self.next.resize(cells, NONE);
+        self.link_next.clear();
         self.open.clear();
         for &index in &self.goal_indices {
             self.costs[index as usize] = C::ZERO;
@@ -507,36 +531,58 @@ impl<C: FieldCost> CostField<C> {
             .is_some_and(|index| self.next[index] == GOAL)
     }
 
-    /// The neighbour to step onto from `cell` to follow an optimal path to the nearest goal;
-    /// `None` at a goal and where no goal can be reached. Ties between equally good neighbours
-    /// are broken consistently but arbitrarily.
+    /// The cell to step onto from `cell` to follow an optimal path to the nearest goal (a
+    /// neighbour, or the far end of a link of the grid, [`Grid::add_link`]); `None` at a goal
+    /// and where no goal can be reached. Ties between equally good steps are broken
+    /// consistently but arbitrarily.
     #[must_use]
     pub fn next_step(&self, cell: Cell) -> Option<Cell> {
-        let direction = *self.next.get(self.index(cell)?)?;
-        let &(dx, dy) = DIRECTIONS.get(usize::from(direction))?;
-        cell.offset(dx, dy)
+        let index = self.index(cell)?;
+        let (onto, _) = self.step_from(index)?;
+        Some(self.cell_at(onto))
+    }
+
+    /// The padded index of the cell the next step from padded `index` goes onto, and its
+    /// price: [`StepPrice::Terrain`] of a neighbour, [`StepPrice::Link`] of a link; `None` at a
+    /// goal and where no goal is reached.
+    fn step_from(&self, index: usize) -> Option<(usize, StepPrice)> {
+        let direction = *self.next.get(index)?;
+        if direction == LINK {
+            let &(onto, cost) = self.link_next.get(&(index as u32))?;
+            return Some((onto as usize, StepPrice::Link(cost)));
+        }
+        let delta = self.rule.delta.get(usize::from(direction))?;
+        let price = StepPrice::Terrain(self.step_cost[usize::from(direction)]);
+        Some((index.wrapping_add_signed(*delta), price))
+    }
+
+    /// The cell at padded `index`.
+    fn cell_at(&self, index: usize) -> Cell {
+        let stride = self.width as usize + 2;
+        Cell::new((index % stride) as u32 - 1, (index / stride) as u32 - 1)
     }
 
     /// The cells of the path from `cell` along next steps to a goal, `cell` first; `None`
-    /// where no goal can be reached. `on_step` is given each step's direction and the padded
+    /// where no goal can be reached. `on_step` is given each step's price and the padded
     /// index of the cell it steps onto.
-    fn cells_from(&self, cell: Cell, mut on_step: impl FnMut(usize, usize)) -> Option<Vec<Cell>> {
+    fn cells_from(
+        &self,
+        cell: Cell,
+        mut on_step: impl FnMut(StepPrice, usize),
+    ) -> Option<Vec<Cell>> {
         let mut index = self.index(cell)?;
         if !self.costs[index].is_reached() {
             return None;
         }
-        let mut current = cell;
         let mut cells = vec![cell];
         loop {
-            let direction = self.next[index];
-            if direction == GOAL {
+            if self.next[index] == GOAL {
                 return Some(cells);
             }
-            let &(dx, dy) = DIRECTIONS.get(usize::from(direction))?;
-            current = current.offset(dx, dy)?;
-            index = index.wrapping_add_signed(self.rule.delta[usize::from(direction)]);
-            on_step(usize::from(direction), index);
-            cells.push(current);
+            let (onto, price) = self.step_from(index)?;
+            index = onto;
+            on_step(price, index);
+            cells.push(self.cell_at(index));
             if cells.len() > self.costs.len() {
                 return None; // costs fall strictly along next steps, so this cannot happen
             }
@@ -565,6 +611,7 @@ impl<C: FieldCost> CostField<C> {
             + self.open.capacity() * size_of::<FlowEntry>()
             + (self.invalidated.capacity() + self.stack.capacity()) * size_of::<u32>()
             + self.goals.capacity() * size_of::<Cell>()
+            + self.link_next.capacity() * (size_of::<u32>() * 2 + size_of::<f64>())
     }
 
     /// Padded index of `cell`, or `None` outside the grid.
@@ -574,15 +621,17 @@ impl<C: FieldCost> CostField<C> {
     }
 
     /// Dijkstra from the queued cells: pops each in cost order and offers every neighbour that
-    /// can step onto it a cheaper cost. Returns how many cells it settled.
-    fn settle(&mut self, raw: &[u8]) -> usize {
-        self.settle_until(raw, |_| false)
+    /// can step onto it, and every cell an open link of `grid` leads from to it, a cheaper
+    /// cost. Returns how many cells it settled.
+    fn settle(&mut self, grid: &Grid) -> usize {
+        self.settle_until(grid, |_| false)
     }
 
     /// [`FlowField::settle`], stopping right after settling (and expanding) a cell for which
     /// `stop` (given its padded index) returns true: settling again later carries on where it
     /// stopped.
-    fn settle_until(&mut self, raw: &[u8], mut stop: impl FnMut(usize) -> bool) -> usize {
+    fn settle_until(&mut self, grid: &Grid, mut stop: impl FnMut(usize) -> bool) -> usize {
+        let (raw, links) = (grid.raw(), grid.links());
         let rule = self.rule;
         let step_cost = self.step_cost;
         let costs = &mut self.costs[..raw.len()];
@@ -607,6 +656,20 @@ impl<C: FieldCost> CostField<C> {
                     self.open.push(FlowEntry {
                         cost,
                         index: neighbour as u32,
+                    });
+                }
+            }
+            for step in links.steps_to(index) {
+                let from = step.from as usize;
+                let cost = entry.cost + step.cost;
+                let stored = C::store(cost);
+                if raw[from] != 0 && stored < costs[from] {
+                    costs[from] = stored;
+                    next[from] = LINK;
+                    self.link_next.insert(step.from, (step.to, step.cost));
+                    self.open.push(FlowEntry {
+                        cost,
+                        index: step.from,
                     });
                 }
             }

@@ -77,7 +77,7 @@ impl<'g, C: FieldCost> CostFieldGrowth<'g, C> {
     pub fn advance(&mut self, cells: usize) -> bool {
         let budget = cells.max(1);
         let mut settled = 0;
-        self.field.settle_until(self.grid.raw(), |_| {
+        self.field.settle_until(self.grid, |_| {
             settled += 1;
             settled == budget
         });
@@ -89,7 +89,7 @@ impl<'g, C: FieldCost> CostFieldGrowth<'g, C> {
     /// builds.
     #[must_use]
     pub fn finish(mut self) -> CostField<C> {
-        self.field.settle(self.grid.raw());
+        self.field.settle(self.grid);
         self.field
     }
 }
@@ -228,7 +228,7 @@ impl<G: Borrow<Grid>> GoalPaths<G> {
         let mut settled = 0;
         let (wanted, remaining) = (&mut self.wanted, &mut self.remaining);
         let done = &mut self.settled;
-        self.field.settle_until(self.grid.borrow().raw(), |index| {
+        self.field.settle_until(self.grid.borrow(), |index| {
             done[index] = true;
             if wanted[index] {
                 wanted[index] = false;

@@ -1,7 +1,8 @@
 //! Incremental repair of a flow field after cells of its grid changed.
 
-use super::{CostField, FieldCost, FlowEntry, FlowFieldError, GOAL, NONE};
+use super::{CostField, FieldCost, FlowEntry, FlowFieldError, GOAL, LINK, NONE};
 use crate::connectivity::step_rule::StepRule;
+use crate::links::Links;
 use crate::{Cell, Grid};
 
 /// The work a [`FlowField::update`](crate::FlowField::update) or
@@ -18,7 +19,8 @@ impl<C: FieldCost> CostField<C> {
     /// Brings the field up to date after the cells in `changed` were edited in `grid`
     /// (blocked, opened, or given another terrain cost), without a full rebuild.
     ///
-    /// List every cell that changed since the field last matched the grid. A goal that
+    /// List every cell that changed since the field last matched the grid, and both ends of
+    /// every link added, removed, opened or closed since ([`Grid::add_link`]). A goal that
     /// becomes blocked stops counting until it is opened again.
     ///
     /// How: a cell keeps its cost unless its next step is now illegal or dearer, or leads into
@@ -67,14 +69,15 @@ impl<C: FieldCost> CostField<C> {
         if let Some(&cell) = changed.iter().find(|&&cell| !grid.contains(cell)) {
             return Err(FlowFieldError::CellOutOfBounds(cell));
         }
-        let raw = grid.raw();
+        let (raw, links) = (grid.raw(), grid.links());
         self.invalidated.clear();
         self.open.clear();
-        // Every step whose legality or price changed starts in the 3x3 block of a changed cell.
+        // Every step whose legality or price changed starts in the 3x3 block of a changed cell
+        // (a link's, at one of its ends).
         for &cell in changed {
             for index in self.rule.block(grid.index(cell)) {
-                if self.costs[index].is_reached() && !self.keeps_cost(index, raw) {
-                    self.invalidate_subtree(index);
+                if self.costs[index].is_reached() && !self.keeps_cost(index, grid) {
+                    self.invalidate_subtree(index, links);
                 }
             }
         }
@@ -83,7 +86,7 @@ impl<C: FieldCost> CostField<C> {
         for position in 0..self.invalidated.len() {
             let index = self.invalidated[position] as usize;
             if raw[index] != 0 {
-                self.queue_seed(index, raw);
+                self.queue_seed(index, grid);
             }
         }
         for &cell in changed {
@@ -98,12 +101,12 @@ impl<C: FieldCost> CostField<C> {
                         index: index as u32,
                     });
                 } else {
-                    self.queue_seed(index, raw);
+                    self.queue_seed(index, grid);
                 }
             }
         }
         self.write_seeds();
-        let settled = self.settle(raw);
+        let settled = self.settle(grid);
         Ok(FlowFieldUpdate {
             invalidated: self.invalidated.len(),
             settled,
@@ -111,14 +114,30 @@ impl<C: FieldCost> CostField<C> {
     }
 
     /// Whether the cell at `index` (with a finite cost) still reaches a goal at that cost by
-    /// its next step: it is walkable, and it is a goal or its step is legal and no dearer.
-    fn keeps_cost(&self, index: usize, raw: &[u8]) -> bool {
+    /// its next step: it is walkable, and it is a goal or its step is legal and no dearer (a
+    /// link's, open with its end walkable).
+    fn keeps_cost(&self, index: usize, grid: &Grid) -> bool {
+        let raw = grid.raw();
         if raw[index] == 0 {
             return false;
         }
         let direction = usize::from(self.next[index]);
         if direction == usize::from(GOAL) {
             return true;
+        }
+        if direction == usize::from(LINK) {
+            let Some(&(onto, cost)) = self.link_next.get(&(index as u32)) else {
+                return false;
+            };
+            let open = grid
+                .links()
+                .steps_from(index)
+                .iter()
+                .any(|step| step.to == onto && step.cost == cost);
+            let onto = onto as usize;
+            return open
+                && raw[onto] != 0
+                && C::covers(self.costs[index], self.costs[onto].widen() + cost);
         }
         if direction >= 8 {
             return false;
@@ -132,8 +151,9 @@ impl<C: FieldCost> CostField<C> {
         }
     }
 
-    /// Drops the cost of `root` and of every cell whose next steps lead through it.
-    fn invalidate_subtree(&mut self, root: usize) {
+    /// Drops the cost of `root` and of every cell whose next steps (neighbours, or the open
+    /// links of `links`) lead through it.
+    fn invalidate_subtree(&mut self, root: usize, links: &Links) {
         let mut stack = core::mem::take(&mut self.stack);
         stack.clear();
         self.drop_cost(root);
@@ -149,6 +169,15 @@ impl<C: FieldCost> CostField<C> {
                     stack.push(child as u32);
                 }
             }
+            for step in links.steps_to(index) {
+                let child = step.from as usize;
+                let by_this_link = self.next[child] == LINK
+                    && self.link_next.get(&step.from).map(|&(onto, _)| onto) == Some(step.to);
+                if self.costs[child].is_reached() && by_this_link {
+                    self.drop_cost(child);
+                    stack.push(step.from);
+                }
+            }
         }
         self.stack = stack;
     }
@@ -162,11 +191,20 @@ impl<C: FieldCost> CostField<C> {
     /// Queues the walkable cell at `index`, which has no cost, at the best cost its neighbours'
     /// stored costs offer (0 for a goal), noting the step; the cost is written by
     /// [`CostField::write_seeds`]. A cell no neighbour offers a cost is left to the Dijkstra.
-    fn queue_seed(&mut self, index: usize, raw: &[u8]) {
+    fn queue_seed(&mut self, index: usize, grid: &Grid) {
+        let raw = grid.raw();
         let (mut exact, mut via) = (f64::INFINITY, NONE);
+        let mut by_link = None;
         if self.is_goal_index(index) {
             (exact, via) = (0.0, GOAL);
         } else {
+            for step in grid.links().steps_from(index) {
+                let cost = self.costs[step.to as usize].widen() + step.cost;
+                if raw[step.to as usize] != 0 && cost < exact {
+                    (exact, via) = (cost, LINK);
+                    by_link = Some((step.to, step.cost));
+                }
+            }
             for direction in 0..self.rule.directions {
                 let Some(next) = self.rule.step(index, direction, |at| raw[at] != 0) else {
                     continue;
@@ -180,6 +218,9 @@ impl<C: FieldCost> CostField<C> {
         }
         if exact.is_finite() {
             self.next[index] = via;
+            if let (LINK, Some(link)) = (via, by_link) {
+                self.link_next.insert(index as u32, link);
+            }
             self.open.push(FlowEntry {
                 cost: exact,
                 index: index as u32,

@@ -209,9 +209,16 @@ pub(crate) struct LinkStep {
 /// Smoothing ([`smooth_path`](crate::smooth_path)) keeps a path's link steps whole and never
 /// draws a segment across one.
 ///
+/// Flow fields and goal trees ([`FlowField`](crate::FlowField), [`GoalTree`](crate::GoalTree),
+/// built whole or in slices) follow them: a cell's next step may be a link's far end
+/// ([`FlowField::next_step`](crate::FlowField::next_step)), and
+/// [`FlowField::update`](crate::FlowField::update) keeps a field exact when links change, given
+/// both ends of each changed link among the changed cells.
+///
 /// Not yet: jump point search refuses [`JpsOptions::closest_reachable`](crate::JpsOptions::closest_reachable)
-/// on a grid with links. Flow fields, goal trees, connectivity and local repair do not follow
-/// links yet: on a grid with links, search with A* or jump point search.
+/// on a grid with links, and the closest reachable cell of a flow field
+/// ([`FlowField::path_or_closest_from`](crate::FlowField::path_or_closest_from)) is looked for
+/// without them. Connectivity, the tower check and local repair do not follow links yet.
 #[derive(Clone, Debug, Default)]
 pub struct Links {
     links: BTreeMap<LinkId, Link>,
@@ -220,6 +227,10 @@ pub struct Links {
     steps: Vec<LinkStep>,
     /// Bit `i` set when padded cell `i` has an open direction leaving it.
     leaving: Vec<u64>,
+    /// The open directions again, sorted by `to`, for searches that run backwards from a goal.
+    arriving_steps: Vec<LinkStep>,
+    /// Bit `i` set when an open direction arrives at padded cell `i`.
+    arriving: Vec<u64>,
 }
 
 impl Links {
@@ -250,8 +261,8 @@ impl Links {
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         self.links.len() * (size_of::<LinkId>() + size_of::<Link>() + 3 * size_of::<usize>())
-            + self.steps.capacity() * size_of::<LinkStep>()
-            + self.leaving.capacity() * size_of::<u64>()
+            + (self.steps.capacity() + self.arriving_steps.capacity()) * size_of::<LinkStep>()
+            + (self.leaving.capacity() + self.arriving.capacity()) * size_of::<u64>()
     }
 
     /// Whether any open direction leaves some cell: searches follow links only then.
@@ -267,14 +278,13 @@ impl Links {
     /// The open directions leaving padded cell `index`.
     #[inline]
     pub(crate) fn steps_from(&self, index: usize) -> &[LinkStep] {
-        let word = self.leaving.get(index / 64).copied().unwrap_or(0);
-        if word >> (index % 64) & 1 == 0 {
-            return &[];
-        }
-        let index = index as u32;
-        let first = self.steps.partition_point(|step| step.from < index);
-        let end = first + self.steps[first..].partition_point(|step| step.from == index);
-        &self.steps[first..end]
+        steps_at(&self.steps, &self.leaving, index, |step| step.from)
+    }
+
+    /// The open directions arriving at padded cell `index`.
+    #[inline]
+    pub(crate) fn steps_to(&self, index: usize) -> &[LinkStep] {
+        steps_at(&self.arriving_steps, &self.arriving, index, |step| step.to)
     }
 
     pub(crate) fn insert(&mut self, link: Link) -> Result<LinkId, LinkError> {
@@ -300,6 +310,8 @@ impl Links {
     pub(crate) fn rebuild(&mut self, stride: usize, padded: usize) {
         self.steps.clear();
         self.leaving.clear();
+        self.arriving_steps.clear();
+        self.arriving.clear();
         if stride == 0 {
             return;
         }
@@ -317,10 +329,15 @@ impl Links {
             return;
         }
         self.steps.sort_by_key(|step| (step.from, step.to, step.id));
+        self.arriving_steps.extend_from_slice(&self.steps);
+        self.arriving_steps
+            .sort_by_key(|step| (step.to, step.from, step.id));
         self.leaving.resize(padded.div_ceil(64), 0);
+        self.arriving.resize(padded.div_ceil(64), 0);
         for step in &self.steps {
-            let from = step.from as usize;
+            let (from, to) = (step.from as usize, step.to as usize);
             self.leaving[from / 64] |= 1 << (from % 64);
+            self.arriving[to / 64] |= 1 << (to % 64);
         }
     }
 
@@ -336,8 +353,29 @@ impl Links {
             next_id: self.next_id,
             steps: Vec::new(),
             leaving: Vec::new(),
+            arriving_steps: Vec::new(),
+            arriving: Vec::new(),
         }
     }
+}
+
+/// The run of `steps` (sorted by `key`) whose key is padded cell `index`, found only when
+/// `bits` has the cell's bit set.
+#[inline]
+fn steps_at<'s>(
+    steps: &'s [LinkStep],
+    bits: &[u64],
+    index: usize,
+    key: impl Fn(&LinkStep) -> u32,
+) -> &'s [LinkStep] {
+    let word = bits.get(index / 64).copied().unwrap_or(0);
+    if word >> (index % 64) & 1 == 0 {
+        return &[];
+    }
+    let index = index as u32;
+    let first = steps.partition_point(|step| key(step) < index);
+    let end = first + steps[first..].partition_point(|step| key(step) == index);
+    &steps[first..end]
 }
 
 impl PartialEq for Links {
