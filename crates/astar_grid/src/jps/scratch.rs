@@ -68,10 +68,16 @@ impl JumpScratch {
         (self.touched[cell / 64] >> (cell % 64) & 1 != 0).then(|| self.slots[cell] as usize)
     }
 
-    /// Adds a node for the untouched cell `(x, y)` (padded), whose padded index is `cell`, and
+    /// Adds a node for the untouched cell `(x, y)` (padded), whose padded index is `cell`,
+    /// reached at cost `g` from the node in slot `parent` (by a link when `via_link`), and
     /// returns its slot.
     #[inline]
-    pub fn add(&mut self, x: usize, y: usize, cell: usize, g: f64, parent: usize) -> usize {
+    pub fn add(
+        &mut self,
+        (x, y, cell): (usize, usize, usize),
+        g: f64,
+        (parent, via_link): (usize, bool),
+    ) -> usize {
         let slot = self.nodes.len();
         self.nodes.push(JumpNode {
             g,
@@ -79,7 +85,7 @@ impl JumpScratch {
             y: y as u32,
             parent: parent as u32,
             closed: false,
-            via_link: false,
+            via_link,
         });
         self.touched[cell / 64] |= 1 << (cell % 64);
         self.slots[cell] = slot as u32;
@@ -107,8 +113,8 @@ mod tests {
     fn reset_forgets_exactly_the_touched_cells() {
         let mut scratch = JumpScratch::default();
         scratch.reset(200, 10);
-        assert_eq!(scratch.add(7, 0, 7, 1.0, 0), 0);
-        assert_eq!(scratch.add(0, 13, 130, 2.0, 0), 1);
+        assert_eq!(scratch.add((7, 0, 7), 1.0, (0, false)), 0);
+        assert_eq!(scratch.add((0, 13, 130), 2.0, (0, false)), 1);
         assert_eq!(scratch.slot_of(130), Some(1));
         assert_eq!(scratch.slot_of(8), None);
         scratch.reset(300, 20);

@@ -115,11 +115,11 @@ impl Searcher {
                 |dx, dy| octile(straight, diagonal, dx as usize, dy as usize),
             );
         }
-        let mut search = JumpSearch {
+        let search = JumpSearch {
             rows: grid.rows(),
             columns: grid.columns(),
             scratch,
-            links: links.has_steps().then_some((links, &self.link_bound)),
+            links: (links, &self.link_bound),
             stride,
             goal_x,
             goal_y,
@@ -127,15 +127,14 @@ impl Searcher {
             diagonal,
             stats: SearchStats::default(),
         };
-        search.relax(start.x as usize + 1, start.y as usize + 1, 0.0, 0);
-        let (status, goal_slot) = if start == goal {
-            // Found where it starts, in the slot the start was just given: nothing to expand,
-            // whatever the limit.
-            (SearchStatus::Found, Some(0))
+        let padded_start = (start.x as usize + 1, start.y as usize + 1, start == goal);
+        let max_expansions = options.max_expansions.unwrap_or(u32::MAX);
+        // Links or none, chosen once: a grid without links runs code with no link tests in it.
+        let (status, goal_slot, stats) = if links.has_steps() {
+            search.start_and_run::<true>(padded_start, max_expansions)
         } else {
-            search.run(options.max_expansions.unwrap_or(u32::MAX))
+            search.start_and_run::<false>(padded_start, max_expansions)
         };
-        let stats = search.stats;
         if status == SearchStatus::NoPath && options.closest_reachable {
             return Ok(self.flood_jump_grid(grid, start, goal, options, stats));
         }
@@ -301,12 +300,13 @@ impl EndpointMap for JumpGrid {
 }
 
 /// One search in progress. Coordinates are padded (`x + 1`, `y + 1`), as in the node array.
-struct JumpSearch<'a> {
+struct JumpSearch<'a, const LINKS: bool = false> {
     rows: &'a BitMatrix,
     columns: &'a BitMatrix,
     scratch: &'a mut JumpScratch,
-    /// On a grid with open links: the links, and the heuristic's bound over them.
-    links: Option<(&'a Links, &'a LinkBound)>,
+    /// The grid's links, and the heuristic's bound over them: read only when `LINKS`, the
+    /// grid having open links.
+    links: (&'a Links, &'a LinkBound),
     stride: usize,
     goal_x: usize,
     goal_y: usize,
@@ -315,7 +315,40 @@ struct JumpSearch<'a> {
     stats: SearchStats,
 }
 
-impl JumpSearch<'_> {
+impl<'a> JumpSearch<'a> {
+    /// This search, following links when `LINKS`: relaxes the start (padded `x`, `y`) and
+    /// runs (unless the start is the goal, `found`); returns the status, the goal's slot when
+    /// found, and the work done.
+    fn start_and_run<const LINKS: bool>(
+        self,
+        (x, y, found): (usize, usize, bool),
+        max_expansions: u32,
+    ) -> (SearchStatus, Option<usize>, SearchStats) {
+        let mut search = JumpSearch::<'a, LINKS> {
+            rows: self.rows,
+            columns: self.columns,
+            scratch: self.scratch,
+            links: self.links,
+            stride: self.stride,
+            goal_x: self.goal_x,
+            goal_y: self.goal_y,
+            straight: self.straight,
+            diagonal: self.diagonal,
+            stats: self.stats,
+        };
+        search.relax(x, y, 0.0, 0);
+        let (status, slot) = if found {
+            // Found where it starts, in the slot the start was just given: nothing to expand,
+            // whatever the limit.
+            (SearchStatus::Found, Some(0))
+        } else {
+            search.run(max_expansions)
+        };
+        (status, slot, search.stats)
+    }
+}
+
+impl<const LINKS: bool> JumpSearch<'_, LINKS> {
     /// Expands jump points until the goal is expanded, the open list runs dry or the limit hits.
     /// Returns the status and, when found, the goal's slot.
     ///
@@ -351,14 +384,14 @@ impl JumpSearch<'_> {
             if x == self.goal_x && y == self.goal_y {
                 return (SearchStatus::Found, Some(slot));
             }
-            if node.via_link {
+            if LINKS && node.via_link {
                 self.expand_start(x, y, node.g, slot);
             } else {
                 let parent = self.scratch.nodes[node.parent as usize];
                 self.expand(x, y, slot, parent.x as usize, parent.y as usize, node.g);
             }
-            if let Some((links, _)) = self.links {
-                for step in links.steps_from(y * self.stride + x) {
+            if LINKS {
+                for step in self.links.0.steps_from(y * self.stride + x) {
                     let (to_x, to_y) = (
                         step.to as usize % self.stride,
                         step.to as usize / self.stride,
@@ -523,7 +556,7 @@ impl JumpSearch<'_> {
                 return;
             }
             // A cell a link leaves from is a jump point wherever the run meets it.
-            if self.links.is_some() && self.rows.is_marked(y, x) {
+            if LINKS && self.rows.is_marked(y, x) {
                 self.relax(x, y, diagonal_cost, parent);
             }
             (next_x, next_y) = (x.wrapping_add_signed(DX), y.wrapping_add_signed(DY));
@@ -591,11 +624,7 @@ impl JumpSearch<'_> {
                 node.via_link = via_link;
                 slot
             }
-            None => {
-                let slot = scratch.add(x, y, cell, g, parent);
-                scratch.nodes[slot].via_link = via_link;
-                slot
-            }
+            None => scratch.add((x, y, cell), g, (parent, via_link)),
         };
         // The octile distance: exact on open ground, and never more than the true cost; over
         // links, the bound that knows them.
@@ -606,8 +635,8 @@ impl JumpSearch<'_> {
             x.abs_diff(self.goal_x),
             y.abs_diff(self.goal_y),
         );
-        if let Some((_, bound)) = self.links {
-            let at = (x as u32, y as u32);
+        if LINKS {
+            let (at, bound) = ((x as u32, y as u32), self.links.1);
             h = bound.estimate(h, at, |dx, dy| {
                 octile(straight, diagonal, dx as usize, dy as usize)
             });
