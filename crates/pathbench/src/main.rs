@@ -11,6 +11,7 @@ mod erosion;
 mod flow;
 mod generated;
 mod kind;
+mod links;
 mod memory;
 mod random;
 mod reference;
@@ -40,6 +41,9 @@ enum Command {
     Suite(suite::SuiteArgs),
     /// Runs A* and jump point search on seeded random maps of chosen sizes and obstacle density.
     Generated(generated::GeneratedArgs),
+    /// Runs each map's queries with and without seeded links (teleporters, one-way drops), by A*
+    /// and jump point search, and checks that both agree over the links.
+    Links(links::LinksArgs),
     /// Runs the same queries through this project and other pathfinding libraries, side by side.
     #[cfg(feature = "compare-main-thread")]
     Compare(compare::CompareArgs),
@@ -54,6 +58,7 @@ fn main() -> ExitCode {
         Command::Scen(args) => scen::run(&args),
         Command::Suite(args) => suite::run(&args),
         Command::Generated(args) => generated::run(&args),
+        Command::Links(args) => links::run(&args),
         #[cfg(feature = "compare-main-thread")]
         Command::Compare(args) => compare::run(&args),
         #[cfg(feature = "compare-main-thread")]

@@ -18,7 +18,6 @@ pub fn draw_path(grid: &Grid, path: Option<&astar_grid::Path>) -> String {
 }
 
 /// Reads a map and its scenario, naming the file in any error.
-#[cfg(feature = "compare-main-thread")]
 pub fn load(map: &Path, scen: &Path) -> Result<(Grid, Scenario), String> {
     load_with_precision(map, scen).map(|(grid, scenario, _)| (grid, scenario))
 }
