@@ -2,14 +2,14 @@
 //! A* on grids with links (one-way, two-way, closed, kind-restricted, free and dear ones), for
 //! every movement rule, any cost model and agent kinds, run whole or in budgets; jump point
 //! search over links; smoothing that keeps link steps; flow fields and goal trees over links,
-//! built and brought up to date as links and cells change; stacked floors; and the refusals of
-//! bad links.
+//! built and brought up to date as links and cells change; connectivity and the tower check
+//! over links; stacked floors; and the refusals of bad links.
 
 pub mod common;
 
 use astar_grid::{
-    AgentGrid, AgentKind, Cell, CostModel, FloorCell, FloorPlan, FlowField, GoalTree, Grid,
-    JpsOptions, JumpGrid, Link, LinkId, Movement, SearchError, SearchOptions, SearchStatus,
+    AgentGrid, AgentKind, Cell, Components, CostModel, FloorCell, FloorPlan, FlowField, GoalTree,
+    Grid, JpsOptions, JumpGrid, Link, LinkId, Movement, SearchError, SearchOptions, SearchStatus,
     Searcher, SmoothingOptions, Step, TerrainProfile, line_of_sight, smooth_path_cells,
 };
 use common::path_check::costs_match;
@@ -505,6 +505,8 @@ enum LinkEdit {
     Add(RawLink),
     /// Blocks or opens a cell.
     Cell(prop::sample::Index),
+    /// Blocks or opens the cell a link leaves from.
+    LinkEnd(prop::sample::Index),
 }
 
 fn link_edit() -> impl Strategy<Value = LinkEdit> {
@@ -513,6 +515,7 @@ fn link_edit() -> impl Strategy<Value = LinkEdit> {
         1 => any::<prop::sample::Index>().prop_map(LinkEdit::Remove),
         2 => raw_link().prop_map(LinkEdit::Add),
         2 => any::<prop::sample::Index>().prop_map(LinkEdit::Cell),
+        2 => any::<prop::sample::Index>().prop_map(LinkEdit::LinkEnd),
     ]
 }
 
@@ -533,6 +536,15 @@ fn apply_edit(grid: &mut Grid, edit: &LinkEdit, goal: Cell) -> Vec<Cell> {
         LinkEdit::Add(raw) => {
             let added = add_links(grid, std::slice::from_ref(raw));
             added.iter().flat_map(|link| [link.from, link.to]).collect()
+        }
+        LinkEdit::LinkEnd(pick) if !ids.is_empty() => {
+            let cell = pick.get(&ids).1.from;
+            if cell == goal {
+                return Vec::new();
+            }
+            let blocked = grid.is_walkable(cell);
+            grid.set_blocked(cell, blocked).expect("inside");
+            vec![cell]
         }
         LinkEdit::Cell(pick) => {
             let cells: Vec<Cell> = grid
@@ -637,5 +649,114 @@ proptest! {
             (tree.cost_at(cell), path)
         };
         check_field(&grid, goal, movement, cost, tree_read, 1e-5)?;
+    }
+}
+
+/// Which walkable cells of `grid` are joined to `from` by steps under `movement` and open
+/// links taken either way, both ends walkable: the reference for connectivity, written from
+/// the documented rule.
+fn weakly_joined(grid: &Grid, movement: Movement, from: Cell) -> Vec<bool> {
+    let graph = ReferenceGraph::new(grid, movement, CostModel::Octile);
+    let links: Vec<Link> = grid.links().iter().map(|(_, link)| *link).collect();
+    let everyone = AgentKind::new(TerrainProfile::identity(), 1);
+    let directions = usable_directions(grid, &links, &everyone);
+    let mut joined = vec![false; grid.len()];
+    if !grid.is_walkable(from) {
+        return joined;
+    }
+    let mut stack = vec![from];
+    joined[graph.index(from)] = true;
+    while let Some(cell) = stack.pop() {
+        let by_links = directions.iter().filter_map(|&(a, b, _)| {
+            if a == cell {
+                Some(b)
+            } else if b == cell {
+                Some(a)
+            } else {
+                None
+            }
+        });
+        let stepped = graph.steps(cell).into_iter().map(|(next, _)| next);
+        for next in stepped.chain(by_links) {
+            if !joined[graph.index(next)] {
+                joined[graph.index(next)] = true;
+                stack.push(next);
+            }
+        }
+    }
+    joined
+}
+
+/// Checks `components` against [`weakly_joined`] for every pair of cells of `grid`.
+fn check_components(
+    grid: &Grid,
+    movement: Movement,
+    components: &Components,
+) -> Result<(), TestCaseError> {
+    let cells: Vec<Cell> = grid.cells().map(|(cell, _)| cell).collect();
+    for &a in &cells {
+        let joined = weakly_joined(grid, movement, a);
+        for &b in &cells {
+            let expected = joined[(b.y * grid.width() + b.x) as usize];
+            prop_assert_eq!(components.same_component(a, b), expected, "{} and {}", a, b);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    /// Connectivity over links: two cells share a component exactly when steps and open links
+    /// (either way) join them, through cell edits given to `update` and link changes given to
+    /// `update_links`; and the tower check cuts off exactly the points that the blocked cells
+    /// part from the goal.
+    #[test]
+    fn components_and_the_tower_check_follow_links(
+        grid in random_grid(7, 7),
+        raw in prop::collection::vec(raw_link(), 0..6),
+        movement in movement(),
+        edits in prop::collection::vec(link_edit(), 0..6),
+        blocked in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
+        from in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
+        goal in any::<prop::sample::Index>(),
+    ) {
+        let mut grid = grid;
+        add_links(&mut grid, &raw);
+        let mut components = Components::new(&grid, movement);
+        check_components(&grid, movement, &components)?;
+        let nowhere = Cell::new(u32::MAX, u32::MAX);
+        for edit in &edits {
+            let changed = apply_edit(&mut grid, edit, nowhere);
+            if matches!(edit, LinkEdit::Cell(_) | LinkEdit::LinkEnd(_)) {
+                components.update(&grid, &changed).expect("same grid");
+            } else {
+                components.update_links(&grid).expect("same grid");
+            }
+            check_components(&grid, movement, &components)?;
+        }
+        let cells: Vec<Cell> = grid.cells().map(|(cell, _)| cell).collect();
+        let blocked: Vec<Cell> = blocked.iter().map(|pick| *pick.get(&cells)).collect();
+        let from: Vec<Cell> = from.iter().map(|pick| *pick.get(&cells)).collect();
+        let goal = *goal.get(&cells);
+        let check = components.check_blocking(&blocked, &from, goal).expect("inside");
+        let mut edited = grid.clone();
+        for &cell in &blocked {
+            edited.set_blocked(cell, true).expect("inside");
+        }
+        let index = |cell: Cell| (cell.y * grid.width() + cell.x) as usize;
+        let before = weakly_joined(&grid, movement, goal);
+        let after = weakly_joined(&edited, movement, goal);
+        let goal_covered = blocked.contains(&goal) && grid.is_walkable(goal);
+        let mut expected: Vec<Cell> = from
+            .iter()
+            .copied()
+            .filter(|&point| !(blocked.contains(&point) && grid.is_walkable(point)))
+            .filter(|&point| before[index(point)] && (goal_covered || !after[index(point)]))
+            .collect();
+        let mut cut_off = check.cut_off.clone();
+        expected.sort_unstable_by_key(|cell| (cell.y, cell.x));
+        cut_off.sort_unstable_by_key(|cell| (cell.y, cell.x));
+        prop_assert_eq!(cut_off, expected);
     }
 }

@@ -2,7 +2,7 @@
 //! without touching the grid: the tower-defense placement check.
 
 use super::lockstep::Lockstep;
-use super::{Components, ConnectivityError};
+use super::{Components, ConnectivityError, linked_cells};
 use crate::Cell;
 use std::collections::HashMap;
 
@@ -191,11 +191,12 @@ impl Components {
                 .block(candidate)
                 .into_iter()
                 .skip(1)
+                .chain(linked_cells(&self.links, candidate))
                 .filter(|&index| labels[index] == goal_label && !is_candidate(index))
         });
         let mut owners: HashMap<u32, u32> = HashMap::new();
         let mut flood = Lockstep::default();
-        flood.run(seeds, &self.rule, open, &mut owners);
+        flood.run(seeds, (&self.rule, &self.links), open, &mut owners);
         check.visited = flood.visited();
         let goal_piece = flood.piece_of(goal, &owners);
         for (point, index) in connected {

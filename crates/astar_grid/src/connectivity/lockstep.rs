@@ -1,7 +1,9 @@
 //! Flood fills from several seeds at once, one cell per front in turn, that stop as soon as at
 //! most one front is still growing: the work a split check needs is bounded by the small pieces.
 
+use super::linked_cells;
 use super::step_rule::StepRule;
+use crate::links::Links;
 use std::collections::HashMap;
 
 /// Which front claimed each visited cell.
@@ -99,7 +101,8 @@ pub(crate) struct Lockstep {
 }
 
 impl Lockstep {
-    /// Floods from `seeds` over the cells where `open` holds, stepping by `rule`.
+    /// Floods from `seeds` over the cells where `open` holds, stepping by `rule` and along the
+    /// open links of `links`, whichever way they lead.
     ///
     /// Fronts that meet merge. A front that runs out of cells has explored a whole piece and is
     /// closed. The run stops when at most one front is still growing, so it costs about
@@ -108,7 +111,7 @@ impl Lockstep {
     pub fn run(
         &mut self,
         seeds: impl IntoIterator<Item = usize>,
-        rule: &StepRule,
+        steps: (&StepRule, &Links),
         open: impl Fn(usize) -> bool,
         owners: &mut impl Owners,
     ) {
@@ -126,7 +129,7 @@ impl Lockstep {
                     }
                     continue;
                 };
-                if self.expand_cell(front, index as usize, rule, &open, owners, &mut slot) {
+                if self.expand_cell(front, index as usize, steps, &open, owners, &mut slot) {
                     return;
                 }
                 slot += 1;
@@ -155,15 +158,15 @@ impl Lockstep {
         &mut self,
         front: u32,
         index: usize,
-        rule: &StepRule,
+        (rule, links): (&StepRule, &Links),
         open: &impl Fn(usize) -> bool,
         owners: &mut impl Owners,
         slot: &mut usize,
     ) -> bool {
-        for direction in 0..rule.directions {
-            let Some(next) = rule.step(index, direction, open) else {
-                continue;
-            };
+        let stepped =
+            (0..rule.directions).filter_map(|direction| rule.step(index, direction, open));
+        let linked = linked_cells(links, index).filter(|&next| open(next));
+        for next in stepped.chain(linked) {
             match owners.owner(next) {
                 None => {
                     owners.claim(next, front);

@@ -9,6 +9,7 @@ pub(crate) mod step_rule;
 pub use blocking::BlockingCheck;
 pub use error::ConnectivityError;
 
+use crate::links::Links;
 use crate::{Cell, CornerRule, Grid, Movement, Neighborhood};
 use core::num::NonZeroU32;
 use lockstep::{Lockstep, StampedOwners};
@@ -52,6 +53,13 @@ pub struct ConnectivityUpdate {
 /// rules are the four-connected ones, and the labels are computed with four neighbours (fewer
 /// cells to look at, the same answer). Only [`CornerRule::Any`](crate::CornerRule::Any) joins
 /// cells through diagonal gaps.
+///
+/// A grid's open links ([`Grid::add_link`]) join their two ends into one component, whichever
+/// way they lead: so two cells in different components never reach each other, but with a
+/// one-way link two cells of one component may reach each other one way only (a search then
+/// answers). The labels follow the links the grid had when they were made: after changing
+/// links, call [`Components::update_links`]; the tower check ([`Components::check_blocking`])
+/// follows the same links.
 ///
 /// # Costs
 /// - [`Components::new`]: one flood fill, O(cells); 4 bytes per cell (plus 8 per cell of
@@ -107,41 +115,94 @@ pub struct Components {
     owners: StampedOwners,
     /// Scratch for flood fills.
     stack: Vec<u32>,
+    /// The grid's links as of the last labelling ([`Components::new`],
+    /// [`Components::update_links`]): open ones join their ends, whichever way they lead.
+    links: Links,
 }
 
 impl Components {
     /// Labels the components of `grid` under `movement`; O(cells).
     #[must_use]
     pub fn new(grid: &Grid, movement: Movement) -> Self {
-        let raw = grid.raw();
         let mut components = Self {
             movement,
             rule: StepRule::new(reachability_rule(movement), grid.stride()),
             width: grid.width(),
             height: grid.height(),
-            labels: vec![0; raw.len()],
+            labels: Vec::new(),
             sizes: vec![0],
             free: Vec::new(),
             count: 0,
             flood: Lockstep::default(),
             owners: StampedOwners::default(),
             stack: Vec::new(),
+            links: Links::default(),
         };
+        components.label_all(grid);
+        components
+    }
+
+    /// Labels every cell afresh, taking the grid's links.
+    fn label_all(&mut self, grid: &Grid) -> usize {
+        let raw = grid.raw();
+        self.links = grid.links().clone();
+        self.labels.clear();
+        self.labels.resize(raw.len(), 0);
+        self.sizes.clear();
+        self.sizes.push(0);
+        self.free.clear();
+        self.count = 0;
+        let mut labelled = 0;
         for start in 0..raw.len() {
-            if raw[start] != 0 && components.labels[start] == 0 {
-                let label = components.new_label();
-                components.labels[start] = label;
+            if raw[start] != 0 && self.labels[start] == 0 {
+                let label = self.new_label();
+                self.labels[start] = label;
                 let size = fill(
-                    &components.rule,
-                    &mut components.labels,
-                    &mut components.stack,
+                    (&self.rule, &self.links),
+                    &mut self.labels,
+                    &mut self.stack,
                     (start, label, 0),
                     |_, index| raw[index] != 0,
                 );
-                components.sizes[label as usize] = size;
+                self.sizes[label as usize] = size;
+                labelled += size as usize;
             }
         }
-        components
+        labelled
+    }
+
+    /// Takes the links of `grid` after they changed (added, removed, opened or closed) and
+    /// labels the components afresh: O(cells). Cell edits are still given to
+    /// [`Components::update`]; call this one after every change of links, before the next
+    /// update or question.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Components, Grid, Link, Movement};
+    ///
+    /// let mut grid = Grid::from_ascii("..#..\n..#..")?;
+    /// let mut components = Components::new(&grid, Movement::EIGHT);
+    /// let (left, right) = (Cell::new(0, 0), Cell::new(4, 1));
+    /// assert!(!components.same_component(left, right));
+    /// let door = grid.add_link(Link::new(Cell::new(1, 0), Cell::new(3, 0), 1.0))?;
+    /// components.update_links(&grid)?;
+    /// assert!(components.same_component(left, right));
+    /// grid.set_link_open(door, false)?;
+    /// components.update_links(&grid)?;
+    /// assert!(!components.same_component(left, right));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ConnectivityError::GridMismatch`] when `grid` is not the size the labels were built
+    /// for; nothing is changed then.
+    pub fn update_links(&mut self, grid: &Grid) -> Result<ConnectivityUpdate, ConnectivityError> {
+        self.check_grid(grid)?;
+        let labelled = self.label_all(grid);
+        Ok(ConnectivityUpdate {
+            changed: 0,
+            visited: labelled,
+            relabeled: labelled,
+        })
     }
 
     /// The movement rule the labels follow.
@@ -319,7 +380,15 @@ impl Components {
                 }
             }
         }
-        let neighbours = &neighbours[..found];
+        // Cells joined to it by links are neighbours too, as many as there are.
+        let mut neighbours = neighbours[..found].to_vec();
+        for next in linked_cells(&self.links, index) {
+            let label = self.labels[next];
+            if label != 0 && !neighbours.iter().any(|&(seen, _)| seen == label) {
+                neighbours.push((label, next));
+            }
+        }
+        let neighbours = &neighbours[..];
         let Some(&(keep, _)) = neighbours
             .iter()
             .max_by_key(|&&(label, _)| self.sizes[label as usize])
@@ -337,7 +406,7 @@ impl Components {
             }
             self.labels[start] = keep;
             let moved = fill(
-                &self.rule,
+                (&self.rule, &self.links),
                 &mut self.labels,
                 &mut self.stack,
                 (start, keep, label),
@@ -365,10 +434,12 @@ impl Components {
             .block(index)
             .into_iter()
             .skip(1)
+            .chain(linked_cells(&self.links, index))
             .filter(|&at| labels[at] == label);
         self.owners.reset(labels.len());
+        let steps = (&self.rule, &self.links);
         self.flood
-            .run(seeds, &self.rule, |at| labels[at] != 0, &mut self.owners);
+            .run(seeds, steps, |at| labels[at] != 0, &mut self.owners);
         work.visited += self.flood.visited();
         let flood = core::mem::take(&mut self.flood);
         for piece in flood.closed_pieces() {
@@ -394,11 +465,18 @@ const fn reachability_rule(movement: Movement) -> Movement {
     }
 }
 
+/// The padded indices of the cells the open links of `links` join to the cell at padded
+/// `index`, whichever way they lead.
+pub(crate) fn linked_cells(links: &Links, index: usize) -> impl Iterator<Item = usize> + '_ {
+    let leaving = links.steps_from(index).iter().map(|step| step.to as usize);
+    leaving.chain(links.steps_to(index).iter().map(|step| step.from as usize))
+}
+
 /// Flood fill from `start` (already labelled `label`) over the cells labelled `from`, giving them
-/// `label`; `open(labels, index)` says whether a cell is walkable. Returns the cells labelled,
-/// `start` included.
+/// `label`, by the steps of `rule` and the links of `links`; `open(labels, index)` says whether a
+/// cell is walkable. Returns the cells labelled, `start` included.
 fn fill(
-    rule: &StepRule,
+    (rule, links): (&StepRule, &Links),
     labels: &mut [u32],
     stack: &mut Vec<u32>,
     (start, label, from): (usize, u32, u32),
@@ -413,6 +491,13 @@ fn fill(
             if let Some(next) = next
                 && labels[next] == from
             {
+                labels[next] = label;
+                stack.push(next as u32);
+                count += 1;
+            }
+        }
+        for next in linked_cells(links, index as usize) {
+            if labels[next] == from && open(labels, next) {
                 labels[next] = label;
                 stack.push(next as u32);
                 count += 1;

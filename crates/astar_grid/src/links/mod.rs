@@ -215,10 +215,14 @@ pub(crate) struct LinkStep {
 /// [`FlowField::update`](crate::FlowField::update) keeps a field exact when links change, given
 /// both ends of each changed link among the changed cells.
 ///
+/// Connectivity ([`Components`](crate::Components)) joins a link's ends whichever way it
+/// leads, and the tower check follows the same links
+/// ([`Components::update_links`](crate::Components::update_links) after they change).
+///
 /// Not yet: jump point search refuses [`JpsOptions::closest_reachable`](crate::JpsOptions::closest_reachable)
 /// on a grid with links, and the closest reachable cell of a flow field
 /// ([`FlowField::path_or_closest_from`](crate::FlowField::path_or_closest_from)) is looked for
-/// without them. Connectivity, the tower check and local repair do not follow links yet.
+/// without them. Local repair does not follow links yet.
 #[derive(Clone, Debug, Default)]
 pub struct Links {
     links: BTreeMap<LinkId, Link>,
