@@ -48,9 +48,9 @@
 //!   ladder, a teleporter, a one-way drop), with a cost, a direction, a state and the agents
 //!   that may take it; [`Grid::add_link`], [`Grid::remove_link`] and [`Grid::set_link_open`]
 //!   change them at run time. A [`FloorPlan`] stacks floors in one grid, whose cells it
-//!   addresses by [`FloorCell`]. A*, jump point search, smoothing, flow fields, goal trees and
-//!   connectivity follow links, and the searches' heuristic stays consistent when one is a
-//!   shortcut; local repair does not follow them yet (see [`Links`]).
+//!   addresses by [`FloorCell`]. A*, jump point search, smoothing, flow fields, goal trees,
+//!   connectivity and local repair follow links, and the searches' heuristic stays consistent
+//!   when one is a shortcut (see [`Links`]).
 //! - **The closest reachable cell**: with [`SearchOptions::closest_reachable`] (and
 //!   [`JpsOptions::closest_reachable`], [`FlowField::path_or_closest_from`],
 //!   [`FlowField::closest_paths_to_goal`]) a goal that cannot be reached, or is blocked, gets

@@ -212,7 +212,8 @@ impl Searcher {
     ///
     /// # Errors
     /// [`RepairError`] for an empty path, a path that leaves the grid or takes a step that is not
-    /// to a neighbour under the movement rule, a blocked first or last cell, invalid search
+    /// to a neighbour under the movement rule nor along a link of the grid (open or closed:
+    /// [`Grid::add_link`]), a blocked first or last cell, invalid search
     /// options, or a full search that refuses to run (such as a window without the first cell).
     pub fn repair_path(
         &mut self,
@@ -341,7 +342,9 @@ fn validate(grid: &Grid, path: &[Cell], options: &RepairOptions) -> Result<(), R
             Neighborhood::Four => dx + dy == 1,
             Neighborhood::Eight => dx <= 1 && dy <= 1 && dx + dy > 0,
         };
-        if !neighbours {
+        // A step to a cell that is no neighbour must be a link's (a link closed since breaks
+        // it, and it is repaired as a blocked step is).
+        if !neighbours && !grid.links().leads(step[0], step[1]) {
             return Err(RepairError::NotAdjacent { index });
         }
     }
@@ -375,7 +378,10 @@ fn broken_stretches(grid: &Grid, path: &[Cell], movement: Movement) -> Vec<Stret
             // The ends are walkable, so a blocked cell has an intact neighbour on each side
             // unless those are blocked too, which then extend the stretch.
             add(index - 1, index + 1);
-        } else if grid.is_walkable(from) && !movement.allows_step_on(grid, from, to) {
+        } else if grid.is_walkable(from)
+            && !movement.allows_step_on(grid, from, to)
+            && !grid.has_open_link(from, to)
+        {
             add(index - 1, index);
         }
     }
@@ -443,9 +449,12 @@ fn cut_loops(cells: Vec<Cell>) -> Vec<Cell> {
     simple
 }
 
-/// The sum of the step costs, added up in path order as the search does.
+/// The sum of the step costs, added up in path order as the search does: a step onto a
+/// neighbour as the cost model and the terrain price it, a link's as the cheaper of that and
+/// its cost.
 fn path_cost(grid: &Grid, cells: &[Cell], options: &RepairOptions) -> f64 {
     let cost = options.search.cost;
+    let movement = options.search.movement;
     cells.windows(2).fold(0.0, |total, step| {
         let diagonal = step[0].x != step[1].x && step[0].y != step[1].y;
         let base = if diagonal {
@@ -453,7 +462,15 @@ fn path_cost(grid: &Grid, cells: &[Cell], options: &RepairOptions) -> f64 {
         } else {
             cost.straight()
         };
-        total + base * f64::from(grid.value(step[1]))
+        let walked = movement
+            .allows_step_on(grid, step[0], step[1])
+            .then(|| base * f64::from(grid.value(step[1])));
+        let linked = grid.open_link_cost(step[0], step[1]);
+        let price = match (walked, linked) {
+            (Some(walked), Some(linked)) => walked.min(linked),
+            (walked, linked) => walked.or(linked).unwrap_or(f64::INFINITY),
+        };
+        total + price
     })
 }
 

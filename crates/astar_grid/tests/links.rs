@@ -3,14 +3,15 @@
 //! every movement rule, any cost model and agent kinds, run whole or in budgets; jump point
 //! search over links; smoothing that keeps link steps; flow fields and goal trees over links,
 //! built and brought up to date as links and cells change; connectivity and the tower check
-//! over links; stacked floors; and the refusals of bad links.
+//! over links; local repair of paths over links; stacked floors; and the refusals of bad links.
 
 pub mod common;
 
 use astar_grid::{
     AgentGrid, AgentKind, Cell, Components, CostModel, FloorCell, FloorPlan, FlowField, GoalTree,
-    Grid, JpsOptions, JumpGrid, Link, LinkId, Movement, SearchError, SearchOptions, SearchStatus,
-    Searcher, SmoothingOptions, Step, TerrainProfile, line_of_sight, smooth_path_cells,
+    Grid, JpsOptions, JumpGrid, Link, LinkId, Movement, RepairOptions, SearchError, SearchOptions,
+    SearchStatus, Searcher, SmoothingOptions, Step, TerrainProfile, line_of_sight,
+    smooth_path_cells,
 };
 use common::path_check::costs_match;
 use common::random_grid::{
@@ -758,5 +759,65 @@ proptest! {
         expected.sort_unstable_by_key(|cell| (cell.y, cell.x));
         cut_off.sort_unstable_by_key(|cell| (cell.y, cell.x));
         prop_assert_eq!(cut_off, expected);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Local repair of a path over links, after links closed, went and came and cells were
+    /// blocked: the repaired path is a legal walk by steps and open links at the cost it
+    /// states, from the same start to the same goal, and a repair finds no path only where the
+    /// reference finds none.
+    #[test]
+    fn repaired_paths_over_links_walk_legally(
+        grid in random_grid(10, 10),
+        raw in prop::collection::vec(raw_link(), 1..8),
+        ends in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+        movement in movement(),
+        cost in any_cost_model(),
+        edits in prop::collection::vec(link_edit(), 1..5),
+    ) {
+        let mut grid = grid;
+        add_links(&mut grid, &raw);
+        let walkable: Vec<Cell> = grid.cells().filter(|&(_, v)| v != 0).map(|(c, _)| c).collect();
+        prop_assume!(!walkable.is_empty());
+        let (start, goal) = (*ends.0.get(&walkable), *ends.1.get(&walkable));
+        let options = SearchOptions::default().with_movement(movement).with_cost(cost);
+        let mut searcher = Searcher::new();
+        let result = searcher.find_path(&grid, start, goal, &options).expect("valid");
+        let Some(path) = result.found().cloned() else {
+            return Ok(());
+        };
+        for edit in &edits {
+            apply_edit(&mut grid, edit, Cell::new(u32::MAX, u32::MAX));
+        }
+        prop_assume!(grid.is_walkable(start) && grid.is_walkable(goal));
+        let repaired = match searcher.repair_path(&grid, &path.cells, &RepairOptions::new(options)) {
+            Ok(repaired) => repaired,
+            Err(astar_grid::RepairError::NotAdjacent { index }) => {
+                // Only a step along a link removed since is refused.
+                let (from, to) = (path.cells[index], path.cells[index + 1]);
+                let known = grid.links().iter().any(|(_, link)| {
+                    (link.from, link.to) == (from, to) || (link.both_ways && (link.to, link.from) == (from, to))
+                });
+                prop_assert!(!known, "step {} refused though a link of the grid makes it", index);
+                return Ok(());
+            }
+            Err(error) => return Err(TestCaseError::fail(error.to_string())),
+        };
+        let graph = ReferenceGraph::new(&grid, movement, cost);
+        let links: Vec<Link> = grid.links().iter().map(|(_, link)| *link).collect();
+        let everyone = AgentKind::new(TerrainProfile::identity(), 1);
+        let directions = usable_directions(&grid, &links, &everyone);
+        let reachable = reference_costs(&graph, &grid, &directions, start)[graph.index(goal)].is_some();
+        match repaired.path {
+            Some(path) => {
+                if let Err(problem) = check_walk(&graph, &directions, (start, goal), &path.cells, path.cost) {
+                    prop_assert!(false, "{:?}: {}", repaired.repair, problem);
+                }
+            }
+            None => prop_assert!(!reachable, "{:?} though a path exists", repaired.repair),
+        }
     }
 }

@@ -219,10 +219,14 @@ pub(crate) struct LinkStep {
 /// leads, and the tower check follows the same links
 /// ([`Components::update_links`](crate::Components::update_links) after they change).
 ///
+/// Local repair ([`Searcher::repair_path`](crate::Searcher::repair_path)) keeps a path's link
+/// steps while their links are open, and replaces one whose link closed, or whose end was
+/// blocked, by a detour.
+///
 /// Not yet: jump point search refuses [`JpsOptions::closest_reachable`](crate::JpsOptions::closest_reachable)
 /// on a grid with links, and the closest reachable cell of a flow field
 /// ([`FlowField::path_or_closest_from`](crate::FlowField::path_or_closest_from)) is looked for
-/// without them. Local repair does not follow links yet.
+/// without them.
 #[derive(Clone, Debug, Default)]
 pub struct Links {
     links: BTreeMap<LinkId, Link>,
@@ -267,6 +271,14 @@ impl Links {
         self.links.len() * (size_of::<LinkId>() + size_of::<Link>() + 3 * size_of::<usize>())
             + (self.steps.capacity() + self.arriving_steps.capacity()) * size_of::<LinkStep>()
             + (self.leaving.capacity() + self.arriving.capacity()) * size_of::<u64>()
+    }
+
+    /// Whether a link, open or closed, leads from `from` to `to`.
+    pub(crate) fn leads(&self, from: Cell, to: Cell) -> bool {
+        self.links.values().any(|link| {
+            (link.from, link.to) == (from, to)
+                || (link.both_ways && (link.to, link.from) == (from, to))
+        })
     }
 
     /// Whether any open direction leaves some cell: searches follow links only then.
@@ -508,11 +520,18 @@ impl Grid {
 
     /// Whether an open link leads from `from` to `to` (both inside the grid).
     pub(crate) fn has_open_link(&self, from: Cell, to: Cell) -> bool {
+        self.open_link_cost(from, to).is_some()
+    }
+
+    /// The cost of the cheapest open link from `from` to `to` (both inside the grid), if any.
+    pub(crate) fn open_link_cost(&self, from: Cell, to: Cell) -> Option<f64> {
         let target = self.index(to) as u32;
         self.links
             .steps_from(self.index(from))
             .iter()
-            .any(|step| step.to == target)
+            .filter(|step| step.to == target)
+            .map(|step| step.cost)
+            .reduce(f64::min)
     }
 
     /// Replaces the grid's links by `links` (of a grid of the same size).
