@@ -7,10 +7,11 @@
 //! distance for four. Among cells at the same distance the one reached more cheaply from the
 //! start wins, then the one with the smaller `(y, x)`.
 
+use crate::links::Links;
 use crate::movement::DIRECTIONS;
 use crate::{Cell, CostModel, Grid, JumpGrid, Movement, Neighborhood, Path};
 use core::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 /// How "closest" is measured: `long - short + diagonal * short` for a displacement whose
 /// longer side is `long` cells and shorter side `short`, with `diagonal` the price of a diagonal
@@ -95,6 +96,8 @@ pub(crate) trait FloodMap {
     fn rows(&self) -> u32;
     /// The multiplier of the cell at `(x, y)` inside the map; 0 when it is blocked.
     fn terrain(&self, x: u32, y: u32) -> u8;
+    /// The map's links, their search table in the padded layout of a grid of its size.
+    fn links(&self) -> &Links;
 }
 
 impl FloodMap for Grid {
@@ -108,6 +111,10 @@ impl FloodMap for Grid {
 
     fn terrain(&self, x: u32, y: u32) -> u8 {
         self.value(Cell::new(x, y))
+    }
+
+    fn links(&self) -> &Links {
+        Grid::links(self)
     }
 }
 
@@ -123,10 +130,16 @@ impl FloodMap for JumpGrid {
     fn terrain(&self, x: u32, y: u32) -> u8 {
         u8::from(self.is_walkable(Cell::new(x, y)))
     }
+
+    fn links(&self) -> &Links {
+        JumpGrid::links(self)
+    }
 }
 
 /// `via` of the start, which no step reached.
 const START: u8 = u8::MAX;
+/// `via` of a cell reached by a link: its parent is in [`FloodScratch::link_parents`].
+const LINK: u8 = 9;
 
 /// Memory of a flood, kept between floods by those that can keep it.
 #[derive(Clone, Debug, Default)]
@@ -137,6 +150,8 @@ pub(crate) struct FloodScratch {
     via: Vec<u8>,
     /// Cost bits (non-negative floats order like their bits) and row-major index.
     open: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Row-major: the cell each cell reached by a link was reached from.
+    link_parents: HashMap<u32, u32>,
 }
 
 impl FloodScratch {
@@ -145,6 +160,7 @@ impl FloodScratch {
         self.costs.capacity() * size_of::<f64>()
             + self.via.capacity()
             + self.open.capacity() * size_of::<Reverse<(u64, u32)>>()
+            + self.link_parents.capacity() * 2 * size_of::<u32>()
     }
 }
 
@@ -179,6 +195,7 @@ pub(crate) fn flood_to_closest(
     scratch.via.clear();
     scratch.via.resize(cells, START);
     scratch.open.clear();
+    scratch.link_parents.clear();
     let start_index = start.y as usize * columns + start.x as usize;
     scratch.costs[start_index] = 0.0;
     scratch
@@ -208,6 +225,7 @@ pub(crate) fn flood_to_closest(
             g,
         ));
         pushed += relax_neighbours(scratch, map, movement, cost, here, g);
+        pushed += relax_links(scratch, map, here, g);
     }
     Flood {
         path: path_back(scratch, closest.index, columns),
@@ -276,14 +294,51 @@ fn relax_neighbours(
     pushed
 }
 
+/// Offers the far end of every open link leaving `here` (reached at cost `g`) a cost through
+/// it; returns how many were queued.
+fn relax_links(scratch: &mut FloodScratch, map: &impl FloodMap, here: Cell, g: f64) -> u32 {
+    let columns = map.columns() as usize;
+    let padded = |cell: Cell| (cell.y as usize + 1) * (columns + 2) + cell.x as usize + 1;
+    let here_index = here.y as usize * columns + here.x as usize;
+    let mut pushed = 0;
+    for step in map.links().steps_from(padded(here)) {
+        let to = step.to as usize;
+        let next = Cell::new(
+            (to % (columns + 2)) as u32 - 1,
+            (to / (columns + 2)) as u32 - 1,
+        );
+        let next_index = next.y as usize * columns + next.x as usize;
+        let next_g = g + step.cost;
+        if map.terrain(next.x, next.y) != 0 && next_g < scratch.costs[next_index] {
+            scratch.costs[next_index] = next_g;
+            scratch.via[next_index] = LINK;
+            scratch
+                .link_parents
+                .insert(next_index as u32, here_index as u32);
+            scratch
+                .open
+                .push(Reverse((next_g.to_bits(), next_index as u32)));
+            pushed += 1;
+        }
+    }
+    pushed
+}
+
 /// The path from the flood's start to the cell at row-major `end`, read back along the steps
-/// that reached each cell.
+/// (and links) that reached each cell.
 fn path_back(scratch: &FloodScratch, end: usize, columns: usize) -> Path {
     let mut cells = Vec::new();
     let mut index = end;
     loop {
         let cell = cell_at(index, columns);
         cells.push(cell);
+        if scratch.via[index] == LINK {
+            let Some(&parent) = scratch.link_parents.get(&(index as u32)) else {
+                break; // every cell reached by a link has its parent, so this cannot happen
+            };
+            index = parent as usize;
+            continue;
+        }
         let Some(&(dx, dy)) = DIRECTIONS.get(usize::from(scratch.via[index])) else {
             break; // the start
         };
@@ -308,10 +363,13 @@ pub(crate) fn turning_points(cells: &[Cell]) -> Vec<Cell> {
             i64::from(pair[1].y) - i64::from(pair[0].y),
         )
     };
+    // A step longer than one cell is a link's: its ends are always kept.
+    let long = |(dx, dy): (i64, i64)| dx.abs() > 1 || dy.abs() > 1;
     let mut kept = Vec::with_capacity(cells.len().min(2));
     kept.extend(cells.first().copied());
     for (at, window) in cells.windows(3).enumerate() {
-        if step(&window[..2]) != step(&window[1..]) {
+        let (before, after) = (step(&window[..2]), step(&window[1..]));
+        if before != after || long(before) {
             kept.push(cells[at + 1]);
         }
     }

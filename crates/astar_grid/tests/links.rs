@@ -3,16 +3,17 @@
 //! every movement rule, any cost model and agent kinds, run whole or in budgets; jump point
 //! search over links; smoothing that keeps link steps; flow fields and goal trees over links,
 //! built and brought up to date as links and cells change; connectivity and the tower check
-//! over links; local repair of paths over links; stacked floors; and the refusals of bad links.
+//! over links; local repair of paths over links; the closest reachable cell over links; stacked
+//! floors; and the refusals of bad links.
 
 pub mod common;
 
 use astar_grid::{
     AgentGrid, AgentKind, Cell, Components, CostModel, FloorCell, FloorPlan, FlowField, GoalTree,
-    Grid, JpsOptions, JumpGrid, Link, LinkId, Movement, RepairOptions, SearchError, SearchOptions,
-    SearchStatus, Searcher, SmoothingOptions, Step, TerrainProfile, line_of_sight,
-    smooth_path_cells,
+    Grid, JpsOptions, JumpGrid, Link, LinkId, Movement, RepairOptions, SearchOptions, SearchStatus,
+    Searcher, SmoothingOptions, Step, TerrainProfile, line_of_sight, smooth_path_cells,
 };
+use common::closest_cell::cell_distance;
 use common::path_check::costs_match;
 use common::random_grid::{
     agent_size, any_cost_model, movement, random_grid, terrain_grid, terrain_profile,
@@ -369,18 +370,6 @@ fn floors_joined_by_stairs_are_searched_as_one_map() {
     assert!(floors[up..].iter().all(|&floor| floor == 1));
     // Three east below, the stairs, then two north and three west above (no corner cutting).
     assert_eq!(path.cost, 3.0 + 4.0 + 5.0);
-}
-
-#[test]
-fn jump_point_search_refuses_the_closest_reachable_cell_on_a_grid_with_links() {
-    let mut grid = Grid::new(4, 4);
-    grid.add_link(Link::new(Cell::new(0, 0), Cell::new(3, 3), 1.0))
-        .expect("valid");
-    let jump_grid = JumpGrid::new(&grid).expect("no terrain costs");
-    let options = JpsOptions::default().with_closest_reachable(true);
-    let result =
-        Searcher::new().find_path_jps(&jump_grid, Cell::new(0, 0), Cell::new(1, 1), &options);
-    assert!(matches!(result, Err(SearchError::Unsupported(_))));
 }
 
 /// The cost models jump point search takes: a diagonal dearer than a straight step and no
@@ -818,6 +807,66 @@ proptest! {
                 }
             }
             None => prop_assert!(!reachable, "{:?} though a path exists", repaired.repair),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The closest reachable cell over links: A*, jump point search and a flow field, asked for
+    /// a goal they cannot reach, walk legally by steps and links to a cell that the reference
+    /// reaches at the same cost, and none the reference reaches lies nearer the goal.
+    #[test]
+    fn the_closest_reachable_cell_is_looked_for_over_links(
+        grid in random_grid(9, 9),
+        raw in prop::collection::vec(raw_link(), 1..6),
+        ends in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+        cost in jump_cost_model(),
+    ) {
+        let mut grid = Grid::from_fn(grid.width(), grid.height(), |cell| u8::from(grid.value(cell) != 0));
+        let links = add_links(&mut grid, &raw);
+        let walkable: Vec<Cell> = grid.cells().filter(|&(_, v)| v != 0).map(|(c, _)| c).collect();
+        prop_assume!(!walkable.is_empty());
+        let start = *ends.0.get(&walkable);
+        let movement = Movement::EIGHT;
+        let graph = ReferenceGraph::new(&grid, movement, cost);
+        let everyone = AgentKind::new(TerrainProfile::identity(), 1);
+        let directions = usable_directions(&grid, &links, &everyone);
+        let reached = reference_costs(&graph, &grid, &directions, start);
+        // A walkable goal the start cannot reach, when the grid has one.
+        let unreachable: Vec<Cell> = walkable.iter().copied().filter(|&cell| reached[graph.index(cell)].is_none()).collect();
+        if unreachable.is_empty() {
+            return Ok(());
+        }
+        let goal = *ends.1.get(&unreachable);
+        let nearest = grid
+            .cells()
+            .filter(|&(cell, _)| reached[graph.index(cell)].is_some())
+            .map(|(cell, _)| cell_distance(movement.neighborhood, cell, goal))
+            .fold(f64::INFINITY, f64::min);
+        let options = SearchOptions::default().with_cost(cost).with_closest_reachable(true);
+        let by_astar = astar_grid::find_path(&grid, start, goal, &options).expect("valid");
+        let jump_grid = JumpGrid::new(&grid).expect("no terrain costs");
+        let jps_options = JpsOptions::default().with_cost(cost).with_closest_reachable(true);
+        let by_jumps = Searcher::new().find_path_jps(&jump_grid, start, goal, &jps_options).expect("valid");
+        let field = FlowField::build(&grid, &[goal], movement, cost).expect("valid");
+        let by_field = field.path_or_closest_from(&grid, start).expect("same grid").expect("walkable");
+        let paths = [
+            ("A*", by_astar.partial().cloned()),
+            ("JPS", by_jumps.partial().cloned()),
+            ("flow field", Some(by_field.path().clone())),
+        ];
+        for (name, path) in paths {
+            prop_assert!(path.is_some(), "{} gave no path", name);
+            let Some(path) = path else { continue };
+            let end = path.end().expect("a path has cells");
+            let expected = reached[graph.index(end)];
+            prop_assert!(expected.is_some_and(|known| costs_match(known, path.cost)), "{}: {} at {}, the reference {:?}", name, end, path.cost, expected);
+            prop_assert!(costs_match(cell_distance(movement.neighborhood, end, goal), nearest), "{}: {} is not nearest", name, end);
+            if let Err(problem) = check_walk(&graph, &directions, (start, end), &path.cells, path.cost) {
+                prop_assert!(false, "{}: {}", name, problem);
+            }
         }
     }
 }

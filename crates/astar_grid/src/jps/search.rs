@@ -70,9 +70,8 @@ impl Searcher {
     /// As [`Searcher::find_path`]: an empty grid, a start or goal outside the grid or blocked
     /// (a blocked goal is searched with [`JpsOptions::closest_reachable`]), an invalid cost
     /// model; [`SearchError::Unsupported`] for a cost model whose diagonal is cheaper than a
-    /// straight step or dearer than two, and for [`JpsOptions::closest_reachable`] on a grid
-    /// with links. An unreachable goal is not an error but a result with
-    /// [`SearchStatus::NoPath`].
+    /// straight step or dearer than two. An unreachable goal is not an error but a result
+    /// with [`SearchStatus::NoPath`].
     ///
     /// The grid's links are followed ([`JumpGrid::update_links`]): a link's two ends are
     /// consecutive cells of the path, full or not.
@@ -90,11 +89,6 @@ impl Searcher {
         }
         options.validate()?;
         let links = grid.links();
-        if options.closest_reachable && !links.is_empty() {
-            return Err(SearchError::Unsupported(
-                "jump point search does not look for the closest reachable cell on a grid with links yet: search it with A*",
-            ));
-        }
         if !grid.is_walkable(goal) {
             // Only with `closest_reachable`: no jump can end at a blocked goal.
             return Ok(self.flood_jump_grid(grid, start, goal, options, SearchStats::default()));

@@ -223,10 +223,11 @@ pub(crate) struct LinkStep {
 /// steps while their links are open, and replaces one whose link closed, or whose end was
 /// blocked, by a detour.
 ///
-/// Not yet: jump point search refuses [`JpsOptions::closest_reachable`](crate::JpsOptions::closest_reachable)
-/// on a grid with links, and the closest reachable cell of a flow field
-/// ([`FlowField::path_or_closest_from`](crate::FlowField::path_or_closest_from)) is looked for
-/// without them.
+/// The closest reachable cell, of every algorithm
+/// ([`SearchOptions::closest_reachable`](crate::SearchOptions::closest_reachable),
+/// [`JpsOptions::closest_reachable`](crate::JpsOptions::closest_reachable),
+/// [`FlowField::path_or_closest_from`](crate::FlowField::path_or_closest_from)), is looked for
+/// among the cells reached by steps and links.
 #[derive(Clone, Debug, Default)]
 pub struct Links {
     links: BTreeMap<LinkId, Link>,
