@@ -656,19 +656,36 @@ impl<'s, B: Buckets> Frontier<'s, B> {
             return;
         }
         let next_g = g + plan.step[direction] * f64::from(self.cells[next]);
-        if neighbour_mark >= self.open_mark {
-            if next_g >= self.costs[next] {
-                return;
-            }
-        } else if plan.trace {
-            self.touched.push((next as u32, expanded));
+        if !self.lower_cost((next, neighbour_mark), next_g, direction as u32, expanded) {
+            return;
         }
-        self.costs[next] = next_g;
-        self.marks[next] = self.open_mark | direction as u32;
         let (dx, dy) = DIRECTIONS[direction];
         let f = priority.f(next_g, x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
         self.open.push(f, next_g, next as u32);
         self.pushed += 1;
+    }
+
+    /// Gives the cell at padded `next`, not closed and marked `mark`, the cost `next_g` and the
+    /// way `via` it was reached, when it is not open yet or that cost is lower than its own;
+    /// returns whether it did (noting the cell's first reaching for a trace).
+    #[inline(always)]
+    fn lower_cost(
+        &mut self,
+        (next, mark): (usize, u32),
+        next_g: f64,
+        via: u32,
+        expanded: u32,
+    ) -> bool {
+        if mark >= self.open_mark {
+            if next_g >= self.costs[next] {
+                return false;
+            }
+        } else if self.plan.trace {
+            self.touched.push((next as u32, expanded));
+        }
+        self.costs[next] = next_g;
+        self.marks[next] = self.open_mark | via;
+        true
     }
 
     /// Opens the end of link direction `step` from the cell at padded `index`, reached at cost
@@ -693,15 +710,9 @@ impl<'s, B: Buckets> Frontier<'s, B> {
             return;
         }
         let next_g = g + step.cost;
-        if neighbour_mark >= self.open_mark {
-            if next_g >= self.costs[next] {
-                return;
-            }
-        } else if plan.trace {
-            self.touched.push((next as u32, expanded));
+        if !self.lower_cost((next, neighbour_mark), next_g, LINK_VIA, expanded) {
+            return;
         }
-        self.costs[next] = next_g;
-        self.marks[next] = self.open_mark | LINK_VIA;
         self.link_parents.insert(next as u32, index as u32);
         self.open
             .push(priority.f(next_g, x, y), next_g, next as u32);
