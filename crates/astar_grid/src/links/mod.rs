@@ -228,6 +228,19 @@ pub(crate) struct LinkStep {
 /// [`JpsOptions::closest_reachable`](crate::JpsOptions::closest_reachable),
 /// [`FlowField::path_or_closest_from`](crate::FlowField::path_or_closest_from)), is looked for
 /// among the cells reached by steps and links.
+///
+/// ```
+/// use astar_grid::{Cell, Grid, Link};
+///
+/// let mut grid = Grid::new(8, 8);
+/// let door = grid.add_link(Link::new(Cell::new(0, 0), Cell::new(7, 7), 2.0))?;
+/// let drop = grid.add_link(Link::new(Cell::new(3, 0), Cell::new(3, 5), 1.0).one_way())?;
+/// grid.set_link_open(door, false)?;
+/// let open: Vec<_> = grid.links().iter().filter(|(_, link)| link.open).map(|(id, _)| id).collect();
+/// assert_eq!(open, [drop]);
+/// assert_eq!(grid.links().get(door).map(|link| link.cost), Some(2.0));
+/// # Ok::<(), astar_grid::LinkError>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Links {
     links: BTreeMap<LinkId, Link>,
@@ -480,7 +493,19 @@ impl Grid {
         Ok(id)
     }
 
-    /// Removes link `id`; returns it.
+    /// Removes link `id`; returns it. Its name is never given to another link.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Link, LinkError};
+    ///
+    /// let mut grid = Grid::new(4, 4);
+    /// let teleporter = grid.add_link(Link::new(Cell::new(0, 0), Cell::new(3, 3), 0.0))?;
+    /// assert_eq!(grid.remove_link(teleporter)?.to, Cell::new(3, 3));
+    /// assert_eq!(grid.remove_link(teleporter), Err(LinkError::Unknown(teleporter)));
+    /// let next = grid.add_link(Link::new(Cell::new(0, 0), Cell::new(3, 3), 0.0))?;
+    /// assert_ne!(next, teleporter);
+    /// # Ok::<(), LinkError>(())
+    /// ```
     ///
     /// # Errors
     /// [`LinkError::Unknown`] when the grid has no such link.
