@@ -17,7 +17,12 @@ pub(crate) const EXACT_STEPS: usize = 16;
 /// the cost of `d` plus the relaxed way on from `d.to`, found once per search by Dijkstra's
 /// algorithm over the directions.
 ///
-/// With more than [`EXACT_STEPS`] directions it is `min(h0(n, goal), floor)`, where `floor`
+/// Only shortcuts count: a direction that costs at least `h0` between its ends (a door, a
+/// ladder as long as the walk) has an edge as cheap beside it in the relaxed graph already,
+/// so it changes no distance there and is left out. A grid whose links are no shortcuts
+/// searches with the plain heuristic.
+///
+/// With more than [`EXACT_STEPS`] shortcuts it is `min(h0(n, goal), floor)`, where `floor`
 /// is the least of `cost(d) + h0(d.to, goal)`: the walk to a link counted as free.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LinkBound {
@@ -42,8 +47,8 @@ struct Direction {
 impl LinkBound {
     /// Prepares the bound for a search towards padded `goal` on a grid whose padded rows are
     /// `stride` long and whose padded cell `index` is walkable when `walkable(index)`, under the
-    /// plain heuristic `h0(dx, dy)`. Directions with a blocked end are left out: no search
-    /// takes them.
+    /// plain heuristic `h0(dx, dy)`. Directions with a blocked end are left out (no search
+    /// takes them), and so are those that are no shortcut.
     pub(crate) fn prepare(
         &mut self,
         steps: &[LinkStep],
@@ -61,6 +66,9 @@ impl LinkBound {
             .filter(|step| walkable(step.from as usize) && walkable(step.to as usize));
         for step in usable {
             let (from, to) = (place(step.from), place(step.to));
+            if step.cost >= distance(from, to) {
+                continue;
+            }
             self.scratch.push(Direction {
                 from,
                 to,
@@ -167,6 +175,37 @@ mod tests {
         assert_eq!(at(2), 5.0);
         // Near the goal the direct way wins.
         assert_eq!(at(19), 1.0);
+    }
+
+    #[test]
+    fn links_that_are_no_shortcut_leave_the_plain_heuristic() {
+        let cells = [1u8; 22 * 5];
+        let index = |x: u32, y: u32| (y + 1) * 22 + x + 1;
+        // A door across one cell costing 2, and a ladder along a column costing its length.
+        let steps = [
+            LinkStep {
+                from: index(4, 0),
+                to: index(6, 0),
+                cost: 2.0,
+                id: LinkId(0),
+            },
+            LinkStep {
+                from: index(8, 0),
+                to: index(8, 2),
+                cost: 2.0,
+                id: LinkId(1),
+            },
+        ];
+        let mut bound = LinkBound::default();
+        bound.prepare(
+            &steps,
+            (22, |index: usize| cells[index] != 0),
+            (20, 1),
+            chebyshev,
+        );
+        assert!(bound.terms.is_empty());
+        assert_eq!(bound.floor, f64::INFINITY);
+        assert_eq!(bound.estimate(15.0, (5, 1), chebyshev), 15.0);
     }
 
     #[test]
