@@ -65,11 +65,26 @@ impl Clone for NavGrid {
     }
 }
 
+/// Warns that the plugin does not take links yet, when `grid` has some.
+fn warn_of_links(grid: &Grid) {
+    let links = grid.links().len();
+    if links > 0 {
+        bevy::log::warn!(
+            "the navigation grid has {links} links: searches follow them, but followers and crowds do not take them yet and walk straight from one end to the other"
+        );
+    }
+}
+
 impl NavGrid {
     /// A navigation grid over `grid`, with cells of size 1 and cell `(0, 0)` starting at the
     /// world origin.
+    ///
+    /// The grid's links ([`Grid::add_link`]) are searched over, but followers and crowds do
+    /// not take them yet: they walk straight from one end of a link to the other. A grid with
+    /// links logs a warning saying so.
     #[must_use]
     pub fn new(grid: Grid) -> Self {
+        warn_of_links(&grid);
         Self {
             grid: Arc::new(grid),
             cell_size: Vec2::ONE,
@@ -243,7 +258,9 @@ impl NavGrid {
     }
 
     /// Replaces the whole grid, keeping the placement in the world; every agent searches again.
+    /// A grid with links logs a warning, as [`NavGrid::new`] says.
     pub fn replace_grid(&mut self, grid: Grid) {
+        warn_of_links(&grid);
         self.grid = Arc::new(grid);
         self.pending.clear();
         self.id = next_grid_id();
