@@ -115,6 +115,8 @@ pub struct Components {
     owners: StampedOwners,
     /// Scratch for flood fills.
     stack: Vec<u32>,
+    /// Scratch for opening a cell: the labels it joins, each with a cell of it.
+    joined: Vec<(u32, usize)>,
     /// The grid's links as of the last labelling ([`Components::new`],
     /// [`Components::update_links`]): open ones join their ends, whichever way they lead.
     links: Links,
@@ -136,6 +138,7 @@ impl Components {
             flood: Lockstep::default(),
             owners: StampedOwners::default(),
             stack: Vec::new(),
+            joined: Vec::new(),
             links: Links::default(),
         };
         components.label_all(grid);
@@ -245,6 +248,7 @@ impl Components {
     pub fn memory_bytes(&self) -> usize {
         (self.labels.capacity() + self.sizes.capacity() + self.free.capacity()) * size_of::<u32>()
             + self.owners.memory_bytes()
+            + self.joined.capacity() * size_of::<(u32, usize)>()
     }
 
     /// Brings the labels up to date after the cells in `changed` were edited in `grid`.
@@ -362,34 +366,39 @@ impl Components {
         self.count -= 1;
     }
 
-    /// Opens padded index `index`: it joins, and merges, the components it can step into.
+    /// Opens padded index `index`: it joins, and merges, the components it can step into and
+    /// those its links join it to.
     fn open_cell(&mut self, index: usize, work: &mut ConnectivityUpdate) {
-        // The cell is walkable from now on; its neighbours' labels say whether they are.
-        let mut neighbours: [(u32, usize); 8] = [(0, 0); 8];
-        let mut found = 0;
+        let mut joined = core::mem::take(&mut self.joined);
+        joined.clear();
         {
+            // The cell is walkable from now on; its neighbours' labels say whether they are.
             let labels = &self.labels;
             let open = |at: usize| at == index || labels[at] != 0;
-            for direction in 0..self.rule.directions {
-                if let Some(next) = self.rule.step(index, direction, open) {
-                    let label = labels[next];
-                    if !neighbours[..found].iter().any(|&(seen, _)| seen == label) {
-                        neighbours[found] = (label, next);
-                        found += 1;
-                    }
+            let stepped = (0..self.rule.directions)
+                .filter_map(|direction| self.rule.step(index, direction, open));
+            let linked = linked_cells(&self.links, index).filter(|&at| labels[at] != 0);
+            for next in stepped.chain(linked) {
+                let label = labels[next];
+                if !joined.iter().any(|&(seen, _)| seen == label) {
+                    joined.push((label, next));
                 }
             }
         }
-        // Cells joined to it by links are neighbours too, as many as there are.
-        let mut neighbours = neighbours[..found].to_vec();
-        for next in linked_cells(&self.links, index) {
-            let label = self.labels[next];
-            if label != 0 && !neighbours.iter().any(|&(seen, _)| seen == label) {
-                neighbours.push((label, next));
-            }
-        }
-        let neighbours = &neighbours[..];
-        let Some(&(keep, _)) = neighbours
+        self.merge_into_one(index, &joined, work);
+        self.joined = joined;
+    }
+
+    /// Gives the newly opened cell at padded `index` the largest of the components of
+    /// `joined` (each label with a cell of it), relabelling the others into it; a new label
+    /// when it joins none.
+    fn merge_into_one(
+        &mut self,
+        index: usize,
+        joined: &[(u32, usize)],
+        work: &mut ConnectivityUpdate,
+    ) {
+        let Some(&(keep, _)) = joined
             .iter()
             .max_by_key(|&&(label, _)| self.sizes[label as usize])
         else {
@@ -400,7 +409,7 @@ impl Components {
         };
         self.labels[index] = keep;
         self.sizes[keep as usize] += 1;
-        for &(label, start) in neighbours {
+        for &(label, start) in joined {
             if label == keep {
                 continue;
             }
