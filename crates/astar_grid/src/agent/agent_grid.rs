@@ -330,9 +330,6 @@ impl AgentGrid {
     pub fn update(&mut self, terrain: &Grid, changed: &[Cell]) -> Result<Vec<Cell>, AgentError> {
         self.clearance.update(terrain, changed)?;
         let links = links_for(terrain, &self.kind());
-        if self.grid.links() != &links {
-            self.grid.set_links(links.clone());
-        }
         let reach = usize::from(self.size);
         if changed.len().saturating_mul(reach * reach) >= self.grid.len() {
             let mut fresh = derive_grid(terrain, &self.clearance, self.size);
@@ -344,6 +341,9 @@ impl AgentGrid {
                 .collect();
             self.grid = fresh;
             return Ok(updated);
+        }
+        if self.grid.links() != &links {
+            self.grid.set_links(links);
         }
         let mut updated = Vec::new();
         let anchors = anchors_within(changed, self.size, self.grid.width(), self.grid.height());
