@@ -66,9 +66,10 @@
 //! Beside the frame: the readings off the trees and steps 2 to 5 read and write nothing but
 //! the crowds, so by default ([`CrowdSettings::step_beside_frame`]) they run on a thread of the
 //! crowd's own while the rest of the frame runs, and the next frame's `Follow` writes them back
-//! (waiting for them if they are not done) before it gathers again: the main thread only brings the crowds up to date and
-//! writes the agents back, and agents are shown one frame late. A step that outlasts the next
-//! frame runs on beside it rather than stall it ([`CrowdSettings::step_may_run_on`]).
+//! (waiting for them if they are not done) before it gathers again: the main thread only
+//! brings the crowds up to date and writes the agents back, and agents are shown one frame
+//! late. A step that outlasts the next frame runs on beside it rather than stall it
+//! ([`CrowdSettings::step_may_run_on`]).
 //!
 //! Density-aware routes (off by default): with [`CrowdSettings::route_density_weight`], the
 //! avoiding agents are counted on each cell every [`CrowdSettings::route_density_interval`], and
