@@ -226,6 +226,9 @@ impl Regions {
             if self.components.update(grid, &cells).is_err() {
                 return false;
             }
+            if !change.links().is_empty() && self.components.update_links(grid).is_err() {
+                return false;
+            }
         }
         true
     }

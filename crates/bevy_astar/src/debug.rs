@@ -1,5 +1,6 @@
 //! Debug overlays (feature `debug`, on by default): search traces of marked agents drawn with
-//! gizmos (closed set, open set, path), plus optional grid lines and blocked cells. Recording
+//! gizmos (closed set, open set, path), the map's links, plus optional grid lines and blocked
+//! cells. Recording
 //! the traces is the pathfinding systems' work ([`PathDebug`], [`PathTrace`] and
 //! [`PathDebugSettings`], re-exported here from the crate root).
 
@@ -62,7 +63,7 @@ impl Plugin for PathfindingDebugPlugin {
         .register_type::<PathfindingGizmos>()
         .add_systems(
             PostUpdate,
-            (draw_grid, draw_traces, draw_crowds)
+            (draw_grid, draw_links, draw_traces, draw_crowds)
                 .chain()
                 .after(TransformSystems::Propagate)
                 .run_if(resource_exists::<NavGrid>.and_then(gizmos_enabled)),
@@ -94,6 +95,13 @@ pub struct PathfindingGizmos {
     pub blocked_profile: ProfileId,
     /// The crosses' colour.
     pub blocked_color: Color,
+    /// Whether the map's links are drawn: an arc from end to end (an arrowhead at the far end
+    /// of a one-way link), with a cross on it while the link is closed.
+    pub draw_links: bool,
+    /// Open links.
+    pub link_color: Color,
+    /// Closed links.
+    pub closed_link_color: Color,
     /// Whether agents with [`CrowdAvoidance`] are drawn: a circle of their radius
     /// and their desired and actual velocities (half a second's travel).
     pub draw_crowds: bool,
@@ -117,6 +125,9 @@ impl Default for PathfindingGizmos {
             draw_blocked: false,
             blocked_profile: ProfileId::DEFAULT,
             blocked_color: Color::srgba(1.0, 0.3, 0.3, 0.6),
+            draw_links: true,
+            link_color: Color::srgb(0.3, 0.9, 1.0),
+            closed_link_color: Color::srgb(1.0, 0.25, 0.25),
             draw_crowds: true,
             crowd_radius_color: Color::srgba(0.9, 0.9, 1.0, 0.5),
             desired_velocity_color: Color::srgba(1.0, 0.55, 0.1, 0.8),
@@ -188,6 +199,51 @@ fn draw_grid(
             }
         }
     }
+}
+
+/// Points on the arc drawn for a link, end to end.
+const LINK_ARC_POINTS: usize = 12;
+
+/// The map's links: an arc bowed to the left of the way from `from` to `to` (so that two
+/// one-way links between the same cells are told apart), an arrowhead at `to` for a one-way
+/// link, and a cross at the middle of a closed one.
+fn draw_links(nav: Res<NavGrid>, mut gizmos: Gizmos<PathfindingGizmos>) {
+    let overlay = gizmos.config_ext.clone();
+    if !overlay.draw_links {
+        return;
+    }
+    let cell = nav.cell_size().abs().min_element();
+    for (_, link) in nav.grid().links().iter() {
+        let (from, to) = (nav.cell_center(link.from), nav.cell_center(link.to));
+        let color = if link.open {
+            overlay.link_color
+        } else {
+            overlay.closed_link_color
+        };
+        let arc = link_arc(from, to, cell);
+        gizmos.linestrip_2d(arc.iter().copied(), color);
+        if !link.both_ways {
+            let toward = (to - arc[LINK_ARC_POINTS - 2]).normalize_or_zero();
+            let side = toward.perp() * cell * 0.2;
+            let back = to - toward * cell * 0.35;
+            gizmos.linestrip_2d([back + side, to, back - side], color);
+        }
+        if !link.open {
+            gizmos.cross_2d(arc[LINK_ARC_POINTS / 2], cell * 0.3, color);
+        }
+    }
+}
+
+/// The points of the arc drawn from `from` to `to`: a quadratic curve bowed to the left by a
+/// fifth of its length (at least a cell's worth of `cell / 2`).
+fn link_arc(from: Vec2, to: Vec2, cell: f32) -> [Vec2; LINK_ARC_POINTS] {
+    let chord = to - from;
+    let bow = chord.perp().normalize_or_zero() * (chord.length() * 0.2).max(cell * 0.5);
+    let control = (from + to) / 2.0 + bow;
+    core::array::from_fn(|index| {
+        let t = index as f32 / (LINK_ARC_POINTS - 1) as f32;
+        from.lerp(control, t).lerp(control.lerp(to, t), t)
+    })
 }
 
 /// What the overlay reads of an agent: its path, its trace, its request (for its size) and

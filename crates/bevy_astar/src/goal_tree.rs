@@ -177,10 +177,16 @@ const MOST_CELLS_A_RUN: usize = 32;
 
 impl PublishedTree {
     /// Where an agent standing on `from` heads next: the last cell of the straight run of
-    /// next steps from it (at most [`MOST_CELLS_A_RUN`] cells), and that cell's footprint
-    /// centre; `None` at the goal and where the goal cannot be reached.
+    /// next steps from it (at most [`MOST_CELLS_A_RUN`] cells, and no step along a link of
+    /// the grid: a link is a run of its own), and that cell's footprint centre; `None` at the
+    /// goal and where the goal cannot be reached.
     pub(crate) fn run_from(&self, from: Cell) -> Option<(Cell, Vec2)> {
         let first = self.tree.next_step(from)?;
+        let links = !self.grid.links().is_empty();
+        let by_link = |from: Cell, to: Cell| links && self.grid.link_step(from, to).is_some();
+        if by_link(from, first) {
+            return Some((first, self.geometry.footprint_center(first, self.size)));
+        }
         let step = (
             i64::from(first.x) - i64::from(from.x),
             i64::from(first.y) - i64::from(from.y),
@@ -192,7 +198,8 @@ impl PublishedTree {
                     if (
                         i64::from(next.x) - i64::from(end.x),
                         i64::from(next.y) - i64::from(end.y),
-                    ) == step =>
+                    ) == step
+                        && !by_link(end, next) =>
                 {
                     end = next;
                 }

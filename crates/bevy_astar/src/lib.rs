@@ -85,9 +85,10 @@ pub use crowd::plugin::CrowdPlugin;
 pub use crowd::{CrowdAvoidance, CrowdSettings, CrowdVelocity};
 pub use diagnostics::PathfindingDiagnosticsPlugin;
 pub use follow::PathFollower;
+pub use follow::crossing::{LinkCrossed, LinkCrossing, LinkReached};
 pub use follow::plugin::PathFollowPlugin;
 pub use kinds::{KindError, ProfileError, ProfileId, TerrainProfiles};
-pub use map::{NavCellChange, NavChange, NavChanged, NavGrid, NavVersion};
+pub use map::{NavCellChange, NavChange, NavChanged, NavGrid, NavLinkChange, NavVersion};
 pub use outcome::{PathFound, PathNotFound};
 pub use path::{Path, PathFailure, PathStatus};
 pub use plugin::AStarPlugin;
@@ -140,14 +141,14 @@ pub mod prelude {
     pub use crate::debug::{PathfindingDebugPlugin, PathfindingGizmos};
     pub use crate::{
         AStarPlugin, CarriedOver, CrowdAvoidance, CrowdPlugin, CrowdSettings, CrowdVelocity,
-        InvalidationPolicy, NavChanged, NavGrid, NavVersion, Path, PathAlgorithm, PathDebug,
-        PathFailure, PathFollowPlugin, PathFollower, PathFound, PathNotFound, PathRequest,
-        PathStatus, PathTrace, PathfindingDiagnosticsPlugin, PathfindingPlugins,
-        PathfindingSettings, PathfindingStats, PathfindingSystems, ProfileId, SearchThread,
-        TerrainProfiles,
+        InvalidationPolicy, LinkCrossed, LinkCrossing, LinkReached, NavChanged, NavGrid,
+        NavVersion, Path, PathAlgorithm, PathDebug, PathFailure, PathFollowPlugin, PathFollower,
+        PathFound, PathNotFound, PathRequest, PathStatus, PathTrace, PathfindingDiagnosticsPlugin,
+        PathfindingPlugins, PathfindingSettings, PathfindingStats, PathfindingSystems, ProfileId,
+        SearchThread, TerrainProfiles,
     };
     pub use astar_grid::{
-        Cell, CornerRule, CostModel, Grid, Heuristic, Limit, Movement, Neighborhood, SearchError,
-        SearchOptions, TerrainProfile,
+        Cell, CornerRule, CostModel, FloorCell, FloorPlan, Grid, Heuristic, Limit, Link, LinkError,
+        LinkId, Movement, Neighborhood, SearchError, SearchOptions, TerrainProfile,
     };
 }

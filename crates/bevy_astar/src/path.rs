@@ -166,7 +166,7 @@ impl Path {
     }
 
     /// The cells from start to goal inclusive, each adjacent to the next under the request's
-    /// movement rule; or, when the goal was not reached, the partial path a limit left (with
+    /// movement rule or joined to it by a link of the grid ([`Path::link_steps`]); or, when the goal was not reached, the partial path a limit left (with
     /// [`SearchOptions::partial_path`](astar_grid::SearchOptions::partial_path)) or the path to
     /// the reachable cell closest to the goal (with
     /// [`SearchOptions::closest_reachable`](astar_grid::SearchOptions::closest_reachable), status
@@ -205,6 +205,35 @@ impl Path {
             PathRoute::Own { cost, .. } => *cost,
             PathRoute::Shared(route) => route.cost(),
         }
+    }
+
+    /// The steps of the path that take a link of `nav`'s grid (a door, a ladder, a
+    /// teleporter: [`NavGrid::add_link`](crate::NavGrid::add_link)): for each, the index in
+    /// [`Path::cells`] of the cell it leaves and the link, the cheapest open one between the two
+    /// cells. Empty on a map without links.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_astar::prelude::*;
+    ///
+    /// let mut nav = NavGrid::new(Grid::new(8, 8));
+    /// let teleporter = nav.add_link(Link::new(Cell::new(1, 0), Cell::new(6, 6), 0.0))?;
+    /// let cells = [Cell::new(0, 0), Cell::new(1, 0), Cell::new(6, 6), Cell::new(7, 7)];
+    /// let path = Path::with_cells(cells, [], 1.0 + 2f64.sqrt());
+    /// assert_eq!(path.link_steps(&nav), [(1, teleporter)]);
+    /// # Ok::<(), LinkError>(())
+    /// ```
+    #[must_use]
+    pub fn link_steps(&self, nav: &crate::NavGrid) -> Vec<(usize, astar_grid::LinkId)> {
+        let grid = nav.grid();
+        if grid.links().is_empty() {
+            return Vec::new();
+        }
+        self.cells()
+            .windows(2)
+            .enumerate()
+            .filter_map(|(index, step)| Some((index, grid.link_step(step[0], step[1])?.0)))
+            .collect()
     }
 
     /// The cells still ahead of an agent standing on `cell`, from `cell` to the end: on a

@@ -544,6 +544,35 @@ impl Grid {
         &self.links
     }
 
+    /// The cheapest open link from `from` to `to` that a search may step along, as its id and
+    /// cost; `None` when none leads there (or either cell lies off the grid). What a path
+    /// follower asks at each step of a path, to tell a link from a walk.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Link};
+    ///
+    /// let mut grid = Grid::new(8, 8);
+    /// let ladder = grid.add_link(Link::new(Cell::new(1, 1), Cell::new(6, 6), 3.0))?;
+    /// assert_eq!(grid.link_step(Cell::new(6, 6), Cell::new(1, 1)), Some((ladder, 3.0)));
+    /// assert_eq!(grid.link_step(Cell::new(1, 1), Cell::new(2, 1)), None);
+    /// grid.set_link_open(ladder, false)?;
+    /// assert_eq!(grid.link_step(Cell::new(1, 1), Cell::new(6, 6)), None);
+    /// # Ok::<(), astar_grid::LinkError>(())
+    /// ```
+    #[must_use]
+    pub fn link_step(&self, from: Cell, to: Cell) -> Option<(LinkId, f64)> {
+        if !self.contains(from) || !self.contains(to) {
+            return None;
+        }
+        let target = self.index(to) as u32;
+        self.links
+            .steps_from(self.index(from))
+            .iter()
+            .filter(|step| step.to == target)
+            .map(|step| (step.id, step.cost))
+            .reduce(|best, next| if next.1 < best.1 { next } else { best })
+    }
+
     /// Whether an open link leads from `from` to `to` (both inside the grid).
     pub(crate) fn has_open_link(&self, from: Cell, to: Cell) -> bool {
         self.open_link_cost(from, to).is_some()

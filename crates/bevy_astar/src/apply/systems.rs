@@ -183,6 +183,7 @@ fn widen_for_size(pending: &NavChange, size: u8, nav: &NavGrid) -> [NavChange; 2
             before,
             after,
         }))
+        .with_links(pending.links().iter().copied())
     };
     [both_ways(1, 0), both_ways(0, 1)]
 }

@@ -569,7 +569,7 @@ fn incremental_update(key: FieldKey, slot: &FieldSlot, nav: &NavGrid) -> Option<
     }
     let cells: HashSet<Cell> = changes
         .iter()
-        .flat_map(|change| change.cells().map(|change| change.cell))
+        .flat_map(|change| change.touched_cells())
         .collect();
     Some(FieldUpdate {
         field: Arc::clone(&ready.field),

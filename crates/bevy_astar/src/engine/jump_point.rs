@@ -79,8 +79,8 @@ impl JumpPoints {
     }
 
     /// `jump_grid` with the recorded changes and the grid's unpublished edits applied (each
-    /// changed cell takes its value now), or `None` when it must be built anew: the whole map
-    /// changed, or a cell got a terrain cost.
+    /// changed cell takes its value now, and changed links bring the grid's links), or `None`
+    /// when it must be built anew: the whole map changed, or a cell got a terrain cost.
     fn brought_up_to_date(
         &self,
         mut jump_grid: Arc<JumpGrid>,
@@ -88,6 +88,7 @@ impl JumpPoints {
     ) -> Option<Arc<JumpGrid>> {
         let pending = nav.pending_changes();
         let changes = self.changes.iter().map(Arc::as_ref).chain([&pending]);
+        let mut links_changed = false;
         for change in changes {
             if change.is_whole_map() {
                 return None;
@@ -101,6 +102,12 @@ impl JumpPoints {
                     .set_blocked(changed.cell, value == 0)
                     .ok()?;
             }
+            links_changed |= !change.links().is_empty();
+        }
+        if links_changed {
+            Arc::make_mut(&mut jump_grid)
+                .update_links(nav.grid())
+                .ok()?;
         }
         Some(jump_grid)
     }

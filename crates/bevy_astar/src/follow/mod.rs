@@ -2,12 +2,14 @@
 //! path's waypoints; [`PathFollowPlugin`](crate::PathFollowPlugin) moves it in
 //! [`PathfindingSystems::Follow`](crate::PathfindingSystems::Follow).
 
+pub(crate) mod crossing;
 pub(crate) mod plugin;
 
 use crate::Path;
 use crate::goal_tree::{CellBox, PublishedTree, SharedRoute};
 use astar_grid::Cell;
 use bevy::prelude::*;
+use crossing::LinkCrossing;
 
 /// Moves the agent's [`Transform`] along its [`Path`]'s waypoints at `speed` world units per
 /// second, in the XY plane (the Z coordinate is kept).
@@ -17,6 +19,13 @@ use bevy::prelude::*;
 ///
 /// The agent walks straight through other agents; with [`CrowdAvoidance`](crate::CrowdAvoidance) it is steered round the
 /// other avoiding agents and along the walls instead (see [`crate::crowd`]).
+///
+/// At a link of its path (a door, a ladder, stairs, a teleporter: [`NavGrid::add_link`](crate::NavGrid::add_link))
+/// the agent stops and [`LinkReached`](crate::LinkReached) is sent; it waits there for the
+/// link's cost in time ([`PathFollower::crossing`]), or until released when the game holds it
+/// ([`PathFollower::hold_crossing`]), then appears at the far end
+/// ([`LinkCrossed`](crate::LinkCrossed)) and walks on. Crowd agents walk across links without
+/// stopping.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -53,6 +62,12 @@ pub struct PathFollower {
     /// On a route of a goal's shared tree: frames left to stand still, waiting for the version
     /// after `generation`, because a map change crossed the run ahead.
     held_frames: u32,
+    /// The link the agent stands at, crossing it.
+    #[reflect(ignore)]
+    pub(crate) crossing: Option<LinkCrossing>,
+    /// Whether the move to `target` was checked for a link (only on maps with links).
+    #[reflect(ignore)]
+    pub(crate) link_checked: bool,
 }
 
 impl PathFollower {
@@ -69,6 +84,8 @@ impl PathFollower {
             run_from: Cell::new(0, 0),
             generation: 0,
             held_frames: 0,
+            crossing: None,
+            link_checked: false,
         }
     }
 
@@ -84,6 +101,38 @@ impl PathFollower {
     #[must_use]
     pub const fn is_finished(&self) -> bool {
         self.finished
+    }
+
+    /// The link the agent stands at, crossing it, if any.
+    #[must_use]
+    pub const fn crossing(&self) -> Option<&LinkCrossing> {
+        self.crossing.as_ref()
+    }
+
+    /// Holds the agent at the link it is crossing until [`PathFollower::release_crossing`]
+    /// (to play a door or climb animation first); false when it is crossing none. A new path
+    /// lets go of the link: the agent then walks the new path from where it stands.
+    pub const fn hold_crossing(&mut self) -> bool {
+        match &mut self.crossing {
+            Some(crossing) => {
+                crossing.held = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Lets the agent held at a link come out at its far end in the next move, whatever time
+    /// the crossing had left; false when it is crossing none.
+    pub const fn release_crossing(&mut self) -> bool {
+        match &mut self.crossing {
+            Some(crossing) => {
+                crossing.held = false;
+                crossing.remaining = 0.0;
+                true
+            }
+            None => false,
+        }
     }
 }
 
@@ -103,6 +152,7 @@ impl PathFollower {
         if self.revision != path.revision {
             self.revision = path.revision;
             self.next_waypoint = 0;
+            self.crossing = None;
             if let Some(route) = path.shared_route() {
                 self.finished = !self.aim_on_tree(route, |_| Some(route.start));
             } else {
@@ -167,6 +217,7 @@ impl PathFollower {
         self.run_from = from_cell;
         self.cell = cell;
         self.target = target;
+        self.link_checked = false;
         self.held_frames = 0;
         self.next_waypoint += 1;
         true
@@ -246,6 +297,7 @@ impl PathFollower {
         match waypoints.get(self.next_waypoint) {
             Some(&target) => {
                 self.target = target;
+                self.link_checked = false;
                 true
             }
             None => false,

@@ -2,12 +2,14 @@
 //! [`PathfindingSystems::Follow`].
 
 use super::PathFollower;
+use super::crossing::{LinkCrossed, LinkCrossing, LinkLookup, LinkReached};
 use crate::crowd::{CrowdAvoidance, CrowdSettings};
 use crate::goal_tree::CellBox;
 use crate::kinds::KindKey;
 use crate::map::NavChanged;
 use crate::schedule::pathfinding_schedule;
-use crate::{Path, PathRequest, PathfindingSystems};
+use crate::{NavGrid, Path, PathRequest, PathfindingSystems};
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 /// Moves [`PathFollower`]s along their [`Path`]s, in [`PathfindingSystems::Follow`] of the schedule
@@ -28,12 +30,15 @@ impl Plugin for PathFollowPlugin {
     fn build(&self, app: &mut App) {
         let schedule = pathfinding_schedule(app, "PathFollowPlugin");
         app.register_type::<PathFollower>()
+            .add_message::<LinkReached>()
+            .add_message::<LinkCrossed>()
             .add_systems(schedule, follow_paths.in_set(PathfindingSystems::Follow));
     }
 }
 
 /// What the follow system reads and writes of an agent.
 type FollowerParts = (
+    Entity,
     Ref<'static, Path>,
     &'static mut PathFollower,
     &'static mut Transform,
@@ -53,14 +58,16 @@ type FollowerParts = (
 /// the follower do not count as changes on its next run).
 pub(crate) fn follow_paths(
     time: Res<Time>,
-    crowds: Option<Res<CrowdSettings>>,
+    (crowds, nav): (Option<Res<CrowdSettings>>, Option<Res<NavGrid>>),
     mut changes: MessageReader<NavChanged>,
     mut followers: Query<FollowerParts>,
+    mut announce: LinkAnnouncer,
 ) {
     let delta = time.delta_secs();
     let crowds_steer = crowds.is_some();
     let cuts = FrameCuts::of(changes.read());
-    for (path, mut follower, mut transform, avoids, request) in &mut followers {
+    let nav = nav.as_deref().filter(|nav| !nav.grid().links().is_empty());
+    for (entity, path, mut follower, mut transform, avoids, request) in &mut followers {
         if crowds_steer && avoids && request.is_some() {
             continue;
         }
@@ -91,9 +98,30 @@ pub(crate) fn follow_paths(
             continue;
         }
         let follower = follower.into_inner();
+        let links = nav.map(|nav| LinkLookup {
+            nav,
+            size: request.map_or(1, |request| request.size),
+        });
+        if let Some(crossing) = follower.crossing {
+            match cross(crossing, delta) {
+                Some(left) => {
+                    follower.crossing = Some(left);
+                    continue;
+                }
+                None => {
+                    follower.crossing = None;
+                    position = follower.target;
+                    announce.crossed(entity, crossing);
+                }
+            }
+        }
         let budget = follower.speed.max(0.0) * delta;
-        position = walk(follower, &path, position, budget);
+        let reached;
+        (position, reached) = walk(follower, &path, position, budget, links);
         transform.translation = position.extend(transform.translation.z);
+        if let Some(crossing) = reached {
+            announce.reached(entity, crossing);
+        }
     }
 }
 
@@ -123,12 +151,38 @@ impl<'a> FrameCuts<'a> {
 }
 
 /// Moves `follower`, at `position`, up to `budget` world units along `path`, aiming on at
-/// each waypoint it reaches; returns where it ends.
-fn walk(follower: &mut PathFollower, path: &Path, mut position: Vec2, mut budget: f32) -> Vec2 {
+/// each waypoint it reaches; returns where it ends, and the link it stopped at, if any.
+///
+/// On a map with `links`, each move to a new target is checked first: a move along a link
+/// stops the follower at its near end, crossing it ([`PathFollower::crossing`]), and straight
+/// runs are not walked through at once (a run's steps may hide a link).
+fn walk(
+    follower: &mut PathFollower,
+    path: &Path,
+    mut position: Vec2,
+    mut budget: f32,
+    links: Option<LinkLookup>,
+) -> (Vec2, Option<LinkCrossing>) {
     loop {
+        if let Some(links) = links.filter(|_| !follower.link_checked) {
+            follower.link_checked = true;
+            if let Some((link, from, to, cost)) = links.between(position, follower.target) {
+                let crossing = LinkCrossing {
+                    link,
+                    from,
+                    to,
+                    cost,
+                    remaining: links.crossing_time(cost, follower.speed),
+                    held: false,
+                };
+                follower.crossing = Some(crossing);
+                return (position, Some(crossing));
+            }
+        }
         let distance = position.distance(follower.target);
         if distance > budget {
-            return position + (follower.target - position) / distance * budget;
+            let moved = position + (follower.target - position) / distance * budget;
+            return (moved, None);
         }
         position = follower.target;
         budget -= distance;
@@ -137,6 +191,10 @@ fn walk(follower: &mut PathFollower, path: &Path, mut position: Vec2, mut budget
                 let reached = follower.tree_cell();
                 follower.aim_on_tree(route, |_| Some(reached))
             }
+            None if links.is_some() => {
+                follower.next_waypoint += 1;
+                follower.aim(path.own_waypoints())
+            }
             None => {
                 follower.next_waypoint += 1;
                 follower.aim_straight_on(path.own_waypoints())
@@ -144,7 +202,53 @@ fn walk(follower: &mut PathFollower, path: &Path, mut position: Vec2, mut budget
         };
         if !aimed {
             follower.finished = true;
-            return position;
+            return (position, None);
         }
+    }
+}
+
+/// `crossing` after `delta` more seconds: `None` once the agent comes out (time is up and it
+/// is not held).
+fn cross(mut crossing: LinkCrossing, delta: f32) -> Option<LinkCrossing> {
+    if crossing.held {
+        return Some(crossing);
+    }
+    crossing.remaining -= delta;
+    (crossing.remaining > 0.0).then_some(crossing)
+}
+
+/// Where the follow system announces link moves: [`LinkReached`] and [`LinkCrossed`], each
+/// both a message and an entity event triggered on the agent.
+#[derive(SystemParam)]
+pub(crate) struct LinkAnnouncer<'w, 's> {
+    reached: MessageWriter<'w, LinkReached>,
+    crossed: MessageWriter<'w, LinkCrossed>,
+    commands: Commands<'w, 's>,
+}
+
+impl LinkAnnouncer<'_, '_> {
+    /// Announces that `entity` stopped at the link of `crossing`.
+    fn reached(&mut self, entity: Entity, crossing: LinkCrossing) {
+        let event = LinkReached {
+            entity,
+            link: crossing.link,
+            from: crossing.from,
+            to: crossing.to,
+            cost: crossing.cost,
+        };
+        self.reached.write(event);
+        self.commands.trigger(event);
+    }
+
+    /// Announces that `entity` came out of the link of `crossing`.
+    fn crossed(&mut self, entity: Entity, crossing: LinkCrossing) {
+        let event = LinkCrossed {
+            entity,
+            link: crossing.link,
+            from: crossing.from,
+            to: crossing.to,
+        };
+        self.crossed.write(event);
+        self.commands.trigger(event);
     }
 }

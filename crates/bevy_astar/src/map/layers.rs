@@ -1,7 +1,7 @@
 //! The derived grid of each agent kind in use, built on first use and kept up to date with the
 //! published map changes.
 
-use super::{NavCellChange, NavChange, NavGrid};
+use super::{NavCellChange, NavChange, NavGrid, NavLinkChange};
 use crate::kinds::{KindError, KindKey, TerrainProfiles};
 use astar_grid::{AgentGrid, Cell, Grid};
 use bevy::platform::collections::HashMap;
@@ -125,13 +125,13 @@ impl AgentLayers {
             };
         }
         let changed: Vec<Cell> = change.cells().map(|cell| cell.cell).collect();
-        if changed.is_empty() {
+        if changed.is_empty() && change.links().is_empty() {
             return KindChanges::default();
         }
         let mut kinds = Vec::new();
         let mut broken = Vec::new();
         for (&kind, layer) in &mut self.layers {
-            match layer.update(nav.grid(), &changed) {
+            match layer.update(nav.grid(), &changed, change.links()) {
                 Ok(derived) if derived.is_empty() => {}
                 Ok(derived) => kinds.push((kind, Arc::new(derived))),
                 Err(error) => {
@@ -189,11 +189,27 @@ impl AgentLayers {
 }
 
 impl Layer {
-    /// Updates the derived grid for the terrain cells `changed` and writes the derived cells
-    /// that changed into the snapshot (copying it only while a search still reads it); returns
-    /// them as a map change.
-    fn update(&mut self, terrain: &Grid, changed: &[Cell]) -> Result<NavChange, KindError> {
+    /// Updates the derived grid for the terrain cells `changed` and the changed `links`, and
+    /// writes the derived cells that changed into the snapshot (copying it only while a search
+    /// still reads it); returns them, with the links, as a map change.
+    fn update(
+        &mut self,
+        terrain: &Grid,
+        changed: &[Cell],
+        links: &[NavLinkChange],
+    ) -> Result<NavChange, KindError> {
         let derived = self.agent.update(terrain, changed)?;
+        if !links.is_empty() {
+            // The kind's links come from the terrain's anew: the snapshot takes them whole.
+            let before = Arc::clone(&self.snapshot);
+            self.snapshot = Arc::new(self.agent.grid().clone());
+            let cells = derived.into_iter().map(|cell| NavCellChange {
+                cell,
+                before: before.cost(cell).unwrap_or(0),
+                after: self.agent.grid().cost(cell).unwrap_or(0),
+            });
+            return Ok(NavChange::from_cells(cells).with_links(links.iter().copied()));
+        }
         if derived.is_empty() {
             // Nothing changed for this kind: the snapshot stays the one searches hold.
             return Ok(NavChange::default());

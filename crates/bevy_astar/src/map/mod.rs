@@ -5,12 +5,14 @@
 mod crowd_costs;
 mod footprint;
 mod layers;
+mod link_change;
 mod nav_grid;
 mod touches;
 
 pub(crate) use crowd_costs::{CrowdCostLayer, CrowdCosts, CrowdLayerChange, same_layer};
 pub(crate) use footprint::{PathFootprint, step_corner_cells};
 pub(crate) use layers::{AgentLayers, KindChanges, SWEEP_FRAMES};
+pub use link_change::NavLinkChange;
 pub(crate) use nav_grid::CellGeometry;
 pub use nav_grid::NavGrid;
 
@@ -71,10 +73,11 @@ impl NavCellChange {
     }
 }
 
-/// The cells that changed between two map versions, or a whole-map replacement.
+/// The cells and links that changed between two map versions, or a whole-map replacement.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NavChange {
     cells: HashMap<Cell, NavCellChange>,
+    links: Vec<NavLinkChange>,
     bounds: Option<(Cell, Cell)>,
     whole_map: bool,
 }
@@ -96,21 +99,42 @@ impl NavChange {
             if cell_change.before == cell_change.after {
                 continue;
             }
-            let cell = cell_change.cell;
-            change.bounds = Some(match change.bounds {
-                None => (cell, cell),
-                Some((min, max)) => (
-                    Cell::new(min.x.min(cell.x), min.y.min(cell.y)),
-                    Cell::new(max.x.max(cell.x), max.y.max(cell.y)),
-                ),
-            });
-            change.cells.insert(cell, cell_change);
+            change.widen_bounds(cell_change.cell);
+            change.cells.insert(cell_change.cell, cell_change);
         }
         change
     }
 
-    /// The smallest rectangle holding every changed cell, as its lowest and highest corners
-    /// (inclusive); `None` for a whole-map change (which lists no cells) and for no change.
+    /// This change with the link changes `links` too; entries that change nothing are left
+    /// out. The links' ends count in [`NavChange::bounds`].
+    #[must_use]
+    pub fn with_links(mut self, links: impl IntoIterator<Item = NavLinkChange>) -> Self {
+        for link in links {
+            if link.before == link.after {
+                continue;
+            }
+            for end in link.ends() {
+                self.widen_bounds(end);
+            }
+            self.links.push(link);
+        }
+        self
+    }
+
+    /// Grows the bounding box to hold `cell`.
+    fn widen_bounds(&mut self, cell: Cell) {
+        self.bounds = Some(match self.bounds {
+            None => (cell, cell),
+            Some((min, max)) => (
+                Cell::new(min.x.min(cell.x), min.y.min(cell.y)),
+                Cell::new(max.x.max(cell.x), max.y.max(cell.y)),
+            ),
+        });
+    }
+
+    /// The smallest rectangle holding every changed cell and the ends of every changed link,
+    /// as its lowest and highest corners (inclusive); `None` for a whole-map change (which
+    /// lists no cells) and for no change.
     ///
     /// ```
     /// use bevy_astar::{NavCellChange, NavChange};
@@ -137,7 +161,7 @@ impl NavChange {
     /// Whether nothing changed.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        !self.whole_map && self.cells.is_empty()
+        !self.whole_map && self.cells.is_empty() && self.links.is_empty()
     }
 
     /// Number of changed cells (0 for a whole-map change, which lists none).
@@ -149,6 +173,21 @@ impl NavChange {
     /// The changed cells, in no particular order.
     pub fn cells(&self) -> impl Iterator<Item = &NavCellChange> {
         self.cells.values()
+    }
+
+    /// The changed links, in the order they were first changed.
+    #[must_use]
+    pub fn links(&self) -> &[NavLinkChange] {
+        &self.links
+    }
+
+    /// The changed cells and the ends of the changed links: what a structure derived from the
+    /// grid (a flow field, an agent kind's grid) brings up to date. A cell may come twice.
+    pub fn touched_cells(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.cells
+            .keys()
+            .copied()
+            .chain(self.links.iter().flat_map(NavLinkChange::ends))
     }
 
     /// The change of `cell`, if it changed.
@@ -163,16 +202,21 @@ impl NavChange {
         self.whole_map || self.cells.contains_key(&cell)
     }
 
-    /// Whether any cell opened.
+    /// Whether any cell opened, or any link was added, opened or widened
+    /// ([`NavLinkChange::improves`]): a change that may join cells that were apart.
     #[must_use]
     pub fn opens_any(&self) -> bool {
-        self.whole_map || self.cells.values().any(NavCellChange::became_walkable)
+        self.whole_map
+            || self.cells.values().any(NavCellChange::became_walkable)
+            || self.links.iter().any(NavLinkChange::improves)
     }
 
-    /// Whether any cell opened or got cheaper.
+    /// Whether any cell opened or got cheaper, or any link improved.
     #[must_use]
     pub fn improves_any(&self) -> bool {
-        self.whole_map || self.cells.values().any(NavCellChange::improves)
+        self.whole_map
+            || self.cells.values().any(NavCellChange::improves)
+            || self.links.iter().any(NavLinkChange::improves)
     }
 }
 

@@ -1,8 +1,8 @@
 //! The navigation grid resource: the core grid shared copy-on-write with background searches,
 //! its placement in the world, and edits that record what changed.
 
-use super::{NavCellChange, NavChange};
-use astar_grid::{Cell, Grid, GridError};
+use super::{NavCellChange, NavChange, NavLinkChange};
+use astar_grid::{Cell, Grid, GridError, Link, LinkError, LinkId};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,6 +49,9 @@ pub struct NavGrid {
     origin: Vec2,
     /// The value each cell edited since the last published version had before its first edit.
     pending: HashMap<Cell, u8>,
+    /// Each link edited since the last published version as it was before its first edit
+    /// (`None`: it did not exist), in the order of first edits.
+    pending_links: Vec<(LinkId, Option<Link>)>,
     id: u64,
 }
 
@@ -60,17 +63,18 @@ impl Clone for NavGrid {
             cell_size: self.cell_size,
             origin: self.origin,
             pending: HashMap::default(),
+            pending_links: Vec::new(),
             id: next_grid_id(),
         }
     }
 }
 
-/// Warns that the plugin does not take links yet, when `grid` has some.
+/// Warns that crowd agents do not stop at links, when `grid` has some.
 fn warn_of_links(grid: &Grid) {
     let links = grid.links().len();
     if links > 0 {
         bevy::log::warn!(
-            "the navigation grid has {links} links: searches follow them, but followers and crowds do not take them yet and walk straight from one end to the other"
+            "the navigation grid has {links} links: path followers stop at them, but crowd agents (CrowdAvoidance) walk straight from one end to the other"
         );
     }
 }
@@ -79,9 +83,10 @@ impl NavGrid {
     /// A navigation grid over `grid`, with cells of size 1 and cell `(0, 0)` starting at the
     /// world origin.
     ///
-    /// The grid's links ([`Grid::add_link`]) are searched over, but followers and crowds do
-    /// not take them yet: they walk straight from one end of a link to the other. A grid with
-    /// links logs a warning saying so.
+    /// The grid's links ([`Grid::add_link`], or [`NavGrid::add_link`] later) are searched
+    /// over, and [`PathFollower`](crate::PathFollower)s stop at them; crowd agents
+    /// ([`CrowdAvoidance`](crate::CrowdAvoidance)) do not, and walk straight from one end of a
+    /// link to the other. A grid given with links logs a warning saying so.
     #[must_use]
     pub fn new(grid: Grid) -> Self {
         warn_of_links(&grid);
@@ -90,6 +95,7 @@ impl NavGrid {
             cell_size: Vec2::ONE,
             origin: Vec2::ZERO,
             pending: HashMap::default(),
+            pending_links: Vec::new(),
             id: next_grid_id(),
         }
     }
@@ -263,30 +269,102 @@ impl NavGrid {
         warn_of_links(&grid);
         self.grid = Arc::new(grid);
         self.pending.clear();
+        self.pending_links.clear();
         self.id = next_grid_id();
     }
 
-    /// Whether cells were edited since the last published map version.
+    /// Whether cells or links were edited since the last published map version.
     #[must_use]
     pub fn has_pending_changes(&self) -> bool {
-        !self.pending.is_empty()
+        !self.pending.is_empty() || !self.pending_links.is_empty()
     }
 
     /// The edits not yet published, as a change set.
     #[must_use]
     pub fn pending_changes(&self) -> NavChange {
-        NavChange::from_cells(self.pending.iter().map(|(&cell, &before)| NavCellChange {
+        let cells = self.pending.iter().map(|(&cell, &before)| NavCellChange {
             cell,
             before,
             after: self.grid.value(cell),
-        }))
+        });
+        let links = self
+            .pending_links
+            .iter()
+            .map(|&(id, before)| NavLinkChange {
+                id,
+                before,
+                after: self.grid.links().get(id).copied(),
+            });
+        NavChange::from_cells(cells).with_links(links)
     }
 
     /// Takes the edits not yet published.
     pub(crate) fn take_changes(&mut self) -> NavChange {
         let change = self.pending_changes();
         self.pending.clear();
+        self.pending_links.clear();
         change
+    }
+
+    /// Adds `link` to the grid: a door, a ladder, stairs between floors, a one-way drop or a
+    /// teleporter ([`Link`]). Like a cell edit, it is published as the next map version;
+    /// with [`InvalidationPolicy::TouchedOrOpened`](crate::InvalidationPolicy::TouchedOrOpened),
+    /// paths it may shorten search again. Followers stop at it ([`LinkReached`](crate::LinkReached)).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_astar::prelude::*;
+    ///
+    /// let mut nav = NavGrid::new(Grid::new(8, 8));
+    /// let ladder = nav.add_link(Link::new(Cell::new(1, 1), Cell::new(6, 6), 4.0))?;
+    /// nav.set_link_open(ladder, false)?; // closed: no path takes it
+    /// assert_eq!(nav.grid().links().get(ladder).map(|link| link.open), Some(false));
+    /// assert!(nav.has_pending_changes());
+    /// # Ok::<(), LinkError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The [`LinkError`]s of [`Grid::add_link`]: an end off the grid or blocked, a cost that is
+    /// negative or not finite, a terrain of 0, a largest footprint of 0, too many links. The
+    /// grid is unchanged then.
+    pub fn add_link(&mut self, link: Link) -> Result<LinkId, LinkError> {
+        let id = Arc::make_mut(&mut self.grid).add_link(link)?;
+        self.note_link_edit(id, None);
+        Ok(id)
+    }
+
+    /// Removes link `id`; the paths that took it are cut (and repaired or searched again).
+    ///
+    /// # Errors
+    /// [`LinkError::Unknown`] when the grid has no such link.
+    pub fn remove_link(&mut self, id: LinkId) -> Result<Link, LinkError> {
+        let before = self.grid.links().get(id).copied();
+        let link = Arc::make_mut(&mut self.grid).remove_link(id)?;
+        self.note_link_edit(id, before);
+        Ok(link)
+    }
+
+    /// Opens or closes link `id` (a door); returns whether it was open. Closing it cuts the
+    /// paths that took it; opening it lets agents whose goal could not be reached search again.
+    ///
+    /// # Errors
+    /// [`LinkError::Unknown`] when the grid has no such link.
+    pub fn set_link_open(&mut self, id: LinkId, open: bool) -> Result<bool, LinkError> {
+        let before = *self.grid.links().get(id).ok_or(LinkError::Unknown(id))?;
+        if before.open == open {
+            return Ok(open);
+        }
+        let was_open = Arc::make_mut(&mut self.grid).set_link_open(id, open)?;
+        self.note_link_edit(id, Some(before));
+        Ok(was_open)
+    }
+
+    /// Records that link `id`, which was `before`, changed, unless it already changed since
+    /// the last published version (the first state is the one a change compares with).
+    fn note_link_edit(&mut self, id: LinkId, before: Option<Link>) {
+        if self.pending_links.iter().all(|&(edited, _)| edited != id) {
+            self.pending_links.push((id, before));
+        }
     }
 
     /// This grid's identity; a new or cloned grid has a new one.

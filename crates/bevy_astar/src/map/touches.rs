@@ -25,8 +25,9 @@ impl NavChange {
     }
 
     /// Whether the change may have made the path `cells` (walked under `movement`) illegal or
-    /// dearer: it changed a cell of the path, or blocked a corner cell of one of its diagonal
-    /// steps ([`Movement::step_corners`]), which the step may not cut.
+    /// dearer: it changed a cell of the path, blocked a corner cell of one of its diagonal
+    /// steps ([`Movement::step_corners`]), which the step may not cut, or worsened a link one
+    /// of its steps took ([`NavLinkChange::worsens`](crate::NavLinkChange::worsens)).
     ///
     /// A corner cell that opened or changed its terrain cost leaves every step legal and every
     /// step cost as it was, so it does not count.
@@ -46,7 +47,7 @@ impl NavChange {
     /// ```
     #[must_use]
     pub fn touches_path(&self, cells: &[Cell], movement: Movement) -> bool {
-        if self.touches_any(cells) {
+        if self.touches_any(cells) || self.worsens_a_step_of(cells) {
             return true;
         }
         if !movement.corners_decide() {
@@ -65,14 +66,33 @@ impl NavChange {
     }
 
     /// Whether the change blocked a cell of the path `cells` or a corner cell of one of its
-    /// diagonal steps under `movement`: the path is cut, and can no longer be walked as it is.
+    /// diagonal steps under `movement`, or closed (or removed) a link one of its steps took
+    /// ([`NavLinkChange::cuts_step`](crate::NavLinkChange::cuts_step)): the path is cut, and can no longer be walked as it is.
     #[must_use]
     pub fn cuts_path(&self, cells: &[Cell], movement: Movement) -> bool {
         let blocked = |cell: Cell| {
             self.changed_inside(cell)
                 .is_some_and(NavCellChange::became_blocked)
         };
-        cells.iter().copied().any(blocked) || step_corner_cells(cells, movement).any(blocked)
+        cells.iter().copied().any(blocked)
+            || step_corner_cells(cells, movement).any(blocked)
+            || self.cuts_a_step_of(cells)
+    }
+
+    /// Whether a changed link that got worse led along a step of `cells`.
+    fn worsens_a_step_of(&self, cells: &[Cell]) -> bool {
+        self.links
+            .iter()
+            .any(|link| link.worsens() && cells.windows(2).any(|step| link.led(step[0], step[1])))
+    }
+
+    /// Whether a changed link no longer leads along a step of `cells` that it led along.
+    fn cuts_a_step_of(&self, cells: &[Cell]) -> bool {
+        self.links.iter().any(|link| {
+            cells
+                .windows(2)
+                .any(|step| link.cuts_step(step[0], step[1]))
+        })
     }
 
     /// The change of `cell`, looked up only when it lies inside the changed cells' bounding box.

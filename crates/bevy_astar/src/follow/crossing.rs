@@ -1,0 +1,108 @@
+//! Crossing links: where a follower stops at a door, a ladder, stairs or a teleporter, the
+//! messages that tell the game, and how long the crossing takes when the game does not step in.
+
+use crate::NavGrid;
+use astar_grid::{Cell, LinkId};
+use bevy::prelude::*;
+
+/// A link a [`PathFollower`](crate::PathFollower) stands at, crossing it
+/// ([`PathFollower::crossing`](crate::PathFollower::crossing)).
+///
+/// The follower waits at the link's near end for [`LinkCrossing::remaining`] seconds (the
+/// link's cost in straight steps, walked at the follower's speed), then appears at its far end
+/// and walks on. A game that plays an animation instead holds it
+/// ([`PathFollower::hold_crossing`](crate::PathFollower::hold_crossing)) on [`LinkReached`]
+/// and releases it when the animation ends.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkCrossing {
+    /// The link.
+    pub link: LinkId,
+    /// The cell the agent stands on, at the link's near end.
+    pub from: Cell,
+    /// The cell the agent comes out on.
+    pub to: Cell,
+    /// The link's cost.
+    pub cost: f64,
+    /// Seconds left before the agent comes out, while not held.
+    pub remaining: f32,
+    /// Whether the game holds the agent at the link: it stays until released.
+    pub held: bool,
+}
+
+/// A [`PathFollower`](crate::PathFollower) reached a link of its path and stopped at it: both a
+/// message and an entity event triggered on the agent, as [`PathFound`](crate::PathFound) is.
+///
+/// The agent crosses by itself after the link's cost in time; hold it to play a door or climb
+/// animation first:
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_astar::prelude::*;
+///
+/// fn open_the_door(reached: On<LinkReached>, mut followers: Query<&mut PathFollower>) {
+///     if let Ok(mut follower) = followers.get_mut(reached.entity) {
+///         follower.hold_crossing(); // released by `release_crossing` when the door is open
+///     }
+/// }
+/// App::new().add_observer(open_the_door);
+/// ```
+#[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq)]
+pub struct LinkReached {
+    /// The agent.
+    pub entity: Entity,
+    /// The link.
+    pub link: LinkId,
+    /// The cell the agent stands on, at the link's near end.
+    pub from: Cell,
+    /// The cell the link leads to.
+    pub to: Cell,
+    /// The link's cost.
+    pub cost: f64,
+}
+
+/// A [`PathFollower`](crate::PathFollower) came out at the far end of a link: both a message
+/// and an entity event triggered on the agent.
+#[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkCrossed {
+    /// The agent.
+    pub entity: Entity,
+    /// The link.
+    pub link: LinkId,
+    /// The cell the agent left.
+    pub from: Cell,
+    /// The cell the agent came out on.
+    pub to: Cell,
+}
+
+/// The links of a map as a follower sees them: which link, if any, a move from one world
+/// position to the next takes, for an agent of `size` cells.
+#[derive(Clone, Copy)]
+pub(crate) struct LinkLookup<'a> {
+    pub nav: &'a NavGrid,
+    pub size: u8,
+}
+
+impl LinkLookup<'_> {
+    /// The open link the move from `from` to `to` (footprint centres) takes, if any: its id,
+    /// its ends and its cost.
+    pub(crate) fn between(&self, from: Vec2, to: Vec2) -> Option<(LinkId, Cell, Cell, f64)> {
+        let near = self.nav.footprint_anchor(from, self.size)?;
+        let far = self.nav.footprint_anchor(to, self.size)?;
+        if near == far {
+            return None;
+        }
+        let (link, cost) = self.nav.grid().link_step(near, far)?;
+        Some((link, near, far, cost))
+    }
+
+    /// Seconds a follower at `speed` world units a second takes to cross a link of `cost`: the
+    /// time it walks `cost` straight steps. No time at all for a follower that does not move.
+    pub(crate) fn crossing_time(&self, cost: f64, speed: f32) -> f32 {
+        let step = self.nav.cell_size().x.abs();
+        if speed > 0.0 && step.is_finite() {
+            (cost as f32 * step / speed).max(0.0)
+        } else {
+            0.0
+        }
+    }
+}

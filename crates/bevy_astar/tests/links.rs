@@ -1,0 +1,361 @@
+//! Headless tests of links in the plugin: doors opened and closed at run time cut exactly the
+//! paths through them and let waiting agents through, every engine takes links, followers stop
+//! at a link and cross it (by themselves, or when the game releases them), and a link too
+//! narrow for a kind keeps it out.
+
+pub mod common;
+
+use astar_grid::{SearchOptions, find_path};
+use bevy::prelude::*;
+use bevy_astar::prelude::*;
+use common::path_check::costs_match;
+use common::{MAX_FRAMES, app_with_grid, current_grid, path, settle, spawn};
+
+/// A 20 x 10 grid split by a wall down column 10, with a door through it at row 2 (the
+/// returned link) and, unless `one_door`, a second door at row 8.
+fn split_grid(one_door: bool) -> (Grid, LinkId, Option<LinkId>) {
+    let mut grid = Grid::new(20, 10);
+    for y in 0..10 {
+        grid.set_blocked(Cell::new(10, y), true).expect("inside");
+    }
+    let door = grid
+        .add_link(Link::new(Cell::new(9, 2), Cell::new(11, 2), 2.0))
+        .expect("a valid link");
+    let far_door = (!one_door).then(|| {
+        grid.add_link(Link::new(Cell::new(9, 8), Cell::new(11, 8), 2.0))
+            .expect("a valid link")
+    });
+    (grid, door, far_door)
+}
+
+/// The core's optimal cost of `request` on `grid` (links included), which the core's oracle
+/// tests check against an independent Dijkstra.
+fn core_cost(grid: &Grid, request: &PathRequest) -> Option<f64> {
+    let options = SearchOptions {
+        closest_reachable: false,
+        ..request.options
+    };
+    find_path(grid, request.start, request.goal, &options)
+        .expect("a valid request")
+        .found()
+        .map(|found| found.cost)
+}
+
+fn set_door(app: &mut App, door: LinkId, open: bool) {
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .set_link_open(door, open)
+        .expect("a link of the grid");
+}
+
+#[test]
+fn closing_a_door_cuts_exactly_the_paths_through_it() {
+    let (grid, door, far_door) = split_grid(false);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let across = PathRequest::new(Cell::new(2, 1), Cell::new(17, 1));
+    let left = PathRequest::new(Cell::new(0, 0), Cell::new(8, 9));
+    let right = PathRequest::new(Cell::new(12, 0), Cell::new(19, 9));
+    let far = PathRequest::new(Cell::new(2, 9), Cell::new(17, 9));
+    let agents: Vec<Entity> = [across, left, right, far]
+        .into_iter()
+        .map(|request| spawn(&mut app, request))
+        .collect();
+    settle(&mut app, &agents);
+    {
+        let nav = app.world().resource::<NavGrid>();
+        let steps = path(&app, agents[0]).link_steps(nav);
+        assert_eq!(steps.len(), 1);
+        assert_eq!(steps[0].1, door);
+        assert_eq!(
+            path(&app, agents[3]).link_steps(nav)[0].1,
+            far_door.expect("two doors")
+        );
+    }
+    let revisions: Vec<u64> = agents
+        .iter()
+        .map(|&agent| path(&app, agent).revision)
+        .collect();
+    set_door(&mut app, door, false);
+    app.update();
+    settle(&mut app, &agents);
+    let grid = current_grid(&app);
+    let across_path = path(&app, agents[0]);
+    assert!(
+        across_path.revision > revisions[0],
+        "the path through the door searches again"
+    );
+    let optimal = core_cost(&grid, &across).expect("reachable");
+    assert!(costs_match(across_path.cost(), optimal));
+    let nav = app.world().resource::<NavGrid>();
+    assert_eq!(
+        across_path.link_steps(nav)[0].1,
+        far_door.expect("two doors")
+    );
+    for (index, &agent) in agents.iter().enumerate().skip(1) {
+        assert_eq!(
+            path(&app, agent).revision,
+            revisions[index],
+            "agent {index} took no step through the door: its path stays"
+        );
+    }
+}
+
+#[test]
+fn every_engine_takes_links_and_drops_a_closed_one() {
+    let (grid, door, _) = split_grid(false);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let requests: Vec<PathRequest> = [
+        PathAlgorithm::AStar,
+        PathAlgorithm::JumpPoint,
+        PathAlgorithm::FlowField,
+    ]
+    .into_iter()
+    .map(|algorithm| PathRequest::new(Cell::new(3, 3), Cell::new(16, 1)).with_algorithm(algorithm))
+    .collect();
+    let agents: Vec<Entity> = requests
+        .iter()
+        .map(|&request| spawn(&mut app, request))
+        .collect();
+    for closed in [false, true] {
+        if closed {
+            set_door(&mut app, door, false);
+            app.update();
+        }
+        settle(&mut app, &agents);
+        let grid = current_grid(&app);
+        for (request, &agent) in requests.iter().zip(&agents) {
+            let found = path(&app, agent);
+            assert_eq!(found.status, PathStatus::Found, "{request:?}");
+            let optimal = core_cost(&grid, request).expect("reachable");
+            assert!(costs_match(found.cost(), optimal), "{request:?}");
+            let nav = app.world().resource::<NavGrid>();
+            let through_door = found.link_steps(nav).iter().any(|&(_, link)| link == door);
+            assert_eq!(through_door, !closed, "{request:?} after closing: {closed}");
+        }
+    }
+}
+
+#[test]
+fn opening_a_door_lets_a_waiting_agent_through() {
+    let (grid, door, _) = split_grid(true);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    set_door(&mut app, door, false);
+    let request = PathRequest::new(Cell::new(2, 2), Cell::new(17, 2));
+    let agent = spawn(&mut app, request);
+    settle(&mut app, &[agent]);
+    assert_eq!(path(&app, agent).status, PathStatus::NoPath);
+    set_door(&mut app, door, true);
+    app.update();
+    settle(&mut app, &[agent]);
+    let found = path(&app, agent);
+    assert_eq!(found.status, PathStatus::Found);
+    let optimal = core_cost(&current_grid(&app), &request).expect("reachable");
+    assert!(costs_match(found.cost(), optimal));
+}
+
+#[test]
+fn a_door_too_narrow_keeps_a_large_agent_out() {
+    let mut grid = Grid::new(20, 10);
+    for y in 0..10 {
+        grid.set_blocked(Cell::new(10, y), true).expect("inside");
+    }
+    let narrow = Link::new(Cell::new(8, 4), Cell::new(11, 4), 2.0).with_max_size(1);
+    grid.add_link(narrow).expect("a valid link");
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let small = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(1, 1), Cell::new(15, 1)),
+    );
+    let boss = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(1, 1), Cell::new(15, 1)).with_size(2),
+    );
+    settle(&mut app, &[small, boss]);
+    assert_eq!(path(&app, small).status, PathStatus::Found);
+    assert_eq!(path(&app, boss).status, PathStatus::NoPath);
+}
+
+/// The link messages and events the app saw, in order.
+#[derive(Resource, Default)]
+struct LinkLog {
+    reached: Vec<LinkReached>,
+    crossed: Vec<LinkCrossed>,
+    reached_events: usize,
+    crossed_events: usize,
+}
+
+fn log_links(
+    mut reached: MessageReader<LinkReached>,
+    mut crossed: MessageReader<LinkCrossed>,
+    mut log: ResMut<LinkLog>,
+) {
+    log.reached.extend(reached.read().copied());
+    log.crossed.extend(crossed.read().copied());
+}
+
+/// An app on the one-door grid with a follower walking from the left to the right side, and
+/// the link log.
+fn walking_app(hold: bool) -> (App, Entity, LinkId) {
+    let (grid, door, _) = split_grid(true);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    app.init_resource::<LinkLog>()
+        .add_systems(Last, log_links)
+        .add_observer(|_: On<LinkReached>, mut log: ResMut<LinkLog>| log.reached_events += 1)
+        .add_observer(|_: On<LinkCrossed>, mut log: ResMut<LinkLog>| log.crossed_events += 1);
+    if hold {
+        app.add_observer(
+            |reached: On<LinkReached>, mut followers: Query<&mut PathFollower>| {
+                if let Ok(mut follower) = followers.get_mut(reached.entity) {
+                    assert!(follower.hold_crossing());
+                }
+            },
+        );
+    }
+    let start = Cell::new(7, 2);
+    let position = app.world().resource::<NavGrid>().cell_center(start);
+    let agent = app
+        .world_mut()
+        .spawn((
+            PathRequest::new(start, Cell::new(14, 2)),
+            // 10-unit cells: 50 units a second is 5 cells a second.
+            PathFollower::new(50.0),
+            Transform::from_translation(position.extend(0.0)),
+        ))
+        .id();
+    (app, agent, door)
+}
+
+fn position_of(app: &App, agent: Entity) -> Vec2 {
+    app.world()
+        .get::<Transform>(agent)
+        .expect("a transform")
+        .translation
+        .truncate()
+}
+
+#[test]
+fn a_follower_stops_at_a_link_then_crosses_after_its_cost_in_time() {
+    let (mut app, agent, door) = walking_app(false);
+    let (near, far) = {
+        let nav = app.world().resource::<NavGrid>();
+        (
+            nav.cell_center(Cell::new(9, 2)),
+            nav.cell_center(Cell::new(11, 2)),
+        )
+    };
+    let mut frames_at_link = 0;
+    let mut arrived = false;
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        let follower = app.world().get::<PathFollower>(agent).expect("a follower");
+        let position = position_of(&app, agent);
+        if follower.crossing().is_some() {
+            frames_at_link += 1;
+            assert!(
+                position.distance(near) < 1e-3,
+                "waits at the near end: {position}"
+            );
+        }
+        // Never anywhere inside the wall's column.
+        assert!(
+            (position.x - 105.0).abs() > 4.0,
+            "walked through the wall: {position}"
+        );
+        if follower.is_finished() && path(&app, agent).is_found() {
+            arrived = true;
+            break;
+        }
+    }
+    assert!(arrived);
+    let log = app.world().resource::<LinkLog>();
+    assert_eq!(log.reached.len(), 1);
+    assert_eq!(log.crossed.len(), 1);
+    assert_eq!((log.reached_events, log.crossed_events), (1, 1));
+    let reached = log.reached[0];
+    assert_eq!((reached.entity, reached.link), (agent, door));
+    assert_eq!(
+        (reached.from, reached.to),
+        (Cell::new(9, 2), Cell::new(11, 2))
+    );
+    assert_eq!(reached.cost, 2.0);
+    // Cost 2 at 5 cells a second: 0.4 s, 25 frames of 16 ms, give or take the frame it
+    // stopped in and the one it came out in.
+    assert!(
+        (24..=27).contains(&frames_at_link),
+        "{frames_at_link} frames at the link"
+    );
+    let goal = app
+        .world()
+        .resource::<NavGrid>()
+        .cell_center(Cell::new(14, 2));
+    assert!(position_of(&app, agent).distance(goal) < 1e-3);
+    assert!(far.x > near.x);
+}
+
+#[test]
+fn a_held_follower_waits_at_the_link_until_released() {
+    let (mut app, agent, _) = walking_app(true);
+    let near = app
+        .world()
+        .resource::<NavGrid>()
+        .cell_center(Cell::new(9, 2));
+    let mut held_frames = 0;
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        let crossing = app
+            .world()
+            .get::<PathFollower>(agent)
+            .and_then(|follower| follower.crossing().copied());
+        if crossing.is_some_and(|crossing| crossing.held) {
+            held_frames += 1;
+            assert!(position_of(&app, agent).distance(near) < 1e-3);
+            if held_frames == 100 {
+                break;
+            }
+        }
+    }
+    assert_eq!(held_frames, 100, "held far longer than the link's cost");
+    assert!(app.world().resource::<LinkLog>().crossed.is_empty());
+    let mut follower = app
+        .world_mut()
+        .get_mut::<PathFollower>(agent)
+        .expect("a follower");
+    assert!(follower.release_crossing());
+    app.update();
+    let far = app
+        .world()
+        .resource::<NavGrid>()
+        .cell_center(Cell::new(11, 2));
+    let position = position_of(&app, agent);
+    assert!(
+        position.x >= far.x - 1e-3,
+        "came out at the far end: {position}"
+    );
+    assert_eq!(app.world().resource::<LinkLog>().crossed.len(), 1);
+}
+
+#[test]
+fn a_large_agent_follows_a_door_as_it_closes_and_opens() {
+    let mut grid = Grid::new(20, 10);
+    for y in 0..10 {
+        grid.set_blocked(Cell::new(10, y), true).expect("inside");
+    }
+    let door = grid
+        .add_link(Link::new(Cell::new(8, 4), Cell::new(11, 4), 2.0))
+        .expect("a valid link");
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let boss = spawn(
+        &mut app,
+        PathRequest::new(Cell::new(1, 1), Cell::new(15, 1)).with_size(2),
+    );
+    for (open, status) in [
+        (true, PathStatus::Found),
+        (false, PathStatus::NoPath),
+        (true, PathStatus::Found),
+    ] {
+        set_door(&mut app, door, open);
+        app.update();
+        settle(&mut app, &[boss]);
+        assert_eq!(path(&app, boss).status, status, "door open: {open}");
+    }
+}
