@@ -29,6 +29,11 @@
 //! - [`NavGrid`] is the map: edit it with [`NavGrid::block`], [`NavGrid::set_cost`] and friends;
 //!   each frame with edits becomes a new [`NavVersion`] and a [`NavChanged`] message, and only
 //!   agents whose paths the change affects search again.
+//! - Links join cells that are not neighbours: doors, ladders, stairs between floors
+//!   ([`astar_grid::FloorPlan`]), one-way drops and teleporters. [`NavGrid::add_link`],
+//!   [`NavGrid::set_link_open`] and [`NavGrid::remove_link`] are map changes like cell edits;
+//!   a [`PathFollower`] stops at a link ([`LinkReached`]) and crosses it after its cost in time,
+//!   or when the game releases it ([`LinkCrossed`]).
 //! - [`PathfindingSettings`] throttles the work (searches per frame, searches in flight, minimum
 //!   interval per agent) and sizes the result cache; identical requests share one search.
 //! - Agents of several sizes and terrain kinds share the map: a request names its

@@ -110,6 +110,9 @@ fn measure_frame(
     if let Some((index, tower)) = placement {
         tracking.checked_at_placement = contender.checked_for_changes(app.world());
         let (placed, cut) = contender.place_tower(app.world_mut(), scenario, tower)?;
+        if let Some(door) = scenario.door_at(index) {
+            contender.toggle_door(app.world_mut(), door)?;
+        }
         debug_assert_eq!(record.placements.len(), index);
         record.placements.push(placed);
         tracking.watch.watch(index, frame, cut);

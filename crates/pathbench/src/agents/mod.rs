@@ -120,6 +120,13 @@ pub struct AgentsArgs {
     /// The `route_density_weight` of `--density on` or `both`.
     #[arg(long, value_name = "W", default_value_t = 1.0)]
     pub density_weight: f32,
+    /// Doors on `bevy_astar`'s map: N links between seeded pairs of walkable cells, each a
+    /// shortcut costing half the straight-line distance between its ends, and one of them
+    /// closed or opened again at every tower placement (door `k % N` at placement `k`), so
+    /// that the placement frames measure a tower and a door together. A peer run beside gets
+    /// no doors.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub doors: usize,
 }
 
 /// Whether `bevy_astar`'s avoiding agents get density-aware routes, for the command line.
@@ -204,6 +211,8 @@ pub struct Scenario {
     pub frames: u64,
     /// Whether frames are paced to 60 per second of wall-clock time.
     pub paced: bool,
+    /// The doors of `--doors` (links on the map, none on the tower cells).
+    pub doors: Vec<astar_grid::Link>,
 }
 
 impl Scenario {
@@ -248,6 +257,7 @@ impl Scenario {
             .map(|routes| &mut **routes as &mut dyn map::Routes)
             .collect();
         let plan = map.plan_towers(placements, args.seed, &goals, &mut peers)?;
+        let doors = draw_doors(&map.grid, args.doors, args.seed, &plan.cells);
         Ok(Self {
             map,
             goals,
@@ -258,7 +268,13 @@ impl Scenario {
             speed: args.speed,
             frames,
             paced: !args.unpaced,
+            doors,
         })
+    }
+
+    /// The door toggled at placement `index`, if the run has doors.
+    pub fn door_at(&self, index: usize) -> Option<usize> {
+        (!self.doors.is_empty()).then(|| index % self.doors.len())
     }
 
     /// The duration of one frame.
@@ -373,6 +389,15 @@ pub trait Contender {
         scenario: &Scenario,
         tower: Cell,
     ) -> Result<(Placement, Vec<Watched>), String>;
+    /// Closes door `door` of the scenario if it is open, opens it if it is closed (a library
+    /// without links has no doors: nothing to do).
+    ///
+    /// # Errors
+    /// When the door is not on the library's map.
+    fn toggle_door(&self, world: &mut World, door: usize) -> Result<(), String> {
+        let _ = (world, door);
+        Ok(())
+    }
     /// A running count of the searches the library itself started because of map changes, for
     /// libraries that find the paths an edit cuts (`None` where the game code does).
     fn searches_for_changes(&self, world: &World) -> Option<u64> {
@@ -500,6 +525,38 @@ pub fn run(args: &AgentsArgs) -> Result<bool, String> {
     Ok(true)
 }
 
+/// `count` doors: links both ways between walkable cells of `grid` drawn from `seed` (none
+/// on a `tower` cell, and ends at least a quarter of the map apart), each costing half the
+/// straight-line distance between its ends, so that it is a shortcut agents take.
+fn draw_doors(
+    grid: &astar_grid::Grid,
+    count: usize,
+    seed: u64,
+    towers: &[Cell],
+) -> Vec<astar_grid::Link> {
+    let towers: std::collections::HashSet<Cell> = towers.iter().copied().collect();
+    let walkable: Vec<Cell> = grid
+        .cells()
+        .filter(|&(cell, value)| value != 0 && !towers.contains(&cell))
+        .map(|(cell, _)| cell)
+        .collect();
+    let mut random = crate::random::SeededRandom::new(seed ^ 0xD005);
+    let apart = f64::from(grid.width().max(grid.height()) / 4);
+    let mut doors = Vec::with_capacity(count);
+    for _ in 0..count.saturating_mul(64) {
+        if doors.len() == count || walkable.is_empty() {
+            break;
+        }
+        let mut pick = || walkable[random.below(walkable.len() as u64) as usize];
+        let (from, to) = (pick(), pick());
+        let distance = f64::from(from.x.abs_diff(to.x)).hypot(f64::from(from.y.abs_diff(to.y)));
+        if distance >= apart {
+            doors.push(astar_grid::Link::new(from, to, distance / 2.0));
+        }
+    }
+    doors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -530,12 +587,43 @@ mod tests {
             shared_min: None,
             density: DensityChoice::Off,
             density_weight: 1.0,
+            doors: 0,
         }
     }
 
     fn small_scenario(peer: Peer) -> Scenario {
         let args = small_args(peer);
         Scenario::new(&args, &roster(&args)).unwrap()
+    }
+
+    #[test]
+    fn doors_lie_apart_from_the_towers_and_toggle_at_every_placement() {
+        let mut args = small_args(Peer::None);
+        args.doors = 3;
+        let roster = roster(&args);
+        let scenario = Scenario::new(&args, &roster).unwrap();
+        assert_eq!(scenario.doors.len(), 3);
+        for door in &scenario.doors {
+            assert!(!scenario.towers.contains(&door.from) && !scenario.towers.contains(&door.to));
+            assert!(
+                scenario.map.grid.is_walkable(door.from) && scenario.map.grid.is_walkable(door.to)
+            );
+        }
+        assert_eq!(scenario.door_at(4), Some(1));
+        let ours = &roster[0];
+        let mut app = ours.build_app(&scenario);
+        ours.toggle_door(app.world_mut(), 1).unwrap();
+        let nav = app.world().resource::<NavGrid>();
+        let open: Vec<bool> = nav
+            .grid()
+            .links()
+            .iter()
+            .map(|(_, link)| link.open)
+            .collect();
+        assert_eq!(open, [true, false, true]);
+        assert!(nav.has_pending_changes());
+        let record = drive::run(&**ours, &scenario).unwrap();
+        assert_eq!(record.placements.len(), scenario.towers.len());
     }
 
     #[test]
@@ -625,6 +713,7 @@ mod tests {
             shared_min: None,
             density: DensityChoice::Off,
             density_weight: 1.0,
+            doors: 0,
         };
         let scenario = |args: AgentsArgs| Scenario::new(&args, &roster(&args));
         assert!(scenario(args(0, 1, 64, 1.0)).is_err());

@@ -150,7 +150,7 @@ fn build_app(
         .insert_resource(TimeUpdateStrategy::ManualDuration(
             Scenario::frame_duration(),
         ))
-        .insert_resource(NavGrid::new(scenario.map.grid.clone()))
+        .insert_resource(NavGrid::new(grid_with_doors(scenario)))
         .init_resource::<FrameStamps>()
         .init_resource::<CrowdMeter>()
         .init_resource::<OptimalCosts>()
@@ -271,6 +271,16 @@ fn settled(world: &mut World) -> bool {
     }
     let mut paths = world.query::<&Path>();
     paths.iter(world).all(Path::is_found)
+}
+
+/// The scenario's map with its doors.
+fn grid_with_doors(scenario: &Scenario) -> astar_grid::Grid {
+    let mut grid = scenario.map.grid.clone();
+    for &door in &scenario.doors {
+        // Drawn on walkable cells of this grid, apart from the towers: always valid.
+        let _ = grid.add_link(door);
+    }
+    grid
 }
 
 /// Blocks `tower`, restarts the agents standing on it and lists the agents whose path ahead
@@ -485,6 +495,20 @@ impl Contender for Ours {
 
     fn restart_finished(&self, world: &mut World, scenario: &Scenario) -> (u64, u64) {
         restart_finished(world, scenario, self.goal_area)
+    }
+
+    fn toggle_door(&self, world: &mut World, door: usize) -> Result<(), String> {
+        let mut nav = world.resource_mut::<NavGrid>();
+        let (id, open) = nav
+            .grid()
+            .links()
+            .iter()
+            .nth(door)
+            .map(|(id, link)| (id, link.open))
+            .ok_or_else(|| format!("no door {door} on the map"))?;
+        nav.set_link_open(id, !open)
+            .map(|_| ())
+            .map_err(|error| error.to_string())
     }
 
     fn place_tower(
