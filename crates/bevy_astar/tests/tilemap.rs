@@ -5,7 +5,9 @@
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
-use bevy_astar::tilemap::{NavTileCost, NavTilemap, NavTilemapPlugin, cell_to_tile_pos};
+use bevy_astar::tilemap::{
+    NavFloor, NavTileCost, NavTilemap, NavTilemapFloors, NavTilemapPlugin, cell_to_tile_pos,
+};
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
 use bevy_ecs_tilemap::map::{
     TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize, TilemapType,
@@ -118,7 +120,142 @@ fn the_tilemap_types_are_registered_for_reflection() {
             "NavTilemapRules",
             core::any::TypeId::of::<bevy_astar::tilemap::NavTilemapRules>(),
         ),
+        ("NavFloor", core::any::TypeId::of::<NavFloor>()),
+        (
+            "NavTilemapFloors",
+            core::any::TypeId::of::<NavTilemapFloors>(),
+        ),
     ] {
         assert!(registry.get(id).is_some(), "{name} is not registered");
     }
+}
+
+/// Spawns a navigation tilemap of `size` tiles of 10 units, bottom-left corner at `corner`, as
+/// floor `floor`, with the tiles `wall` says blocked; returns it.
+fn spawn_floor(
+    app: &mut App,
+    (size, corner, floor): (TilemapSize, Vec2, u32),
+    wall: impl Fn(TilePos) -> bool,
+) -> Entity {
+    let tilemap = app.world_mut().spawn_empty().id();
+    let mut storage = TileStorage::empty(size);
+    for y in 0..size.y {
+        for x in 0..size.x {
+            let position = TilePos { x, y };
+            let cost = if wall(position) {
+                NavTileCost::BLOCKED
+            } else {
+                NavTileCost::WALKABLE
+            };
+            let tile = app
+                .world_mut()
+                .spawn((position, TilemapId(tilemap), cost))
+                .id();
+            storage.set(&position, tile);
+        }
+    }
+    let grid_size = TilemapGridSize { x: 10.0, y: 10.0 };
+    app.world_mut().entity_mut(tilemap).insert((
+        NavTilemap,
+        NavFloor(floor),
+        size,
+        grid_size,
+        TilemapTileSize { x: 10.0, y: 10.0 },
+        TilemapType::Square,
+        // Tile centres from half a tile in: the map's corner lies at the translation.
+        Transform::from_translation((corner + Vec2::splat(5.0)).extend(0.0)),
+        storage,
+    ));
+    tilemap
+}
+
+#[test]
+fn layered_tilemaps_are_the_floors_of_one_grid_joined_by_links() {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AStarPlugin::default(),
+        NavTilemapPlugin::default(),
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+        16,
+    )));
+    let size = TilemapSize { x: 6, y: 4 };
+    // Floor 1 first, five rows (its four and the row between) above floor 0.
+    let upper = spawn_floor(&mut app, (size, Vec2::new(0.0, 50.0), 1), |tile| {
+        tile.x == 3 && tile.y > 0
+    });
+    spawn_floor(&mut app, (size, Vec2::ZERO, 0), |tile| tile.x == 1);
+    app.update();
+    let floors = *app.world().resource::<NavTilemapFloors>();
+    assert_eq!(floors.plan().floors(), 2);
+    let nav = app.world().resource::<NavGrid>();
+    assert_eq!((nav.width(), nav.height()), (6, 9));
+    for (cell, value) in nav.grid().cells() {
+        let blocked = match floors.cell_to_tile(cell) {
+            None => true,
+            Some((0, tile)) => tile.x == 1,
+            Some((_, tile)) => tile.x == 3 && tile.y > 0,
+        };
+        assert_eq!(value == 0, blocked, "{cell}");
+        if let Some((floor, tile)) = floors.cell_to_tile(cell) {
+            // A floor's tile centre in the world is its cell's centre.
+            let corner = Vec2::new(0.0, 50.0 * floor as f32);
+            let centre = corner + Vec2::new(tile.x as f32 + 0.5, tile.y as f32 + 0.5) * 10.0;
+            assert!(nav.cell_center(cell).distance(centre) < 1e-4, "{cell}");
+        }
+    }
+    // Stairs from floor 0's right side to floor 1's left side.
+    let stairs_foot = floors
+        .tile_to_cell(0, TilePos { x: 5, y: 0 })
+        .expect("a tile");
+    let stairs_top = floors
+        .tile_to_cell(1, TilePos { x: 0, y: 0 })
+        .expect("a tile");
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .add_link(Link::new(stairs_foot, stairs_top, 3.0))
+        .expect("both ends walkable");
+    let goal = floors
+        .tile_to_cell(1, TilePos { x: 5, y: 3 })
+        .expect("a tile");
+    let agent = app
+        .world_mut()
+        .spawn(PathRequest::new(Cell::new(2, 3), goal))
+        .id();
+    let found = |app: &App| app.world().get::<Path>(agent).is_some_and(Path::is_found);
+    for _ in 0..200 {
+        app.update();
+        if found(&app) {
+            break;
+        }
+    }
+    let path = app.world().get::<Path>(agent).expect("a path").clone();
+    let nav = app.world().resource::<NavGrid>();
+    assert!(path.is_found());
+    assert_eq!(path.link_steps(nav).len(), 1);
+    // A tile edit on floor 1 edits its cell of the stacked grid: the wall's gap closes, and
+    // the agent, whose path went through it, has no way left.
+    let storage = app
+        .world()
+        .get::<TileStorage>(upper)
+        .expect("storage")
+        .clone();
+    let gap = storage.get(&TilePos { x: 3, y: 0 }).expect("tile");
+    app.world_mut().entity_mut(gap).insert(NavTileCost::BLOCKED);
+    for _ in 0..200 {
+        app.update();
+        let status = app.world().get::<Path>(agent).map(|path| path.status);
+        if status == Some(PathStatus::NoPath) {
+            break;
+        }
+    }
+    let gap_cell = floors
+        .tile_to_cell(1, TilePos { x: 3, y: 0 })
+        .expect("a tile");
+    assert!(!app.world().resource::<NavGrid>().is_walkable(gap_cell));
+    assert_eq!(
+        app.world().get::<Path>(agent).map(|path| path.status),
+        Some(PathStatus::NoPath)
+    );
 }
