@@ -123,8 +123,9 @@ pub struct AgentsArgs {
     /// Doors on `bevy_astar`'s map: N links between seeded pairs of walkable cells, each a
     /// shortcut costing half the straight-line distance between its ends, and one of them
     /// closed or opened again at every tower placement (door `k % N` at placement `k`), so
-    /// that the placement frames measure a tower and a door together. A peer run beside gets
-    /// no doors.
+    /// that the placement frames measure a tower and a door together. `bevy_astar` runs
+    /// twice side by side, with the doors and without (`--peer` is ignored; not with
+    /// `--crowd` or `--shared both`).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub doors: usize,
 }
@@ -479,6 +480,13 @@ fn roster(args: &AgentsArgs) -> Vec<Box<dyn Contender>> {
         return roster;
     }
     let northstar: Box<dyn Contender> = Box::new(northstar::Northstar::new(args.northstar_mode));
+    if args.doors > 0 {
+        return vec![
+            Box::new(ours::Ours::new(args).labelled("doors")),
+            Box::new(ours::Ours::new(args).without_doors().labelled("no doors")),
+            northstar,
+        ];
+    }
     if args.shared == SharedChoice::Both {
         return vec![
             Box::new(ours::Ours::new(args).labelled("shared")),
@@ -490,12 +498,12 @@ fn roster(args: &AgentsArgs) -> Vec<Box<dyn Contender>> {
 }
 
 /// How many contenders of the roster run, from the first: this project's plugin alone with
-/// `--peer none`, its variants with `--crowd` (two, three with `--density both`) or
-/// `--shared both`, else all of them.
+/// `--peer none`, its variants with `--crowd` (two, three with `--density both`),
+/// `--shared both` or `--doors` (with the doors and without), else all of them.
 fn contenders_run(args: &AgentsArgs, roster: usize) -> usize {
     if args.crowd {
         roster
-    } else if args.shared == SharedChoice::Both {
+    } else if args.shared == SharedChoice::Both || args.doors > 0 {
         2
     } else if args.peer == Peer::None {
         1

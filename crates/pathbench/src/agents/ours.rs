@@ -46,6 +46,8 @@ pub struct Ours {
     goal_area: bool,
     /// The crowd settings of the agents that avoid each other.
     crowd_settings: CrowdSettings,
+    /// Whether the map has the scenario's doors (`--doors`), toggled at the placements.
+    doors: bool,
 }
 
 impl Ours {
@@ -85,6 +87,7 @@ impl Ours {
                     .unwrap_or(CrowdSettings::default().planning_interval),
                 ..CrowdSettings::default()
             },
+            doors: true,
         }
     }
 
@@ -109,6 +112,13 @@ impl Ours {
     #[must_use]
     pub const fn with_own_paths(mut self) -> Self {
         self.settings.shared_goal_min_agents = 0;
+        self
+    }
+
+    /// The same contender on a map without the scenario's doors.
+    #[must_use]
+    pub const fn without_doors(mut self) -> Self {
+        self.doors = false;
         self
     }
 
@@ -140,7 +150,7 @@ const GOAL_AREA: f32 = 3.0;
 /// The headless app: the plugin, the grid, the agents and the timestamp systems.
 fn build_app(
     settings: &PathfindingSettings,
-    scenario: &Scenario,
+    (scenario, grid): (&Scenario, Grid),
     crowd: Option<&CrowdSettings>,
 ) -> App {
     let mut app = App::new();
@@ -150,7 +160,7 @@ fn build_app(
         .insert_resource(TimeUpdateStrategy::ManualDuration(
             Scenario::frame_duration(),
         ))
-        .insert_resource(NavGrid::new(grid_with_doors(scenario)))
+        .insert_resource(NavGrid::new(grid))
         .init_resource::<FrameStamps>()
         .init_resource::<CrowdMeter>()
         .init_resource::<OptimalCosts>()
@@ -274,7 +284,7 @@ fn settled(world: &mut World) -> bool {
 }
 
 /// The scenario's map with its doors.
-fn grid_with_doors(scenario: &Scenario) -> astar_grid::Grid {
+fn grid_with_doors(scenario: &Scenario) -> Grid {
     let mut grid = scenario.map.grid.clone();
     for &door in &scenario.doors {
         // Drawn on walkable cells of this grid, apart from the towers: always valid.
@@ -467,9 +477,14 @@ impl Contender for Ours {
     }
 
     fn build_app(&self, scenario: &Scenario) -> App {
+        let grid = if self.doors {
+            grid_with_doors(scenario)
+        } else {
+            scenario.map.grid.clone()
+        };
         build_app(
             &self.settings,
-            scenario,
+            (scenario, grid),
             self.crowd.then_some(&self.crowd_settings),
         )
     }
@@ -498,6 +513,9 @@ impl Contender for Ours {
     }
 
     fn toggle_door(&self, world: &mut World, door: usize) -> Result<(), String> {
+        if !self.doors {
+            return Ok(());
+        }
         let mut nav = world.resource_mut::<NavGrid>();
         let (id, open) = nav
             .grid()
