@@ -359,3 +359,34 @@ fn a_large_agent_follows_a_door_as_it_closes_and_opens() {
         assert_eq!(path(&app, boss).status, status, "door open: {open}");
     }
 }
+
+#[test]
+fn a_crowd_agent_crosses_a_link_at_once_and_never_stands_in_the_wall() {
+    let (mut app, agent, door) = walking_app(false);
+    app.world_mut()
+        .entity_mut(agent)
+        .insert(CrowdAvoidance::default());
+    let goal = app
+        .world()
+        .resource::<NavGrid>()
+        .cell_center(Cell::new(14, 2));
+    let mut arrived = false;
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        let position = position_of(&app, agent);
+        // The wall's column spans x from 100 to 110: a disc of 3.5 units never reaches into it.
+        assert!(
+            position.x < 100.0 - 3.0 || position.x > 110.0 + 3.0,
+            "in the wall: {position}"
+        );
+        if position.distance(goal) < 1.0 {
+            arrived = true;
+            break;
+        }
+    }
+    assert!(arrived, "stopped at {}", position_of(&app, agent));
+    let log = app.world().resource::<LinkLog>();
+    assert_eq!((log.reached.len(), log.crossed.len()), (1, 1));
+    assert_eq!(log.crossed[0].link, door);
+    assert_eq!((log.reached_events, log.crossed_events), (1, 1));
+}

@@ -85,6 +85,7 @@
 //! do not each wait for the other in a queue.
 
 mod density;
+mod links;
 pub(crate) mod plugin;
 mod progress;
 mod space;

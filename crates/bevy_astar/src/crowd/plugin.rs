@@ -3,6 +3,7 @@
 //! frame or in it, then write the step back and act on what it reports (see [`crate::crowd`]).
 
 use super::density::{CrowdRouteCheck, DensityCount, count_crowd_density, reread_crowded_routes};
+use super::links::cross_crowd_links;
 use super::progress::act_on_event;
 use super::space::GridSpace;
 use super::tree_routes::{MemberRoute, TreeRoute, read_tree_routes};
@@ -11,8 +12,8 @@ use crate::kinds::KindKey;
 use crate::map::AgentLayers;
 use crate::schedule::pathfinding_schedule;
 use crate::{
-    NavChange, NavChanged, NavGrid, Path, PathFollower, PathRequest, PathfindingStats,
-    PathfindingSystems, ProfileId, TerrainProfiles,
+    LinkCrossed, LinkReached, NavChange, NavChanged, NavGrid, Path, PathFollower, PathRequest,
+    PathfindingStats, PathfindingSystems, ProfileId, TerrainProfiles,
 };
 use astar_grid::crowd::{ChunkRunner, CrowdAgent, InOrder, RouteCrowd, RouteWalker};
 use astar_grid::{Cell, Grid};
@@ -47,10 +48,13 @@ impl Plugin for CrowdPlugin {
             .init_resource::<CrowdScratch>()
             .register_required_components::<CrowdAvoidance, CrowdRouteCheck>()
             .init_resource::<DensityCount>()
+            .add_message::<LinkReached>()
+            .add_message::<LinkCrossed>()
             .add_systems(
                 schedule,
                 (
                     finish_crowd_step,
+                    cross_crowd_links,
                     gather_crowds,
                     start_crowd_step,
                     count_crowd_density,

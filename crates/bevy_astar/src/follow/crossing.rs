@@ -3,6 +3,7 @@
 
 use crate::NavGrid;
 use astar_grid::{Cell, LinkId};
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 /// A link a [`PathFollower`](crate::PathFollower) stands at, crossing it
@@ -104,5 +105,51 @@ impl LinkLookup<'_> {
         } else {
             0.0
         }
+    }
+}
+
+/// `crossing` after `delta` more seconds: `None` once the agent comes out (time is up and it
+/// is not held).
+pub(crate) fn cross(mut crossing: LinkCrossing, delta: f32) -> Option<LinkCrossing> {
+    if crossing.held {
+        return Some(crossing);
+    }
+    crossing.remaining -= delta;
+    (crossing.remaining > 0.0).then_some(crossing)
+}
+
+/// Where the follow system announces link moves: [`LinkReached`] and [`LinkCrossed`], each
+/// both a message and an entity event triggered on the agent.
+#[derive(SystemParam)]
+pub(crate) struct LinkAnnouncer<'w, 's> {
+    reached: MessageWriter<'w, LinkReached>,
+    crossed: MessageWriter<'w, LinkCrossed>,
+    commands: Commands<'w, 's>,
+}
+
+impl LinkAnnouncer<'_, '_> {
+    /// Announces that `entity` stopped at the link of `crossing`.
+    pub(crate) fn reached(&mut self, entity: Entity, crossing: LinkCrossing) {
+        let event = LinkReached {
+            entity,
+            link: crossing.link,
+            from: crossing.from,
+            to: crossing.to,
+            cost: crossing.cost,
+        };
+        self.reached.write(event);
+        self.commands.trigger(event);
+    }
+
+    /// Announces that `entity` came out of the link of `crossing`.
+    pub(crate) fn crossed(&mut self, entity: Entity, crossing: LinkCrossing) {
+        let event = LinkCrossed {
+            entity,
+            link: crossing.link,
+            from: crossing.from,
+            to: crossing.to,
+        };
+        self.crossed.write(event);
+        self.commands.trigger(event);
     }
 }

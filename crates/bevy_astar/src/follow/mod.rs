@@ -24,8 +24,9 @@ use crossing::LinkCrossing;
 /// the agent stops and [`LinkReached`](crate::LinkReached) is sent; it waits there for the
 /// link's cost in time ([`PathFollower::crossing`]), or until released when the game holds it
 /// ([`PathFollower::hold_crossing`]), then appears at the far end
-/// ([`LinkCrossed`](crate::LinkCrossed)) and walks on. Crowd agents walk across links without
-/// stopping.
+/// ([`LinkCrossed`](crate::LinkCrossed)) and walks on. An agent with
+/// [`CrowdAvoidance`](crate::CrowdAvoidance) crosses at once, both messages sent together: it
+/// neither waits nor can be held.
 ///
 /// ```
 /// use bevy::prelude::*;

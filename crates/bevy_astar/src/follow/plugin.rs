@@ -2,14 +2,13 @@
 //! [`PathfindingSystems::Follow`].
 
 use super::PathFollower;
-use super::crossing::{LinkCrossed, LinkCrossing, LinkLookup, LinkReached};
+use super::crossing::{LinkAnnouncer, LinkCrossed, LinkCrossing, LinkLookup, LinkReached, cross};
 use crate::crowd::{CrowdAvoidance, CrowdSettings};
 use crate::goal_tree::CellBox;
 use crate::kinds::KindKey;
 use crate::map::NavChanged;
 use crate::schedule::pathfinding_schedule;
 use crate::{NavGrid, Path, PathRequest, PathfindingSystems};
-use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 /// Moves [`PathFollower`]s along their [`Path`]s, in [`PathfindingSystems::Follow`] of the schedule
@@ -204,51 +203,5 @@ fn walk(
             follower.finished = true;
             return (position, None);
         }
-    }
-}
-
-/// `crossing` after `delta` more seconds: `None` once the agent comes out (time is up and it
-/// is not held).
-fn cross(mut crossing: LinkCrossing, delta: f32) -> Option<LinkCrossing> {
-    if crossing.held {
-        return Some(crossing);
-    }
-    crossing.remaining -= delta;
-    (crossing.remaining > 0.0).then_some(crossing)
-}
-
-/// Where the follow system announces link moves: [`LinkReached`] and [`LinkCrossed`], each
-/// both a message and an entity event triggered on the agent.
-#[derive(SystemParam)]
-pub(crate) struct LinkAnnouncer<'w, 's> {
-    reached: MessageWriter<'w, LinkReached>,
-    crossed: MessageWriter<'w, LinkCrossed>,
-    commands: Commands<'w, 's>,
-}
-
-impl LinkAnnouncer<'_, '_> {
-    /// Announces that `entity` stopped at the link of `crossing`.
-    fn reached(&mut self, entity: Entity, crossing: LinkCrossing) {
-        let event = LinkReached {
-            entity,
-            link: crossing.link,
-            from: crossing.from,
-            to: crossing.to,
-            cost: crossing.cost,
-        };
-        self.reached.write(event);
-        self.commands.trigger(event);
-    }
-
-    /// Announces that `entity` came out of the link of `crossing`.
-    fn crossed(&mut self, entity: Entity, crossing: LinkCrossing) {
-        let event = LinkCrossed {
-            entity,
-            link: crossing.link,
-            from: crossing.from,
-            to: crossing.to,
-        };
-        self.crossed.write(event);
-        self.commands.trigger(event);
     }
 }

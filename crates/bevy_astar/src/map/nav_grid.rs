@@ -69,27 +69,14 @@ impl Clone for NavGrid {
     }
 }
 
-/// Warns that crowd agents do not stop at links, when `grid` has some.
-fn warn_of_links(grid: &Grid) {
-    let links = grid.links().len();
-    if links > 0 {
-        bevy::log::warn!(
-            "the navigation grid has {links} links: path followers stop at them, but crowd agents (CrowdAvoidance) walk straight from one end to the other"
-        );
-    }
-}
-
 impl NavGrid {
     /// A navigation grid over `grid`, with cells of size 1 and cell `(0, 0)` starting at the
     /// world origin.
     ///
     /// The grid's links ([`Grid::add_link`], or [`NavGrid::add_link`] later) are searched
-    /// over, and [`PathFollower`](crate::PathFollower)s stop at them; crowd agents
-    /// ([`CrowdAvoidance`](crate::CrowdAvoidance)) do not, and walk straight from one end of a
-    /// link to the other. A grid given with links logs a warning saying so.
+    /// over, and [`PathFollower`](crate::PathFollower)s cross them.
     #[must_use]
     pub fn new(grid: Grid) -> Self {
-        warn_of_links(&grid);
         Self {
             grid: Arc::new(grid),
             cell_size: Vec2::ONE,
@@ -264,9 +251,7 @@ impl NavGrid {
     }
 
     /// Replaces the whole grid, keeping the placement in the world; every agent searches again.
-    /// A grid with links logs a warning, as [`NavGrid::new`] says.
     pub fn replace_grid(&mut self, grid: Grid) {
-        warn_of_links(&grid);
         self.grid = Arc::new(grid);
         self.pending.clear();
         self.pending_links.clear();
