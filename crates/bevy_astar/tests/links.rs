@@ -11,13 +11,17 @@ use bevy_astar::prelude::*;
 use common::path_check::costs_match;
 use common::{MAX_FRAMES, app_with_grid, current_grid, path, settle, spawn};
 
+/// A 20 x 10 grid split by a wall down column 10, with no way through.
+fn walled_grid() -> Grid {
+    let mut grid = Grid::new(20, 10);
+    grid.fill_rect(Cell::new(10, 0), Cell::new(10, 9), 0);
+    grid
+}
+
 /// A 20 x 10 grid split by a wall down column 10, with a door through it at row 2 (the
 /// returned link) and, unless `one_door`, a second door at row 8.
 fn split_grid(one_door: bool) -> (Grid, LinkId, Option<LinkId>) {
-    let mut grid = Grid::new(20, 10);
-    for y in 0..10 {
-        grid.set_blocked(Cell::new(10, y), true).expect("inside");
-    }
+    let mut grid = walled_grid();
     let door = grid
         .add_link(Link::new(Cell::new(9, 2), Cell::new(11, 2), 2.0))
         .expect("a valid link");
@@ -155,10 +159,7 @@ fn opening_a_door_lets_a_waiting_agent_through() {
 
 #[test]
 fn a_door_too_narrow_keeps_a_large_agent_out() {
-    let mut grid = Grid::new(20, 10);
-    for y in 0..10 {
-        grid.set_blocked(Cell::new(10, y), true).expect("inside");
-    }
+    let mut grid = walled_grid();
     let narrow = Link::new(Cell::new(8, 4), Cell::new(11, 4), 2.0).with_max_size(1);
     grid.add_link(narrow).expect("a valid link");
     let mut app = app_with_grid(AStarPlugin::default(), grid);
@@ -336,10 +337,7 @@ fn a_held_follower_waits_at_the_link_until_released() {
 
 #[test]
 fn a_large_agent_follows_a_door_as_it_closes_and_opens() {
-    let mut grid = Grid::new(20, 10);
-    for y in 0..10 {
-        grid.set_blocked(Cell::new(10, y), true).expect("inside");
-    }
+    let mut grid = walled_grid();
     let door = grid
         .add_link(Link::new(Cell::new(8, 4), Cell::new(11, 4), 2.0))
         .expect("a valid link");

@@ -15,8 +15,8 @@ use bevy_ecs_tilemap::map::{
 use bevy_ecs_tilemap::tiles::{TilePos, TileStorage};
 use std::time::Duration;
 
-#[test]
-fn the_grid_follows_the_tilemap() {
+/// A headless app with the tilemap sync and manual time.
+fn tilemap_app() -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -26,6 +26,12 @@ fn the_grid_follows_the_tilemap() {
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
         16,
     )));
+    app
+}
+
+#[test]
+fn the_grid_follows_the_tilemap() {
+    let mut app = tilemap_app();
     let size = TilemapSize { x: 8, y: 4 };
     let grid_size = TilemapGridSize { x: 16.0, y: 12.0 };
     let tile_size = TilemapTileSize { x: 16.0, y: 12.0 };
@@ -171,15 +177,7 @@ fn spawn_floor(
 
 #[test]
 fn layered_tilemaps_are_the_floors_of_one_grid_joined_by_links() {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AStarPlugin::default(),
-        NavTilemapPlugin::default(),
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
-        16,
-    )));
+    let mut app = tilemap_app();
     let size = TilemapSize { x: 6, y: 4 };
     // Floor 1 first, five rows (its four and the row between) above floor 0.
     let upper = spawn_floor(&mut app, (size, Vec2::new(0.0, 50.0), 1), |tile| {
