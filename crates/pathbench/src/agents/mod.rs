@@ -120,8 +120,9 @@ pub struct AgentsArgs {
     /// The `route_density_weight` of `--density on` or `both`.
     #[arg(long, value_name = "W", default_value_t = 1.0)]
     pub density_weight: f32,
-    /// Doors on `bevy_astar`'s map: N links between seeded pairs of walkable cells, each a
-    /// shortcut costing half the straight-line distance between its ends, and one of them
+    /// Doors on `bevy_astar`'s map: N links between seeded pairs of walkable cells a quarter
+    /// of the map apart or more, each costing 2 straight steps (a shortcut: half a second's
+    /// wait at the default speed), and one of them
     /// closed or opened again at every tower placement (door `k % N` at placement `k`), so
     /// that the placement frames measure a tower and a door together. `bevy_astar` runs
     /// twice side by side, with the doors and without (`--peer` is ignored; not with
@@ -533,9 +534,13 @@ pub fn run(args: &AgentsArgs) -> Result<bool, String> {
     Ok(true)
 }
 
+/// What a door of `--doors` costs: two straight steps, so that a follower at the default 4
+/// cells a second waits half a second at it.
+pub const DOOR_COST: f64 = 2.0;
+
 /// `count` doors: links both ways between walkable cells of `grid` drawn from `seed` (none
-/// on a `tower` cell, and ends at least a quarter of the map apart), each costing half the
-/// straight-line distance between its ends, so that it is a shortcut agents take.
+/// on a `tower` cell, and ends at least a quarter of the map apart), each costing
+/// [`DOOR_COST`], so that it is a shortcut agents take.
 fn draw_doors(
     grid: &astar_grid::Grid,
     count: usize,
@@ -559,7 +564,7 @@ fn draw_doors(
         let (from, to) = (pick(), pick());
         let distance = f64::from(from.x.abs_diff(to.x)).hypot(f64::from(from.y.abs_diff(to.y)));
         if distance >= apart {
-            doors.push(astar_grid::Link::new(from, to, distance / 2.0));
+            doors.push(astar_grid::Link::new(from, to, DOOR_COST));
         }
     }
     doors
