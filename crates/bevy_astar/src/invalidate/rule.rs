@@ -180,6 +180,32 @@ mod tests {
     }
 
     #[test]
+    fn a_changed_link_touches_rectangles_at_its_ends_not_between_them() {
+        let door = astar_grid::Link::new(Cell::new(2, 2), Cell::new(40, 30), 1.0);
+        let closed = crate::NavLinkChange {
+            id: astar_grid::LinkId(0),
+            before: Some(door),
+            after: Some(door.with_open(false)),
+        };
+        let change = NavChange::from_cells([blocked(10, 10)]).with_links([closed]);
+        let may_touch = |min: (u32, u32), max: (u32, u32)| {
+            change.may_touch_rect(Cell::from(min), Cell::from(max))
+        };
+        assert_eq!(change.bounds(), Some((Cell::new(2, 2), Cell::new(40, 30))));
+        assert!(may_touch((0, 0), (2, 2))); // the near end
+        assert!(may_touch((39, 29), (45, 35))); // the far end
+        assert!(may_touch((9, 9), (11, 11))); // the changed cell
+        assert!(!may_touch((20, 15), (25, 20))); // between the ends, on no changed cell
+        let path = [(1, 2), (2, 2), (40, 30), (41, 30)].map(Cell::from);
+        assert!(change.touches_path(&path, Movement::EIGHT));
+        assert!(change.cuts_path(&path, Movement::EIGHT));
+        let beside = [(1, 2), (2, 2), (3, 3)].map(Cell::from);
+        assert!(!change.touches_path(&beside, Movement::EIGHT));
+        assert!(!change.cuts_path(&beside, Movement::EIGHT));
+        assert!(!change.improves_any() && !change.opens_any());
+    }
+
+    #[test]
     fn paths_are_touched_at_their_cells_and_at_the_corners_of_their_diagonals() {
         let path = [(0, 0), (1, 1), (2, 1), (3, 2)].map(Cell::from);
         let corners = [(1, 0), (0, 1), (3, 1), (2, 2)];

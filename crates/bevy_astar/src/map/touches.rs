@@ -1,7 +1,11 @@
 //! Whether a map change touches a path: its cells, and the corner cells of its diagonal steps
 //! that the movement rule may not cut. The invalidation rule, the cache and repair all ask it.
 
-use super::{NavCellChange, NavChange, step_corner_cells};
+use super::{NavCellChange, NavChange, NavLinkChange, step_corner_cells};
+
+/// Changed cells [`NavChange::may_touch_rect`] checks one by one in a change with links; with
+/// more, a rectangle that meets the bounding box counts as touched.
+const MOST_CELLS_IN_RECT_CHECK: usize = 64;
 use astar_grid::{Cell, Movement};
 
 impl NavChange {
@@ -103,15 +107,25 @@ impl NavChange {
     }
 
     /// Whether the change may touch a cell of the rectangle from `min` to `max` (inclusive):
-    /// false when the rectangle lies outside the bounding box of the changed cells.
+    /// false when the rectangle lies outside the bounding box of the changed cells and holds
+    /// no end of a changed link (a long link's box, end to end, is not asked about).
     #[must_use]
     pub fn may_touch_rect(&self, min: Cell, max: Cell) -> bool {
         if self.whole_map {
             return true;
         }
-        self.bounds.is_some_and(|(low, high)| {
+        let meets = |(low, high): (Cell, Cell)| {
             min.x <= high.x && max.x >= low.x && min.y <= high.y && max.y >= low.y
-        })
+        };
+        if self.links.is_empty() {
+            return self.bounds.is_some_and(meets);
+        }
+        let cells = self.cells.keys().map(|&cell| (cell, cell));
+        let ends = self.links.iter().flat_map(NavLinkChange::ends);
+        self.bounds.is_some_and(meets)
+            && (cells.take(MOST_CELLS_IN_RECT_CHECK).any(meets)
+                || self.cells.len() > MOST_CELLS_IN_RECT_CHECK
+                || ends.map(|end| (end, end)).any(meets))
     }
 }
 
