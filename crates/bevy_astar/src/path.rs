@@ -208,9 +208,10 @@ impl Path {
     }
 
     /// The steps of the path that take a link of `nav`'s grid (a door, a ladder, a
-    /// teleporter: [`NavGrid::add_link`](crate::NavGrid::add_link)): for each, the index in
-    /// [`Path::cells`] of the cell it leaves and the link, the cheapest open one between the two
-    /// cells. Empty on a map without links.
+    /// teleporter: [`NavGrid::add_link`](crate::NavGrid::add_link)), for the agent of
+    /// `request` (its size and movement rule): for each, the index in [`Path::cells`] of the
+    /// cell it leaves and the link ([`NavGrid::link_taken`](crate::NavGrid::link_taken)).
+    /// Empty on a map without links.
     ///
     /// ```
     /// use bevy::prelude::*;
@@ -220,19 +221,26 @@ impl Path {
     /// let teleporter = nav.add_link(Link::new(Cell::new(1, 0), Cell::new(6, 6), 0.0))?;
     /// let cells = [Cell::new(0, 0), Cell::new(1, 0), Cell::new(6, 6), Cell::new(7, 7)];
     /// let path = Path::with_cells(cells, [], 1.0 + 2f64.sqrt());
-    /// assert_eq!(path.link_steps(&nav), [(1, teleporter)]);
+    /// let request = PathRequest::new(cells[0], cells[3]);
+    /// assert_eq!(path.link_steps(&nav, &request), [(1, teleporter)]);
     /// # Ok::<(), LinkError>(())
     /// ```
     #[must_use]
-    pub fn link_steps(&self, nav: &crate::NavGrid) -> Vec<(usize, astar_grid::LinkId)> {
-        let grid = nav.grid();
-        if grid.links().is_empty() {
+    pub fn link_steps(
+        &self,
+        nav: &crate::NavGrid,
+        request: &crate::PathRequest,
+    ) -> Vec<(usize, astar_grid::LinkId)> {
+        if nav.grid().links().is_empty() {
             return Vec::new();
         }
+        let (size, movement) = (request.size, request.options.movement);
         self.cells()
             .windows(2)
             .enumerate()
-            .filter_map(|(index, step)| Some((index, grid.link_step(step[0], step[1])?.0)))
+            .filter_map(|(index, step)| {
+                Some((index, nav.link_taken(step[0], step[1], size, movement)?.0))
+            })
             .collect()
     }
 

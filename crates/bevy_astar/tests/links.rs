@@ -67,11 +67,11 @@ fn closing_a_door_cuts_exactly_the_paths_through_it() {
     settle(&mut app, &agents);
     {
         let nav = app.world().resource::<NavGrid>();
-        let steps = path(&app, agents[0]).link_steps(nav);
+        let steps = path(&app, agents[0]).link_steps(nav, &across);
         assert_eq!(steps.len(), 1);
         assert_eq!(steps[0].1, door);
         assert_eq!(
-            path(&app, agents[3]).link_steps(nav)[0].1,
+            path(&app, agents[3]).link_steps(nav, &far)[0].1,
             far_door.expect("two doors")
         );
     }
@@ -92,7 +92,7 @@ fn closing_a_door_cuts_exactly_the_paths_through_it() {
     assert!(costs_match(across_path.cost(), optimal));
     let nav = app.world().resource::<NavGrid>();
     assert_eq!(
-        across_path.link_steps(nav)[0].1,
+        across_path.link_steps(nav, &across)[0].1,
         far_door.expect("two doors")
     );
     for (index, &agent) in agents.iter().enumerate().skip(1) {
@@ -133,7 +133,10 @@ fn every_engine_takes_links_and_drops_a_closed_one() {
             let optimal = core_cost(&grid, request).expect("reachable");
             assert!(costs_match(found.cost(), optimal), "{request:?}");
             let nav = app.world().resource::<NavGrid>();
-            let through_door = found.link_steps(nav).iter().any(|&(_, link)| link == door);
+            let through_door = found
+                .link_steps(nav, request)
+                .iter()
+                .any(|&(_, link)| link == door);
             assert_eq!(through_door, !closed, "{request:?} after closing: {closed}");
         }
     }
@@ -198,11 +201,7 @@ fn log_links(
 /// the link log.
 fn walking_app(hold: bool) -> (App, Entity, LinkId) {
     let (grid, door, _) = split_grid(true);
-    let mut app = app_with_grid(AStarPlugin::default(), grid);
-    app.init_resource::<LinkLog>()
-        .add_systems(Last, log_links)
-        .add_observer(|_: On<LinkReached>, mut log: ResMut<LinkLog>| log.reached_events += 1)
-        .add_observer(|_: On<LinkCrossed>, mut log: ResMut<LinkLog>| log.crossed_events += 1);
+    let mut app = logged_app(grid);
     if hold {
         app.add_observer(
             |reached: On<LinkReached>, mut followers: Query<&mut PathFollower>| {
@@ -212,18 +211,75 @@ fn walking_app(hold: bool) -> (App, Entity, LinkId) {
             },
         );
     }
-    let start = Cell::new(7, 2);
-    let position = app.world().resource::<NavGrid>().cell_center(start);
-    let agent = app
-        .world_mut()
+    let agent = spawn_walker(
+        &mut app,
+        PathRequest::new(Cell::new(7, 2), Cell::new(14, 2)),
+    );
+    (app, agent, door)
+}
+
+/// An app on `grid` that logs the link messages and events in a [`LinkLog`].
+fn logged_app(grid: Grid) -> App {
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    app.init_resource::<LinkLog>()
+        .add_systems(Last, log_links)
+        .add_observer(|_: On<LinkReached>, mut log: ResMut<LinkLog>| log.reached_events += 1)
+        .add_observer(|_: On<LinkCrossed>, mut log: ResMut<LinkLog>| log.crossed_events += 1);
+    app
+}
+
+/// Spawns a follower with `request` on its start's footprint, at 5 cells a second (50 units
+/// on 10-unit cells).
+fn spawn_walker(app: &mut App, request: PathRequest) -> Entity {
+    let position = app
+        .world()
+        .resource::<NavGrid>()
+        .footprint_center(request.start, request.size);
+    app.world_mut()
         .spawn((
-            PathRequest::new(start, Cell::new(14, 2)),
-            // 10-unit cells: 50 units a second is 5 cells a second.
+            request,
             PathFollower::new(50.0),
             Transform::from_translation(position.extend(0.0)),
         ))
-        .id();
-    (app, agent, door)
+        .id()
+}
+
+/// Updates until `agent`'s follower finished a found path; false when it never does.
+fn walk_to_the_end(app: &mut App, agent: Entity) -> bool {
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        let finished = app
+            .world()
+            .get::<PathFollower>(agent)
+            .is_some_and(PathFollower::is_finished);
+        if finished && path(app, agent).is_found() {
+            return true;
+        }
+    }
+    false
+}
+
+#[test]
+fn a_follower_walks_past_a_link_its_search_did_not_take() {
+    // Between two neighbours: a slow door the walk beats, and a narrow one a 2x2 agent may
+    // not take.
+    let mut grid = Grid::new(10, 6);
+    grid.add_link(Link::new(Cell::new(2, 2), Cell::new(3, 2), 5.0))
+        .expect("a valid link");
+    grid.add_link(Link::new(Cell::new(2, 4), Cell::new(3, 4), 0.5).with_max_size(1))
+        .expect("a valid link");
+    let mut app = logged_app(grid);
+    let small = spawn_walker(&mut app, PathRequest::new(Cell::new(0, 2), Cell::new(6, 2)));
+    let large = spawn_walker(
+        &mut app,
+        PathRequest::new(Cell::new(0, 4), Cell::new(6, 4)).with_size(2),
+    );
+    assert!(walk_to_the_end(&mut app, small) && walk_to_the_end(&mut app, large));
+    let log = app.world().resource::<LinkLog>();
+    assert!(log.reached.is_empty(), "stopped at {:?}", log.reached);
+    let nav = app.world().resource::<NavGrid>();
+    let request = *app.world().get::<PathRequest>(large).expect("a request");
+    assert!(path(&app, large).link_steps(nav, &request).is_empty());
 }
 
 fn position_of(app: &App, agent: Entity) -> Vec2 {

@@ -217,10 +217,8 @@ fn layered_tilemaps_are_the_floors_of_one_grid_joined_by_links() {
     let goal = floors
         .tile_to_cell(1, TilePos { x: 5, y: 3 })
         .expect("a tile");
-    let agent = app
-        .world_mut()
-        .spawn(PathRequest::new(Cell::new(2, 3), goal))
-        .id();
+    let request = PathRequest::new(Cell::new(2, 3), goal);
+    let agent = app.world_mut().spawn(request).id();
     let found = |app: &App| app.world().get::<Path>(agent).is_some_and(Path::is_found);
     for _ in 0..200 {
         app.update();
@@ -231,7 +229,7 @@ fn layered_tilemaps_are_the_floors_of_one_grid_joined_by_links() {
     let path = app.world().get::<Path>(agent).expect("a path").clone();
     let nav = app.world().resource::<NavGrid>();
     assert!(path.is_found());
-    assert_eq!(path.link_steps(nav).len(), 1);
+    assert_eq!(path.link_steps(nav, &request).len(), 1);
     // A tile edit on floor 1 edits its cell of the stacked grid: the wall's gap closes, and
     // the agent, whose path went through it, has no way left.
     let storage = app

@@ -31,10 +31,7 @@ pub(crate) fn cross_crowd_links(
         let Some(target) = follower.target() else {
             continue;
         };
-        let links = LinkLookup {
-            nav: &nav,
-            size: request.size,
-        };
+        let links = LinkLookup::of(&nav, Some(request));
         let position = transform.translation.truncate();
         let Some((link, from, to, cost)) = links.between(position, target) else {
             continue;

@@ -1,8 +1,8 @@
 //! Crossing links: where a follower stops at a door, a ladder, stairs or a teleporter, the
 //! messages that tell the game, and how long the crossing takes when the game does not step in.
 
-use crate::NavGrid;
-use astar_grid::{Cell, LinkId};
+use crate::{NavGrid, PathRequest};
+use astar_grid::{Cell, LinkId, Movement};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
@@ -76,11 +76,24 @@ pub struct LinkCrossed {
 }
 
 /// The links of a map as a follower sees them: which link, if any, a move from one world
-/// position to the next takes, for an agent of `size` cells.
+/// position to the next takes, for an agent of `size` cells moving under `movement`.
 #[derive(Clone, Copy)]
 pub(crate) struct LinkLookup<'a> {
     pub nav: &'a NavGrid,
     pub size: u8,
+    pub movement: Movement,
+}
+
+impl<'a> LinkLookup<'a> {
+    /// The lookup for an agent with `request` (a one-cell agent of the default movement rule
+    /// without one) on `nav`.
+    pub(crate) fn of(nav: &'a NavGrid, request: Option<&PathRequest>) -> Self {
+        Self {
+            nav,
+            size: request.map_or(1, |request| request.size),
+            movement: request.map_or(Movement::EIGHT, |request| request.options.movement),
+        }
+    }
 }
 
 impl LinkLookup<'_> {
@@ -92,7 +105,7 @@ impl LinkLookup<'_> {
         if near == far {
             return None;
         }
-        let (link, cost) = self.nav.grid().link_step(near, far)?;
+        let (link, cost) = self.nav.link_taken(near, far, self.size, self.movement)?;
         Some((link, near, far, cost))
     }
 

@@ -97,10 +97,7 @@ pub(crate) fn follow_paths(
             continue;
         }
         let follower = follower.into_inner();
-        let links = nav.map(|nav| LinkLookup {
-            nav,
-            size: request.map_or(1, |request| request.size),
-        });
+        let links = nav.map(|nav| LinkLookup::of(nav, request));
         if let Some(crossing) = follower.crossing {
             match cross(crossing, delta) {
                 Some(left) => {

@@ -2,7 +2,7 @@
 //! its placement in the world, and edits that record what changed.
 
 use super::{NavCellChange, NavChange, NavLinkChange};
-use astar_grid::{Cell, Grid, GridError, Link, LinkError, LinkId};
+use astar_grid::{Cell, Grid, GridError, Link, LinkError, LinkId, Movement};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -342,6 +342,69 @@ impl NavGrid {
         let was_open = Arc::make_mut(&mut self.grid).set_link_open(id, open)?;
         self.note_link_edit(id, Some(before));
         Ok(was_open)
+    }
+
+    /// The link a path step from `from` to `to` takes, for an agent of `size` cells moving
+    /// under `movement`, as its id and cost: the cheapest open link between them whose largest
+    /// footprint takes the agent; `None` when none does, or when the two cells are neighbours
+    /// that a walk under `movement` joins at no more cost than the link (the search walked
+    /// then: it keeps the cheaper step, and a tie to the walk). The walk is judged on the
+    /// terrain grid at the agent's anchors.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_astar::prelude::*;
+    ///
+    /// let mut nav = NavGrid::new(Grid::new(8, 8));
+    /// let ladder = nav.add_link(Link::new(Cell::new(1, 1), Cell::new(6, 6), 4.0))?;
+    /// let slow_door = nav.add_link(Link::new(Cell::new(3, 1), Cell::new(4, 1), 5.0))?;
+    /// let narrow = nav.add_link(Link::new(Cell::new(1, 4), Cell::new(1, 7), 1.0).with_max_size(1))?;
+    /// let eight = Movement::EIGHT;
+    /// assert_eq!(nav.link_taken(Cell::new(1, 1), Cell::new(6, 6), 1, eight), Some((ladder, 4.0)));
+    /// assert_eq!(nav.link_taken(Cell::new(3, 1), Cell::new(4, 1), 1, eight), None); // walked
+    /// assert_eq!(nav.link_taken(Cell::new(1, 4), Cell::new(1, 7), 1, eight), Some((narrow, 1.0)));
+    /// assert_eq!(nav.link_taken(Cell::new(1, 4), Cell::new(1, 7), 2, eight), None); // too big
+    /// # let _ = slow_door;
+    /// # Ok::<(), LinkError>(())
+    /// ```
+    #[must_use]
+    pub fn link_taken(
+        &self,
+        from: Cell,
+        to: Cell,
+        size: u8,
+        movement: Movement,
+    ) -> Option<(LinkId, f64)> {
+        let grid = &*self.grid;
+        let (cheapest, cost) = grid.link_step(from, to)?;
+        let fits = |link: &Link| link.max_size >= size.max(1);
+        let (id, cost) = if grid.links().get(cheapest).is_some_and(fits) {
+            (cheapest, cost)
+        } else {
+            // The cheapest is too narrow: the cheapest of those that take the agent.
+            let leads = |link: &Link| {
+                (link.from, link.to) == (from, to)
+                    || link.both_ways && (link.to, link.from) == (from, to)
+            };
+            grid.links()
+                .iter()
+                .filter(|(_, link)| link.open && leads(link) && fits(link))
+                .map(|(id, link)| (id, link.cost))
+                .reduce(|best, next| if next.1 < best.1 { next } else { best })?
+        };
+        let walk = movement.allows_step_on(grid, from, to).then(|| {
+            let diagonal = from.x != to.x && from.y != to.y;
+            let length = if diagonal {
+                core::f64::consts::SQRT_2
+            } else {
+                1.0
+            };
+            length * f64::from(grid.value(to))
+        });
+        match walk {
+            Some(walk) if walk <= cost => None,
+            _ => Some((id, cost)),
+        }
     }
 
     /// Records that link `id`, which was `before`, changed, unless it already changed since
