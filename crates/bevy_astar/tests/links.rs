@@ -246,17 +246,7 @@ fn spawn_walker(app: &mut App, request: PathRequest) -> Entity {
 
 /// Updates until `agent`'s follower finished a found path; false when it never does.
 fn walk_to_the_end(app: &mut App, agent: Entity) -> bool {
-    for _ in 0..MAX_FRAMES {
-        app.update();
-        let finished = app
-            .world()
-            .get::<PathFollower>(agent)
-            .is_some_and(PathFollower::is_finished);
-        if finished && path(app, agent).is_found() {
-            return true;
-        }
-    }
-    false
+    walk_while(app, agent, |_| {})
 }
 
 #[test]
@@ -443,4 +433,60 @@ fn a_crowd_agent_crosses_a_link_at_once_and_never_stands_in_the_wall() {
     assert_eq!((log.reached.len(), log.crossed.len()), (1, 1));
     assert_eq!(log.crossed[0].link, door);
     assert_eq!((log.reached_events, log.crossed_events), (1, 1));
+}
+
+#[test]
+fn a_new_path_through_the_same_link_lets_the_crossing_go_on() {
+    let (mut app, agent, door) = walking_app(false);
+    let mut frames_at_link = 0;
+    let mut goal_changed = false;
+    assert!(walk_while(&mut app, agent, |app| {
+        let crossing = app
+            .world()
+            .get::<PathFollower>(agent)
+            .and_then(|follower| follower.crossing().copied());
+        if crossing.is_some() {
+            frames_at_link += 1;
+        }
+        if frames_at_link == 5 && !goal_changed {
+            // A new goal beyond the door: the new path starts with the same link.
+            goal_changed = true;
+            let mut request = app
+                .world_mut()
+                .get_mut::<PathRequest>(agent)
+                .expect("a request");
+            request.goal = Cell::new(15, 4);
+            request.start = Cell::new(9, 2);
+        }
+    }));
+    let log = app.world().resource::<LinkLog>();
+    assert!(goal_changed);
+    assert_eq!(log.reached.len(), 1, "announced once: {:?}", log.reached);
+    assert_eq!((log.crossed.len(), log.crossed[0].link), (1, door));
+    assert!(
+        (24..=30).contains(&frames_at_link),
+        "{frames_at_link} frames at the link"
+    );
+    let goal = app
+        .world()
+        .resource::<NavGrid>()
+        .cell_center(Cell::new(15, 4));
+    assert!(position_of(&app, agent).distance(goal) < 1e-3);
+}
+
+/// Updates until `agent`'s follower finished a found path, calling `each` after every frame;
+/// false when it never does.
+fn walk_while(app: &mut App, agent: Entity, mut each: impl FnMut(&mut App)) -> bool {
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        each(app);
+        let finished = app
+            .world()
+            .get::<PathFollower>(agent)
+            .is_some_and(PathFollower::is_finished);
+        if finished && path(app, agent).is_found() {
+            return true;
+        }
+    }
+    false
 }

@@ -69,6 +69,10 @@ pub struct PathFollower {
     /// Whether the move to `target` was checked for a link (only on maps with links).
     #[reflect(ignore)]
     pub(crate) link_checked: bool,
+    /// The link the agent was crossing when a new path came: the crossing goes on, unheard
+    /// of again, if the new path's first move takes the same link.
+    #[reflect(ignore)]
+    pub(crate) interrupted: Option<LinkCrossing>,
 }
 
 impl PathFollower {
@@ -87,6 +91,7 @@ impl PathFollower {
             held_frames: 0,
             crossing: None,
             link_checked: false,
+            interrupted: None,
         }
     }
 
@@ -112,7 +117,9 @@ impl PathFollower {
 
     /// Holds the agent at the link it is crossing until [`PathFollower::release_crossing`]
     /// (to play a door or climb animation first); false when it is crossing none. A new path
-    /// lets go of the link: the agent then walks the new path from where it stands.
+    /// lets go of the link, unless it goes on along the same link (the crossing then goes on,
+    /// held or not, and is not announced again); else the agent walks the new path from where
+    /// it stands.
     pub const fn hold_crossing(&mut self) -> bool {
         match &mut self.crossing {
             Some(crossing) => {
@@ -153,7 +160,7 @@ impl PathFollower {
         if self.revision != path.revision {
             self.revision = path.revision;
             self.next_waypoint = 0;
-            self.crossing = None;
+            self.interrupted = self.crossing.take();
             if let Some(route) = path.shared_route() {
                 self.finished = !self.aim_on_tree(route, |_| Some(route.start));
             } else {

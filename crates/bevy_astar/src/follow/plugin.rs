@@ -162,7 +162,14 @@ fn walk(
     loop {
         if let Some(links) = links.filter(|_| !follower.link_checked) {
             follower.link_checked = true;
+            let interrupted = follower.interrupted.take();
             if let Some((link, from, to, cost)) = links.between(position, follower.target) {
+                if let Some(going_on) =
+                    interrupted.filter(|kept| (kept.link, kept.from, kept.to) == (link, from, to))
+                {
+                    follower.crossing = Some(going_on);
+                    return (position, None);
+                }
                 let crossing = LinkCrossing {
                     link,
                     from,
