@@ -60,22 +60,30 @@ impl OptimalCosts {
 }
 
 /// The cost of walking `cells` in order on `grid` (each step priced by `cost`, times the
-/// terrain of the cell stepped onto); `None` when a step is not a legal move under `movement`
-/// (a blocked cell, a cut corner, or cells not adjacent).
+/// terrain of the cell stepped onto, or the cost of an open link of the grid between the two
+/// cells when cheaper); `None` when a step is neither a legal move under `movement` (a blocked
+/// cell, a cut corner, or cells not adjacent) nor along an open link.
 pub fn cost_along(grid: &Grid, cells: &[Cell], movement: Movement, cost: CostModel) -> Option<f64> {
     cells.windows(2).try_fold(0.0, |total, step| {
         let &[from, to] = step else {
             return None;
         };
-        if !movement.allows_step_on(grid, from, to) {
-            return None;
-        }
         let base = if from.x != to.x && from.y != to.y {
             cost.diagonal()
         } else {
             cost.straight()
         };
-        Some(total + base * f64::from(grid.cost(to)?))
+        let walked = movement
+            .allows_step_on(grid, from, to)
+            .then(|| Some(base * f64::from(grid.cost(to)?)))
+            .flatten();
+        // A step along an open link of the grid (a door of `--doors`) costs the link's cost.
+        let linked = grid.link_step(from, to).map(|(_, cost)| cost);
+        let step = match (walked, linked) {
+            (Some(walked), Some(linked)) => walked.min(linked),
+            (walked, linked) => walked.or(linked)?,
+        };
+        Some(total + step)
     })
 }
 
@@ -135,6 +143,19 @@ mod tests {
 
     fn cells(list: &[(u32, u32)]) -> Vec<Cell> {
         list.iter().map(|&(x, y)| Cell::new(x, y)).collect()
+    }
+
+    #[test]
+    fn a_step_along_an_open_link_costs_the_link() {
+        let mut grid = Grid::new(8, 2);
+        let door = grid
+            .add_link(astar_grid::Link::new(Cell::new(0, 0), Cell::new(6, 0), 2.0))
+            .unwrap();
+        let (movement, cost) = RULES;
+        let through = cells(&[(0, 0), (6, 0), (7, 0)]);
+        assert_eq!(cost_along(&grid, &through, movement, cost), Some(3.0));
+        grid.set_link_open(door, false).unwrap();
+        assert_eq!(cost_along(&grid, &through, movement, cost), None);
     }
 
     #[test]
