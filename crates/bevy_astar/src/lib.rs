@@ -30,8 +30,9 @@
 //!   each frame with edits becomes a new [`NavVersion`] and a [`NavChanged`] message, and only
 //!   agents whose paths the change affects search again.
 //! - Links join cells that are not neighbours: doors, ladders, stairs between floors
-//!   ([`astar_grid::FloorPlan`]), one-way drops and teleporters. [`NavGrid::add_link`],
-//!   [`NavGrid::set_link_open`] and [`NavGrid::remove_link`] are map changes like cell edits;
+//!   ([`astar_grid::FloorPlan`]), one-way drops and teleporters. A [`NavLink`] entity, or
+//!   [`NavGrid::add_link`], [`NavGrid::set_link_open`] and [`NavGrid::remove_link`], are map
+//!   changes like cell edits;
 //!   a [`PathFollower`] stops at a link ([`LinkReached`]) and crosses it after its cost in time,
 //!   or when the game releases it ([`LinkCrossed`]).
 //! - [`PathfindingSettings`] throttles the work (searches per frame, searches in flight, minimum
@@ -93,7 +94,9 @@ pub use follow::PathFollower;
 pub use follow::crossing::{LinkCrossed, LinkCrossing, LinkReached};
 pub use follow::plugin::PathFollowPlugin;
 pub use kinds::{KindError, ProfileError, ProfileId, TerrainProfiles};
-pub use map::{NavCellChange, NavChange, NavChanged, NavGrid, NavLinkChange, NavVersion};
+pub use map::{
+    NavCellChange, NavChange, NavChanged, NavGrid, NavLink, NavLinkChange, NavLinkState, NavVersion,
+};
 pub use outcome::{PathFound, PathNotFound};
 pub use path::{Path, PathFailure, PathStatus};
 pub use plugin::AStarPlugin;
@@ -146,11 +149,11 @@ pub mod prelude {
     pub use crate::debug::{PathfindingDebugPlugin, PathfindingGizmos};
     pub use crate::{
         AStarPlugin, CarriedOver, CrowdAvoidance, CrowdPlugin, CrowdSettings, CrowdVelocity,
-        InvalidationPolicy, LinkCrossed, LinkCrossing, LinkReached, NavChanged, NavGrid,
-        NavVersion, Path, PathAlgorithm, PathDebug, PathFailure, PathFollowPlugin, PathFollower,
-        PathFound, PathNotFound, PathRequest, PathStatus, PathTrace, PathfindingDiagnosticsPlugin,
-        PathfindingPlugins, PathfindingSettings, PathfindingStats, PathfindingSystems, ProfileId,
-        SearchThread, TerrainProfiles,
+        InvalidationPolicy, LinkCrossed, LinkCrossing, LinkReached, NavChanged, NavGrid, NavLink,
+        NavLinkState, NavVersion, Path, PathAlgorithm, PathDebug, PathFailure, PathFollowPlugin,
+        PathFollower, PathFound, PathNotFound, PathRequest, PathStatus, PathTrace,
+        PathfindingDiagnosticsPlugin, PathfindingPlugins, PathfindingSettings, PathfindingStats,
+        PathfindingSystems, ProfileId, SearchThread, TerrainProfiles,
     };
     pub use astar_grid::{
         Cell, CornerRule, CostModel, FloorCell, FloorPlan, Grid, Heuristic, Limit, Link, LinkError,

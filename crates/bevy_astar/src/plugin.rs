@@ -19,15 +19,16 @@ use crate::in_flight::InFlightSearches;
 use crate::invalidate::{
     PendingInvalidations, invalidate_paths, invalidate_results, publish_map_changes,
 };
-use crate::map::{AgentLayers, CrowdCosts};
+use crate::map::{AgentLayers, CrowdCosts, NavLinkIds, sync_nav_links};
 use crate::outcome::RetiredOutcomes;
 use crate::queue::{RequestQueue, forget_removed_request};
 use crate::schedule::PathfindingSchedule;
 use crate::trace::{PathDebug, PathDebugSettings, PathTrace, drop_unwanted_traces};
 use crate::{
     BackgroundPause, CarriedOver, InvalidationPolicy, NavChanged, NavConnectivity, NavGrid,
-    NavVersion, Path, PathAlgorithm, PathFailure, PathFound, PathNotFound, PathRequest, PathStatus,
-    PathfindingSettings, PathfindingStats, ProfileId, SearchThread, TerrainProfiles,
+    NavLink, NavLinkState, NavVersion, Path, PathAlgorithm, PathFailure, PathFound, PathNotFound,
+    PathRequest, PathStatus, PathfindingSettings, PathfindingStats, ProfileId, SearchThread,
+    TerrainProfiles,
 };
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
@@ -207,6 +208,8 @@ fn register_types(app: &mut App) {
         .register_type::<SearchThread>()
         .register_type::<NavVersion>()
         .register_type::<NavGrid>()
+        .register_type::<NavLink>()
+        .register_type::<NavLinkState>()
         .register_type::<PathDebug>()
         .register_type::<PathTrace>()
         .register_type::<PathDebugSettings>()
@@ -236,7 +239,8 @@ fn init_resources(app: &mut App) {
         .init_resource::<KeptGoalSearches>()
         .init_resource::<RetiredOutcomes>()
         .init_resource::<StageGateHold>()
-        .init_resource::<MainThreadWork>();
+        .init_resource::<MainThreadWork>()
+        .init_resource::<NavLinkIds>();
 }
 
 /// Adds the systems of Invalidate, Dispatch and Apply, and the stage gate around the stages.
@@ -246,6 +250,7 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
         (
             (
                 close_stage_gate,
+                sync_nav_links,
                 publish_map_changes,
                 (
                     invalidate_results,

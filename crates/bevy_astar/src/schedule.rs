@@ -8,7 +8,8 @@ use bevy::prelude::*;
 /// The pathfinding systems, run in this order (chained) every frame in [`Update`] (or the
 /// schedule given to [`AStarPlugin::in_schedule`](crate::AStarPlugin::in_schedule)):
 ///
-/// 1. [`Invalidate`](Self::Invalidate): publishes the frame's [`NavGrid`](crate::NavGrid) edits
+/// 1. [`Invalidate`](Self::Invalidate): turns the [`NavLink`](crate::NavLink) entities added,
+///    changed or removed into link edits, publishes the frame's [`NavGrid`](crate::NavGrid) edits
 ///    as a new [`NavVersion`](crate::NavVersion) with a [`NavChanged`](crate::NavChanged) message, drops cached results they affect, and
 ///    queues exactly the agents whose current path they affect (see [`InvalidationPolicy`](crate::InvalidationPolicy)).
 /// 2. [`Dispatch`](Self::Dispatch): queues agents whose [`PathRequest`](crate::PathRequest)

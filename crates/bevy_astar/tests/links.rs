@@ -490,3 +490,108 @@ fn walk_while(app: &mut App, agent: Entity, mut each: impl FnMut(&mut App)) -> b
     }
     false
 }
+
+#[test]
+fn a_link_entity_adds_edits_and_removes_its_link() {
+    let mut app = app_with_grid(AStarPlugin::default(), walled_grid());
+    let request = PathRequest::new(Cell::new(2, 2), Cell::new(17, 2));
+    let agent = spawn(&mut app, request);
+    settle(&mut app, &[agent]);
+    assert_eq!(path(&app, agent).status, PathStatus::NoPath);
+    // A door as an entity: the agent, which could not reach its goal, goes through it.
+    let door = app
+        .world_mut()
+        .spawn(NavLink(Link::new(Cell::new(9, 5), Cell::new(11, 5), 2.0)))
+        .id();
+    app.update();
+    settle(&mut app, &[agent]);
+    let state = app
+        .world()
+        .get::<NavLinkState>(door)
+        .expect("a state")
+        .clone();
+    let id = state.id().expect("added");
+    let found = path(&app, agent);
+    assert!(found.is_found());
+    let nav = app.world().resource::<NavGrid>();
+    assert_eq!(found.link_steps(nav, &request)[0].1, id);
+    // Closed through the component: the path is cut and no other way is left.
+    app.world_mut()
+        .get_mut::<NavLink>(door)
+        .expect("a link")
+        .0
+        .open = false;
+    app.update();
+    settle(&mut app, &[agent]);
+    assert_eq!(path(&app, agent).status, PathStatus::NoPath);
+    let nav = app.world().resource::<NavGrid>();
+    assert_eq!(
+        nav.grid().links().get(id).map(|link| link.open),
+        Some(false)
+    );
+    // A cost changed: the link is replaced, open again, under a new id.
+    {
+        let mut link = app.world_mut().get_mut::<NavLink>(door).expect("a link");
+        link.0.open = true;
+        link.0.cost = 3.0;
+    }
+    app.update();
+    settle(&mut app, &[agent]);
+    let new_id = app
+        .world()
+        .get::<NavLinkState>(door)
+        .and_then(NavLinkState::id);
+    assert!(new_id.is_some_and(|new_id| new_id != id));
+    assert!(path(&app, agent).is_found());
+    // Despawned: the link is gone, and with it the way.
+    app.world_mut().despawn(door);
+    app.update();
+    settle(&mut app, &[agent]);
+    assert!(app.world().resource::<NavGrid>().grid().links().is_empty());
+    assert_eq!(path(&app, agent).status, PathStatus::NoPath);
+    // A link to a blocked cell is refused, and says why.
+    let bad = app
+        .world_mut()
+        .spawn(NavLink(Link::new(Cell::new(9, 5), Cell::new(10, 5), 1.0)))
+        .id();
+    app.update();
+    let state = app
+        .world()
+        .get::<NavLinkState>(bad)
+        .expect("a state")
+        .clone();
+    assert_eq!(state.id(), None);
+    assert!(
+        matches!(state.error(), Some(LinkError::Blocked { .. })),
+        "{state:?}"
+    );
+}
+
+#[test]
+fn a_new_shortcut_re_paths_agents_under_the_touched_or_opened_policy() {
+    let grid = Grid::new(30, 6);
+    let plugin = AStarPlugin::default().with_invalidation(InvalidationPolicy::TouchedOrOpened);
+    let mut app = app_with_grid(plugin, grid.clone());
+    let request = PathRequest::new(Cell::new(1, 1), Cell::new(28, 1));
+    let agent = spawn(&mut app, request);
+    settle(&mut app, &[agent]);
+    assert!(costs_match(path(&app, agent).cost(), 27.0));
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .add_link(Link::new(Cell::new(2, 1), Cell::new(27, 1), 1.0))
+        .expect("a valid link");
+    app.update();
+    settle(&mut app, &[agent]);
+    assert!(costs_match(path(&app, agent).cost(), 3.0));
+    // Under the default policy a shortcut leaves found paths alone.
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let agent = spawn(&mut app, request);
+    settle(&mut app, &[agent]);
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .add_link(Link::new(Cell::new(2, 1), Cell::new(27, 1), 1.0))
+        .expect("a valid link");
+    app.update();
+    settle(&mut app, &[agent]);
+    assert!(costs_match(path(&app, agent).cost(), 27.0));
+}

@@ -208,6 +208,11 @@ fn public_components_and_resources_are_registered_for_reflection() {
             "CrowdVelocity",
             registered::<CrowdVelocity>(&registry, component),
         ),
+        ("NavLink", registered::<NavLink>(&registry, component)),
+        (
+            "NavLinkState",
+            registered::<NavLinkState>(&registry, component),
+        ),
     ];
     let resources = [
         (

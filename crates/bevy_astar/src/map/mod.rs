@@ -7,6 +7,7 @@ mod footprint;
 mod layers;
 mod link_change;
 mod nav_grid;
+mod nav_link;
 mod touches;
 
 pub(crate) use crowd_costs::{CrowdCostLayer, CrowdCosts, CrowdLayerChange, same_layer};
@@ -15,6 +16,8 @@ pub(crate) use layers::{AgentLayers, KindChanges, SWEEP_FRAMES};
 pub use link_change::NavLinkChange;
 pub(crate) use nav_grid::CellGeometry;
 pub use nav_grid::NavGrid;
+pub use nav_link::{NavLink, NavLinkState};
+pub(crate) use nav_link::{NavLinkIds, sync_nav_links};
 
 use crate::ProfileId;
 use crate::kinds::KindKey;
