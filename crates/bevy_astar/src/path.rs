@@ -234,12 +234,15 @@ impl Path {
         if nav.grid().links().is_empty() {
             return Vec::new();
         }
-        let (size, movement) = (request.size, request.options.movement);
+        let rules = (request.options.movement, request.options.cost);
         self.cells()
             .windows(2)
             .enumerate()
             .filter_map(|(index, step)| {
-                Some((index, nav.link_taken(step[0], step[1], size, movement)?.0))
+                Some((
+                    index,
+                    nav.link_taken(step[0], step[1], request.size, rules)?.0,
+                ))
             })
             .collect()
     }

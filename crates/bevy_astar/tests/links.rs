@@ -595,3 +595,137 @@ fn a_new_shortcut_re_paths_agents_under_the_touched_or_opened_policy() {
     settle(&mut app, &[agent]);
     assert!(costs_match(path(&app, agent).cost(), 27.0));
 }
+
+/// The largest distance `agent` moved in one frame while `app` updates until every one of
+/// `agents` finished its found path (or gives up), calling `each` after every frame.
+fn largest_move(
+    app: &mut App,
+    agent: Entity,
+    agents: &[Entity],
+    mut each: impl FnMut(&mut App),
+) -> f32 {
+    let mut last = position_of(app, agent);
+    let mut largest = 0.0f32;
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        each(app);
+        let now = position_of(app, agent);
+        largest = largest.max(now.distance(last));
+        last = now;
+        let finished = |agent: Entity| {
+            app.world()
+                .get::<PathFollower>(agent)
+                .is_some_and(PathFollower::is_finished)
+                && path(app, agent).is_found()
+        };
+        if agents.iter().copied().all(finished) {
+            break;
+        }
+    }
+    largest
+}
+
+#[test]
+fn a_walk_between_the_ends_of_a_dearer_link_is_walked() {
+    // A slow lift along an open corridor: the walk (17) beats it (40). A smoothed path's one
+    // move, and a shared tree's straight run, join the lift's ends without taking it.
+    for shared in [false, true] {
+        let mut grid = Grid::new(20, 3);
+        grid.add_link(Link::new(Cell::new(1, 1), Cell::new(18, 1), 40.0))
+            .expect("a valid link");
+        let mut app = logged_app(grid);
+        let shared_goal_min_agents = if shared { 2 } else { 0 };
+        app.insert_resource(PathfindingSettings {
+            shared_goal_min_agents,
+            ..default()
+        });
+        let agents: Vec<Entity> = [1, 0, 2]
+            .map(|y| {
+                let request = PathRequest::new(Cell::new(1, y), Cell::new(18, 1));
+                spawn_walker(&mut app, request.with_smoothing(!shared))
+            })
+            .into_iter()
+            .collect();
+        let largest = largest_move(&mut app, agents[0], &agents, |_| {});
+        assert!(
+            largest < 5.0,
+            "moved {largest} in a frame (shared: {shared})"
+        );
+        let log = app.world().resource::<LinkLog>();
+        assert!(log.reached.is_empty(), "stopped: {:?}", log.reached);
+    }
+}
+
+#[test]
+fn a_door_closed_while_an_agent_crosses_it_is_not_crossed() {
+    // Four agents on one goal's shared tree, through door A; A closes while the first stands
+    // at it, crossing: it waits, then goes round by door B.
+    let mut grid = walled_grid();
+    let door = grid
+        .add_link(Link::new(Cell::new(9, 2), Cell::new(11, 2), 6.0))
+        .expect("a valid link");
+    grid.add_link(Link::new(Cell::new(9, 8), Cell::new(11, 8), 2.0))
+        .expect("a valid link");
+    for shared_goal_min_agents in [2, 0] {
+        let mut app = logged_app(grid.clone());
+        app.insert_resource(PathfindingSettings {
+            shared_goal_min_agents,
+            ..default()
+        });
+        let agents: Vec<Entity> = (0..4)
+            .map(|y| {
+                spawn_walker(
+                    &mut app,
+                    PathRequest::new(Cell::new(7, 1 + y), Cell::new(15, 2)),
+                )
+            })
+            .collect();
+        let first = agents[0];
+        let mut closed = false;
+        let largest = largest_move(&mut app, first, &agents, |app| {
+            let crossing = app
+                .world()
+                .get::<PathFollower>(first)
+                .and_then(|follower| follower.crossing().copied());
+            if !closed && crossing.is_some_and(|crossing| crossing.link == door) {
+                closed = true;
+                set_door(app, door, false);
+            }
+        });
+        assert!(closed, "the first agent reached the door");
+        // No move longer than a door's two cells (20 units): nothing else jumps.
+        assert!(largest < 21.0, "moved {largest} in a frame");
+        let log = app.world().resource::<LinkLog>();
+        let through = |crossed: &&LinkCrossed| crossed.link == door && crossed.entity == first;
+        assert!(
+            !log.crossed.iter().any(|c| through(&c)),
+            "{:?}",
+            log.crossed
+        );
+    }
+}
+
+#[test]
+fn a_crossing_lasts_the_link_s_cost_in_straight_steps_of_any_cost_model() {
+    // A door of cost 20 under the 10/14 integer model is two straight steps: at 5 cells a
+    // second, 0.4 s, 25 frames.
+    let mut grid = walled_grid();
+    grid.add_link(Link::new(Cell::new(9, 2), Cell::new(11, 2), 20.0))
+        .expect("a valid link");
+    let mut app = logged_app(grid);
+    let mut request = PathRequest::new(Cell::new(7, 2), Cell::new(14, 2));
+    request.options.cost = CostModel::INTEGER_10_14;
+    let agent = spawn_walker(&mut app, request);
+    let mut frames_at_link = 0;
+    assert!(walk_while(&mut app, agent, |app| {
+        let crossing = app
+            .world()
+            .get::<PathFollower>(agent)
+            .and_then(PathFollower::crossing);
+        frames_at_link += usize::from(crossing.is_some());
+    }));
+    assert!(
+        (24..=27).contains(&frames_at_link),
+        "{frames_at_link} frames at the link"
+    );
+}

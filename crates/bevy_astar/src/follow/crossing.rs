@@ -2,7 +2,7 @@
 //! messages that tell the game, and how long the crossing takes when the game does not step in.
 
 use crate::{NavGrid, PathRequest};
-use astar_grid::{Cell, LinkId, Movement};
+use astar_grid::{Cell, CostModel, LinkId, Movement};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
@@ -76,12 +76,14 @@ pub struct LinkCrossed {
 }
 
 /// The links of a map as a follower sees them: which link, if any, a move from one world
-/// position to the next takes, for an agent of `size` cells moving under `movement`.
+/// position to the next takes, for an agent of `size` cells moving under `movement` and
+/// priced by `cost`.
 #[derive(Clone, Copy)]
 pub(crate) struct LinkLookup<'a> {
     pub nav: &'a NavGrid,
     pub size: u8,
     pub movement: Movement,
+    pub cost: CostModel,
 }
 
 impl<'a> LinkLookup<'a> {
@@ -92,6 +94,7 @@ impl<'a> LinkLookup<'a> {
             nav,
             size: request.map_or(1, |request| request.size),
             movement: request.map_or(Movement::EIGHT, |request| request.options.movement),
+            cost: request.map_or(CostModel::Octile, |request| request.options.cost),
         }
     }
 }
@@ -105,26 +108,36 @@ impl LinkLookup<'_> {
         if near == far {
             return None;
         }
-        let (link, cost) = self.nav.link_taken(near, far, self.size, self.movement)?;
+        let rules = (self.movement, self.cost);
+        let (link, cost) = self.nav.link_taken(near, far, self.size, rules)?;
         Some((link, near, far, cost))
     }
 
     /// Seconds a follower at `speed` world units a second takes to cross a link of `cost`: the
-    /// time it walks `cost` straight steps. No time at all for a follower that does not move.
+    /// time it walks as many straight steps as `cost` is worth under the cost model. No time
+    /// at all for a follower that does not move.
     pub(crate) fn crossing_time(&self, cost: f64, speed: f32) -> f32 {
         let step = self.nav.cell_size().x.abs();
-        if speed > 0.0 && step.is_finite() {
-            (cost as f32 * step / speed).max(0.0)
+        let steps = cost / self.cost.straight();
+        if speed > 0.0 && step.is_finite() && steps.is_finite() {
+            (steps as f32 * step / speed).max(0.0)
         } else {
             0.0
         }
     }
 }
 
-/// `crossing` after `delta` more seconds: `None` once the agent comes out (time is up and it
-/// is not held).
-pub(crate) fn cross(mut crossing: LinkCrossing, delta: f32) -> Option<LinkCrossing> {
-    if crossing.held {
+/// `crossing` after `delta` more seconds on `nav`: `None` once the agent comes out (time is
+/// up, it is not held, and the link is still open). A link closed or removed under the agent
+/// keeps it waiting at the near end, its time stopped, until a new path or route comes (or
+/// the link opens again).
+pub(crate) fn cross(mut crossing: LinkCrossing, delta: f32, nav: &NavGrid) -> Option<LinkCrossing> {
+    let open = nav
+        .grid()
+        .links()
+        .get(crossing.link)
+        .is_some_and(|link| link.open);
+    if crossing.held || !open {
         return Some(crossing);
     }
     crossing.remaining -= delta;

@@ -83,7 +83,9 @@ pub(crate) fn follow_paths(
             if route.tree.generation() != follower.generation
                 && follower.aims_by_an_older_tree(route)
             {
-                // The tree changed under the agent: aim again from where it stands.
+                // The tree changed under the agent: aim again from where it stands (a crossing
+                // goes on only if the new way on takes the same link).
+                follower.interrupted = follower.crossing.take();
                 let aimed = follower.aim_on_tree(route, |tree| tree.anchor_at(position));
                 if !aimed {
                     follower.finish();
@@ -99,7 +101,9 @@ pub(crate) fn follow_paths(
         let follower = follower.into_inner();
         let links = nav.map(|nav| LinkLookup::of(nav, request));
         if let Some(crossing) = follower.crossing {
-            match cross(crossing, delta) {
+            // With no link left on the map, the one crossed is gone: wait for the new path.
+            let left = nav.map_or(Some(crossing), |nav| cross(crossing, delta, nav));
+            match left {
                 Some(left) => {
                     follower.crossing = Some(left);
                     continue;

@@ -199,8 +199,8 @@ impl Layer {
         links: &[NavLinkChange],
     ) -> Result<NavChange, KindError> {
         let derived = self.agent.update(terrain, changed)?;
-        if !links.is_empty() {
-            // The kind's links come from the terrain's anew: the snapshot takes them whole.
+        if !links.is_empty() && self.snapshot.links() != self.agent.grid().links() {
+            // The kind's links changed (a link it may take): the snapshot takes the grid whole.
             let before = Arc::clone(&self.snapshot);
             self.snapshot = Arc::new(self.agent.grid().clone());
             let cells = derived.into_iter().map(|cell| NavCellChange {
@@ -211,7 +211,8 @@ impl Layer {
             return Ok(NavChange::from_cells(cells).with_links(links.iter().copied()));
         }
         if derived.is_empty() {
-            // Nothing changed for this kind: the snapshot stays the one searches hold.
+            // No cell changed for this kind, nor any link it may take: the snapshot stays the
+            // one searches hold.
             return Ok(NavChange::default());
         }
         let snapshot = Arc::make_mut(&mut self.snapshot);

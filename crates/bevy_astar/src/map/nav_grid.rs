@@ -2,7 +2,7 @@
 //! its placement in the world, and edits that record what changed.
 
 use super::{NavCellChange, NavChange, NavLinkChange};
-use astar_grid::{Cell, Grid, GridError, Link, LinkError, LinkId, Movement};
+use astar_grid::{Cell, CostModel, Grid, GridError, Link, LinkError, LinkId, Movement};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -344,11 +344,14 @@ impl NavGrid {
         Ok(was_open)
     }
 
-    /// The link a path step from `from` to `to` takes, for an agent of `size` cells moving
-    /// under `movement`, as its id and cost: the cheapest open link between them whose largest
-    /// footprint takes the agent; `None` when none does, or when the two cells are neighbours
-    /// that a walk under `movement` joins at no more cost than the link (the search walked
-    /// then: it keeps the cheaper step, and a tie to the walk). The walk is judged on the
+    /// The link a path's move from `from` to `to` takes, for an agent of `size` cells moving
+    /// under `movement` and priced by `cost` (the cost model its request searched with), as
+    /// the link's id and cost: the cheapest open link between the two cells whose largest
+    /// footprint takes the agent. `None` when none does, or when a walk may have joined the
+    /// two cells at no more cost, since the search keeps the cheaper way and ties to the walk:
+    /// a step to a neighbour (priced by `cost` and the terrain entered), or, between cells
+    /// further apart (the move of a smoothed path or of a straight run), a line of sight
+    /// ([`astar_grid::line_of_sight`]) no longer than the link's cost. The walk is judged on the
     /// terrain grid at the agent's anchors.
     ///
     /// ```
@@ -359,11 +362,12 @@ impl NavGrid {
     /// let ladder = nav.add_link(Link::new(Cell::new(1, 1), Cell::new(6, 6), 4.0))?;
     /// let slow_door = nav.add_link(Link::new(Cell::new(3, 1), Cell::new(4, 1), 5.0))?;
     /// let narrow = nav.add_link(Link::new(Cell::new(1, 4), Cell::new(1, 7), 1.0).with_max_size(1))?;
-    /// let eight = Movement::EIGHT;
-    /// assert_eq!(nav.link_taken(Cell::new(1, 1), Cell::new(6, 6), 1, eight), Some((ladder, 4.0)));
-    /// assert_eq!(nav.link_taken(Cell::new(3, 1), Cell::new(4, 1), 1, eight), None); // walked
-    /// assert_eq!(nav.link_taken(Cell::new(1, 4), Cell::new(1, 7), 1, eight), Some((narrow, 1.0)));
-    /// assert_eq!(nav.link_taken(Cell::new(1, 4), Cell::new(1, 7), 2, eight), None); // too big
+    /// let (eight, octile) = (Movement::EIGHT, CostModel::Octile);
+    /// let taken = |from, to, size| nav.link_taken(from, to, size, (eight, octile));
+    /// assert_eq!(taken(Cell::new(1, 1), Cell::new(6, 6), 1), Some((ladder, 4.0)));
+    /// assert_eq!(taken(Cell::new(3, 1), Cell::new(4, 1), 1), None); // walked
+    /// assert_eq!(taken(Cell::new(1, 4), Cell::new(1, 7), 1), Some((narrow, 1.0)));
+    /// assert_eq!(taken(Cell::new(1, 4), Cell::new(1, 7), 2), None); // too big for it
     /// # let _ = slow_door;
     /// # Ok::<(), LinkError>(())
     /// ```
@@ -373,13 +377,13 @@ impl NavGrid {
         from: Cell,
         to: Cell,
         size: u8,
-        movement: Movement,
+        (movement, cost): (Movement, CostModel),
     ) -> Option<(LinkId, f64)> {
         let grid = &*self.grid;
-        let (cheapest, cost) = grid.link_step(from, to)?;
+        let (cheapest, cheapest_cost) = grid.link_step(from, to)?;
         let fits = |link: &Link| link.max_size >= size.max(1);
-        let (id, cost) = if grid.links().get(cheapest).is_some_and(fits) {
-            (cheapest, cost)
+        let (id, link_cost) = if grid.links().get(cheapest).is_some_and(fits) {
+            (cheapest, cheapest_cost)
         } else {
             // The cheapest is too narrow: the cheapest of those that take the agent.
             let leads = |link: &Link| {
@@ -392,18 +396,25 @@ impl NavGrid {
                 .map(|(id, link)| (id, link.cost))
                 .reduce(|best, next| if next.1 < best.1 { next } else { best })?
         };
-        let walk = movement.allows_step_on(grid, from, to).then(|| {
-            let diagonal = from.x != to.x && from.y != to.y;
-            let length = if diagonal {
-                core::f64::consts::SQRT_2
-            } else {
-                1.0
-            };
-            length * f64::from(grid.value(to))
-        });
+        let (dx, dy) = (from.x.abs_diff(to.x), from.y.abs_diff(to.y));
+        let walk = if dx.max(dy) <= 1 {
+            movement.allows_step_on(grid, from, to).then(|| {
+                let step = if dx == 1 && dy == 1 {
+                    cost.diagonal()
+                } else {
+                    cost.straight()
+                };
+                step * f64::from(grid.value(to))
+            })
+        } else {
+            // The least a walk along the line can cost: its octile length on plain ground.
+            let (long, short) = (f64::from(dx.max(dy)), f64::from(dx.min(dy)));
+            let length = (long - short) * cost.straight() + short * cost.diagonal();
+            astar_grid::line_of_sight(grid, from, to, movement).then_some(length)
+        };
         match walk {
-            Some(walk) if walk <= cost => None,
-            _ => Some((id, cost)),
+            Some(walk) if walk <= link_cost => None,
+            _ => Some((id, link_cost)),
         }
     }
 
