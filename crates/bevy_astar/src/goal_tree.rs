@@ -27,7 +27,7 @@ pub(crate) struct PublishedTree {
     pub complete: bool,
     /// The cells whose change made this version out of the one before, as a box; `None` when
     /// they are not known (a first or whole build): every route may have moved.
-    pub changed: Option<CellBox>,
+    pub changed: Option<ChangedCells>,
     /// The crowd's cost layer the tree weighs on top of `grid`'s costs, and the cost model of
     /// its steps.
     pub crowd: Option<(Arc<CrowdCostLayer>, CostModel)>,
@@ -66,13 +66,61 @@ impl CellBox {
     }
 }
 
-/// The newest version's number and change box, as a follower reads them every frame without a
-/// lock: a sequence count, odd while a publication writes them.
+/// The cells whose change made a version of a tree, as up to [`CHANGED_BOXES`] boxes: the box
+/// of the cells edited, and a box for each end of the link changed, so that a door whose ends
+/// lie far apart does not mark the map between them; with more links changed, one box round
+/// them all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ChangedCells {
+    boxes: [Option<CellBox>; CHANGED_BOXES],
+}
+
+/// Boxes a [`ChangedCells`] holds at most.
+const CHANGED_BOXES: usize = 3;
+
+impl ChangedCells {
+    /// The change of `cells` and of the links whose ends are `ends`; `None` when there are
+    /// none (the change is then not known).
+    pub(crate) fn of(cells: &[Cell], ends: &[Cell]) -> Option<Self> {
+        let mut boxes = [None; CHANGED_BOXES];
+        if ends.len() < CHANGED_BOXES {
+            boxes[0] = CellBox::around(cells.iter().copied());
+            for (slot, &end) in boxes[1..].iter_mut().zip(ends) {
+                *slot = CellBox::around([end]);
+            }
+        } else {
+            boxes[0] = CellBox::around(cells.iter().chain(ends).copied());
+        }
+        boxes.iter().any(Option::is_some).then_some(Self { boxes })
+    }
+
+    /// The change of the cells of `changed`.
+    #[cfg(test)]
+    pub(crate) const fn of_box(changed: CellBox) -> Self {
+        Self {
+            boxes: [Some(changed), None, None],
+        }
+    }
+
+    /// The boxes.
+    pub(crate) fn boxes(&self) -> impl Iterator<Item = CellBox> + '_ {
+        self.boxes.iter().flatten().copied()
+    }
+
+    /// Whether a changed cell may lie in `other`: one of the boxes meets it.
+    pub(crate) fn meets(&self, other: &CellBox) -> bool {
+        self.boxes().any(|changed| changed.meets(other))
+    }
+}
+
+/// The newest version's number and changed cells, as a follower reads them every frame
+/// without a lock: a sequence count, odd while a publication writes them.
 #[derive(Debug)]
 struct LatestChange {
     sequence: AtomicU64,
-    /// `min.x`, `min.y`, `max.x`, `max.y`; a `min.x` above `max.x` says the box is not known.
-    corners: [AtomicU32; 4],
+    /// `min.x`, `min.y`, `max.x`, `max.y` of each box of a [`ChangedCells`]; a `min.x` above
+    /// `max.x` says there is no such box, and none at all that the change is not known.
+    corners: [AtomicU32; 4 * CHANGED_BOXES],
 }
 
 impl Default for LatestChange {
@@ -80,32 +128,35 @@ impl Default for LatestChange {
     fn default() -> Self {
         Self {
             sequence: AtomicU64::new(0),
-            corners: [1, 0, 0, 0].map(AtomicU32::new),
+            corners: core::array::from_fn(|index| AtomicU32::new(u32::from(index % 4 == 0))),
         }
     }
 }
 
 impl LatestChange {
-    /// Records the change box of the version being published; the caller holds the tree's
+    /// Records the changed cells of the version being published; the caller holds the tree's
     /// write lock, so publications do not overlap.
-    fn write(&self, changed: Option<CellBox>) {
+    fn write(&self, changed: Option<ChangedCells>) {
         self.sequence.fetch_add(1, Ordering::AcqRel);
-        let corners = changed.map_or([1, 0, 0, 0], |changed| {
-            [changed.min.x, changed.min.y, changed.max.x, changed.max.y]
-        });
-        for (slot, value) in self.corners.iter().zip(corners) {
-            slot.store(value, Ordering::Relaxed);
+        let boxes = changed.map_or([None; CHANGED_BOXES], |changed| changed.boxes);
+        for (slots, changed) in self.corners.chunks(4).zip(boxes) {
+            let corners = changed.map_or([1, 0, 0, 0], |changed| {
+                [changed.min.x, changed.min.y, changed.max.x, changed.max.y]
+            });
+            for (slot, value) in slots.iter().zip(corners) {
+                slot.store(value, Ordering::Relaxed);
+            }
         }
         self.sequence.fetch_add(1, Ordering::Release);
     }
 
-    /// The newest version's number and change box; `None` while a publication writes them.
-    fn read(&self) -> Option<(u64, Option<CellBox>)> {
+    /// The newest version's number and changed cells; `None` while a publication writes them.
+    fn read(&self) -> Option<(u64, Option<ChangedCells>)> {
         let before = self.sequence.load(Ordering::Acquire);
         if before % 2 == 1 {
             return None;
         }
-        let [min_x, min_y, max_x, max_y] = self
+        let corners = self
             .corners
             .each_ref()
             .map(|slot| slot.load(Ordering::Relaxed));
@@ -113,11 +164,19 @@ impl LatestChange {
         if self.sequence.load(Ordering::Relaxed) != before {
             return None;
         }
-        let changed = (min_x <= max_x).then(|| CellBox {
-            min: Cell::new(min_x, min_y),
-            max: Cell::new(max_x, max_y),
+        let boxes = core::array::from_fn(|index| {
+            let [min_x, min_y, max_x, max_y] =
+                [0, 1, 2, 3].map(|corner| corners[index * 4 + corner]);
+            (min_x <= max_x).then(|| CellBox {
+                min: Cell::new(min_x, min_y),
+                max: Cell::new(max_x, max_y),
+            })
         });
-        Some((before / 2, changed))
+        let changed = ChangedCells { boxes };
+        Some((
+            before / 2,
+            changed.boxes().next().is_some().then_some(changed),
+        ))
     }
 }
 
@@ -152,9 +211,9 @@ impl SharedTree {
         self.latest.sequence.load(Ordering::Acquire) / 2
     }
 
-    /// The number of the newest version and the box of the cells whose change made it, read
-    /// without a lock; `None` while a publication is being written.
-    pub(crate) fn latest_change(&self) -> Option<(u64, Option<CellBox>)> {
+    /// The number of the newest version and the cells whose change made it, read without a
+    /// lock; `None` while a publication is being written.
+    pub(crate) fn latest_change(&self) -> Option<(u64, Option<ChangedCells>)> {
         self.latest.read()
     }
 }
@@ -445,11 +504,27 @@ mod tests {
     fn the_latest_change_reads_the_newest_version_and_its_box() {
         let latest = LatestChange::default();
         assert_eq!(latest.read(), Some((0, None)));
-        let changed = CellBox::around([Cell::new(4, 5), Cell::new(6, 1)]);
+        let changed = ChangedCells::of(&[Cell::new(4, 5), Cell::new(6, 1)], &[]);
         latest.write(changed);
         assert_eq!(latest.read(), Some((1, changed)));
         latest.write(None);
         assert_eq!(latest.read(), Some((2, None)));
+        // A door's two ends far apart: two boxes of a cell each, and nothing between them.
+        let door = ChangedCells::of(&[Cell::new(9, 9)], &[Cell::new(0, 0), Cell::new(40, 40)]);
+        latest.write(door);
+        let (_, read) = latest.read().expect("no publication under way");
+        assert_eq!(read, door);
+        let door = door.expect("cells changed");
+        assert_eq!(door.boxes().count(), 3);
+        let between = CellBox::around([Cell::new(20, 20), Cell::new(25, 25)]).expect("cells");
+        assert!(!door.meets(&between));
+        assert!(door.meets(&CellBox::around([Cell::new(40, 40)]).expect("a cell")));
+        // Three links' ends or more: one box round everything.
+        let ends = [0, 10, 20].map(|x| Cell::new(x, x));
+        let many = ChangedCells::of(&[], &ends).expect("cells changed");
+        assert_eq!(many.boxes().count(), 1);
+        assert!(many.meets(&between));
+        assert_eq!(ChangedCells::of(&[], &[]), None);
         // While a publication writes, readers are told to read again.
         latest.sequence.fetch_add(1, Ordering::AcqRel);
         assert_eq!(latest.read(), None);

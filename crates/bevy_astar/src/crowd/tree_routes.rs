@@ -78,7 +78,11 @@ impl TreeRoute {
             return Due::No;
         };
         let crossed = generation != read + 1
-            || changed.is_none_or(|changed| rest_meets(walker, radius, changed));
+            || changed.is_none_or(|changed| {
+                changed
+                    .boxes()
+                    .any(|changed| rest_meets(walker, radius, changed))
+            });
         let weighs_the_crowd = || {
             let published = self.route.tree.current();
             published.is_some_and(|published| published.crowd.is_some())

@@ -11,14 +11,14 @@
 use super::goal_batch::GoalBatches;
 use super::{EngineAnswer, SearchJob};
 use crate::background::{BackgroundTask, MainThreadWork, Placement, slice_point};
-use crate::goal_tree::{CellBox, PublishedTree, SharedTree};
+use crate::goal_tree::{ChangedCells, PublishedTree, SharedTree};
 use crate::kinds::KindKey;
 use crate::map::{
     AgentLayers, CellGeometry, CrowdCostLayer, CrowdCosts, CrowdLayerChange, same_layer,
 };
 use crate::{
-    NavChange, NavChanged, NavGrid, NavVersion, Path, PathAlgorithm, PathFound, PathRequest,
-    PathfindingSettings, PathfindingStats, TerrainProfiles,
+    NavChange, NavChanged, NavGrid, NavLinkChange, NavVersion, Path, PathAlgorithm, PathFound,
+    PathRequest, PathfindingSettings, PathfindingStats, TerrainProfiles,
 };
 use astar_grid::{
     Cell, CostModel, FlowField, FlowFieldError, GoalTree, Grid, Movement, SearchOptions,
@@ -79,7 +79,7 @@ struct ReadyField {
     map_version: NavVersion,
     /// The box of the cells whose change made this field out of the one before; `None` for a
     /// whole build.
-    changed: Option<CellBox>,
+    changed: Option<ChangedCells>,
     /// The crowd's cost layer the field weighs, added to `snapshot`'s costs.
     crowd: Option<Arc<CrowdCostLayer>>,
 }
@@ -101,14 +101,16 @@ struct BuiltField {
     field: GoalTree,
     /// The box of the cells an update redid from (the cells whose crowd cost changed
     /// included, which only the task works out); `None` for a whole build.
-    changed: Option<CellBox>,
+    changed: Option<ChangedCells>,
 }
 
 /// What bringing a field up to date starts from: the field, the map's changed cells since it
-/// was built, and the move of the crowd's cost layer since, whose cells change too.
+/// was built and the ends of its changed links, and the move of the crowd's cost layer since,
+/// whose cells change too.
 struct FieldUpdate {
     field: Arc<GoalTree>,
     cells: Vec<Cell>,
+    ends: Vec<Cell>,
     crowd: Option<Arc<CrowdLayerChange>>,
 }
 
@@ -569,11 +571,16 @@ fn incremental_update(key: FieldKey, slot: &FieldSlot, nav: &NavGrid) -> Option<
     }
     let cells: HashSet<Cell> = changes
         .iter()
-        .flat_map(|change| change.touched_cells())
+        .flat_map(|change| change.cells().map(|changed| changed.cell))
+        .collect();
+    let ends: HashSet<Cell> = changes
+        .iter()
+        .flat_map(|change| change.links().iter().flat_map(NavLinkChange::ends))
         .collect();
     Some(FieldUpdate {
         field: Arc::clone(&ready.field),
         cells: cells.into_iter().collect(),
+        ends: ends.into_iter().collect(),
         crowd: None,
     })
 }
@@ -605,14 +612,16 @@ async fn build_field(
     if let Some(FieldUpdate {
         field,
         mut cells,
+        ends,
         crowd,
     }) = update
     {
         if let Some(change) = crowd {
             cells.extend_from_slice(change.cells());
         }
-        let changed = CellBox::around(cells.iter().copied());
+        let changed = ChangedCells::of(&cells, &ends);
         let mut field = Arc::unwrap_or_clone(field);
+        cells.extend_from_slice(&ends);
         field.update(weighed, &cells)?;
         return Ok(BuiltField { field, changed });
     }

@@ -316,7 +316,7 @@ impl PathFollower {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::goal_tree::{PublishedTree, SharedTree};
+    use crate::goal_tree::{ChangedCells, PublishedTree, SharedTree};
     use crate::map::CellGeometry;
     use crate::{NavVersion, Path};
     use astar_grid::{CostModel, GoalTree, Grid, Movement};
@@ -334,7 +334,7 @@ mod tests {
             geometry: CellGeometry::default(),
             size: 1,
             complete: true,
-            changed,
+            changed: changed.map(ChangedCells::of_box),
             crowd: None,
         }
     }
