@@ -405,7 +405,7 @@ fn a_large_agent_follows_a_door_as_it_closes_and_opens() {
 }
 
 #[test]
-fn a_crowd_agent_crosses_a_link_at_once_and_never_stands_in_the_wall() {
+fn a_crowd_agent_waits_at_a_link_out_of_the_crowd_and_never_stands_in_the_wall() {
     let (mut app, agent, door) = walking_app(false);
     app.world_mut()
         .entity_mut(agent)
@@ -415,6 +415,7 @@ fn a_crowd_agent_crosses_a_link_at_once_and_never_stands_in_the_wall() {
         .resource::<NavGrid>()
         .cell_center(Cell::new(14, 2));
     let mut arrived = false;
+    let mut frames_at_link = 0;
     for _ in 0..MAX_FRAMES {
         app.update();
         let position = position_of(&app, agent);
@@ -423,12 +424,27 @@ fn a_crowd_agent_crosses_a_link_at_once_and_never_stands_in_the_wall() {
             position.x < 100.0 - 3.0 || position.x > 110.0 + 3.0,
             "in the wall: {position}"
         );
+        let crossing = app
+            .world()
+            .get::<PathFollower>(agent)
+            .and_then(PathFollower::crossing)
+            .is_some();
+        frames_at_link += usize::from(crossing);
+        if crossing {
+            // Out of the crowd while it crosses.
+            assert_eq!(app.world().resource::<PathfindingStats>().crowd_agents, 0);
+        }
         if position.distance(goal) < 1.0 {
             arrived = true;
             break;
         }
     }
     assert!(arrived, "stopped at {}", position_of(&app, agent));
+    // Cost 2 at 5 cells a second: 0.4 s, 25 frames of 16 ms.
+    assert!(
+        (24..=27).contains(&frames_at_link),
+        "{frames_at_link} frames at the link"
+    );
     let log = app.world().resource::<LinkLog>();
     assert_eq!((log.reached.len(), log.crossed.len()), (1, 1));
     assert_eq!(log.crossed[0].link, door);
@@ -728,4 +744,101 @@ fn a_crossing_lasts_the_link_s_cost_in_straight_steps_of_any_cost_model() {
         (24..=27).contains(&frames_at_link),
         "{frames_at_link} frames at the link"
     );
+}
+
+#[test]
+fn a_crowd_takes_turns_through_one_door_on_own_paths_and_on_a_shared_tree() {
+    for shared_goal_min_agents in [0, 2] {
+        let mut grid = walled_grid();
+        grid.add_link(Link::new(Cell::new(9, 4), Cell::new(11, 4), 1.0))
+            .expect("a valid link");
+        let mut app = logged_app(grid);
+        app.insert_resource(PathfindingSettings {
+            shared_goal_min_agents,
+            ..default()
+        });
+        let goal = Cell::new(17, 4);
+        let agents: Vec<Entity> = (0..6)
+            .map(|index| {
+                let start = Cell::new(2 + index % 3, 2 + index / 3 * 4);
+                let agent = spawn_walker(&mut app, PathRequest::new(start, goal));
+                app.world_mut()
+                    .entity_mut(agent)
+                    .insert(CrowdAvoidance::default());
+                agent
+            })
+            .collect();
+        let goal_at = app.world().resource::<NavGrid>().cell_center(goal);
+        let mut beyond = vec![false; agents.len()];
+        for _ in 0..MAX_FRAMES {
+            app.update();
+            for (index, &agent) in agents.iter().enumerate() {
+                let position = position_of(&app, agent);
+                assert!(
+                    position.x < 97.0 || position.x > 113.0,
+                    "in the wall: {position}"
+                );
+                beyond[index] |= position.distance(goal_at) < 25.0;
+            }
+            if beyond.iter().all(|&there| there) {
+                break;
+            }
+        }
+        assert!(
+            beyond.iter().all(|&there| there),
+            "{beyond:?} (shared from {shared_goal_min_agents})"
+        );
+        let log = app.world().resource::<LinkLog>();
+        assert_eq!(log.crossed.len(), agents.len(), "each crossed once");
+    }
+}
+
+#[test]
+fn large_crowd_agents_go_on_from_the_far_end_of_a_link() {
+    // 2x2 agents keep to their waypoints (no look-ahead): back in the crowd at the far end,
+    // their walks must go on from there, not from their paths' start behind the wall, on
+    // paths of their own and on a route of their goal's shared tree.
+    for shared_goal_min_agents in [0, 2] {
+        let mut grid = walled_grid();
+        grid.add_link(Link::new(Cell::new(8, 2), Cell::new(11, 2), 1.0))
+            .expect("a valid link");
+        let mut app = logged_app(grid);
+        app.insert_resource(PathfindingSettings {
+            shared_goal_min_agents,
+            ..default()
+        });
+        let goal = Cell::new(16, 2);
+        let agents: Vec<Entity> = [2, 6]
+            .map(|y| {
+                let request = PathRequest::new(Cell::new(3, y), goal).with_size(2);
+                let agent = spawn_walker(&mut app, request);
+                app.world_mut()
+                    .entity_mut(agent)
+                    .insert(CrowdAvoidance::default());
+                agent
+            })
+            .into_iter()
+            .collect();
+        let goal_at = app.world().resource::<NavGrid>().footprint_center(goal, 2);
+        let mut near_goal = [false; 2];
+        for _ in 0..MAX_FRAMES {
+            app.update();
+            for (index, &agent) in agents.iter().enumerate() {
+                near_goal[index] |= position_of(&app, agent).distance(goal_at) < 25.0;
+            }
+            if near_goal.iter().all(|&there| there) {
+                break;
+            }
+        }
+        assert!(
+            near_goal.iter().all(|&there| there),
+            "shared from {shared_goal_min_agents}"
+        );
+        let stats = app.world().resource::<PathfindingStats>();
+        assert_eq!(
+            stats.crowd_searches_when_stuck, 0,
+            "shared from {shared_goal_min_agents}"
+        );
+        assert_eq!(app.world().resource::<LinkLog>().crossed.len(), 2);
+    }
 }

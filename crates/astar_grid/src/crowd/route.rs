@@ -259,6 +259,26 @@ impl RouteWalker {
         self.route_number += 1;
     }
 
+    /// Walks `route` from waypoint `next` on (at most its last), for an agent that is done
+    /// with the waypoints before it: one that left the crowd for a while (to cross a link) and
+    /// comes back where its walk was.
+    ///
+    /// ```
+    /// use astar_grid::crowd::{Route, RouteWalker, Vector};
+    ///
+    /// let waypoints: Vec<Vector> = (0..4).map(|x| Vector::new(x as f32 + 0.5, 0.5)).collect();
+    /// let mut walker = RouteWalker::default();
+    /// walker.set_route_from(Route::new(waypoints.clone(), true), 2);
+    /// assert_eq!(walker.next_waypoint(), 2);
+    /// walker.set_route_from(Route::new(waypoints, true), 9);
+    /// assert_eq!(walker.next_waypoint(), 3);
+    /// ```
+    pub fn set_route_from(&mut self, route: Route, next: usize) {
+        let last = route.waypoints().len().saturating_sub(1);
+        self.set_route(route);
+        self.next = self.next.max(next.min(last));
+    }
+
     /// The route walked.
     #[must_use]
     pub const fn route(&self) -> &Route {

@@ -1,25 +1,28 @@
 //! Crowd agents at links: an avoiding agent whose walk reached the near end of a link of its
-//! path crosses it at once, put at the far end, where the crowd takes it on from.
+//! path leaves the crowd while it crosses (waiting the link's cost in time, or as long as the
+//! game holds it), then comes back at the far end, where its walk goes on.
 
-use crate::follow::crossing::{LinkAnnouncer, LinkCrossing, LinkLookup};
+use crate::follow::crossing::{LinkAnnouncer, LinkCrossing, LinkLookup, cross};
 use crate::{CrowdAvoidance, NavGrid, PathFollower, PathRequest};
 use bevy::prelude::*;
 
 /// What the link crossing reads and writes of an avoiding agent.
 type CrossingAgent = (
     Entity,
-    &'static PathFollower,
+    &'static mut PathFollower,
     &'static mut Transform,
     &'static PathRequest,
 );
 
-/// Puts every avoiding agent that stands on the near end of a link of its path, heading for
-/// the far end, at the far end, announcing [`LinkReached`](crate::LinkReached) and
-/// [`LinkCrossed`](crate::LinkCrossed) together: a crowd agent crosses at once (it neither
-/// waits the link's cost in time nor can be held), so that the crowd never steers it into the
-/// wall a link passes. The crowd's next gathering takes the agent's new place as a move by the
-/// game, and its walk goes on from the far end. Nothing to do on a map without links.
+/// Moves every avoiding agent on along the links of its path, as a [`PathFollower`] without
+/// the crowd is: one standing on the near end of a link, heading for the far end, starts
+/// crossing ([`LinkReached`](crate::LinkReached)); one crossing waits the link's cost in time,
+/// or while held or while the link is closed, and then is put at the far end
+/// ([`LinkCrossed`](crate::LinkCrossed)). The crowd's gathering leaves crossing agents out, so
+/// that the crowd neither steers them into the wall a link passes nor counts them stuck, and
+/// takes them back at the far end. Nothing to do on a map without links.
 pub(crate) fn cross_crowd_links(
+    time: Res<Time>,
     nav: Option<Res<NavGrid>>,
     mut agents: Query<CrossingAgent, With<CrowdAvoidance>>,
     mut announce: LinkAnnouncer,
@@ -27,7 +30,18 @@ pub(crate) fn cross_crowd_links(
     let Some(nav) = nav.filter(|nav| !nav.grid().links().is_empty()) else {
         return;
     };
-    for (entity, follower, mut transform, request) in &mut agents {
+    let delta = time.delta_secs();
+    for (entity, mut follower, mut transform, request) in &mut agents {
+        if let Some(crossing) = follower.crossing {
+            follower.crossing = cross(crossing, delta, &nav);
+            if follower.crossing.is_none() {
+                if let Some(target) = follower.target() {
+                    transform.translation = target.extend(transform.translation.z);
+                }
+                announce.crossed(entity, crossing);
+            }
+            continue;
+        }
         let Some(target) = follower.target() else {
             continue;
         };
@@ -41,11 +55,10 @@ pub(crate) fn cross_crowd_links(
             from,
             to,
             cost,
-            remaining: 0.0,
+            remaining: links.crossing_time(cost, follower.speed),
             held: false,
         };
+        follower.crossing = Some(crossing);
         announce.reached(entity, crossing);
-        transform.translation = target.extend(transform.translation.z);
-        announce.crossed(entity, crossing);
     }
 }

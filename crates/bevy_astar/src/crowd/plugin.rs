@@ -417,6 +417,10 @@ pub(crate) fn gather_crowds(
         if !item.follower.walks(item.path) {
             item.follower.sync_with(item.path);
         }
+        if item.follower.crossing().is_some() {
+            // Away from the crowd while it crosses a link (`cross_crowd_links`).
+            continue;
+        }
         let crowd = crowd_of(
             &mut step.crowds,
             item.request.profile,
@@ -426,7 +430,11 @@ pub(crate) fn gather_crowds(
         );
         let place = place_of(step, &mut scratch.places, item.entity, crowd, &settings);
         let read = (item.avoidance, item.request, item.path);
-        let moving = (item.follower.speed, item.transform.translation);
+        let moving = (
+            item.follower.speed,
+            item.transform.translation,
+            item.follower.next_waypoint(),
+        );
         let crowd = &mut step.crowds[crowd];
         update_member((crowd, place), read, moving, (step.space, frame));
     }
@@ -471,12 +479,14 @@ fn place_of(
 }
 
 /// Takes into agent `index` of `crowd`, on `frame`, what changed of an agent whose follower
-/// has `speed` and whose transform `translation`: its radius, speed and priority (every
-/// frame), its position when the game moved it, and its route when its path is new.
+/// has `speed`, heads for waypoint `next` and whose transform `translation`: its radius, speed
+/// and priority (every frame), its position when the game moved it, and its route when its
+/// path is new to the crowd (walked from waypoint `next`, where an agent back from a link
+/// goes on).
 fn update_member(
     (crowd, index): (&mut Crowd, usize),
     (avoidance, request, path): (&CrowdAvoidance, &PathRequest, &Path),
-    (speed, translation): (f32, Vec3),
+    (speed, translation, next): (f32, Vec3, usize),
     (space, frame): (GridSpace, u64),
 ) {
     let member = &mut crowd.members[index];
@@ -495,12 +505,18 @@ fn update_member(
         member.revision = path.revision;
         let route = &mut crowd.routes[index];
         if let Some(shared) = path.shared_route() {
-            // Read off the tree by the step, beside the frame.
-            route.tree = Some(TreeRoute::new(shared.clone()));
+            // Read off the tree by the step, beside the frame: from where the agent stands
+            // once it walked part of the way.
+            let tree_route = if next > 1 {
+                TreeRoute::resumed(shared.clone())
+            } else {
+                TreeRoute::new(shared.clone())
+            };
+            route.tree = Some(tree_route);
         } else {
             route.tree = None;
             route.waypoints = path.waypoints();
-            walker.set_route(space.route(&route.waypoints, path.is_found()));
+            walker.set_route_from(space.route(&route.waypoints, path.is_found()), next);
         }
     }
 }

@@ -60,6 +60,16 @@ impl TreeRoute {
         }
     }
 
+    /// A route on a tree walked part of the way already (by an agent that comes back to the
+    /// crowd from a link), to be read from where the agent stands.
+    pub(super) const fn resumed(route: SharedRoute) -> Self {
+        Self {
+            route,
+            generation: None,
+            due: Due::Again,
+        }
+    }
+
     /// Whether the route is to be read now: a new one, or one whose tree published a version
     /// that changed cells the rest of the route (walked by `walker`, an agent of `radius`
     /// cells) crosses, or that followed more than one version on from the one read (the

@@ -25,8 +25,7 @@ use crossing::LinkCrossing;
 /// link's cost in time ([`PathFollower::crossing`]), or until released when the game holds it
 /// ([`PathFollower::hold_crossing`]), then appears at the far end
 /// ([`LinkCrossed`](crate::LinkCrossed)) and walks on. An agent with
-/// [`CrowdAvoidance`](crate::CrowdAvoidance) crosses at once, both messages sent together: it
-/// neither waits nor can be held.
+/// [`CrowdAvoidance`](crate::CrowdAvoidance) does the same, out of the crowd while it crosses.
 ///
 /// ```
 /// use bevy::prelude::*;
