@@ -5,6 +5,7 @@ mod agent_queries;
 #[cfg(feature = "compare-main-thread")]
 mod agents;
 mod algorithm;
+mod city;
 #[cfg(feature = "compare-main-thread")]
 mod compare;
 mod erosion;
@@ -41,6 +42,8 @@ enum Command {
     Suite(suite::SuiteArgs),
     /// Runs A* and jump point search on seeded random maps of chosen sizes and obstacle density.
     Generated(generated::GeneratedArgs),
+    /// Writes a seeded city-like map (blocks, streets, squares) and a scenario of its queries.
+    City(city::CityArgs),
     /// Runs each map's queries with and without seeded links (teleporters, one-way drops), by A*
     /// and jump point search, and checks that both agree over the links.
     Links(links::LinksArgs),
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Command::Scen(args) => scen::run(&args),
         Command::Suite(args) => suite::run(&args),
         Command::Generated(args) => generated::run(&args),
+        Command::City(args) => city::run(&args),
         Command::Links(args) => links::run(&args),
         #[cfg(feature = "compare-main-thread")]
         Command::Compare(args) => compare::run(&args),
