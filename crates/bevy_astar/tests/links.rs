@@ -746,48 +746,80 @@ fn a_crossing_lasts_the_link_s_cost_in_straight_steps_of_any_cost_model() {
     );
 }
 
+/// An app on `grid` with one door from `from` to `to` costing 1, goal trees shared from
+/// `shared_goal_min_agents` agents, and an avoiding walker from each of `starts` to `goal`, of
+/// `size` cells; the agents.
+fn crowd_at_a_door(
+    (from, to): (Cell, Cell),
+    shared_goal_min_agents: usize,
+    (starts, goal, size): (&[Cell], Cell, u8),
+) -> (App, Vec<Entity>) {
+    let mut grid = walled_grid();
+    grid.add_link(Link::new(from, to, 1.0))
+        .expect("a valid link");
+    let mut app = logged_app(grid);
+    app.insert_resource(PathfindingSettings {
+        shared_goal_min_agents,
+        ..default()
+    });
+    let agents = starts
+        .iter()
+        .map(|&start| {
+            let request = PathRequest::new(start, goal).with_size(size);
+            let agent = spawn_walker(&mut app, request);
+            app.world_mut()
+                .entity_mut(agent)
+                .insert(CrowdAvoidance::default());
+            agent
+        })
+        .collect();
+    (app, agents)
+}
+
+/// Updates until every one of `agents` stands within 2.5 cells of `goal`'s footprint centre
+/// for agents of `size` cells, checking `each` position every frame; whether they all did.
+fn gather_at(
+    app: &mut App,
+    agents: &[Entity],
+    (goal, size): (Cell, u8),
+    each: impl Fn(Vec2),
+) -> bool {
+    let goal_at = app
+        .world()
+        .resource::<NavGrid>()
+        .footprint_center(goal, size);
+    let mut near = vec![false; agents.len()];
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        for (index, &agent) in agents.iter().enumerate() {
+            let position = position_of(app, agent);
+            each(position);
+            near[index] |= position.distance(goal_at) < 25.0;
+        }
+        if near.iter().all(|&there| there) {
+            return true;
+        }
+    }
+    false
+}
+
 #[test]
 fn a_crowd_takes_turns_through_one_door_on_own_paths_and_on_a_shared_tree() {
-    for shared_goal_min_agents in [0, 2] {
-        let mut grid = walled_grid();
-        grid.add_link(Link::new(Cell::new(9, 4), Cell::new(11, 4), 1.0))
-            .expect("a valid link");
-        let mut app = logged_app(grid);
-        app.insert_resource(PathfindingSettings {
-            shared_goal_min_agents,
-            ..default()
-        });
-        let goal = Cell::new(17, 4);
-        let agents: Vec<Entity> = (0..6)
-            .map(|index| {
-                let start = Cell::new(2 + index % 3, 2 + index / 3 * 4);
-                let agent = spawn_walker(&mut app, PathRequest::new(start, goal));
-                app.world_mut()
-                    .entity_mut(agent)
-                    .insert(CrowdAvoidance::default());
-                agent
-            })
-            .collect();
-        let goal_at = app.world().resource::<NavGrid>().cell_center(goal);
-        let mut beyond = vec![false; agents.len()];
-        for _ in 0..MAX_FRAMES {
-            app.update();
-            for (index, &agent) in agents.iter().enumerate() {
-                let position = position_of(&app, agent);
-                assert!(
-                    position.x < 97.0 || position.x > 113.0,
-                    "in the wall: {position}"
-                );
-                beyond[index] |= position.distance(goal_at) < 25.0;
-            }
-            if beyond.iter().all(|&there| there) {
-                break;
-            }
-        }
-        assert!(
-            beyond.iter().all(|&there| there),
-            "{beyond:?} (shared from {shared_goal_min_agents})"
-        );
+    let starts: Vec<Cell> = (0..6)
+        .map(|index| Cell::new(2 + index % 3, 2 + index / 3 * 4))
+        .collect();
+    let goal = Cell::new(17, 4);
+    for shared in [0, 2] {
+        let door = (Cell::new(9, 4), Cell::new(11, 4));
+        let (mut app, agents) = crowd_at_a_door(door, shared, (&starts, goal, 1));
+        let outside_the_wall = |position: Vec2| {
+            assert!(
+                position.x < 97.0 || position.x > 113.0,
+                "in the wall: {position}"
+            );
+        };
+        let gathered = gather_at(&mut app, &agents, (goal, 1), outside_the_wall);
+        assert!(gathered, "shared from {shared}");
         let log = app.world().resource::<LinkLog>();
         assert_eq!(log.crossed.len(), agents.len(), "each crossed once");
     }
@@ -798,47 +830,17 @@ fn large_crowd_agents_go_on_from_the_far_end_of_a_link() {
     // 2x2 agents keep to their waypoints (no look-ahead): back in the crowd at the far end,
     // their walks must go on from there, not from their paths' start behind the wall, on
     // paths of their own and on a route of their goal's shared tree.
-    for shared_goal_min_agents in [0, 2] {
-        let mut grid = walled_grid();
-        grid.add_link(Link::new(Cell::new(8, 2), Cell::new(11, 2), 1.0))
-            .expect("a valid link");
-        let mut app = logged_app(grid);
-        app.insert_resource(PathfindingSettings {
-            shared_goal_min_agents,
-            ..default()
-        });
-        let goal = Cell::new(16, 2);
-        let agents: Vec<Entity> = [2, 6]
-            .map(|y| {
-                let request = PathRequest::new(Cell::new(3, y), goal).with_size(2);
-                let agent = spawn_walker(&mut app, request);
-                app.world_mut()
-                    .entity_mut(agent)
-                    .insert(CrowdAvoidance::default());
-                agent
-            })
-            .into_iter()
-            .collect();
-        let goal_at = app.world().resource::<NavGrid>().footprint_center(goal, 2);
-        let mut near_goal = [false; 2];
-        for _ in 0..MAX_FRAMES {
-            app.update();
-            for (index, &agent) in agents.iter().enumerate() {
-                near_goal[index] |= position_of(&app, agent).distance(goal_at) < 25.0;
-            }
-            if near_goal.iter().all(|&there| there) {
-                break;
-            }
-        }
+    let starts = [Cell::new(3, 2), Cell::new(3, 6)];
+    let goal = Cell::new(16, 2);
+    for shared in [0, 2] {
+        let door = (Cell::new(8, 2), Cell::new(11, 2));
+        let (mut app, agents) = crowd_at_a_door(door, shared, (&starts, goal, 2));
         assert!(
-            near_goal.iter().all(|&there| there),
-            "shared from {shared_goal_min_agents}"
+            gather_at(&mut app, &agents, (goal, 2), |_| {}),
+            "shared from {shared}"
         );
         let stats = app.world().resource::<PathfindingStats>();
-        assert_eq!(
-            stats.crowd_searches_when_stuck, 0,
-            "shared from {shared_goal_min_agents}"
-        );
+        assert_eq!(stats.crowd_searches_when_stuck, 0, "shared from {shared}");
         assert_eq!(app.world().resource::<LinkLog>().crossed.len(), 2);
     }
 }

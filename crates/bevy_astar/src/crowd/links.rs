@@ -2,7 +2,7 @@
 //! path leaves the crowd while it crosses (waiting the link's cost in time, or as long as the
 //! game holds it), then comes back at the far end, where its walk goes on.
 
-use crate::follow::crossing::{LinkAnnouncer, LinkCrossing, LinkLookup, cross};
+use crate::follow::crossing::{LinkAnnouncer, LinkLookup, cross};
 use crate::{CrowdAvoidance, NavGrid, PathFollower, PathRequest};
 use bevy::prelude::*;
 
@@ -47,16 +47,8 @@ pub(crate) fn cross_crowd_links(
         };
         let links = LinkLookup::of(&nav, Some(request));
         let position = transform.translation.truncate();
-        let Some((link, from, to, cost)) = links.between(position, target) else {
+        let Some(crossing) = links.crossing(position, target, follower.speed) else {
             continue;
-        };
-        let crossing = LinkCrossing {
-            link,
-            from,
-            to,
-            cost,
-            remaining: links.crossing_time(cost, follower.speed),
-            held: false,
         };
         follower.crossing = Some(crossing);
         announce.reached(entity, crossing);

@@ -100,9 +100,10 @@ impl<'a> LinkLookup<'a> {
 }
 
 impl LinkLookup<'_> {
-    /// The open link the move from `from` to `to` (footprint centres) takes, if any: its id,
-    /// its ends and its cost.
-    pub(crate) fn between(&self, from: Vec2, to: Vec2) -> Option<(LinkId, Cell, Cell, f64)> {
+    /// The crossing a follower at `speed` starts when it moves from `from` to `to` (footprint
+    /// centres) along an open link, if the move takes one: its link, ends and cost, and the
+    /// time it takes.
+    pub(crate) fn crossing(&self, from: Vec2, to: Vec2, speed: f32) -> Option<LinkCrossing> {
         let near = self.nav.footprint_anchor(from, self.size)?;
         let far = self.nav.footprint_anchor(to, self.size)?;
         if near == far {
@@ -110,13 +111,20 @@ impl LinkLookup<'_> {
         }
         let rules = (self.movement, self.cost);
         let (link, cost) = self.nav.link_taken(near, far, self.size, rules)?;
-        Some((link, near, far, cost))
+        Some(LinkCrossing {
+            link,
+            from: near,
+            to: far,
+            cost,
+            remaining: self.crossing_time(cost, speed),
+            held: false,
+        })
     }
 
     /// Seconds a follower at `speed` world units a second takes to cross a link of `cost`: the
     /// time it walks as many straight steps as `cost` is worth under the cost model. No time
     /// at all for a follower that does not move.
-    pub(crate) fn crossing_time(&self, cost: f64, speed: f32) -> f32 {
+    fn crossing_time(&self, cost: f64, speed: f32) -> f32 {
         let step = self.nav.cell_size().x.abs();
         let steps = cost / self.cost.straight();
         if speed > 0.0 && step.is_finite() && steps.is_finite() {

@@ -167,21 +167,14 @@ fn walk(
         if let Some(links) = links.filter(|_| !follower.link_checked) {
             follower.link_checked = true;
             let interrupted = follower.interrupted.take();
-            if let Some((link, from, to, cost)) = links.between(position, follower.target) {
-                if let Some(going_on) =
-                    interrupted.filter(|kept| (kept.link, kept.from, kept.to) == (link, from, to))
-                {
+            if let Some(crossing) = links.crossing(position, follower.target, follower.speed) {
+                let same = |kept: &LinkCrossing| {
+                    (kept.link, kept.from, kept.to) == (crossing.link, crossing.from, crossing.to)
+                };
+                if let Some(going_on) = interrupted.filter(same) {
                     follower.crossing = Some(going_on);
                     return (position, None);
                 }
-                let crossing = LinkCrossing {
-                    link,
-                    from,
-                    to,
-                    cost,
-                    remaining: links.crossing_time(cost, follower.speed),
-                    held: false,
-                };
                 follower.crossing = Some(crossing);
                 return (position, Some(crossing));
             }
