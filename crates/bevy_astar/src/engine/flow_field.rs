@@ -17,8 +17,8 @@ use crate::map::{
     AgentLayers, CellGeometry, CrowdCostLayer, CrowdCosts, CrowdLayerChange, same_layer,
 };
 use crate::{
-    NavChange, NavChanged, NavGrid, NavLinkChange, NavVersion, Path, PathAlgorithm, PathFound,
-    PathRequest, PathfindingSettings, PathfindingStats, TerrainProfiles,
+    NavChange, NavChanged, NavGrid, NavVersion, Path, PathAlgorithm, PathFound, PathRequest,
+    PathfindingSettings, PathfindingStats, TerrainProfiles,
 };
 use astar_grid::{
     Cell, CostModel, FlowField, FlowFieldError, GoalTree, Grid, Movement, SearchOptions,
@@ -575,7 +575,7 @@ fn incremental_update(key: FieldKey, slot: &FieldSlot, nav: &NavGrid) -> Option<
         .collect();
     let ends: HashSet<Cell> = changes
         .iter()
-        .flat_map(|change| change.links().iter().flat_map(NavLinkChange::ends))
+        .flat_map(|change| change.link_ends())
         .collect();
     Some(FieldUpdate {
         field: Arc::clone(&ready.field),

@@ -1,7 +1,7 @@
 //! A path's footprint: its bounding box and the coarse chunks of the grid it crosses, so that
 //! most map changes are ruled out for a path without reading its cells.
 
-use super::{NavChange, NavLinkChange};
+use super::NavChange;
 use astar_grid::{Cell, Movement};
 
 /// Chunks per side: the grid is split into at most 16 x 16 chunks, one bit each.
@@ -60,11 +60,7 @@ impl PathFootprint {
         }
         change.len() > MOST_CELLS_CHECKED
             || change.cells().any(|changed| self.covers(changed.cell))
-            || change
-                .links()
-                .iter()
-                .flat_map(NavLinkChange::ends)
-                .any(|end| self.covers(end))
+            || change.link_ends().any(|end| self.covers(end))
     }
 
     /// Whether `cell` lies in a chunk the path crosses, inside its bounding box.

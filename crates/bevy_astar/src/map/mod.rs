@@ -184,13 +184,9 @@ impl NavChange {
         &self.links
     }
 
-    /// The changed cells and the ends of the changed links: what a structure derived from the
-    /// grid (a flow field, an agent kind's grid) brings up to date. A cell may come twice.
-    pub fn touched_cells(&self) -> impl Iterator<Item = Cell> + '_ {
-        self.cells
-            .keys()
-            .copied()
-            .chain(self.links.iter().flat_map(NavLinkChange::ends))
+    /// The ends of the changed links, before and after each change; a cell may come twice.
+    pub fn link_ends(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.links.iter().flat_map(NavLinkChange::ends)
     }
 
     /// The change of `cell`, if it changed.

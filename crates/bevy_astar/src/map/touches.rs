@@ -1,7 +1,7 @@
 //! Whether a map change touches a path: its cells, and the corner cells of its diagonal steps
 //! that the movement rule may not cut. The invalidation rule, the cache and repair all ask it.
 
-use super::{NavCellChange, NavChange, NavLinkChange, step_corner_cells};
+use super::{NavCellChange, NavChange, step_corner_cells};
 
 /// Changed cells [`NavChange::may_touch_rect`] checks one by one in a change with links; with
 /// more, a rectangle that meets the bounding box counts as touched.
@@ -121,7 +121,7 @@ impl NavChange {
             return self.bounds.is_some_and(meets);
         }
         let cells = self.cells.keys().map(|&cell| (cell, cell));
-        let ends = self.links.iter().flat_map(NavLinkChange::ends);
+        let ends = self.link_ends();
         self.bounds.is_some_and(meets)
             && (cells.take(MOST_CELLS_IN_RECT_CHECK).any(meets)
                 || self.cells.len() > MOST_CELLS_IN_RECT_CHECK
