@@ -25,7 +25,7 @@ pub(crate) struct PublishedTree {
     /// Whether the tree covers every cell that reaches the goal; a first build still
     /// growing publishes the cells it has settled, nearest the goal, whose routes are final.
     pub complete: bool,
-    /// The cells whose change made this version out of the one before, as a box; `None` when
+    /// The cells whose change made this version out of the one before, as boxes; `None` when
     /// they are not known (a first or whole build): every route may have moved.
     pub changed: Option<ChangedCells>,
     /// The crowd's cost layer the tree weighs on top of `grid`'s costs, and the cost model of

@@ -2,7 +2,7 @@
 //! path leaves the crowd while it crosses (waiting the link's cost in time, or as long as the
 //! game holds it), then comes back at the far end, where its walk goes on.
 
-use crate::follow::crossing::{LinkAnnouncer, LinkLookup, cross};
+use crate::follow::crossing::{LinkAnnouncer, LinkLookup};
 use crate::{CrowdAvoidance, NavGrid, PathFollower, PathRequest};
 use bevy::prelude::*;
 
@@ -32,13 +32,12 @@ pub(crate) fn cross_crowd_links(
     };
     let delta = time.delta_secs();
     for (entity, mut follower, mut transform, request) in &mut agents {
-        if let Some(crossing) = follower.crossing {
-            follower.crossing = cross(crossing, delta, &nav);
-            if follower.crossing.is_none() {
+        if follower.crossing.is_some() {
+            if let Some(crossed) = follower.advance_crossing(delta, Some(&nav)) {
                 if let Some(target) = follower.target() {
                     transform.translation = target.extend(transform.translation.z);
                 }
-                announce.crossed(entity, crossing);
+                announce.crossed(entity, crossed);
             }
             continue;
         }

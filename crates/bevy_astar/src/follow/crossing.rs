@@ -1,7 +1,7 @@
 //! Crossing links: where a follower stops at a door, a ladder, stairs or a teleporter, the
 //! messages that tell the game, and how long the crossing takes when the game does not step in.
 
-use crate::{NavGrid, PathRequest};
+use crate::{NavGrid, PathFollower, PathRequest};
 use astar_grid::{Cell, CostModel, LinkId, Movement};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -135,21 +135,30 @@ impl LinkLookup<'_> {
     }
 }
 
-/// `crossing` after `delta` more seconds on `nav`: `None` once the agent comes out (time is
-/// up, it is not held, and the link is still open). A link closed or removed under the agent
-/// keeps it waiting at the near end, its time stopped, until a new path or route comes (or
-/// the link opens again).
-pub(crate) fn cross(mut crossing: LinkCrossing, delta: f32, nav: &NavGrid) -> Option<LinkCrossing> {
-    let open = nav
-        .grid()
-        .links()
-        .get(crossing.link)
-        .is_some_and(|link| link.open);
-    if crossing.held || !open {
-        return Some(crossing);
+impl PathFollower {
+    /// Moves the crossing on by `delta` seconds on `nav` (`None`: a map without links);
+    /// returns the crossing once the agent comes out (time is up, it is not held, and the link
+    /// is still open), the follower's target then being the link's far end. A link closed or
+    /// removed under the agent keeps it waiting at the near end, its time stopped, until a new
+    /// path or route comes (or the link opens again).
+    pub(crate) fn advance_crossing(
+        &mut self,
+        delta: f32,
+        nav: Option<&NavGrid>,
+    ) -> Option<LinkCrossing> {
+        let crossing = self.crossing.as_mut()?;
+        let open = nav
+            .and_then(|nav| nav.grid().links().get(crossing.link))
+            .is_some_and(|link| link.open);
+        if crossing.held || !open {
+            return None;
+        }
+        crossing.remaining -= delta;
+        if crossing.remaining > 0.0 {
+            return None;
+        }
+        self.crossing.take()
     }
-    crossing.remaining -= delta;
-    (crossing.remaining > 0.0).then_some(crossing)
 }
 
 /// Where the follow system announces link moves: [`LinkReached`] and [`LinkCrossed`], each

@@ -2,7 +2,7 @@
 //! [`PathfindingSystems::Follow`].
 
 use super::PathFollower;
-use super::crossing::{LinkAnnouncer, LinkCrossed, LinkCrossing, LinkLookup, LinkReached, cross};
+use super::crossing::{LinkAnnouncer, LinkCrossed, LinkCrossing, LinkLookup, LinkReached};
 use crate::crowd::{CrowdAvoidance, CrowdSettings};
 use crate::goal_tree::CellBox;
 use crate::kinds::KindKey;
@@ -100,20 +100,12 @@ pub(crate) fn follow_paths(
         }
         let follower = follower.into_inner();
         let links = nav.map(|nav| LinkLookup::of(nav, request));
-        if let Some(crossing) = follower.crossing {
-            // With no link left on the map, the one crossed is gone: wait for the new path.
-            let left = nav.map_or(Some(crossing), |nav| cross(crossing, delta, nav));
-            match left {
-                Some(left) => {
-                    follower.crossing = Some(left);
-                    continue;
-                }
-                None => {
-                    follower.crossing = None;
-                    position = follower.target;
-                    announce.crossed(entity, crossing);
-                }
-            }
+        if follower.crossing.is_some() {
+            let Some(crossed) = follower.advance_crossing(delta, nav) else {
+                continue;
+            };
+            position = follower.target;
+            announce.crossed(entity, crossed);
         }
         let budget = follower.speed.max(0.0) * delta;
         let reached;
