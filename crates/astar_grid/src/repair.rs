@@ -453,24 +453,12 @@ fn cut_loops(cells: Vec<Cell>) -> Vec<Cell> {
 /// neighbour as the cost model and the terrain price it, a link's as the cheaper of that and
 /// its cost.
 fn path_cost(grid: &Grid, cells: &[Cell], options: &RepairOptions) -> f64 {
-    let cost = options.search.cost;
-    let movement = options.search.movement;
+    let (movement, cost) = (options.search.movement, options.search.cost);
     cells.windows(2).fold(0.0, |total, step| {
-        let diagonal = step[0].x != step[1].x && step[0].y != step[1].y;
-        let base = if diagonal {
-            cost.diagonal()
-        } else {
-            cost.straight()
-        };
-        let walked = movement
-            .allows_step_on(grid, step[0], step[1])
-            .then(|| base * f64::from(grid.value(step[1])));
-        let linked = grid.open_link_cost(step[0], step[1]);
-        let price = match (walked, linked) {
-            (Some(walked), Some(linked)) => walked.min(linked),
-            (walked, linked) => walked.or(linked).unwrap_or(f64::INFINITY),
-        };
-        total + price
+        total
+            + grid
+                .step_cost(step[0], step[1], movement, cost)
+                .unwrap_or(f64::INFINITY)
     })
 }
 

@@ -16,7 +16,7 @@ mod floors;
 pub(crate) use bound::LinkBound;
 pub use floors::{FloorCell, FloorPlan, FloorPlanError};
 
-use crate::{Cell, Grid};
+use crate::{Cell, CostModel, Grid, Movement};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -573,20 +573,77 @@ impl Grid {
             .reduce(|best, next| if next.1 < best.1 { next } else { best })
     }
 
-    /// Whether an open link leads from `from` to `to` (both inside the grid).
-    pub(crate) fn has_open_link(&self, from: Cell, to: Cell) -> bool {
-        self.open_link_cost(from, to).is_some()
+    /// What a walk from `from` to its neighbour `to` costs under `movement` and `cost`: the
+    /// step's price times the terrain of `to`; `None` when `movement` does not allow the step
+    /// (not a neighbour, a blocked cell, a corner it may not cut).
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CostModel, Grid, Movement};
+    ///
+    /// let mut grid = Grid::new(4, 4);
+    /// grid.set_cost(Cell::new(1, 1), 3)?;
+    /// let walk = |to| grid.walk_cost(Cell::new(0, 0), to, Movement::EIGHT, CostModel::Octile);
+    /// assert_eq!(walk(Cell::new(1, 0)), Some(1.0));
+    /// assert_eq!(walk(Cell::new(1, 1)), Some(3.0 * 2f64.sqrt()));
+    /// assert_eq!(walk(Cell::new(2, 0)), None);
+    /// # Ok::<(), astar_grid::GridError>(())
+    /// ```
+    #[must_use]
+    pub fn walk_cost(
+        &self,
+        from: Cell,
+        to: Cell,
+        movement: Movement,
+        cost: CostModel,
+    ) -> Option<f64> {
+        if !movement.allows_step_on(self, from, to) {
+            return None;
+        }
+        let diagonal = from.x != to.x && from.y != to.y;
+        let step = if diagonal {
+            cost.diagonal()
+        } else {
+            cost.straight()
+        };
+        Some(step * f64::from(self.value(to)))
     }
 
-    /// The cost of the cheapest open link from `from` to `to` (both inside the grid), if any.
-    pub(crate) fn open_link_cost(&self, from: Cell, to: Cell) -> Option<f64> {
-        let target = self.index(to) as u32;
-        self.links
-            .steps_from(self.index(from))
-            .iter()
-            .filter(|step| step.to == target)
-            .map(|step| step.cost)
-            .reduce(f64::min)
+    /// What a path's step from `from` to `to` costs: the cheaper of a walk
+    /// ([`Grid::walk_cost`]) and the cheapest open link between them ([`Grid::link_step`]);
+    /// `None` when neither joins them.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CostModel, Grid, Link, Movement};
+    ///
+    /// let mut grid = Grid::new(8, 1);
+    /// grid.add_link(Link::new(Cell::new(0, 0), Cell::new(1, 0), 0.5))?;
+    /// grid.add_link(Link::new(Cell::new(1, 0), Cell::new(7, 0), 3.0))?;
+    /// let step = |from, to| grid.step_cost(from, to, Movement::EIGHT, CostModel::Octile);
+    /// assert_eq!(step(Cell::new(0, 0), Cell::new(1, 0)), Some(0.5)); // the link is cheaper
+    /// assert_eq!(step(Cell::new(1, 0), Cell::new(7, 0)), Some(3.0));
+    /// assert_eq!(step(Cell::new(2, 0), Cell::new(3, 0)), Some(1.0));
+    /// assert_eq!(step(Cell::new(2, 0), Cell::new(5, 0)), None);
+    /// # Ok::<(), astar_grid::LinkError>(())
+    /// ```
+    #[must_use]
+    pub fn step_cost(
+        &self,
+        from: Cell,
+        to: Cell,
+        movement: Movement,
+        cost: CostModel,
+    ) -> Option<f64> {
+        let walked = self.walk_cost(from, to, movement, cost);
+        let linked = self.link_step(from, to).map(|(_, cost)| cost);
+        match (walked, linked) {
+            (Some(walked), Some(linked)) => Some(walked.min(linked)),
+            (walked, linked) => walked.or(linked),
+        }
+    }
+
+    /// Whether an open link leads from `from` to `to`.
+    pub(crate) fn has_open_link(&self, from: Cell, to: Cell) -> bool {
+        self.link_step(from, to).is_some()
     }
 
     /// Replaces the grid's links by `links` (of a grid of the same size).

@@ -398,14 +398,7 @@ impl NavGrid {
         };
         let (dx, dy) = (from.x.abs_diff(to.x), from.y.abs_diff(to.y));
         let walk = if dx.max(dy) <= 1 {
-            movement.allows_step_on(grid, from, to).then(|| {
-                let step = if dx == 1 && dy == 1 {
-                    cost.diagonal()
-                } else {
-                    cost.straight()
-                };
-                step * f64::from(grid.value(to))
-            })
+            grid.walk_cost(from, to, movement, cost)
         } else {
             // The least a walk along the line can cost: its octile length on plain ground.
             let (long, short) = (f64::from(dx.max(dy)), f64::from(dx.min(dy)));

@@ -65,25 +65,7 @@ impl OptimalCosts {
 /// cell, a cut corner, or cells not adjacent) nor along an open link.
 pub fn cost_along(grid: &Grid, cells: &[Cell], movement: Movement, cost: CostModel) -> Option<f64> {
     cells.windows(2).try_fold(0.0, |total, step| {
-        let &[from, to] = step else {
-            return None;
-        };
-        let base = if from.x != to.x && from.y != to.y {
-            cost.diagonal()
-        } else {
-            cost.straight()
-        };
-        let walked = movement
-            .allows_step_on(grid, from, to)
-            .then(|| Some(base * f64::from(grid.cost(to)?)))
-            .flatten();
-        // A step along an open link of the grid (a door of `--doors`) costs the link's cost.
-        let linked = grid.link_step(from, to).map(|(_, cost)| cost);
-        let step = match (walked, linked) {
-            (Some(walked), Some(linked)) => walked.min(linked),
-            (walked, linked) => walked.or(linked)?,
-        };
-        Some(total + step)
+        Some(total + grid.step_cost(step[0], step[1], movement, cost)?)
     })
 }
 
