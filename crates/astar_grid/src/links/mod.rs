@@ -115,6 +115,21 @@ impl Link {
         self.max_size = max_size;
         self
     }
+
+    /// Whether it leads from `from` to `to`, open or closed: from `self.from` to `self.to`,
+    /// and back too when it leads both ways.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Link};
+    ///
+    /// let drop = Link::new(Cell::new(2, 0), Cell::new(2, 5), 1.0).one_way();
+    /// assert!(drop.leads(Cell::new(2, 0), Cell::new(2, 5)));
+    /// assert!(!drop.leads(Cell::new(2, 5), Cell::new(2, 0)));
+    /// ```
+    #[must_use]
+    pub fn leads(&self, from: Cell, to: Cell) -> bool {
+        (self.from, self.to) == (from, to) || self.both_ways && (self.to, self.from) == (from, to)
+    }
 }
 
 /// Which end of a link an error is about.
@@ -289,10 +304,7 @@ impl Links {
 
     /// Whether a link, open or closed, leads from `from` to `to`.
     pub(crate) fn leads(&self, from: Cell, to: Cell) -> bool {
-        self.links.values().any(|link| {
-            (link.from, link.to) == (from, to)
-                || (link.both_ways && (link.to, link.from) == (from, to))
-        })
+        self.links.values().any(|link| link.leads(from, to))
     }
 
     /// Whether any open direction leaves some cell: searches follow links only then.

@@ -72,13 +72,13 @@ impl NavLinkChange {
     pub fn cuts_step(&self, from: Cell, to: Cell) -> bool {
         let Some(before) = self
             .before
-            .filter(|before| before.open && leads(before, from, to))
+            .filter(|before| before.open && before.leads(from, to))
         else {
             return false;
         };
         self.after.is_none_or(|after| {
             !after.open
-                || !leads(&after, from, to)
+                || !after.leads(from, to)
                 || after.max_size < before.max_size
                 || after.terrain != before.terrain
         })
@@ -88,7 +88,7 @@ impl NavLinkChange {
     #[must_use]
     pub fn led(&self, from: Cell, to: Cell) -> bool {
         self.before
-            .is_some_and(|before| before.open && leads(&before, from, to))
+            .is_some_and(|before| before.open && before.leads(from, to))
     }
 
     /// The cells at the link's ends, before and after the change.
@@ -98,11 +98,6 @@ impl NavLinkChange {
             .chain(self.after.iter())
             .flat_map(|link| [link.from, link.to])
     }
-}
-
-/// Whether `link` leads from `from` to `to`.
-fn leads(link: &Link, from: Cell, to: Cell) -> bool {
-    (link.from, link.to) == (from, to) || link.both_ways && (link.to, link.from) == (from, to)
 }
 
 /// Whether `after` lets through less than `before`: it lost a direction, moved an end, or

@@ -386,13 +386,9 @@ impl NavGrid {
             (cheapest, cheapest_cost)
         } else {
             // The cheapest is too narrow: the cheapest of those that take the agent.
-            let leads = |link: &Link| {
-                (link.from, link.to) == (from, to)
-                    || link.both_ways && (link.to, link.from) == (from, to)
-            };
             grid.links()
                 .iter()
-                .filter(|(_, link)| link.open && leads(link) && fits(link))
+                .filter(|(_, link)| link.open && link.leads(from, to) && fits(link))
                 .map(|(id, link)| (id, link.cost))
                 .reduce(|best, next| if next.1 < best.1 { next } else { best })?
         };
