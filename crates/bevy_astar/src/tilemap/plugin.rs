@@ -147,23 +147,22 @@ fn rebuild_from_tilemap(
     if reshaped.is_empty() {
         return;
     }
-    let floors: Vec<FloorTilemap> = tilemaps.iter().collect();
-    let (fresh, plan) = match stacked_grid(&floors) {
+    let tilemaps: Vec<FloorTilemap> = tilemaps.iter().collect();
+    let floor_of = |(_, _, floor): &FloorTilemap| floor.copied();
+    let built = floor_order(&tilemaps.iter().map(floor_of).collect::<Vec<_>>()).and_then(|order| {
+        let floors: Vec<FloorTilemap> = order.into_iter().map(|index| tilemaps[index]).collect();
+        let (fresh, plan) = stacked_grid(&floors)?;
+        Ok((fresh, plan, floors))
+    });
+    let (fresh, plan, floors) = match built {
         Ok(built) => built,
         Err(error) => {
             warn_once!("tilemap navigation skipped: {error}");
             return;
         }
     };
-    let order = floor_order(
-        &floors
-            .iter()
-            .map(|(_, _, floor)| floor.copied())
-            .collect::<Vec<_>>(),
-    )
-    .unwrap_or_default();
     let cost_at = |at: FloorCell| {
-        let storage = order.get(at.floor as usize).map(|&index| floors[index].1)?;
+        let storage = floors.get(at.floor as usize).map(|floor| floor.1)?;
         let tile = TilePos {
             x: at.cell.x,
             y: at.cell.y,
@@ -198,23 +197,18 @@ fn rebuild_from_tilemap(
     }
 }
 
-/// The navigation grid of `floors` (blocked everywhere but the rows between floors, which
-/// stay blocked), placed as floor 0's tilemap is, and the plan that stacks them; a floor's
-/// tilemap placed elsewhere than the stacked grid puts it is reported with a warning.
+/// The navigation grid of `floors`, in floor order (walkable everywhere but the rows between
+/// floors, which are blocked), placed as floor 0's tilemap is, and the plan that stacks them;
+/// a floor's tilemap placed elsewhere than the stacked grid puts it is reported with a warning.
 fn stacked_grid(floors: &[FloorTilemap]) -> Result<(NavGrid, FloorPlan), TilemapNavError> {
-    let order = floor_order(
-        &floors
-            .iter()
-            .map(|(_, _, floor)| floor.copied())
-            .collect::<Vec<_>>(),
-    )?;
-    let placed: Vec<NavGrid> = order
+    let placed: Vec<NavGrid> = floors
         .iter()
-        .map(|&index| {
-            let ((size, grid_size, tile_size, map_type, anchor, transform), _, _) = floors[index];
-            let anchor = anchor.copied().unwrap_or_default();
-            nav_grid_for_tilemap(size, grid_size, tile_size, map_type, &anchor, transform)
-        })
+        .map(
+            |&((size, grid_size, tile_size, map_type, anchor, transform), _, _)| {
+                let anchor = anchor.copied().unwrap_or_default();
+                nav_grid_for_tilemap(size, grid_size, tile_size, map_type, &anchor, transform)
+            },
+        )
         .collect::<Result<_, _>>()?;
     let Some(ground) = placed.first() else {
         return Err(TilemapNavError::FloorMissing(0));
