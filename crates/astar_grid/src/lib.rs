@@ -98,6 +98,7 @@ mod flow_field;
 pub mod formats;
 mod grid;
 mod heuristic;
+mod hierarchy;
 pub mod jps;
 mod links;
 mod movement;
@@ -125,6 +126,10 @@ pub use formats::{
 };
 pub use grid::{Grid, GridError, MAX_CELLS};
 pub use heuristic::{Heuristic, Weighting};
+pub use hierarchy::{
+    Hierarchy, HierarchyError, HierarchyOptions, HierarchyRoute, HierarchySearcher,
+    MAX_SECTOR_NODES, MAX_SECTOR_SIZE,
+};
 pub use jps::{JpsOptions, JumpGrid};
 pub use links::{
     FloorCell, FloorPlan, FloorPlanError, Link, LinkEnd, LinkError, LinkId, Links, MAX_LINKS,

@@ -1,0 +1,331 @@
+//! Searches held inside one rectangle of cells: Dijkstra's algorithm from one cell to all
+//! others, forwards or backwards (a sector's costs between its entrances, and a query's way in
+//! and out of its sectors), and A* between two cells (one leg of a hierarchical path).
+
+use crate::heuristic::HeuristicFn;
+use crate::movement::DIRECTIONS;
+use crate::search::{OpenEntry, OpenList};
+use crate::{Cell, CostModel, Grid, Heuristic, Movement, Neighborhood};
+
+/// A rectangle of cells, both corners inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rect {
+    pub min: Cell,
+    pub max: Cell,
+}
+
+impl Rect {
+    pub(crate) const fn width(self) -> u32 {
+        self.max.x - self.min.x + 1
+    }
+
+    pub(crate) const fn len(self) -> usize {
+        self.width() as usize * (self.max.y - self.min.y + 1) as usize
+    }
+
+    pub(crate) const fn contains(self, cell: Cell) -> bool {
+        cell.x >= self.min.x && cell.x <= self.max.x && cell.y >= self.min.y && cell.y <= self.max.y
+    }
+
+    /// The index of `cell` (inside the rectangle) in row-major order.
+    pub(crate) const fn local(self, cell: Cell) -> usize {
+        (cell.y - self.min.y) as usize * self.width() as usize + (cell.x - self.min.x) as usize
+    }
+
+    /// The cell at row-major `local`.
+    pub(crate) const fn cell(self, local: usize) -> Cell {
+        let width = self.width() as usize;
+        Cell::new(
+            self.min.x + (local % width) as u32,
+            self.min.y + (local / width) as u32,
+        )
+    }
+}
+
+/// The rules every search of a hierarchy follows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StepRules {
+    pub movement: Movement,
+    pub cost: CostModel,
+    pub heuristic: HeuristicFn,
+}
+
+impl StepRules {
+    pub(crate) fn new(movement: Movement, cost: CostModel) -> Self {
+        let heuristic = HeuristicFn::new(
+            Heuristic::default_for(movement.neighborhood),
+            movement.neighborhood,
+            cost,
+        );
+        Self {
+            movement,
+            cost,
+            heuristic,
+        }
+    }
+
+    /// The number of [`DIRECTIONS`] the movement takes.
+    pub(crate) const fn directions(self) -> usize {
+        match self.movement.neighborhood {
+            Neighborhood::Four => 4,
+            Neighborhood::Eight => 8,
+        }
+    }
+
+    /// The cell one step from `from` by `(dx, dy)`, when the movement allows the step on
+    /// `grid` as it is; `None` when the target is off the grid or blocked, or a corner forbids
+    /// it.
+    #[inline]
+    pub(crate) fn step(self, grid: &Grid, from: Cell, (dx, dy): (i32, i32)) -> Option<Cell> {
+        let to = from.offset(dx, dy)?;
+        self.movement.allows_step_on(grid, from, to).then_some(to)
+    }
+
+    /// The price of a step by `(dx, dy)`, before the terrain of the cell entered.
+    #[inline]
+    pub(crate) fn base(self, (dx, dy): (i32, i32)) -> f64 {
+        if dx != 0 && dy != 0 {
+            self.cost.diagonal()
+        } else {
+            self.cost.straight()
+        }
+    }
+
+    /// The estimate between two cells.
+    #[inline]
+    pub(crate) fn estimate(self, a: Cell, b: Cell) -> f64 {
+        self.heuristic
+            .estimate(a.x.abs_diff(b.x), a.y.abs_diff(b.y))
+    }
+}
+
+/// Which way a flood runs: from its cell to the others, or from the others to its cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Forward,
+    Backward,
+}
+
+/// Scratch memory for searches inside a rectangle, reused from search to search.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LocalSearch {
+    cost: Vec<f64>,
+    parent: Vec<u32>,
+    /// `generation` when the cell was reached in the current search, `generation + 1` once it is
+    /// settled.
+    mark: Vec<u32>,
+    generation: u32,
+    open: OpenList,
+    /// Cells settled or reached in the current search, for [`LocalSearch::settled_cost`].
+    rect: Option<Rect>,
+}
+
+const NO_PARENT: u32 = u32::MAX;
+
+impl LocalSearch {
+    fn begin(&mut self, rect: Rect) {
+        let len = rect.len();
+        if self.mark.len() < len {
+            self.cost.resize(len, 0.0);
+            self.parent.resize(len, NO_PARENT);
+            self.mark.resize(len, 0);
+        }
+        match self.generation.checked_add(2) {
+            Some(next) if next < u32::MAX - 1 => self.generation = next,
+            _ => {
+                self.mark.fill(0);
+                self.generation = 2;
+            }
+        }
+        self.open.clear();
+        self.rect = Some(rect);
+    }
+
+    /// The cost found to (or, backwards, from) `cell` by the last search, once settled.
+    pub(crate) fn settled_cost(&self, cell: Cell) -> Option<f64> {
+        let rect = self.rect?;
+        if !rect.contains(cell) {
+            return None;
+        }
+        let local = rect.local(cell);
+        (self.mark[local] == self.generation + 1).then(|| self.cost[local])
+    }
+
+    /// Dijkstra's algorithm inside `rect` from `source`, until every cell it reaches is
+    /// settled or every one of `targets` is (each target counted once). Forwards it finds the
+    /// cost from `source` to each cell; backwards, from each cell to `source`. Read the costs
+    /// with [`LocalSearch::settled_cost`].
+    pub(crate) fn flood(
+        &mut self,
+        grid: &Grid,
+        rules: StepRules,
+        (rect, source): (Rect, Cell),
+        flow: Flow,
+        targets: &[Cell],
+    ) {
+        self.begin(rect);
+        let mut left = targets
+            .iter()
+            .filter(|&&cell| rect.contains(cell) && (grid.is_walkable(cell) || cell == source))
+            .count();
+        self.reach(rect.local(source), 0.0, NO_PARENT);
+        self.open
+            .push(OpenEntry::new(0.0, 0.0, rect.local(source) as u32));
+        while let Some(entry) = self.open.pop() {
+            let local = entry.id() as usize;
+            if self.mark[local] != self.generation {
+                continue;
+            }
+            self.mark[local] = self.generation + 1;
+            let cell = rect.cell(local);
+            if targets.contains(&cell) {
+                left -= 1;
+                if left == 0 {
+                    return;
+                }
+            }
+            let cost = self.cost[local];
+            self.expand(grid, rules, rect, cell, flow, |search, next, step| {
+                search.relax(rect.local(next), cost + step, 0.0, local);
+            });
+        }
+    }
+
+    /// The cheapest path inside `rect` from `from` to `to` by A* (by Dijkstra's algorithm on
+    /// a grid with links): its cells from `from` to
+    /// `to` appended to `out`, `from` left out when `skip_first`; returns its cost, or `None`
+    /// (nothing appended) when none lies inside the rectangle.
+    pub(crate) fn path(
+        &mut self,
+        grid: &Grid,
+        rules: StepRules,
+        rect: Rect,
+        (from, to): (Cell, Cell),
+        (out, skip_first): (&mut Vec<Cell>, bool),
+    ) -> Option<f64> {
+        self.begin(rect);
+        let start = rect.local(from);
+        self.reach(start, 0.0, NO_PARENT);
+        // A link may be a shortcut that the plain estimate overestimates: with links, search
+        // by cost alone, which the small rectangle makes cheap.
+        let guided = !grid.links.has_steps();
+        let estimate = |cell: Cell| {
+            if guided {
+                rules.estimate(cell, to)
+            } else {
+                0.0
+            }
+        };
+        let h = estimate(from);
+        self.open.push(OpenEntry::new(h, 0.0, start as u32));
+        let target = rect.contains(to).then(|| rect.local(to))?;
+        while let Some(entry) = self.open.pop() {
+            let local = entry.id() as usize;
+            if self.mark[local] != self.generation {
+                continue;
+            }
+            self.mark[local] = self.generation + 1;
+            if local == target {
+                let first = out.len();
+                let mut at = local as u32;
+                while at != NO_PARENT {
+                    out.push(rect.cell(at as usize));
+                    at = self.parent[at as usize];
+                }
+                out[first..].reverse();
+                if skip_first {
+                    out.remove(first);
+                }
+                return Some(self.cost[local]);
+            }
+            let cost = self.cost[local];
+            self.expand(
+                grid,
+                rules,
+                rect,
+                rect.cell(local),
+                Flow::Forward,
+                |search, next, step| {
+                    let h = estimate(next);
+                    search.relax(rect.local(next), cost + step, h, local);
+                },
+            );
+        }
+        None
+    }
+
+    fn reach(&mut self, local: usize, cost: f64, parent: u32) {
+        self.mark[local] = self.generation;
+        self.cost[local] = cost;
+        self.parent[local] = parent;
+    }
+
+    #[inline]
+    fn relax(&mut self, local: usize, cost: f64, h: f64, parent: usize) {
+        let mark = self.mark[local];
+        let better = mark < self.generation || (mark == self.generation && cost < self.cost[local]);
+        if better {
+            self.reach(local, cost, parent as u32);
+            self.open.push(OpenEntry::new(cost + h, cost, local as u32));
+        }
+    }
+
+    /// Calls `visit` with each cell inside `rect` one step or one open link from `cell`
+    /// (forwards) or from which one leads to `cell` (backwards), and what that step costs.
+    fn expand(
+        &mut self,
+        grid: &Grid,
+        rules: StepRules,
+        rect: Rect,
+        cell: Cell,
+        flow: Flow,
+        mut visit: impl FnMut(&mut Self, Cell, f64),
+    ) {
+        if !grid.is_walkable(cell) {
+            return;
+        }
+        for &offset in &DIRECTIONS[..rules.directions()] {
+            let Some(next) = rules.step(grid, cell, offset) else {
+                continue;
+            };
+            if !rect.contains(next) {
+                continue;
+            }
+            let entered = match flow {
+                Flow::Forward => next,
+                Flow::Backward => cell,
+            };
+            visit(
+                self,
+                next,
+                rules.base(offset) * f64::from(grid.value(entered)),
+            );
+        }
+        let index = grid.index(cell);
+        let links = &grid.links;
+        if !links.has_steps() {
+            return;
+        }
+        let steps = match flow {
+            Flow::Forward => links.steps_from(index),
+            Flow::Backward => links.steps_to(index),
+        };
+        for step in steps {
+            let far = match flow {
+                Flow::Forward => step.to,
+                Flow::Backward => step.from,
+            };
+            let next = grid.cell_at(far as usize);
+            if rect.contains(next) && grid.is_walkable(next) {
+                visit(self, next, step.cost);
+            }
+        }
+    }
+
+    /// Bytes held.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.cost.capacity() * size_of::<f64>()
+            + (self.parent.capacity() + self.mark.capacity()) * size_of::<u32>()
+            + self.open.memory_bytes()
+    }
+}

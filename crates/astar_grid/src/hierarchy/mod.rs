@@ -1,0 +1,466 @@
+//! A sector hierarchy for huge maps ([`Hierarchy`]): the grid cut into square sectors, the
+//! entrances between them and the exact costs between the entrances of each sector, kept
+//! current under edits and built a slice at a time; [`HierarchySearcher`] searches it.
+
+mod entrances;
+mod local;
+mod search;
+
+use std::collections::VecDeque;
+
+use local::{Flow, LocalSearch, Rect, StepRules};
+
+pub use search::{HierarchyRoute, HierarchySearcher};
+
+use crate::{Cell, CostModel, Grid, Movement};
+
+/// The most nodes a sector ever keeps. A sector keeps at most
+/// `4 * (sector_size / entrance_spacing + 2) + 8` nodes, and never more than this: one with
+/// more (a sector that many links leave, or gaps everywhere along its border) is searched cell
+/// by cell instead, like a sector not built yet.
+pub const MAX_SECTOR_NODES: usize = 255;
+
+/// The largest sector side.
+pub const MAX_SECTOR_SIZE: u32 = 128;
+
+/// How a [`Hierarchy`] cuts its grid, and the movement and costs its searches follow.
+///
+/// ```
+/// use astar_grid::{CostModel, HierarchyOptions, Movement};
+///
+/// let options = HierarchyOptions::default().with_sector_size(16).with_entrance_spacing(4);
+/// assert_eq!((options.sector_size, options.entrance_spacing), (16, 4));
+/// assert_eq!((options.movement, options.cost), (Movement::EIGHT, CostModel::Octile));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HierarchyOptions {
+    /// The side of a square sector, in cells: 2 to [`MAX_SECTOR_SIZE`]. Default 32.
+    pub sector_size: u32,
+    /// Along each stretch of border that a path may cross, an entrance at both ends and at
+    /// every this many cells from the first: at least 1. Smaller spacing gives paths closer
+    /// to optimal and more nodes to search. Default 8.
+    pub entrance_spacing: u32,
+    /// Neighbourhood and corner rule. Default the Moving AI rule ([`Movement::EIGHT`]).
+    pub movement: Movement,
+    /// Step costs. Default [`CostModel::Octile`].
+    pub cost: CostModel,
+}
+
+impl Default for HierarchyOptions {
+    fn default() -> Self {
+        Self {
+            sector_size: 32,
+            entrance_spacing: 8,
+            movement: Movement::EIGHT,
+            cost: CostModel::Octile,
+        }
+    }
+}
+
+impl HierarchyOptions {
+    /// These options with sectors `size` cells wide.
+    #[must_use]
+    pub const fn with_sector_size(mut self, size: u32) -> Self {
+        self.sector_size = size;
+        self
+    }
+
+    /// These options with entrances every `spacing` cells.
+    #[must_use]
+    pub const fn with_entrance_spacing(mut self, spacing: u32) -> Self {
+        self.entrance_spacing = spacing;
+        self
+    }
+
+    /// These options with `movement`.
+    #[must_use]
+    pub const fn with_movement(mut self, movement: Movement) -> Self {
+        self.movement = movement;
+        self
+    }
+
+    /// These options with `cost`.
+    #[must_use]
+    pub const fn with_cost(mut self, cost: CostModel) -> Self {
+        self.cost = cost;
+        self
+    }
+
+    /// The most a hierarchical path may cost beyond an optimal one, for each step of that
+    /// optimal path from one sector into another, on a grid whose dearest terrain multiplier is
+    /// `max_terrain`: `(4h + 2)` straight steps on that terrain, where `h` is half the entrance
+    /// spacing, rounded down.
+    ///
+    /// Why: where an optimal path crosses a border, the nearest entrance of the same stretch
+    /// lies at most `h` cells along it. Walking there along one side, crossing, and walking
+    /// back along the other adds at most `2h + 1` straight steps. A diagonal crossing becomes
+    /// a straight one and one step more, and a crossing at a sector's corner two straight
+    /// crossings, hence `4h + 2`. Between crossings the path stays in one sector, where the
+    /// hierarchy's costs are exact. Link steps and diagonals squeezed between walls are nodes
+    /// of their own and cost nothing extra.
+    ///
+    /// ```
+    /// use astar_grid::HierarchyOptions;
+    ///
+    /// let options = HierarchyOptions::default().with_entrance_spacing(4);
+    /// assert_eq!(options.detour_per_crossing(1), 10.0); // h = 2: (4 * 2 + 2) steps of cost 1
+    /// ```
+    #[must_use]
+    pub fn detour_per_crossing(&self, max_terrain: u8) -> f64 {
+        let half = f64::from(self.entrance_spacing / 2);
+        (4.0 * half + 2.0) * self.cost.straight() * f64::from(max_terrain)
+    }
+
+    /// The most nodes one sector keeps (see [`MAX_SECTOR_NODES`]).
+    fn node_capacity(&self) -> usize {
+        let per_side = (self.sector_size / self.entrance_spacing + 2) as usize;
+        (4 * per_side + 8).min(MAX_SECTOR_NODES)
+    }
+
+    fn check(&self) -> Result<(), HierarchyError> {
+        if !(2..=MAX_SECTOR_SIZE).contains(&self.sector_size) {
+            return Err(HierarchyError::SectorSize(self.sector_size));
+        }
+        if self.entrance_spacing == 0 {
+            return Err(HierarchyError::EntranceSpacing);
+        }
+        if !self.cost.is_valid() {
+            return Err(HierarchyError::InvalidCostModel);
+        }
+        Ok(())
+    }
+}
+
+/// Why a hierarchy could not be made, or used with a grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HierarchyError {
+    /// The sector side is outside 2 to [`MAX_SECTOR_SIZE`].
+    #[error("sector size {0} is outside 2 to {MAX_SECTOR_SIZE}")]
+    SectorSize(u32),
+    /// The entrance spacing is 0.
+    #[error("the entrance spacing must be at least 1")]
+    EntranceSpacing,
+    /// An integer cost model has a zero cost.
+    #[error("invalid cost model: step costs must be positive")]
+    InvalidCostModel,
+    /// The grid is not the size the hierarchy was made for.
+    #[error("the grid is {found:?}, the hierarchy was made for {expected:?}")]
+    GridSize {
+        /// The hierarchy's grid size.
+        expected: (u32, u32),
+        /// The size of the grid given.
+        found: (u32, u32),
+    },
+}
+
+/// Where a sector stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SectorState {
+    /// Not built since it was made or last edited: searched cell by cell.
+    Pending,
+    /// Its nodes and costs are those of the grid as it is.
+    Built,
+    /// More nodes than a sector keeps (see [`MAX_SECTOR_NODES`]): searched cell by cell.
+    Exact,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Sector {
+    state: SectorState,
+    /// Its node cells, sorted by row, then column.
+    nodes: Vec<Cell>,
+    /// Row `i` holds the cheapest cost inside the sector from node `i` to each node (infinite
+    /// when there is no way inside it).
+    costs: Vec<f32>,
+}
+
+/// A grid cut into square sectors, with the nodes where paths enter and leave each sector and
+/// the exact cost, inside the sector, between each two of its nodes.
+///
+/// - **Nodes** are entrances on the borders between sectors (see
+///   [`HierarchyOptions::entrance_spacing`]), the gaps that diagonals may squeeze through, and
+///   the ends of links that leave the sector.
+/// - **Built in slices.** [`Hierarchy::new`] builds nothing; [`Hierarchy::build_sectors`]
+///   builds a number of sectors at a time, and [`Hierarchy::build`] all of them. A sector not
+///   built yet is searched cell by cell, so the hierarchy answers correctly from the start and
+///   faster as it fills.
+/// - **Kept current.** [`Hierarchy::cells_changed`] takes the cells an edit changed (and both
+///   ends of each link added, removed, opened or closed) and marks for rebuilding each sector
+///   whose nodes or costs could depend on them: the sectors of the cells and of their eight
+///   neighbours. Rebuilt, it is equal to one built fresh ([`PartialEq`]).
+/// - **Memory.** Per sector, its node cells and a matrix of `f32` costs; about 0.7 bytes a
+///   cell on city-like maps with the defaults ([`Hierarchy::memory_bytes`]).
+///
+/// One hierarchy serves one grid and one [`Movement`] and [`CostModel`]; agents of another size
+/// or profile search a hierarchy of their own [`AgentGrid`](crate::AgentGrid).
+///
+/// ```
+/// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions};
+///
+/// let mut grid = Grid::new(64, 64);
+/// grid.fill_rect(Cell::new(30, 0), Cell::new(33, 60), 0); // a wall with a gap at the bottom
+/// let options = HierarchyOptions::default().with_sector_size(16);
+/// let mut hierarchy = Hierarchy::new(&grid, options)?;
+/// assert_eq!((hierarchy.sector_count(), hierarchy.pending()), (16, 16));
+/// hierarchy.build_sectors(&grid, 10)?; // a slice...
+/// assert_eq!(hierarchy.pending(), 6);
+/// hierarchy.build_sectors(&grid, usize::MAX)?; // ...and the rest
+///
+/// // An edit marks the sectors around it; rebuilt, they are as if built fresh.
+/// grid.set_blocked(Cell::new(31, 62), true)?;
+/// hierarchy.cells_changed([Cell::new(31, 62)]);
+/// assert!(hierarchy.pending() > 0);
+/// hierarchy.build_sectors(&grid, usize::MAX)?;
+/// assert_eq!(hierarchy, Hierarchy::build(&grid, options)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Hierarchy {
+    options: HierarchyOptions,
+    width: u32,
+    height: u32,
+    columns: u32,
+    sectors: Vec<Sector>,
+    /// Sectors waiting to be built, each once (those whose state is `Pending`).
+    queue: VecDeque<u32>,
+    scratch: LocalSearch,
+}
+
+impl PartialEq for Hierarchy {
+    fn eq(&self, other: &Self) -> bool {
+        (self.options, self.width, self.height) == (other.options, other.width, other.height)
+            && self.sectors == other.sectors
+    }
+}
+
+impl Hierarchy {
+    /// A hierarchy of `grid` with no sector built yet: it answers searches at once, cell by
+    /// cell, and faster as [`Hierarchy::build_sectors`] builds it.
+    ///
+    /// # Errors
+    /// [`HierarchyError`] for a sector size, entrance spacing or cost model out of range.
+    pub fn new(grid: &Grid, options: HierarchyOptions) -> Result<Self, HierarchyError> {
+        options.check()?;
+        let size = options.sector_size;
+        let columns = grid.width().div_ceil(size);
+        let count = columns as usize * grid.height().div_ceil(size) as usize;
+        let pending = Sector {
+            state: SectorState::Pending,
+            nodes: Vec::new(),
+            costs: Vec::new(),
+        };
+        Ok(Self {
+            options,
+            width: grid.width(),
+            height: grid.height(),
+            columns,
+            sectors: vec![pending; count],
+            queue: (0..count as u32).collect(),
+            scratch: LocalSearch::default(),
+        })
+    }
+
+    /// A hierarchy of `grid` with every sector built.
+    ///
+    /// # Errors
+    /// As [`Hierarchy::new`].
+    pub fn build(grid: &Grid, options: HierarchyOptions) -> Result<Self, HierarchyError> {
+        let mut hierarchy = Self::new(grid, options)?;
+        hierarchy.build_sectors(grid, usize::MAX)?;
+        Ok(hierarchy)
+    }
+
+    /// Builds up to `limit` of the sectors waiting, oldest first, from `grid` as it is now;
+    /// returns how many it built.
+    ///
+    /// # Errors
+    /// [`HierarchyError::GridSize`] when `grid` is not the size of the hierarchy's grid.
+    pub fn build_sectors(&mut self, grid: &Grid, limit: usize) -> Result<usize, HierarchyError> {
+        self.check_grid(grid)?;
+        let mut built = 0;
+        let mut nodes = Vec::new();
+        while built < limit {
+            let Some(sector) = self.queue.pop_front() else {
+                break;
+            };
+            self.build_sector(grid, sector as usize, &mut nodes);
+            built += 1;
+        }
+        Ok(built)
+    }
+
+    /// Marks for rebuilding every sector whose nodes or costs may depend on `cells`: the
+    /// sectors of each cell and of its eight neighbours. Give it each cell whose terrain
+    /// changed (blocked, opened or re-costed) and both ends of each link added, removed,
+    /// opened or closed. Cells off the grid are ignored.
+    pub fn cells_changed(&mut self, cells: impl IntoIterator<Item = Cell>) {
+        for cell in cells {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    if let Some(sector) = cell.offset(dx, dy).and_then(|c| self.sector_of(c)) {
+                        self.mark(sector);
+                    }
+                }
+            }
+        }
+    }
+
+    fn mark(&mut self, sector: usize) {
+        let entry = &mut self.sectors[sector];
+        if entry.state != SectorState::Pending {
+            entry.state = SectorState::Pending;
+            entry.nodes = Vec::new();
+            entry.costs = Vec::new();
+            self.queue.push_back(sector as u32);
+        }
+    }
+
+    fn build_sector(&mut self, grid: &Grid, sector: usize, nodes: &mut Vec<Cell>) {
+        let rect = self.sector_rect_of(sector);
+        let rules = self.rules();
+        entrances::sector_nodes(
+            grid,
+            self.options.movement,
+            rect,
+            self.options.entrance_spacing,
+            nodes,
+        );
+        let entry = &mut self.sectors[sector];
+        if nodes.len() > self.options.node_capacity() {
+            *entry = Sector {
+                state: SectorState::Exact,
+                nodes: Vec::new(),
+                costs: Vec::new(),
+            };
+            return;
+        }
+        let count = nodes.len();
+        let mut costs = vec![f32::INFINITY; count * count];
+        for (row, &from) in nodes.iter().enumerate() {
+            self.scratch
+                .flood(grid, rules, (rect, from), Flow::Forward, nodes);
+            for (column, &to) in nodes.iter().enumerate() {
+                if let Some(cost) = self.scratch.settled_cost(to) {
+                    costs[row * count + column] = cost as f32;
+                }
+            }
+        }
+        *entry = Sector {
+            state: SectorState::Built,
+            nodes: nodes.clone(),
+            costs,
+        };
+    }
+
+    fn rules(&self) -> StepRules {
+        StepRules::new(self.options.movement, self.options.cost)
+    }
+
+    fn check_grid(&self, grid: &Grid) -> Result<(), HierarchyError> {
+        let found = (grid.width(), grid.height());
+        if found == (self.width, self.height) {
+            Ok(())
+        } else {
+            Err(HierarchyError::GridSize {
+                expected: (self.width, self.height),
+                found,
+            })
+        }
+    }
+
+    /// The options it was made with.
+    #[must_use]
+    pub const fn options(&self) -> &HierarchyOptions {
+        &self.options
+    }
+
+    /// The number of sectors.
+    #[must_use]
+    pub fn sector_count(&self) -> usize {
+        self.sectors.len()
+    }
+
+    /// How many sectors wait to be built.
+    #[must_use]
+    pub fn pending(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The sector holding `cell`, or `None` off the grid. Sectors are numbered row by row.
+    #[must_use]
+    pub fn sector_of(&self, cell: Cell) -> Option<usize> {
+        if cell.x >= self.width || cell.y >= self.height {
+            return None;
+        }
+        let size = self.options.sector_size;
+        Some((cell.y / size) as usize * self.columns as usize + (cell.x / size) as usize)
+    }
+
+    /// The first and last cell (inclusive) of `sector`, or `None` when there is no such sector.
+    #[must_use]
+    pub fn sector_bounds(&self, sector: usize) -> Option<(Cell, Cell)> {
+        (sector < self.sectors.len()).then(|| {
+            let rect = self.sector_rect_of(sector);
+            (rect.min, rect.max)
+        })
+    }
+
+    /// The node cells of `sector` when it is built and kept by nodes; empty otherwise.
+    #[must_use]
+    pub fn sector_nodes(&self, sector: usize) -> &[Cell] {
+        self.sectors
+            .get(sector)
+            .map_or(&[], |entry| entry.nodes.as_slice())
+    }
+
+    /// Whether `sector` is built and searched by its nodes (not waiting, and not one of the
+    /// sectors with too many nodes to keep, which are searched cell by cell; see
+    /// [`MAX_SECTOR_NODES`]).
+    #[must_use]
+    pub fn is_built(&self, sector: usize) -> bool {
+        self.sectors
+            .get(sector)
+            .is_some_and(|entry| entry.state == SectorState::Built)
+    }
+
+    /// The number of nodes in all built sectors.
+    #[must_use]
+    pub fn node_count(&self) -> usize {
+        self.sectors.iter().map(|sector| sector.nodes.len()).sum()
+    }
+
+    /// Bytes held: the sectors' nodes and costs, the queue and the build's scratch memory.
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        let sectors: usize = self
+            .sectors
+            .iter()
+            .map(|sector| {
+                size_of::<Sector>()
+                    + sector.nodes.capacity() * size_of::<Cell>()
+                    + sector.costs.capacity() * size_of::<f32>()
+            })
+            .sum();
+        sectors + self.queue.capacity() * size_of::<u32>() + self.scratch.memory_bytes()
+    }
+
+    fn sector_rect_of(&self, sector: usize) -> Rect {
+        let size = self.options.sector_size;
+        let column = sector as u32 % self.columns;
+        let row = sector as u32 / self.columns;
+        let min = Cell::new(column * size, row * size);
+        let max = Cell::new(
+            (min.x + size - 1).min(self.width - 1),
+            (min.y + size - 1).min(self.height - 1),
+        );
+        Rect { min, max }
+    }
+
+    /// The local index of `cell` among the nodes of built `sector`.
+    fn node_index(&self, sector: usize, cell: Cell) -> Option<usize> {
+        self.sectors[sector]
+            .nodes
+            .binary_search_by_key(&(cell.y, cell.x), |node| (node.y, node.x))
+            .ok()
+    }
+}

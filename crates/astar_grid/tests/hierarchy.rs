@@ -1,0 +1,449 @@
+//! The sector hierarchy checked against an independent Dijkstra: hierarchical paths are legal,
+//! join start and goal, are found exactly when one exists, and cost at most the documented
+//! detour more than optimal, for every movement rule, any cost model, terrain, links, any
+//! sector size and spacing, and hierarchies built in part; after any edits, a hierarchy
+//! rebuilt where the edits marked it equals one built fresh.
+
+pub mod common;
+
+use astar_grid::{
+    Cell, CostModel, Grid, Hierarchy, HierarchyError, HierarchyOptions, HierarchySearcher, Link,
+    Movement, SearchError, SearchStatus,
+};
+use common::random_grid::{any_cost_model, movement, random_grid};
+use common::reference_search::ReferenceGraph;
+use proptest::prelude::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The open link directions of `grid`, as `(from, to, cost)`.
+fn link_directions(grid: &Grid) -> Vec<(Cell, Cell, f64)> {
+    let mut directions = Vec::new();
+    for (_, link) in grid.links().iter().filter(|(_, link)| link.open) {
+        directions.push((link.from, link.to, link.cost));
+        if link.both_ways {
+            directions.push((link.to, link.from, link.cost));
+        }
+    }
+    directions
+}
+
+/// Dijkstra over the reference graph's steps and the open links, with parents: an optimal path
+/// from `start` to `goal`, or `None` when there is none.
+fn optimal_path(
+    grid: &Grid,
+    movement: Movement,
+    cost: CostModel,
+    start: Cell,
+    goal: Cell,
+) -> Option<(f64, Vec<Cell>)> {
+    let graph = ReferenceGraph::new(grid, movement, cost);
+    let links = link_directions(grid);
+    let cells = (grid.width() * grid.height()) as usize;
+    let mut best = vec![f64::INFINITY; cells];
+    let mut parent = vec![None; cells];
+    let mut done = vec![false; cells];
+    let mut heap = BinaryHeap::new();
+    best[graph.index(start)] = 0.0;
+    heap.push(Reverse((0f64.to_bits(), start.x, start.y)));
+    while let Some(Reverse((bits, x, y))) = heap.pop() {
+        let cell = Cell::new(x, y);
+        let index = graph.index(cell);
+        if done[index] {
+            continue;
+        }
+        done[index] = true;
+        let here = f64::from_bits(bits);
+        let mut next_steps = graph.steps(cell);
+        next_steps.extend(
+            links
+                .iter()
+                .filter(|(from, to, _)| *from == cell && grid.is_walkable(*to))
+                .map(|&(_, to, cost)| (to, cost)),
+        );
+        for (next, step) in next_steps {
+            let candidate = here + step;
+            let next_index = graph.index(next);
+            if candidate < best[next_index] {
+                best[next_index] = candidate;
+                parent[next_index] = Some(cell);
+                heap.push(Reverse((candidate.to_bits(), next.x, next.y)));
+            }
+        }
+    }
+    let total = best[graph.index(goal)];
+    if !total.is_finite() {
+        return None;
+    }
+    let mut path = vec![goal];
+    while let Some(previous) = parent[graph.index(*path.last()?)] {
+        path.push(previous);
+    }
+    path.reverse();
+    Some((total, path))
+}
+
+/// Checks that `cells` is a legal path from `start` to `goal` (each step a legal walk or an open
+/// link) and returns its cost, each step at the cheaper of its walk and its links.
+fn legal_cost(
+    grid: &Grid,
+    movement: Movement,
+    cost: CostModel,
+    cells: &[Cell],
+    start: Cell,
+    goal: Cell,
+) -> Result<f64, String> {
+    if cells.first() != Some(&start) || cells.last() != Some(&goal) {
+        return Err(format!(
+            "runs from {:?} to {:?}",
+            cells.first(),
+            cells.last()
+        ));
+    }
+    let graph = ReferenceGraph::new(grid, movement, cost);
+    let links = link_directions(grid);
+    let mut total = 0.0;
+    for pair in cells.windows(2) {
+        let (from, to) = (pair[0], pair[1]);
+        let walk = graph
+            .steps(from)
+            .into_iter()
+            .filter(|&(next, _)| next == to)
+            .map(|(_, cost)| cost);
+        let linked = links
+            .iter()
+            .filter(|&&(a, b, _)| (a, b) == (from, to) && grid.is_walkable(to))
+            .map(|&(_, _, cost)| cost);
+        let step = walk.chain(linked).fold(f64::INFINITY, f64::min);
+        if !step.is_finite() {
+            return Err(format!(
+                "{from} -> {to} is neither a legal step nor an open link"
+            ));
+        }
+        total += step;
+    }
+    Ok(total)
+}
+
+/// The steps of `path` from one sector into another.
+fn crossings(hierarchy: &Hierarchy, path: &[Cell]) -> usize {
+    path.windows(2)
+        .filter(|pair| hierarchy.sector_of(pair[0]) != hierarchy.sector_of(pair[1]))
+        .count()
+}
+
+fn max_terrain(grid: &Grid) -> u8 {
+    grid.cells()
+        .map(|(_, value)| value)
+        .max()
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// A link drawn among a grid's cells.
+fn add_links(grid: &mut Grid, raw: &[(prop::sample::Index, prop::sample::Index, f64, bool)]) {
+    let walkable: Vec<Cell> = grid
+        .cells()
+        .filter(|&(_, value)| value != 0)
+        .map(|(cell, _)| cell)
+        .collect();
+    if walkable.is_empty() {
+        return;
+    }
+    for (from, to, cost, one_way) in raw {
+        let link = Link::new(
+            walkable[from.index(walkable.len())],
+            walkable[to.index(walkable.len())],
+            *cost,
+        );
+        let link = if *one_way { link.one_way() } else { link };
+        grid.add_link(link).expect("ends walkable, cost finite");
+    }
+}
+
+/// Checks one query: found exactly when reachable, legal, and within the bound.
+fn check_query(
+    grid: &Grid,
+    hierarchy: &Hierarchy,
+    searcher: &mut HierarchySearcher,
+    start: Cell,
+    goal: Cell,
+) -> Result<(), TestCaseError> {
+    let options = *hierarchy.options();
+    let result = searcher
+        .find_path(grid, hierarchy, start, goal)
+        .map_err(|error| TestCaseError::fail(error.to_string()))?;
+    let oracle = optimal_path(grid, options.movement, options.cost, start, goal);
+    match (result.found(), oracle) {
+        (None, None) => {
+            prop_assert_eq!(result.status, SearchStatus::NoPath);
+        }
+        (Some(path), Some((optimal, optimal_cells))) => {
+            let cost = legal_cost(
+                grid,
+                options.movement,
+                options.cost,
+                &path.cells,
+                start,
+                goal,
+            )
+            .map_err(TestCaseError::fail)?;
+            let tolerance = 1e-6 * optimal.max(1.0);
+            prop_assert!(
+                (cost - path.cost).abs() <= tolerance,
+                "reported {} but the steps cost {}",
+                path.cost,
+                cost
+            );
+            let bound = optimal
+                + crossings(hierarchy, &optimal_cells) as f64
+                    * options.detour_per_crossing(max_terrain(grid));
+            prop_assert!(
+                cost >= optimal - tolerance,
+                "cheaper than optimal: {} < {}",
+                cost,
+                optimal
+            );
+            prop_assert!(
+                cost <= bound + tolerance,
+                "cost {} beyond the bound {} (optimal {})",
+                cost,
+                bound,
+                optimal
+            );
+        }
+        (found, oracle) => {
+            return Err(TestCaseError::fail(format!(
+                "found {:?}, oracle {:?}",
+                found.map(|p| p.cost),
+                oracle.map(|o| o.0)
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn options() -> impl Strategy<Value = HierarchyOptions> {
+    (2u32..=7, 1u32..=6, movement(), any_cost_model()).prop_map(
+        |(size, spacing, movement, cost)| {
+            HierarchyOptions::default()
+                .with_sector_size(size)
+                .with_entrance_spacing(spacing)
+                .with_movement(movement)
+                .with_cost(cost)
+        },
+    )
+}
+
+fn raw_links() -> impl Strategy<Value = Vec<(prop::sample::Index, prop::sample::Index, f64, bool)>>
+{
+    prop::collection::vec(
+        (
+            any::<prop::sample::Index>(),
+            any::<prop::sample::Index>(),
+            prop_oneof![Just(0.0), Just(1.0), 0.0..30.0f64],
+            any::<bool>(),
+        ),
+        0..=3,
+    )
+}
+
+fn queries() -> impl Strategy<Value = Vec<(prop::sample::Index, prop::sample::Index)>> {
+    prop::collection::vec(
+        (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+        1..=4,
+    )
+}
+
+fn walkable(grid: &Grid) -> Vec<Cell> {
+    grid.cells()
+        .filter(|&(_, value)| value != 0)
+        .map(|(cell, _)| cell)
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Whole and part-built hierarchies: every query against the oracle.
+    #[test]
+    fn hierarchical_paths_are_legal_and_within_the_bound(
+        mut grid in random_grid(22, 22),
+        options in options(),
+        links in raw_links(),
+        built in prop_oneof![Just(usize::MAX), 0usize..12],
+        queries in queries(),
+    ) {
+        add_links(&mut grid, &links);
+        let mut hierarchy = Hierarchy::new(&grid, options).expect("valid options");
+        hierarchy.build_sectors(&grid, built).expect("same grid");
+        let cells = walkable(&grid);
+        prop_assume!(!cells.is_empty());
+        let mut searcher = HierarchySearcher::new();
+        for (start, goal) in queries {
+            let (start, goal) = (cells[start.index(cells.len())], cells[goal.index(cells.len())]);
+            check_query(&grid, &hierarchy, &mut searcher, start, goal)?;
+        }
+    }
+
+    /// Edits of cells and links, told to the hierarchy: searches stay right while it is partly
+    /// rebuilt, and rebuilt it equals one built fresh.
+    #[test]
+    fn edits_rebuild_to_the_fresh_hierarchy(
+        mut grid in random_grid(20, 20),
+        options in options(),
+        links in raw_links(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..=5, any::<bool>()), 1..=8),
+        partial in 0usize..6,
+        queries in queries(),
+    ) {
+        add_links(&mut grid, &links);
+        let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+        let (width, height) = (grid.width(), grid.height());
+        let ids: Vec<_> = grid.links().iter().map(|(id, _)| id).collect();
+        for (place, value, toggle_link) in edits {
+            let index = place.index((width * height) as usize) as u32;
+            let cell = Cell::new(index % width, index / width);
+            let link = ids.first().copied().filter(|_| toggle_link);
+            if let Some(id) = link {
+                let (from, to, open) = grid.links().get(id).map(|l| (l.from, l.to, l.open)).expect("exists");
+                grid.set_link_open(id, !open).expect("exists");
+                hierarchy.cells_changed([from, to]);
+            } else {
+                grid.set_cost(cell, value).expect("inside");
+                hierarchy.cells_changed([cell]);
+            }
+        }
+        hierarchy.build_sectors(&grid, partial).expect("same grid");
+        let cells = walkable(&grid);
+        let mut searcher = HierarchySearcher::new();
+        if !cells.is_empty() {
+            for (start, goal) in queries {
+                let (start, goal) = (cells[start.index(cells.len())], cells[goal.index(cells.len())]);
+                check_query(&grid, &hierarchy, &mut searcher, start, goal)?;
+            }
+        }
+        hierarchy.build_sectors(&grid, usize::MAX).expect("same grid");
+        prop_assert_eq!(hierarchy.pending(), 0);
+        prop_assert!(hierarchy == Hierarchy::build(&grid, options).expect("valid options"));
+    }
+
+    /// A route refined a leg at a time gives the path a whole search gives, and its first leg
+    /// stays in the start's sector.
+    #[test]
+    fn a_route_refined_leg_by_leg_is_the_whole_path(
+        grid in random_grid(22, 22),
+        options in options(),
+        queries in queries(),
+    ) {
+        let hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+        let cells = walkable(&grid);
+        prop_assume!(!cells.is_empty());
+        let mut searcher = HierarchySearcher::new();
+        for (start, goal) in queries {
+            let (start, goal) = (cells[start.index(cells.len())], cells[goal.index(cells.len())]);
+            let whole = searcher.find_path(&grid, &hierarchy, start, goal).expect("valid");
+            let route = searcher.route(&grid, &hierarchy, start, goal).expect("valid");
+            prop_assert_eq!(route.is_some(), whole.found().is_some());
+            if let Some(mut route) = route {
+                let mut refined = vec![start];
+                searcher.refine_next(&grid, &hierarchy, &mut route, &mut refined).expect("current");
+                if hierarchy.is_built(hierarchy.sector_of(start).expect("inside")) {
+                    prop_assert!(refined.iter().all(|&cell| hierarchy.sector_of(cell) == hierarchy.sector_of(start)));
+                }
+                while !route.is_refined() {
+                    searcher.refine_next(&grid, &hierarchy, &mut route, &mut refined).expect("current");
+                }
+                prop_assert_eq!(Some(&refined), whole.found().map(|path| &path.cells));
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_options_and_grids_are_refused() {
+    let grid = Grid::new(10, 10);
+    let refused = |options| Hierarchy::new(&grid, options).err();
+    let options = HierarchyOptions::default();
+    assert_eq!(
+        refused(options.with_sector_size(1)),
+        Some(HierarchyError::SectorSize(1))
+    );
+    assert_eq!(
+        refused(options.with_sector_size(129)),
+        Some(HierarchyError::SectorSize(129))
+    );
+    assert_eq!(
+        refused(options.with_entrance_spacing(0)),
+        Some(HierarchyError::EntranceSpacing)
+    );
+    let zero = CostModel::Integer {
+        straight: 0,
+        diagonal: 1,
+    };
+    assert_eq!(
+        refused(options.with_cost(zero)),
+        Some(HierarchyError::InvalidCostModel)
+    );
+
+    let mut hierarchy = Hierarchy::new(&grid, options).expect("valid");
+    let other = Grid::new(11, 10);
+    assert_eq!(
+        hierarchy.build_sectors(&other, 1),
+        Err(HierarchyError::GridSize {
+            expected: (10, 10),
+            found: (11, 10)
+        })
+    );
+    let mut searcher = HierarchySearcher::new();
+    assert!(matches!(
+        searcher.find_path(&other, &hierarchy, Cell::new(0, 0), Cell::new(1, 1)),
+        Err(SearchError::Unsupported(_))
+    ));
+    let mut walled = grid.clone();
+    walled.set_blocked(Cell::new(3, 3), true).expect("inside");
+    assert_eq!(
+        searcher.find_path(&walled, &hierarchy, Cell::new(3, 3), Cell::new(1, 1)),
+        Err(SearchError::StartBlocked(Cell::new(3, 3)))
+    );
+    assert_eq!(
+        searcher.find_path(&grid, &hierarchy, Cell::new(0, 0), Cell::new(10, 1)),
+        Err(SearchError::GoalOutOfBounds(Cell::new(10, 1)))
+    );
+}
+
+#[test]
+fn an_edit_not_told_to_the_hierarchy_is_an_error_not_an_illegal_path() {
+    let mut grid = Grid::new(16, 4);
+    let options = HierarchyOptions::default().with_sector_size(4);
+    let hierarchy = Hierarchy::build(&grid, options).expect("valid");
+    // Wall off the middle of a sector the straight route crosses, without telling.
+    grid.fill_rect(Cell::new(6, 0), Cell::new(6, 3), 0);
+    let mut searcher = HierarchySearcher::new();
+    let result = searcher.find_path(&grid, &hierarchy, Cell::new(0, 1), Cell::new(15, 1));
+    assert!(
+        matches!(result, Err(SearchError::Unsupported(_))),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn an_empty_grid_is_refused_and_a_tiny_one_searched() {
+    let empty = Grid::new(0, 0);
+    let hierarchy = Hierarchy::build(&empty, HierarchyOptions::default()).expect("valid");
+    assert_eq!(hierarchy.sector_count(), 0);
+    let mut searcher = HierarchySearcher::new();
+    assert_eq!(
+        searcher.find_path(&empty, &hierarchy, Cell::new(0, 0), Cell::new(0, 0)),
+        Err(SearchError::EmptyGrid)
+    );
+    let one = Grid::new(1, 1);
+    let hierarchy = Hierarchy::build(&one, HierarchyOptions::default()).expect("valid");
+    let result = searcher
+        .find_path(&one, &hierarchy, Cell::new(0, 0), Cell::new(0, 0))
+        .expect("valid");
+    assert_eq!(
+        result.found().map(|path| path.cells.clone()),
+        Some(vec![Cell::new(0, 0)])
+    );
+}
