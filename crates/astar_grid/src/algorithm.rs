@@ -50,19 +50,50 @@ pub enum Algorithm {
     /// ([`SearchOptions::closest_reachable`]) comes from a flood of the start's region, which
     /// the field never reaches.
     FlowField,
+    /// A search over a [`Hierarchy`](crate::Hierarchy) of sectors
+    /// ([`HierarchySearcher::find_path`](crate::HierarchySearcher::find_path)) built with
+    /// [`HierarchyOptions::default`](crate::HierarchyOptions::default) and the options' movement
+    /// and cost model: legal paths, at most
+    /// [`HierarchyOptions::detour_per_crossing`](crate::HierarchyOptions::detour_per_crossing)
+    /// dearer than optimal per sector border an optimal path crosses, for far less work on
+    /// huge maps. The heuristic is its own; weights, windows, expansion limits, partial and
+    /// closest-reachable paths and traces are refused.
+    Hierarchical,
 }
 
 impl Algorithm {
     /// Every algorithm, A* first.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 5] = [
+        Self::AStar,
+        Self::Dijkstra,
+        Self::JumpPoint,
+        Self::FlowField,
+        Self::Hierarchical,
+    ];
+
+    /// The algorithms whose paths are always optimal: all but [`Algorithm::Hierarchical`].
+    pub const OPTIMAL: [Self; 4] = [
         Self::AStar,
         Self::Dijkstra,
         Self::JumpPoint,
         Self::FlowField,
     ];
 
+    /// Whether its paths are always optimal (see [`Algorithm::OPTIMAL`]).
+    ///
+    /// ```
+    /// use astar_grid::Algorithm;
+    ///
+    /// assert!(Algorithm::JumpPoint.is_optimal());
+    /// assert!(!Algorithm::Hierarchical.is_optimal());
+    /// ```
+    #[must_use]
+    pub const fn is_optimal(self) -> bool {
+        !matches!(self, Self::Hierarchical)
+    }
+
     /// The algorithm's short name, as [`Display`](fmt::Display) writes it and
-    /// [`FromStr`] reads it: `astar`, `dijkstra`, `jps` or `flow`.
+    /// [`FromStr`] reads it: `astar`, `dijkstra`, `jps`, `flow` or `hier`.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
@@ -70,6 +101,7 @@ impl Algorithm {
             Self::Dijkstra => "dijkstra",
             Self::JumpPoint => "jps",
             Self::FlowField => "flow",
+            Self::Hierarchical => "hier",
         }
     }
 
@@ -87,7 +119,7 @@ impl Algorithm {
     pub const fn options_for(self, options: SearchOptions) -> SearchOptions {
         match self {
             Self::Dijkstra => options.dijkstra(),
-            Self::AStar | Self::JumpPoint | Self::FlowField => options,
+            Self::AStar | Self::JumpPoint | Self::FlowField | Self::Hierarchical => options,
         }
     }
 
@@ -115,7 +147,9 @@ impl Algorithm {
     ///   diagonal cheaper than a straight step or dearer than two);
     /// - [`Algorithm::FlowField`]: a weight, a window, an inadmissible heuristic (the field's
     ///   optimal paths would differ from what A* returns), an expansion limit, a partial path or
-    ///   a trace.
+    ///   a trace;
+    /// - [`Algorithm::Hierarchical`]: a weight, a window, an expansion limit, a partial or
+    ///   closest-reachable path, or a trace.
     pub fn check_options(self, options: &SearchOptions) -> Result<(), SearchError> {
         let options = self.options_for(*options);
         crate::search::validate_options(&options)?;
@@ -123,6 +157,7 @@ impl Algorithm {
             Self::AStar | Self::Dijkstra => Ok(()),
             Self::JumpPoint => JpsOptions::try_from(&options).map(drop),
             Self::FlowField => check_flow_options(&options),
+            Self::Hierarchical => check_hierarchy_options(&options),
         }
     }
 }
@@ -142,6 +177,18 @@ fn check_flow_options(options: &SearchOptions) -> Result<(), SearchError> {
     Ok(())
 }
 
+/// The options a hierarchical search refuses (see [`Algorithm::check_options`]).
+fn check_hierarchy_options(options: &SearchOptions) -> Result<(), SearchError> {
+    let limited = options.max_expansions.is_some() || options.window.is_some();
+    let extras = options.partial_path || options.closest_reachable || options.trace;
+    if !options.weighting.is_unit() || limited || extras {
+        return Err(SearchError::Unsupported(
+            "hierarchical search takes no weight, window, expansion limit, partial or closest-reachable path, or trace",
+        ));
+    }
+    Ok(())
+}
+
 impl fmt::Display for Algorithm {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(self.name())
@@ -151,7 +198,8 @@ impl fmt::Display for Algorithm {
 impl FromStr for Algorithm {
     type Err = ParseAlgorithmError;
 
-    /// The algorithm named `name` ([`Algorithm::name`]: `astar`, `dijkstra`, `jps` or `flow`),
+    /// The algorithm named `name` ([`Algorithm::name`]: `astar`, `dijkstra`, `jps`, `flow` or
+    /// `hier`),
     /// compared exactly.
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         Self::ALL
@@ -168,7 +216,7 @@ impl FromStr for Algorithm {
 
 /// A name [`Algorithm::from_str`] does not know.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown algorithm {name:?}: expected astar, dijkstra, jps or flow")]
+#[error("unknown algorithm {name:?}: expected astar, dijkstra, jps, flow or hier")]
 pub struct ParseAlgorithmError {
     /// The name given, cut to its first [`ParseAlgorithmError::SHOWN_CHARS`] characters.
     pub name: String,

@@ -4,8 +4,9 @@
 use crate::closest::flood_to_closest;
 use crate::endpoints::{validate_bounds_and_start, validate_endpoints};
 use crate::{
-    Algorithm, Cell, FlowField, FlowFieldError, Grid, JpsOptions, JumpGrid, SearchError,
-    SearchOptions, SearchResult, SearchStats, SearchStatus, Searcher,
+    Algorithm, Cell, FlowField, FlowFieldError, Grid, Hierarchy, HierarchyError, HierarchyOptions,
+    HierarchySearcher, JpsOptions, JumpGrid, SearchError, SearchOptions, SearchResult, SearchStats,
+    SearchStatus, Searcher,
 };
 
 /// One algorithm and one set of options on one grid, answering queries one at a time.
@@ -17,7 +18,10 @@ use crate::{
 ///   the options (full paths, as A* returns them);
 /// - [`Algorithm::FlowField`]: a [`FlowField`] towards the goal of the latest query, built on
 ///   the first query and rebuilt, in the same memory, when the goal changes; queries in a row
-///   to one goal read the same field.
+///   to one goal read the same field;
+/// - [`Algorithm::Hierarchical`]: the grid's [`Hierarchy`], built whole with the default
+///   [`HierarchyOptions`] and the options' movement and cost model, and a
+///   [`HierarchySearcher`].
 ///
 /// The engine borrows the grid, so the grid cannot change under the prepared state; make a new
 /// engine after editing it.
@@ -35,7 +39,7 @@ use crate::{
 ///     let mut engine = Engine::new(&grid, algorithm, &SearchOptions::default())?;
 ///     let result = engine.find_path(start, goal)?;
 ///     let path = result.found().expect("reachable");
-///     // Every algorithm finds an optimal path: up, along the wall, down.
+///     // Every algorithm finds an optimal path here: up, along the wall, down.
 ///     assert_eq!(path.cost, 9.0, "{algorithm}");
 ///     assert_eq!(path.cells.first(), Some(&start));
 ///     assert_eq!(path.cells.last(), Some(&goal));
@@ -64,6 +68,8 @@ enum Prepared {
     /// The field of the latest query's goal, once there was a query (boxed: a field is larger
     /// than the other variants).
     FlowField(Option<Box<FlowField>>),
+    /// The grid's sector hierarchy and the scratch memory that searches it.
+    Hierarchy(Box<(Hierarchy, HierarchySearcher)>),
 }
 
 impl<'g> Engine<'g> {
@@ -108,6 +114,9 @@ impl<'g> Engine<'g> {
                 (prepared, Searcher::new())
             }
             Algorithm::FlowField => (Prepared::FlowField(None), Searcher::new()),
+            Algorithm::Hierarchical => {
+                return Self::hierarchical(grid, &options, HierarchyOptions::default());
+            }
         };
         Ok(Self {
             grid,
@@ -115,6 +124,43 @@ impl<'g> Engine<'g> {
             options,
             prepared,
             searcher,
+        })
+    }
+
+    /// An [`Algorithm::Hierarchical`] engine whose hierarchy cuts the grid as `hierarchy`
+    /// says (its movement and cost model replaced by those of `options`), built whole here.
+    ///
+    /// ```
+    /// use astar_grid::{Algorithm, Cell, Engine, Grid, HierarchyOptions, SearchOptions};
+    ///
+    /// let grid = Grid::new(64, 64);
+    /// let cut = HierarchyOptions::default().with_sector_size(16);
+    /// let mut engine = Engine::hierarchical(&grid, &SearchOptions::default(), cut)?;
+    /// assert_eq!(engine.algorithm(), Algorithm::Hierarchical);
+    /// assert_eq!(engine.hierarchy().map(|hierarchy| hierarchy.sector_count()), Some(16));
+    /// assert!(engine.find_path(Cell::new(0, 0), Cell::new(63, 0))?.found().is_some());
+    /// # Ok::<(), astar_grid::SearchError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Engine::new`]; [`SearchError::Unsupported`] when the hierarchy refuses its sector
+    /// size or spacing.
+    pub fn hierarchical(
+        grid: &'g Grid,
+        options: &SearchOptions,
+        hierarchy: HierarchyOptions,
+    ) -> Result<Self, SearchError> {
+        Algorithm::Hierarchical.check_options(options)?;
+        let cut = hierarchy
+            .with_movement(options.movement)
+            .with_cost(options.cost);
+        let built = Hierarchy::build(grid, cut).map_err(hierarchy_error)?;
+        Ok(Self {
+            grid,
+            algorithm: Algorithm::Hierarchical,
+            options: *options,
+            prepared: Prepared::Hierarchy(Box::new((built, HierarchySearcher::new()))),
+            searcher: Searcher::new(),
         })
     }
 
@@ -134,6 +180,15 @@ impl<'g> Engine<'g> {
     #[must_use]
     pub const fn grid(&self) -> &'g Grid {
         self.grid
+    }
+
+    /// The sector hierarchy of an [`Algorithm::Hierarchical`] engine; `None` for the others.
+    #[must_use]
+    pub fn hierarchy(&self) -> Option<&Hierarchy> {
+        match &self.prepared {
+            Prepared::Hierarchy(prepared) => Some(&prepared.0),
+            _ => None,
+        }
     }
 
     /// The engine's search memory, to run other searches on it (for example an A* search beside
@@ -164,7 +219,7 @@ impl<'g> Engine<'g> {
     ///      ...#..",
     /// )?;
     /// let options = SearchOptions::default().with_closest_reachable(true);
-    /// for algorithm in Algorithm::ALL {
+    /// for algorithm in Algorithm::OPTIMAL {
     ///     let mut engine = Engine::new(&grid, algorithm, &options)?;
     ///     let result = engine.find_path(Cell::new(0, 0), Cell::new(5, 1))?;
     ///     assert_eq!(result.status, SearchStatus::NoPath, "{algorithm}");
@@ -187,6 +242,10 @@ impl<'g> Engine<'g> {
                 .find_path(self.grid, start, goal, &self.options),
             Prepared::JumpPoint { jump_grid, options } => {
                 self.searcher.find_path_jps(jump_grid, start, goal, options)
+            }
+            Prepared::Hierarchy(prepared) => {
+                let (hierarchy, searcher) = &mut **prepared;
+                searcher.find_path(self.grid, hierarchy, start, goal)
             }
             Prepared::FlowField(field) => {
                 if self.options.closest_reachable {
@@ -219,6 +278,18 @@ impl<'g> Engine<'g> {
                 }
                 Ok(result)
             }
+        }
+    }
+}
+
+/// A hierarchy's refusal of the options (its cost model), as a search error.
+const fn hierarchy_error(error: HierarchyError) -> SearchError {
+    match error {
+        HierarchyError::InvalidCostModel => SearchError::InvalidCostModel,
+        HierarchyError::SectorSize(_)
+        | HierarchyError::EntranceSpacing
+        | HierarchyError::GridSize { .. } => {
+            SearchError::Unsupported("the hierarchy refused its options")
         }
     }
 }

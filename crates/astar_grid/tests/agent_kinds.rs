@@ -55,7 +55,7 @@ fn check_every_algorithm(
     options: &SearchOptions,
     optimum: Option<f64>,
 ) -> Result<(), TestCaseError> {
-    for algorithm in Algorithm::ALL {
+    for algorithm in Algorithm::OPTIMAL {
         let mut engine = match Engine::new(agent.grid(), algorithm, options) {
             Ok(engine) => engine,
             Err(SearchError::Unsupported(_)) if algorithm == Algorithm::JumpPoint => continue,

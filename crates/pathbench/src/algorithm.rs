@@ -1,6 +1,9 @@
 //! The search options a command line can choose: the core's algorithm switch and its options.
 
-use astar_grid::{Algorithm, CornerRule, Heuristic, Movement, Neighborhood, SearchOptions};
+use astar_grid::{
+    Algorithm, CornerRule, Engine, Grid, Heuristic, HierarchyOptions, Movement, Neighborhood,
+    SearchError, SearchOptions,
+};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
@@ -17,6 +20,11 @@ const fn algorithm_help(algorithm: Algorithm) -> &'static str {
             "Flow fields: one multi-source Dijkstra per distinct goal, each query's path read by \
              following next steps; a query's time includes its share of its field's build, and \
              its \"expanded\" count its share of the cells the build settled"
+        }
+        Algorithm::Hierarchical => {
+            "A sector hierarchy (32-cell sectors, entrances every 8 cells), built before the timed \
+             queries; paths are legal and near optimal, judged by \"illegal\" and \
+             \"mean_suboptimality\" instead of mismatches"
         }
     }
 }
@@ -71,9 +79,28 @@ pub struct SearchArgs {
     /// Heuristic weight (weighted A*), at least 1.
     #[arg(long, default_value_t = 1.0)]
     pub weight: f64,
+    /// For `--algo hier`: the side of a sector, in cells.
+    #[arg(long, default_value_t = HierarchyOptions::default().sector_size)]
+    pub sector_size: u32,
+    /// For `--algo hier`: an entrance every this many cells along a border.
+    #[arg(long, default_value_t = HierarchyOptions::default().entrance_spacing)]
+    pub entrance_spacing: u32,
 }
 
 impl SearchArgs {
+    /// The engine these arguments ask for on `grid`: for `--algo hier`, with the sector size
+    /// and entrance spacing given.
+    pub fn engine<'g>(&self, grid: &'g Grid) -> Result<Engine<'g>, SearchError> {
+        if self.algo == Algorithm::Hierarchical {
+            let cut = HierarchyOptions::default()
+                .with_sector_size(self.sector_size)
+                .with_entrance_spacing(self.entrance_spacing);
+            Engine::hierarchical(grid, &self.options(), cut)
+        } else {
+            Engine::new(grid, self.algo, &self.options())
+        }
+    }
+
     /// The core's search options for these arguments.
     pub fn options(&self) -> SearchOptions {
         let corners = match self.corners {

@@ -81,11 +81,12 @@ fn run_plain(args: &ScenArgs) -> Result<bool, String> {
         "file_decimals": precision.decimals(),
     });
     report.add_tolerance_counts(&mut summary);
+    report.add_quality(&mut summary);
     if let Some(astar) = report.astar_expansions_mean() {
         summary["astar_expansions_mean"] = astar.into();
     }
     println!("{summary}");
-    Ok(report.mismatches == 0)
+    Ok(report.mismatches == 0 && report.illegal == 0)
 }
 
 /// A size above 1 or a terrain profile: the queries run on the kind's derived grid, each checked

@@ -20,6 +20,17 @@ pub struct ScenReport {
     pub expansions: u64,
     /// For jump point search: A*'s expansions on the same queries, for comparison.
     pub astar_expansions: Option<u64>,
+    /// Whether paths may be dearer than optimal (a hierarchical search): a longer path is then
+    /// counted in the suboptimality, not as a mismatch.
+    pub bounded: bool,
+    /// Paths that break the movement rules or do not join start and goal.
+    pub illegal: usize,
+    /// Per found path with a known optimum: its cost over optimal, minus 1.
+    pub suboptimality: Vec<f64>,
+    /// Per query, the scenario's optimal length (negative when there is no path).
+    pub optimal_lengths: Vec<f64>,
+    /// For a hierarchical search: its sectors, nodes and bytes.
+    pub hierarchy: Option<(usize, usize, usize)>,
 }
 
 impl ScenReport {
@@ -45,9 +56,17 @@ impl ScenReport {
         self.queries += 1;
         self.total_us += time_us;
         self.times_us.push(time_us);
+        self.optimal_lengths.push(optimal_length);
         self.expansions += expansions;
         match (found, optimal_length >= 0.0) {
             (Some(path), true) => {
+                if optimal_length > 0.0 {
+                    self.suboptimality.push(path.cost / optimal_length - 1.0);
+                }
+                let (tolerance, _) = self.precision.tolerance(optimal_length);
+                if self.bounded && path.cost > optimal_length + tolerance {
+                    return;
+                }
                 let error = (path.cost - optimal_length).abs();
                 self.max_abs_error = self.max_abs_error.max(error);
                 let (tolerance, applied) = self.precision.tolerance(optimal_length);
@@ -79,6 +98,50 @@ impl ScenReport {
     pub fn astar_expansions_mean(&self) -> Option<f64> {
         self.astar_expansions
             .map(|expansions| expansions as f64 / self.queries.max(1) as f64)
+    }
+
+    /// The mean and the largest suboptimality (cost over optimal, minus 1) of the paths found.
+    pub fn suboptimality(&self) -> (f64, f64) {
+        let count = self.suboptimality.len().max(1) as f64;
+        let mean = self.suboptimality.iter().sum::<f64>() / count;
+        let worst = self.suboptimality.iter().copied().fold(0.0, f64::max);
+        (mean, worst)
+    }
+
+    /// The median and mean time, in microseconds, of the longest quarter of the queries (by
+    /// optimal length, those with a path).
+    pub fn longest_quarter_us(&self) -> (f64, f64) {
+        let mut by_length: Vec<(f64, f64)> = self
+            .optimal_lengths
+            .iter()
+            .zip(&self.times_us)
+            .filter(|(length, _)| **length >= 0.0)
+            .map(|(&length, &time)| (length, time))
+            .collect();
+        by_length.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let quarter: Vec<f64> = by_length
+            .iter()
+            .take(by_length.len().div_ceil(4))
+            .map(|&(_, time)| time)
+            .collect();
+        let mean = quarter.iter().sum::<f64>() / quarter.len().max(1) as f64;
+        (median(&quarter), mean)
+    }
+
+    /// Adds the legality, suboptimality and longest-quarter figures to a JSON summary.
+    pub fn add_quality(&self, summary: &mut serde_json::Value) {
+        let (mean, worst) = self.suboptimality();
+        let (quarter_median, quarter_mean) = self.longest_quarter_us();
+        summary["illegal"] = self.illegal.into();
+        summary["mean_suboptimality"] = mean.into();
+        summary["max_suboptimality"] = worst.into();
+        summary["longest_quarter_median_us"] = quarter_median.into();
+        summary["longest_quarter_mean_us"] = quarter_mean.into();
+        if let Some((sectors, nodes, bytes)) = self.hierarchy {
+            summary["hierarchy_sectors"] = sectors.into();
+            summary["hierarchy_nodes"] = nodes.into();
+            summary["hierarchy_bytes"] = bytes.into();
+        }
     }
 
     /// Adds the tolerance counts to a JSON summary.

@@ -4,7 +4,7 @@
 use crate::algorithm::SearchArgs;
 use crate::scen_report::ScenReport;
 use crate::tolerance::{LengthPrecision, printed_decimals};
-use astar_grid::{Algorithm, Engine, Grid, Scenario};
+use astar_grid::{Algorithm, Grid, Scenario};
 use std::path::Path;
 use std::time::Instant;
 
@@ -15,6 +15,23 @@ pub fn draw_path(grid: &Grid, path: Option<&astar_grid::Path>) -> String {
         .unwrap_or_default();
     grid.to_ascii_with(|cell| cells.contains(&cell).then_some('*'))
         .replace(|c: char| c.is_ascii_digit(), ".")
+}
+
+/// Whether `path` runs from `start` to `goal` by steps that `movement` allows on `grid` (or open
+/// links), and costs what its steps cost.
+pub fn is_legal(
+    grid: &Grid,
+    path: &astar_grid::Path,
+    (start, goal): (astar_grid::Cell, astar_grid::Cell),
+    (movement, cost): (astar_grid::Movement, astar_grid::CostModel),
+) -> bool {
+    let joins = path.cells.first() == Some(&start) && path.cells.last() == Some(&goal);
+    let steps: Option<f64> = path
+        .cells
+        .windows(2)
+        .map(|step| grid.step_cost(step[0], step[1], movement, cost))
+        .sum();
+    joins && steps.is_some_and(|total| (total - path.cost).abs() <= 1e-6 * total.max(1.0))
 }
 
 /// Reads a map and its scenario, naming the file in any error.
@@ -61,9 +78,17 @@ pub fn run_scenario(
         return crate::flow::run_scenario(grid, scenario, precision, args, on_query);
     }
     // Made outside the timing: the jump grid of jump point search is built here.
-    let mut engine =
-        Engine::new(grid, args.algo, &args.options()).map_err(|error| error.to_string())?;
+    let mut engine = args.engine(grid).map_err(|error| error.to_string())?;
     let mut report = ScenReport::new(precision, scenario.queries.len());
+    report.bounded = !args.algo.is_optimal();
+    report.hierarchy = engine.hierarchy().map(|hierarchy| {
+        (
+            hierarchy.sector_count(),
+            hierarchy.node_count(),
+            hierarchy.memory_bytes(),
+        )
+    });
+    let rules = (engine.options().movement, engine.options().cost);
     for (index, query) in scenario.queries.iter().enumerate() {
         let started = Instant::now();
         let result = engine.find_path(query.start, query.goal);
@@ -78,6 +103,11 @@ pub fn run_scenario(
             }
         };
         report.record(elapsed, u64::from(expanded), found, query.optimal_length);
+        if let Some(path) = found
+            && !is_legal(grid, path, (query.start, query.goal), rules)
+        {
+            report.illegal += 1;
+        }
         on_query(index, found);
     }
     if args.algo == Algorithm::JumpPoint {

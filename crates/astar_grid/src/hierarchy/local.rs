@@ -72,13 +72,27 @@ impl StepRules {
         }
     }
 
-    /// The cell one step from `from` by `(dx, dy)`, when the movement allows the step on
-    /// `grid` as it is; `None` when the target is off the grid or blocked, or a corner forbids
-    /// it.
+    /// The padded index of the cell one step by `(dx, dy)` from the walkable cell at padded
+    /// `index`, and the step's cost (forwards: times the terrain of the cell entered), when the
+    /// movement allows the step on `grid` as it is; `None` when the target is off the grid or
+    /// blocked, or a corner forbids it. Reads the padded buffer, whose blocked border keeps
+    /// every neighbour of a cell inside it.
     #[inline]
-    pub(crate) fn step(self, grid: &Grid, from: Cell, (dx, dy): (i32, i32)) -> Option<Cell> {
-        let to = from.offset(dx, dy)?;
-        self.movement.allows_step_on(grid, from, to).then_some(to)
+    pub(crate) fn walk(self, grid: &Grid, index: usize, (dx, dy): (i32, i32)) -> Option<usize> {
+        let raw = grid.raw();
+        let stride = grid.stride() as isize;
+        let next = (index as isize + dy as isize * stride + dx as isize) as usize;
+        if raw[next] == 0 {
+            return None;
+        }
+        if dx != 0 && dy != 0 {
+            let corner_a = raw[(index as isize + dx as isize) as usize] != 0;
+            let corner_b = raw[(index as isize + dy as isize * stride) as usize] != 0;
+            if !self.movement.allows_step(dx, dy, corner_a, corner_b) {
+                return None;
+            }
+        }
+        Some(next)
     }
 
     /// The price of a step by `(dx, dy)`, before the terrain of the cell entered.
@@ -185,8 +199,8 @@ impl LocalSearch {
                 }
             }
             let cost = self.cost[local];
-            self.expand(grid, rules, rect, cell, flow, |search, next, step| {
-                search.relax(rect.local(next), cost + step, 0.0, local);
+            self.expand(grid, rules, rect, local, flow, |search, next, step| {
+                search.relax(next, cost + step, 0.0, local);
             });
         }
     }
@@ -243,11 +257,11 @@ impl LocalSearch {
                 grid,
                 rules,
                 rect,
-                rect.cell(local),
+                local,
                 Flow::Forward,
                 |search, next, step| {
-                    let h = estimate(next);
-                    search.relax(rect.local(next), cost + step, h, local);
+                    let h = estimate(rect.cell(next));
+                    search.relax(next, cost + step, h, local);
                 },
             );
         }
@@ -270,38 +284,48 @@ impl LocalSearch {
         }
     }
 
-    /// Calls `visit` with each cell inside `rect` one step or one open link from `cell`
-    /// (forwards) or from which one leads to `cell` (backwards), and what that step costs.
+    /// Calls `visit` with the local index of each cell inside `rect` one step or one open link
+    /// from the cell at `local` (forwards) or from which one leads to it (backwards), and what
+    /// that step costs. Reads the grid's padded buffer directly: this is the inner loop of a
+    /// hierarchy's build.
+    #[inline]
     fn expand(
         &mut self,
         grid: &Grid,
         rules: StepRules,
         rect: Rect,
-        cell: Cell,
+        local: usize,
         flow: Flow,
-        mut visit: impl FnMut(&mut Self, Cell, f64),
+        mut visit: impl FnMut(&mut Self, usize, f64),
     ) {
-        if !grid.is_walkable(cell) {
+        let cell = rect.cell(local);
+        let index = grid.index(cell);
+        let raw = grid.raw();
+        let here = raw[index];
+        if here == 0 {
             return;
         }
-        for &offset in &DIRECTIONS[..rules.directions()] {
-            let Some(next) = rules.step(grid, cell, offset) else {
-                continue;
-            };
-            if !rect.contains(next) {
+        let width = i64::from(rect.width());
+        let height = i64::from(rect.max.y - rect.min.y) + 1;
+        let (x, y) = (
+            i64::from(cell.x - rect.min.x),
+            i64::from(cell.y - rect.min.y),
+        );
+        for &(dx, dy) in &DIRECTIONS[..rules.directions()] {
+            let (nx, ny) = (x + i64::from(dx), y + i64::from(dy));
+            if nx < 0 || ny < 0 || nx >= width || ny >= height {
                 continue;
             }
-            let entered = match flow {
-                Flow::Forward => next,
-                Flow::Backward => cell,
+            let Some(next) = rules.walk(grid, index, (dx, dy)) else {
+                continue;
             };
-            visit(
-                self,
-                next,
-                rules.base(offset) * f64::from(grid.value(entered)),
-            );
+            let entered = match flow {
+                Flow::Forward => raw[next],
+                Flow::Backward => here,
+            };
+            let step = rules.base((dx, dy)) * f64::from(entered);
+            visit(self, (ny * width + nx) as usize, step);
         }
-        let index = grid.index(cell);
         let links = &grid.links;
         if !links.has_steps() {
             return;
@@ -317,7 +341,7 @@ impl LocalSearch {
             };
             let next = grid.cell_at(far as usize);
             if rect.contains(next) && grid.is_walkable(next) {
-                visit(self, next, step.cost);
+                visit(self, rect.local(next), step.cost);
             }
         }
     }

@@ -15,9 +15,9 @@ pub use search::{HierarchyRoute, HierarchySearcher};
 use crate::{Cell, CostModel, Grid, Movement};
 
 /// The most nodes a sector ever keeps. A sector keeps at most
-/// `4 * (sector_size / entrance_spacing + 2) + 8` nodes, and never more than this: one with
-/// more (a sector that many links leave, or gaps everywhere along its border) is searched cell
-/// by cell instead, like a sector not built yet.
+/// `4 * (sector_size / 2 + sector_size / entrance_spacing + 2) + 8` nodes (room for a gap at
+/// every other cell of each side), and never more than this: one with more (a sector that many
+/// links leave) is searched cell by cell instead, like a sector not built yet.
 pub const MAX_SECTOR_NODES: usize = 255;
 
 /// The largest sector side.
@@ -113,7 +113,8 @@ impl HierarchyOptions {
 
     /// The most nodes one sector keeps (see [`MAX_SECTOR_NODES`]).
     fn node_capacity(&self) -> usize {
-        let per_side = (self.sector_size / self.entrance_spacing + 2) as usize;
+        let per_side =
+            (self.sector_size / 2 + self.sector_size / self.entrance_spacing + 2) as usize;
         (4 * per_side + 8).min(MAX_SECTOR_NODES)
     }
 
@@ -169,9 +170,44 @@ struct Sector {
     state: SectorState,
     /// Its node cells, sorted by row, then column.
     nodes: Vec<Cell>,
-    /// Row `i` holds the cheapest cost inside the sector from node `i` to each node (infinite
-    /// when there is no way inside it).
+    /// Row `i` holds the cheapest cost inside the sector from node `i` to each node: infinite
+    /// when there is no way inside it, or when a way through a third node costs as much (see
+    /// [`pruned_costs`]).
     costs: Vec<f32>,
+}
+
+/// Relative slack when comparing a cost with a sum of two costs: paths of equal length summed
+/// in different orders differ in their last bits.
+const SUM_SLACK: f64 = 1e-12;
+
+/// The `count` x `count` matrix of costs `exact` as kept: `f32`, without the edges that a way
+/// through a third node matches.
+///
+/// The edge from `i` to `j` is left out (infinite) when some node `k` has
+/// `cost(i, k) + cost(k, j) <= cost(i, j)`, with both parts strictly cheaper than the edge.
+/// Every edge left out is then matched by a way through edges strictly cheaper than itself, so
+/// by induction on cost each is matched by edges kept, and distances over the kept edges are
+/// those over all of them. On open ground most of a sector's edges go: far fewer for a search
+/// to relax.
+fn pruned_costs(exact: &[f64], count: usize) -> Vec<f32> {
+    let mut kept = Vec::with_capacity(exact.len());
+    for i in 0..count {
+        for j in 0..count {
+            let edge = exact[i * count + j];
+            let matched = i != j
+                && edge.is_finite()
+                && (0..count).any(|k| {
+                    let (first, second) = (exact[i * count + k], exact[k * count + j]);
+                    k != i
+                        && k != j
+                        && first < edge
+                        && second < edge
+                        && first + second <= edge * (1.0 + SUM_SLACK)
+                });
+            kept.push(if matched { f32::INFINITY } else { edge as f32 });
+        }
+    }
+    kept
 }
 
 /// A grid cut into square sectors, with the nodes where paths enter and leave each sector and
@@ -335,20 +371,20 @@ impl Hierarchy {
             return;
         }
         let count = nodes.len();
-        let mut costs = vec![f32::INFINITY; count * count];
+        let mut exact = vec![f64::INFINITY; count * count];
         for (row, &from) in nodes.iter().enumerate() {
             self.scratch
                 .flood(grid, rules, (rect, from), Flow::Forward, nodes);
             for (column, &to) in nodes.iter().enumerate() {
                 if let Some(cost) = self.scratch.settled_cost(to) {
-                    costs[row * count + column] = cost as f32;
+                    exact[row * count + column] = cost;
                 }
             }
         }
         *entry = Sector {
             state: SectorState::Built,
             nodes: nodes.clone(),
-            costs,
+            costs: pruned_costs(&exact, count),
         };
     }
 

@@ -574,15 +574,30 @@ impl HierarchySearcher {
     ) {
         let grid = query.grid;
         let rules = query.rules;
-        for &offset in &DIRECTIONS[..rules.directions()] {
-            let Some(next) = rules.step(grid, cell, offset) else {
-                continue;
-            };
-            if leaving == Some(query.sector_of(next)) {
+        let index = grid.index(cell);
+        let inside = leaving.map(|sector| query.hierarchy.sector_rect_of(sector as usize));
+        for &(dx, dy) in &DIRECTIONS[..rules.directions()] {
+            let stays = inside.is_some_and(|rect| {
+                let x = i64::from(cell.x) + i64::from(dx);
+                let y = i64::from(cell.y) + i64::from(dy);
+                x >= i64::from(rect.min.x)
+                    && x <= i64::from(rect.max.x)
+                    && y >= i64::from(rect.min.y)
+                    && y <= i64::from(rect.max.y)
+            });
+            if stays {
                 continue;
             }
+            let Some(next) = rules.walk(grid, index, (dx, dy)) else {
+                continue;
+            };
+            let next = grid.cell_at(next);
             if let Some(key) = query.arrival(next) {
-                visit(self, key, rules.base(offset) * f64::from(grid.value(next)));
+                visit(
+                    self,
+                    key,
+                    rules.base((dx, dy)) * f64::from(grid.value(next)),
+                );
             }
         }
         if query.links {
