@@ -11,6 +11,7 @@ mod compare;
 mod erosion;
 mod flow;
 mod generated;
+mod hier;
 mod kind;
 mod links;
 mod memory;
@@ -44,6 +45,9 @@ enum Command {
     Generated(generated::GeneratedArgs),
     /// Writes a seeded city-like map (blocks, streets, squares) and a scenario of its queries.
     City(city::CityArgs),
+    /// The sector hierarchy side by side with jump point search on one map and scenario: whole
+    /// paths, first cells, quality, legality, build, memory and edits.
+    Hier(hier::HierArgs),
     /// Runs each map's queries with and without seeded links (teleporters, one-way drops), by A*
     /// and jump point search, and checks that both agree over the links.
     Links(links::LinksArgs),
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::Suite(args) => suite::run(&args),
         Command::Generated(args) => generated::run(&args),
         Command::City(args) => city::run(&args),
+        Command::Hier(args) => hier::run(&args),
         Command::Links(args) => links::run(&args),
         #[cfg(feature = "compare-main-thread")]
         Command::Compare(args) => compare::run(&args),

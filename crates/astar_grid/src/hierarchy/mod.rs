@@ -429,7 +429,13 @@ impl Hierarchy {
             return None;
         }
         let size = self.options.sector_size;
-        Some((cell.y / size) as usize * self.columns as usize + (cell.x / size) as usize)
+        let (column, row) = if size.is_power_of_two() {
+            let shift = size.trailing_zeros();
+            (cell.x >> shift, cell.y >> shift)
+        } else {
+            (cell.x / size, cell.y / size)
+        };
+        Some(row as usize * self.columns as usize + column as usize)
     }
 
     /// The first and last cell (inclusive) of `sector`, or `None` when there is no such sector.

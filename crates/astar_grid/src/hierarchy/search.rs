@@ -85,6 +85,25 @@ struct Sparse {
     closed: bool,
 }
 
+/// The state of a sector node's slot: its cost from the start, its parent (a handle), and
+/// `mark`, the search's generation when it is open in it and one more once it is closed.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    cost: f64,
+    parent: u32,
+    mark: u32,
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Self {
+            cost: 0.0,
+            parent: NO_PARENT,
+            mark: 0,
+        }
+    }
+}
+
 /// Handles at or above this are indices into the sparse states (cells, start and goal) plus
 /// this; below, slots of sector nodes.
 const SPARSE: u32 = 1 << 31;
@@ -150,9 +169,8 @@ impl Hasher for KeyHasher {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct HierarchySearcher {
-    cost: Vec<f64>,
-    parent: Vec<u32>,
-    mark: Vec<u32>,
+    /// Per slot of a sector node: its state in the current search, if `mark` says so.
+    slots: Vec<Slot>,
     generation: u32,
     sparse: Vec<Sparse>,
     sparse_index: HashMap<Key, u32, BuildHasherDefault<KeyHasher>>,
@@ -440,15 +458,13 @@ impl HierarchySearcher {
 
     fn begin(&mut self, query: &Query<'_>) {
         let slots = query.hierarchy.sectors.len() * query.capacity as usize;
-        if self.mark.len() < slots {
-            self.cost.resize(slots, 0.0);
-            self.parent.resize(slots, NO_PARENT);
-            self.mark.resize(slots, 0);
+        if self.slots.len() < slots {
+            self.slots.resize(slots, Slot::default());
         }
         match self.generation.checked_add(2) {
             Some(next) if next < u32::MAX - 1 => self.generation = next,
             _ => {
-                self.mark.fill(0);
+                self.slots.fill(Slot::default());
                 self.generation = 2;
             }
         }
@@ -588,10 +604,14 @@ impl HierarchySearcher {
             if stays {
                 continue;
             }
-            let Some(next) = rules.walk(grid, index, (dx, dy)) else {
+            if rules.walk(grid, index, (dx, dy)).is_none() {
                 continue;
-            };
-            let next = grid.cell_at(next);
+            }
+            // A walkable neighbour lies inside the grid.
+            let next = Cell::new(
+                cell.x.wrapping_add_signed(dx),
+                cell.y.wrapping_add_signed(dy),
+            );
             if let Some(key) = query.arrival(next) {
                 visit(
                     self,
@@ -683,8 +703,8 @@ impl HierarchySearcher {
             !state.closed && cost < state.cost
         } else {
             let slot = handle as usize;
-            self.mark[slot] < self.generation
-                || (self.mark[slot] == self.generation && cost < self.cost[slot])
+            let state = self.slots[slot];
+            state.mark < self.generation || (state.mark == self.generation && cost < state.cost)
         }
     }
 
@@ -695,9 +715,11 @@ impl HierarchySearcher {
             state.parent = parent;
         } else {
             let slot = handle as usize;
-            self.mark[slot] = self.generation;
-            self.cost[slot] = cost;
-            self.parent[slot] = parent;
+            self.slots[slot] = Slot {
+                cost,
+                parent,
+                mark: self.generation,
+            };
         }
     }
 
@@ -705,7 +727,7 @@ impl HierarchySearcher {
         if handle >= SPARSE {
             self.sparse[(handle - SPARSE) as usize].closed
         } else {
-            self.mark[handle as usize] == self.generation + 1
+            self.slots[handle as usize].mark == self.generation + 1
         }
     }
 
@@ -713,7 +735,7 @@ impl HierarchySearcher {
         if handle >= SPARSE {
             self.sparse[(handle - SPARSE) as usize].closed = true;
         } else {
-            self.mark[handle as usize] = self.generation + 1;
+            self.slots[handle as usize].mark = self.generation + 1;
         }
     }
 
@@ -721,7 +743,7 @@ impl HierarchySearcher {
         if handle >= SPARSE {
             self.sparse[(handle - SPARSE) as usize].cost
         } else {
-            self.cost[handle as usize]
+            self.slots[handle as usize].cost
         }
     }
 
@@ -729,15 +751,14 @@ impl HierarchySearcher {
         if handle >= SPARSE {
             self.sparse[(handle - SPARSE) as usize].parent
         } else {
-            self.parent[handle as usize]
+            self.slots[handle as usize].parent
         }
     }
 
     /// Bytes held.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        self.cost.capacity() * size_of::<f64>()
-            + (self.parent.capacity() + self.mark.capacity()) * size_of::<u32>()
+        self.slots.capacity() * size_of::<Slot>()
             + self.sparse.capacity() * size_of::<Sparse>()
             + self.sparse_index.capacity() * (size_of::<Key>() + size_of::<u32>() + 8)
             + self.open.memory_bytes()

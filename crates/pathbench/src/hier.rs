@@ -1,0 +1,251 @@
+//! `pathbench hier`: the sector hierarchy side by side with jump point search (or A* on maps
+//! with terrain) in one process, on one map and scenario: the time to a whole path and to the
+//! first cells, path quality and legality, the build, memory, and the cost of an edit.
+
+use crate::random::SeededRandom;
+use crate::scen_report::median;
+use crate::scen_run::{is_legal, load};
+use astar_grid::{
+    Algorithm, Cell, Engine, Grid, Hierarchy, HierarchyOptions, HierarchySearcher, Path,
+    SearchOptions,
+};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `pathbench hier`.
+#[derive(Debug, Args)]
+pub struct HierArgs {
+    /// The `.map` file.
+    pub map: PathBuf,
+    /// The `.scen` file.
+    pub scen: PathBuf,
+    /// The side of a sector, in cells.
+    #[arg(long, default_value_t = HierarchyOptions::default().sector_size)]
+    pub sector_size: u32,
+    /// An entrance every this many cells along a border.
+    #[arg(long, default_value_t = HierarchyOptions::default().entrance_spacing)]
+    pub entrance_spacing: u32,
+    /// Cell edits timed: each blocks an open cell, tells the hierarchy and rebuilds what it
+    /// marked, then opens the cell again.
+    #[arg(long, default_value_t = 200)]
+    pub edits: usize,
+    /// Seed of the edited cells.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Per query: the baseline's time, the hierarchy's time to the whole path and to its first
+/// cells (microseconds), the optimal length, and the hierarchy's cost over optimal minus 1.
+struct QueryTimes {
+    baseline_us: f64,
+    whole_us: f64,
+    first_us: f64,
+    optimal: f64,
+}
+
+pub fn run(args: &HierArgs) -> Result<bool, String> {
+    let (grid, scenario) = load(&args.map, &args.scen)?;
+    let cut = HierarchyOptions::default()
+        .with_sector_size(args.sector_size)
+        .with_entrance_spacing(args.entrance_spacing);
+    let started = Instant::now();
+    let mut hierarchy = Hierarchy::build(&grid, cut).map_err(|error| error.to_string())?;
+    let build_s = started.elapsed().as_secs_f64();
+    let baseline_algorithm = if grid.has_terrain_costs() {
+        Algorithm::AStar
+    } else {
+        Algorithm::JumpPoint
+    };
+    let mut baseline = Engine::new(&grid, baseline_algorithm, &SearchOptions::default())
+        .map_err(|error| error.to_string())?;
+    let mut searcher = HierarchySearcher::new();
+    let mut times = Vec::with_capacity(scenario.queries.len());
+    let (mut illegal, mut unmatched, mut suboptimality) = (0, 0, Vec::new());
+    for query in &scenario.queries {
+        let (start, goal) = (query.start, query.goal);
+        let clock = Instant::now();
+        let reference = baseline
+            .find_path(start, goal)
+            .map_err(|error| format!("{start} -> {goal}: {error}"))?;
+        let baseline_us = clock.elapsed().as_secs_f64() * 1e6;
+        let (path, whole_us) = timed_whole(&grid, &hierarchy, &mut searcher, (start, goal))?;
+        let first_us = timed_first(&grid, &hierarchy, &mut searcher, (start, goal))?;
+        match (&path, reference.found()) {
+            (Some(path), Some(optimal)) => {
+                if !is_legal(&grid, path, (start, goal), (cut.movement, cut.cost)) {
+                    illegal += 1;
+                }
+                if optimal.cost > 0.0 {
+                    suboptimality.push(path.cost / optimal.cost - 1.0);
+                }
+            }
+            (None, None) => {}
+            _ => unmatched += 1,
+        }
+        times.push(QueryTimes {
+            baseline_us,
+            whole_us,
+            first_us,
+            optimal: reference.cost().unwrap_or(-1.0),
+        });
+    }
+    let (mark_us, rebuild_us) = timed_edits(&grid, &mut hierarchy, args)?;
+    report(
+        args,
+        &grid,
+        (&hierarchy, build_s, baseline_algorithm),
+        &times,
+        (illegal, unmatched, &suboptimality),
+        (mark_us, rebuild_us),
+    );
+    Ok(illegal == 0 && unmatched == 0)
+}
+
+fn timed_whole(
+    grid: &Grid,
+    hierarchy: &Hierarchy,
+    searcher: &mut HierarchySearcher,
+    (start, goal): (Cell, Cell),
+) -> Result<(Option<Path>, f64), String> {
+    let clock = Instant::now();
+    let result = searcher
+        .find_path(grid, hierarchy, start, goal)
+        .map_err(|error| format!("{start} -> {goal}: {error}"))?;
+    let elapsed = clock.elapsed().as_secs_f64() * 1e6;
+    Ok((result.found().cloned(), elapsed))
+}
+
+/// The time to the route and its first leg's cells.
+fn timed_first(
+    grid: &Grid,
+    hierarchy: &Hierarchy,
+    searcher: &mut HierarchySearcher,
+    (start, goal): (Cell, Cell),
+) -> Result<f64, String> {
+    let clock = Instant::now();
+    let route = searcher
+        .route(grid, hierarchy, start, goal)
+        .map_err(|error| format!("{start} -> {goal}: {error}"))?;
+    let mut cells = vec![start];
+    if let Some(mut route) = route {
+        searcher
+            .refine_next(grid, hierarchy, &mut route, &mut cells)
+            .map_err(|error| format!("{start} -> {goal}: {error}"))?;
+    }
+    Ok(clock.elapsed().as_secs_f64() * 1e6)
+}
+
+/// Per edit, the microseconds to mark it and to rebuild what it marked: each blocks a random
+/// open cell, then opens it again (both timed, the second edit undoing the first).
+fn timed_edits(
+    grid: &Grid,
+    hierarchy: &mut Hierarchy,
+    args: &HierArgs,
+) -> Result<(Vec<f64>, Vec<f64>), String> {
+    let open: Vec<Cell> = grid
+        .cells()
+        .filter(|&(_, value)| value != 0)
+        .map(|(cell, _)| cell)
+        .collect();
+    let mut edited = grid.clone();
+    let mut random = SeededRandom::new(args.seed);
+    let (mut mark_us, mut rebuild_us) = (Vec::new(), Vec::new());
+    for _ in 0..args.edits.min(open.len()) {
+        let cell = open[random.below(open.len() as u64) as usize];
+        for blocked in [true, false] {
+            edited
+                .set_blocked(cell, blocked)
+                .map_err(|error| error.to_string())?;
+            let clock = Instant::now();
+            hierarchy.cells_changed([cell]);
+            mark_us.push(clock.elapsed().as_secs_f64() * 1e6);
+            let clock = Instant::now();
+            hierarchy
+                .build_sectors(&edited, usize::MAX)
+                .map_err(|error| error.to_string())?;
+            rebuild_us.push(clock.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    Ok((mark_us, rebuild_us))
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
+fn percentile(values: &[f64], fraction: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let index = ((sorted.len() as f64 - 1.0) * fraction).round() as usize;
+    sorted.get(index).copied().unwrap_or(0.0)
+}
+
+fn report(
+    args: &HierArgs,
+    grid: &Grid,
+    (hierarchy, build_s, baseline): (&Hierarchy, f64, Algorithm),
+    times: &[QueryTimes],
+    (illegal, unmatched, suboptimality): (usize, usize, &[f64]),
+    (mark_us, rebuild_us): (Vec<f64>, Vec<f64>),
+) {
+    let mut reachable: Vec<&QueryTimes> = times.iter().filter(|t| t.optimal >= 0.0).collect();
+    reachable.sort_by(|a, b| b.optimal.total_cmp(&a.optimal));
+    let quarter = &reachable[..reachable.len().div_ceil(4)];
+    let pick = |set: &[&QueryTimes], field: fn(&QueryTimes) -> f64| -> Vec<f64> {
+        set.iter().map(|t| field(t)).collect()
+    };
+    let (all_baseline, all_whole, all_first) = (
+        pick(&reachable, |t| t.baseline_us),
+        pick(&reachable, |t| t.whole_us),
+        pick(&reachable, |t| t.first_us),
+    );
+    let (quarter_baseline, quarter_whole) = (
+        pick(quarter, |t| t.baseline_us),
+        pick(quarter, |t| t.whole_us),
+    );
+    let cells = (grid.width() as usize * grid.height() as usize).max(1);
+    let summary = serde_json::json!({
+        "map": args.map.display().to_string(),
+        "queries": times.len(),
+        "sector_size": args.sector_size,
+        "entrance_spacing": args.entrance_spacing,
+        "baseline": baseline.name(),
+        "illegal": illegal,
+        "unmatched": unmatched,
+        "mean_suboptimality": mean(suboptimality),
+        "max_suboptimality": suboptimality.iter().copied().fold(0.0, f64::max),
+        "baseline_mean_us": mean(&all_baseline),
+        "baseline_median_us": median(&all_baseline),
+        "hier_mean_us": mean(&all_whole),
+        "hier_median_us": median(&all_whole),
+        "longest_quarter_baseline_mean_us": mean(&quarter_baseline),
+        "longest_quarter_hier_mean_us": mean(&quarter_whole),
+        "longest_quarter_speedup": mean(&quarter_baseline) / mean(&quarter_whole).max(1e-9),
+        "first_cells_median_us": median(&all_first),
+        "first_cells_p99_us": percentile(&all_first, 0.99),
+        "build_s": build_s,
+        "nodes": hierarchy.node_count(),
+        "bytes_per_cell": hierarchy.memory_bytes() as f64 / cells as f64,
+        "edit_mark_mean_us": mean(&mark_us),
+        "edit_rebuild_mean_us": mean(&rebuild_us),
+        "edit_rebuild_p99_us": percentile(&rebuild_us, 0.99),
+    });
+    println!(
+        "{}: {} queries, {illegal} illegal, mean suboptimality {:.4}; longest quarter {} {:.0} us, \
+         hierarchy {:.0} us ({:.2}x); first cells p99 {:.0} us; edit {:.2} us to mark, {:.0} us to \
+         rebuild; {:.2} bytes a cell",
+        args.map.display(),
+        times.len(),
+        mean(suboptimality),
+        baseline.name(),
+        mean(&quarter_baseline),
+        mean(&quarter_whole),
+        mean(&quarter_baseline) / mean(&quarter_whole).max(1e-9),
+        percentile(&all_first, 0.99),
+        mean(&mark_us),
+        mean(&rebuild_us),
+        hierarchy.memory_bytes() as f64 / cells as f64,
+    );
+    println!("{summary}");
+}
