@@ -118,7 +118,7 @@ impl SearchSettings {
         match self.algorithm {
             Algorithm::Dijkstra => Heuristic::Zero,
             Algorithm::JumpPoint => Heuristic::Octile,
-            Algorithm::AStar | Algorithm::FlowField => self
+            Algorithm::AStar | Algorithm::FlowField | Algorithm::Hierarchical => self
                 .heuristic
                 .unwrap_or(Heuristic::default_for(self.neighborhood)),
         }

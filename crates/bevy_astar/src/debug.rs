@@ -1,11 +1,12 @@
 //! Debug overlays (feature `debug`, on by default): search traces of marked agents drawn with
-//! gizmos (closed set, open set, path), the map's links, plus optional grid lines and blocked
-//! cells. Recording
+//! gizmos (closed set, open set, path), the map's links, plus optional grid lines, blocked
+//! cells, and the sectors and entrances of the sector hierarchy. Recording
 //! the traces is the pathfinding systems' work ([`PathDebug`], [`PathTrace`] and
 //! [`PathDebugSettings`], re-exported here from the crate root).
 
 pub use crate::trace::{PathDebug, PathDebugSettings, PathTrace};
 
+use crate::engine::hierarchical::Hierarchies;
 use crate::{
     CrowdAvoidance, CrowdVelocity, NavGrid, Path, PathRequest, ProfileId, TerrainProfiles,
 };
@@ -63,7 +64,13 @@ impl Plugin for PathfindingDebugPlugin {
         .register_type::<PathfindingGizmos>()
         .add_systems(
             PostUpdate,
-            (draw_grid, draw_links, draw_traces, draw_crowds)
+            (
+                draw_grid,
+                draw_sectors,
+                draw_links,
+                draw_traces,
+                draw_crowds,
+            )
                 .chain()
                 .after(TransformSystems::Propagate)
                 .run_if(resource_exists::<NavGrid>.and_then(gizmos_enabled)),
@@ -102,6 +109,17 @@ pub struct PathfindingGizmos {
     pub link_color: Color,
     /// Closed links.
     pub closed_link_color: Color,
+    /// Whether the sector hierarchy of [`PathAlgorithm::Hierarchical`](crate::PathAlgorithm)
+    /// requests is drawn, once a request made one: each sector's outline (built sectors in
+    /// `sector_color`, those waiting to be rebuilt in `pending_sector_color`) and a dot on
+    /// each of its entrances. Off by default: a huge map has thousands of sectors.
+    pub draw_sectors: bool,
+    /// Built sectors.
+    pub sector_color: Color,
+    /// Sectors waiting to be built, searched cell by cell meanwhile.
+    pub pending_sector_color: Color,
+    /// Entrances and link ends, the nodes of the hierarchy.
+    pub entrance_color: Color,
     /// Whether agents with [`CrowdAvoidance`] are drawn: a circle of their radius
     /// and their desired and actual velocities (half a second's travel).
     pub draw_crowds: bool,
@@ -128,6 +146,10 @@ impl Default for PathfindingGizmos {
             draw_links: true,
             link_color: Color::srgb(0.3, 0.9, 1.0),
             closed_link_color: Color::srgb(1.0, 0.25, 0.25),
+            draw_sectors: false,
+            sector_color: Color::srgba(0.75, 0.5, 1.0, 0.6),
+            pending_sector_color: Color::srgba(1.0, 0.45, 0.2, 0.6),
+            entrance_color: Color::srgb(0.85, 0.6, 1.0),
             draw_crowds: true,
             crowd_radius_color: Color::srgba(0.9, 0.9, 1.0, 0.5),
             desired_velocity_color: Color::srgba(1.0, 0.55, 0.1, 0.8),
@@ -197,6 +219,39 @@ fn draw_grid(
             if !profile.is_passable(value) {
                 gizmos.cross_2d(nav.cell_center(cell), half, color);
             }
+        }
+    }
+}
+
+/// The sector hierarchy: each sector's outline, coloured by whether it is built, and a dot on
+/// each node.
+fn draw_sectors(
+    nav: Res<NavGrid>,
+    hierarchies: Option<Res<Hierarchies>>,
+    mut gizmos: Gizmos<PathfindingGizmos>,
+) {
+    let overlay = gizmos.config_ext.clone();
+    let drawn = hierarchies.as_deref().and_then(Hierarchies::drawn);
+    let (true, Some(hierarchy)) = (overlay.draw_sectors, drawn) else {
+        return;
+    };
+    let size = nav.cell_size();
+    let dot = size.abs().min_element() * 0.2;
+    for sector in 0..hierarchy.sector_count() {
+        let Some((min, max)) = hierarchy.sector_bounds(sector) else {
+            continue;
+        };
+        let (low, high) = (nav.cell_center(min), nav.cell_center(max));
+        let center = (low + high) / 2.0;
+        let extent = (high - low).abs() + size.abs();
+        let color = if hierarchy.is_built(sector) {
+            overlay.sector_color
+        } else {
+            overlay.pending_sector_color
+        };
+        gizmos.rect_2d(center, extent, color);
+        for &node in hierarchy.sector_nodes(sector) {
+            gizmos.circle_2d(nav.cell_center(node), dot, overlay.entrance_color);
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::engine::flow_field::{
     release_flow_fields,
 };
 use crate::engine::goal_batch::{GoalBatches, KeptGoalSearches};
+use crate::engine::hierarchical::{Hierarchies, build_hierarchies, record_hierarchy_changes};
 use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{
@@ -236,6 +237,7 @@ fn init_resources(app: &mut App) {
         .init_resource::<FlowFields>()
         .init_resource::<CrowdCosts>()
         .init_resource::<JumpPoints>()
+        .init_resource::<Hierarchies>()
         .init_resource::<KeptGoalSearches>()
         .init_resource::<RetiredOutcomes>()
         .init_resource::<StageGateHold>()
@@ -257,6 +259,7 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                     invalidate_paths,
                     invalidate_flow_fields,
                     record_jump_point_changes,
+                    record_hierarchy_changes,
                     sync_connectivity,
                 ),
             )
@@ -266,6 +269,7 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                 queue_changed_requests,
                 poll_flow_fields,
                 dispatch_searches,
+                build_hierarchies,
                 advance_main_thread_work,
                 release_flow_fields,
             )

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use crate::map::PathFootprint;
 use crate::outcome::SearchOutcome;
 
-/// The search algorithm a request asks for. All of them return optimal paths under the
-/// request's movement rule and cost model (A* unless its options weight the heuristic or limit
-/// the search).
+/// The search algorithm a request asks for. All of them but [`PathAlgorithm::Hierarchical`]
+/// return optimal paths under the request's movement rule and cost model (A* unless its
+/// options weight the heuristic or limit the search).
 ///
 /// Matching on this enum needs a wildcard arm, so that adding an algorithm is not a breaking
 /// change.
@@ -38,6 +38,16 @@ pub enum PathAlgorithm {
     /// crowds heading to the same place. The heuristic, weight, window and limits do not apply,
     /// and no trace is recorded.
     FlowField,
+    /// A search over the grid's sector hierarchy, for huge maps: a route across sectors of 32
+    /// cells, refined into cells sector by sector. Far less work than A* or jump points on
+    /// long paths over large maps; paths are legal and near optimal (within 1% on average on
+    /// city-like maps, see the core's `HierarchyOptions::detour_per_crossing` for the bound),
+    /// not always optimal. The hierarchy is made on the first such request and built in the
+    /// background; map changes mark the sectors they touch, which are searched cell by cell
+    /// until rebuilt. Agents of other kinds, and requests with a weight, window, limit,
+    /// partial or closest-reachable path, or trace, run A*; [`Path::algorithm`] says which
+    /// ran. No trace is recorded.
+    Hierarchical,
 }
 
 /// Asks for a path from `start` to `goal`; the result appears in the agent's [`Path`].

@@ -3,6 +3,7 @@
 
 pub mod common;
 
+use astar_grid::{CostModel, Movement};
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
 use common::{
@@ -584,4 +585,106 @@ fn a_goal_s_later_crowd_resumes_the_dijkstra_of_its_first_on_the_same_map_only()
     assert_eq!(stats.goal_batches_resumed, 1, "{stats:?}");
     let walled = current_grid(&app);
     assert_found_by(&app, &walled, &third, &open, goal, PathAlgorithm::FlowField);
+}
+
+/// A 160 x 120 city of blocks between streets: long routes across many 32-cell sectors.
+fn city_grid() -> Grid {
+    Grid::from_fn(160, 120, |cell| {
+        let (x, y) = (cell.x % 20, cell.y % 15);
+        // Blocks of 16 x 11 between streets 4 wide; every third block has an alley through it.
+        let in_block = x >= 4 && y >= 4;
+        let alley = (cell.x / 20 + cell.y / 15) % 3 == 0 && x == 11;
+        u8::from(!in_block || alley)
+    })
+}
+
+/// `found` is a legal walk from `start` to `goal` on `grid`, priced as its steps, no cheaper
+/// than the reference's optimum and within a tenth of it.
+fn assert_legal_and_near_optimal(grid: &Grid, found: &Path, start: Cell, goal: Cell) {
+    assert_eq!(found.status, PathStatus::Found);
+    let cells = found.cells();
+    assert_eq!((cells.first(), cells.last()), (Some(&start), Some(&goal)));
+    assert_eq!(illegal_walk(grid, &cells, Movement::EIGHT), None);
+    let walked: f64 = cells
+        .windows(2)
+        .map(|step| {
+            grid.walk_cost(step[0], step[1], Movement::EIGHT, CostModel::Octile)
+                .expect("a legal step")
+        })
+        .sum();
+    assert!(
+        (walked - found.cost()).abs() < 1e-6,
+        "{walked} vs {}",
+        found.cost()
+    );
+    let optimal = common::reference_cost(grid, &PathRequest::new(start, goal)).expect("reachable");
+    assert!(
+        found.cost() >= optimal - 1e-6,
+        "{} below the optimum {optimal}",
+        found.cost()
+    );
+    assert!(
+        found.cost() <= optimal * 1.1,
+        "{} far above the optimum {optimal}",
+        found.cost()
+    );
+}
+
+#[test]
+fn hierarchical_requests_get_legal_near_optimal_paths_and_follow_towers() {
+    let grid = city_grid();
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let trips = [
+        (Cell::new(0, 0), Cell::new(158, 105)),
+        (Cell::new(2, 117), Cell::new(157, 1)),
+        (Cell::new(41, 2), Cell::new(41, 118)),
+    ];
+    let request =
+        |(start, goal)| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::Hierarchical);
+    let agents: Vec<Entity> = trips.map(|trip| spawn(&mut app, request(trip))).into();
+    settle(&mut app, &agents);
+    for (&agent, &(start, goal)) in agents.iter().zip(&trips) {
+        let found = path(&app, agent);
+        assert_legal_and_near_optimal(&current_grid(&app), &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::Hierarchical);
+    }
+
+    // Towers on the first agent's path, one at a time: each cut path is searched again (or
+    // repaired) around it, and every path stays legal while the hierarchy is rebuilt.
+    for step in [10, 40, 80] {
+        let cells = path(&app, agents[0]).cells().to_vec();
+        let tower = cells[step.min(cells.len() - 2)];
+        block(&mut app, tower);
+        settle(&mut app, &agents);
+        let now = current_grid(&app);
+        for (&agent, &(start, goal)) in agents.iter().zip(&trips) {
+            let found = path(&app, agent);
+            assert!(!found.cells().contains(&tower));
+            assert_legal_and_near_optimal(&now, &found, start, goal);
+        }
+    }
+
+    // Once the background build has landed, new searches still give legal paths.
+    for _ in 0..200 {
+        app.update();
+    }
+    for &agent in &agents {
+        app.world_mut()
+            .get_mut::<PathRequest>(agent)
+            .expect("alive")
+            .set_changed();
+    }
+    settle(&mut app, &agents);
+    for (&agent, &(start, goal)) in agents.iter().zip(&trips) {
+        let found = path(&app, agent);
+        assert_legal_and_near_optimal(&current_grid(&app), &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::Hierarchical);
+    }
+
+    // A weight is beyond the hierarchy: A* answers.
+    let weighted = request(trips[0]);
+    let weighted = weighted.with_options(weighted.options.with_weight(1.5));
+    let agent = spawn(&mut app, weighted);
+    settle(&mut app, &[agent]);
+    assert_eq!(path(&app, agent).algorithm, PathAlgorithm::AStar);
 }

@@ -341,6 +341,33 @@ impl Hierarchy {
         }
     }
 
+    /// Whether [`Hierarchy::cells_changed`] would leave the hierarchy as it is: every sector
+    /// it would mark for `cells` is waiting already. Lets a caller that shares the hierarchy
+    /// skip copying it for nothing.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions};
+    ///
+    /// let grid = Grid::new(32, 32);
+    /// let mut hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(8))?;
+    /// assert!(!hierarchy.already_marked([Cell::new(8, 8)]));
+    /// hierarchy.cells_changed([Cell::new(8, 8)]);
+    /// assert!(hierarchy.already_marked([Cell::new(8, 8)]));
+    /// # Ok::<(), astar_grid::HierarchyError>(())
+    /// ```
+    #[must_use]
+    pub fn already_marked(&self, cells: impl IntoIterator<Item = Cell>) -> bool {
+        cells.into_iter().all(|cell| {
+            (-1..=1).all(|dy| {
+                (-1..=1).all(|dx| {
+                    cell.offset(dx, dy)
+                        .and_then(|near| self.sector_of(near))
+                        .is_none_or(|sector| self.sectors[sector].state == SectorState::Pending)
+                })
+            })
+        })
+    }
+
     fn mark(&mut self, sector: usize) {
         let entry = &mut self.sectors[sector];
         if entry.state != SectorState::Pending {

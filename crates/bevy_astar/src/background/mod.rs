@@ -334,7 +334,7 @@ mod main_thread {
         /// Runs queued work oldest first for `budget`: the oldest runs at least to its next
         /// slice point; a piece that yields because its time is up stays first in the queue
         /// (one waiting on anything else goes last). Returns how many pieces are left.
-        pub(super) fn run(&self, budget: Duration) -> usize {
+        pub(crate) fn run(&self, budget: Duration) -> usize {
             let began = Instant::now();
             let deadline = began
                 .checked_add(budget)

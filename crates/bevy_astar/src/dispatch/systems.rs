@@ -14,6 +14,7 @@ use crate::engine::flow_field::{
 use crate::engine::goal_batch::{
     BatchGroup, BatchMember, GoalBatches, KeptGoalSearches, MOST_FRAMES_HELD,
 };
+use crate::engine::hierarchical::Hierarchies;
 use crate::engine::jump_point::JumpPoints;
 use crate::engine::{SearchEngine, outcome_of};
 use crate::goal_tree::{PublishedTree, SharedRoute, SharedTree};
@@ -85,6 +86,7 @@ pub(crate) struct DispatchContext<'w> {
     debug: Option<Res<'w, PathDebugSettings>>,
     fields: ResMut<'w, FlowFields>,
     jump_points: ResMut<'w, JumpPoints>,
+    hierarchies: ResMut<'w, Hierarchies>,
     profiles: Res<'w, TerrainProfiles>,
     layers: ResMut<'w, AgentLayers>,
     batches: ResMut<'w, GoalBatches>,
@@ -172,6 +174,7 @@ struct Dispatcher<'a, 'w, 's> {
     stats: &'a mut PathfindingStats,
     fields: &'a mut FlowFields,
     jump_points: &'a mut JumpPoints,
+    hierarchies: &'a mut Hierarchies,
     profiles: &'a TerrainProfiles,
     layers: &'a mut AgentLayers,
     notifier: PathNotifier<'w, 's>,
@@ -211,6 +214,7 @@ impl<'a, 'w, 's> Dispatcher<'a, 'w, 's> {
             debug,
             fields,
             jump_points,
+            hierarchies,
             profiles,
             layers,
             batches,
@@ -230,6 +234,7 @@ impl<'a, 'w, 's> Dispatcher<'a, 'w, 's> {
             stats,
             fields,
             jump_points,
+            hierarchies,
             profiles,
             layers,
             notifier,
@@ -711,6 +716,7 @@ impl Dispatcher<'_, '_, '_> {
                 SearchEngine::Repair(cells)
             }
             SearchEngine::JumpPoint(None) => self.jump_points.engine_for(self.nav),
+            SearchEngine::Hierarchical(None) => self.hierarchies.engine_for(self.nav, &job.options),
             SearchEngine::FlowField(None) => {
                 let field_key = FieldKey::of_job(&job);
                 let capacity = self.launcher.settings.max_flow_fields;

@@ -8,6 +8,7 @@
 //! - [`jump_point`]: uniform grids and optimal octile options, else A*;
 //! - [`flow_field`]: shared fields per goal, kept up to date under map edits;
 //! - [`goal_batch`]: many optimal requests for one goal, one Dijkstra from the goal;
+//! - [`hierarchical`]: a search over the grid's sector hierarchy, for huge maps, else A*;
 //! - [`repair`]: a cut path spliced around the cut, else A*.
 //!
 //! Adding an engine means a module here, a variant of [`SearchEngine`] (what dispatch's `route`
@@ -18,6 +19,7 @@
 pub(crate) mod astar;
 pub(crate) mod flow_field;
 pub(crate) mod goal_batch;
+pub(crate) mod hierarchical;
 pub(crate) mod jump_point;
 pub(crate) mod repair;
 
@@ -26,8 +28,8 @@ use crate::map::PathFootprint;
 use crate::outcome::{SearchJob, SearchOutcome};
 use crate::{PathAlgorithm, PathStatus};
 use astar_grid::{
-    Cell, GoalTree, Grid, JumpGrid, SearchError, SearchOptions, SearchResult, SearchStatus,
-    Searcher, SmoothingOptions, smooth_path_cells,
+    Cell, GoalTree, Grid, Hierarchy, JumpGrid, SearchError, SearchOptions, SearchResult,
+    SearchStatus, Searcher, SmoothingOptions, smooth_path_cells,
 };
 use bevy::platform::time::Instant;
 use core::cell::RefCell;
@@ -90,6 +92,9 @@ pub(crate) enum SearchEngine {
     /// Local repair: detours spliced into these cells of the agent's cut path, from the job's
     /// start to its goal, where they became blocked.
     Repair(Vec<Cell>),
+    /// A search over the grid's sector hierarchy (a snapshot taken with the grid's), where the
+    /// options allow it, else A*.
+    Hierarchical(Option<Arc<Hierarchy>>),
 }
 
 impl SearchEngine {
@@ -102,6 +107,8 @@ impl SearchEngine {
             PathAlgorithm::JumpPoint if kind.is_default() => Self::JumpPoint(None),
             PathAlgorithm::JumpPoint => Self::AStar,
             PathAlgorithm::FlowField => Self::FlowField(None),
+            PathAlgorithm::Hierarchical if kind.is_default() => Self::Hierarchical(None),
+            PathAlgorithm::Hierarchical => Self::AStar,
         }
     }
 }
@@ -113,6 +120,9 @@ impl core::fmt::Debug for SearchEngine {
             Self::JumpPoint(grid) => write!(f, "JumpPoint(prepared: {})", grid.is_some()),
             Self::FlowField(field) => write!(f, "FlowField(prepared: {})", field.is_some()),
             Self::Repair(cells) => f.debug_tuple("Repair").field(cells).finish(),
+            Self::Hierarchical(hierarchy) => {
+                write!(f, "Hierarchical(prepared: {})", hierarchy.is_some())
+            }
         }
     }
 }
@@ -132,6 +142,7 @@ impl PartialEq for SearchEngine {
             (Self::JumpPoint(a), Self::JumpPoint(b)) => same(a.as_ref(), b.as_ref()),
             (Self::FlowField(a), Self::FlowField(b)) => same(a.as_ref(), b.as_ref()),
             (Self::Repair(a), Self::Repair(b)) => a == b,
+            (Self::Hierarchical(a), Self::Hierarchical(b)) => same(a.as_ref(), b.as_ref()),
             _ => false,
         }
     }
@@ -159,6 +170,9 @@ pub(crate) async fn run_search(
             jump_point::run(searcher, grid, jump_grid, job, cancelled).await
         }
         SearchEngine::Repair(cells) => repair::run(searcher, grid, cells, job, cancelled).await,
+        SearchEngine::Hierarchical(Some(hierarchy)) => {
+            hierarchical::run(searcher, grid, hierarchy, job, cancelled).await
+        }
         // Unless the request asks for the closest reachable cell and the field does not reach
         // its start (or the goal was walled since the field was chosen): A* finds that cell
         // (the last arm).
@@ -166,11 +180,12 @@ pub(crate) async fn run_search(
             Some(flow_field::run(grid, field, job))
         }
         // A* itself, and engines without their data (dispatch prepares every engine it starts).
-        SearchEngine::AStar | SearchEngine::JumpPoint(None) | SearchEngine::FlowField(_) => {
-            astar::run(searcher, grid, job, cancelled)
-                .await
-                .map(EngineAnswer::astar)
-        }
+        SearchEngine::AStar
+        | SearchEngine::JumpPoint(None)
+        | SearchEngine::FlowField(_)
+        | SearchEngine::Hierarchical(None) => astar::run(searcher, grid, job, cancelled)
+            .await
+            .map(EngineAnswer::astar),
     }?;
     drop(lease);
     let mut outcome = outcome_of(job, grid, answer.result, answer.algorithm);

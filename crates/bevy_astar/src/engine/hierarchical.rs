@@ -1,0 +1,310 @@
+//! The hierarchical engine: a search over the navigation grid's sector hierarchy
+//! ([`Hierarchy`]), for huge maps, where it can honour the request (no weight, window, limit,
+//! partial or closest-reachable path, or trace; agents of the default kind). Other requests
+//! run A*, and [`Path::algorithm`](crate::Path::algorithm) says which ran. It records no
+//! trace.
+//!
+//! The hierarchy is kept per movement rule and cost model that requests ask for, from the
+//! first such request on: map changes mark the sectors they touch at once (those are searched
+//! cell by cell), and the sectors waiting are built in the background, a slice at a time.
+
+use super::{EngineAnswer, SearchEngine, SearchJob, astar};
+use crate::background::{BackgroundTask, Placement, slice_point};
+use crate::{NavChange, NavChanged, NavGrid, PathAlgorithm};
+use astar_grid::{
+    Algorithm, Cell, CostModel, Grid, Hierarchy, HierarchyOptions, HierarchySearcher, Movement,
+    SearchOptions, Searcher,
+};
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use core::cell::RefCell;
+use core::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Sectors built between two slice points of a background build.
+const SECTORS_PER_SLICE: usize = 4;
+
+std::thread_local! {
+    /// The hierarchical searcher of this thread: it grows to the hierarchy it searches and is
+    /// then reused.
+    static SEARCHER: RefCell<HierarchySearcher> = RefCell::new(HierarchySearcher::new());
+}
+
+/// The hierarchies of the navigation grid, one per movement rule and cost model.
+#[derive(Resource, Default)]
+pub(crate) struct Hierarchies {
+    entries: HashMap<(Movement, CostModel), HierarchyEntry>,
+}
+
+/// One hierarchy, the grid it belongs to, and its build in the background.
+struct HierarchyEntry {
+    /// The hierarchy as searches read it: every sector built is current with the grid.
+    hierarchy: Arc<Hierarchy>,
+    /// The [`NavGrid::id`] of its grid.
+    grid_id: u64,
+    /// The build running, on a copy of the hierarchy and a snapshot of the grid.
+    build: Option<BackgroundTask<Hierarchy>>,
+    /// The cells changed since the running build's snapshot: its sectors built over them are
+    /// marked again when it lands.
+    changed_during_build: Vec<Cell>,
+}
+
+impl Hierarchies {
+    /// The engine for a hierarchical request with `options` on `nav` now: the hierarchy of its
+    /// movement rule and cost model, made (with no sector built yet) on the first request.
+    pub(crate) fn engine_for(&mut self, nav: &NavGrid, options: &SearchOptions) -> SearchEngine {
+        if Algorithm::Hierarchical.check_options(options).is_err() {
+            return SearchEngine::AStar;
+        }
+        let key = (options.movement, options.cost);
+        let fresh = self
+            .entries
+            .get(&key)
+            .is_none_or(|entry| entry.grid_id != nav.id());
+        if fresh {
+            let cut = HierarchyOptions::default()
+                .with_movement(options.movement)
+                .with_cost(options.cost);
+            let Ok(hierarchy) = Hierarchy::new(nav.grid(), cut) else {
+                return SearchEngine::AStar;
+            };
+            let entry = HierarchyEntry {
+                hierarchy: Arc::new(hierarchy),
+                grid_id: nav.id(),
+                build: None,
+                changed_during_build: Vec::new(),
+            };
+            self.entries.insert(key, entry);
+        }
+        let Some(entry) = self.entries.get_mut(&key) else {
+            return SearchEngine::AStar;
+        };
+        // Edits made since the last published version count too.
+        entry.mark(&nav.pending_changes());
+        SearchEngine::Hierarchical(Some(Arc::clone(&entry.hierarchy)))
+    }
+
+    /// Marks the sectors a published map change touches, in every hierarchy of its grid; a
+    /// change of the whole map drops them (the next request makes a new one).
+    fn record(&mut self, change: &NavChange, grid_id: u64) {
+        if change.is_whole_map() {
+            self.entries.clear();
+            return;
+        }
+        for entry in self.entries.values_mut() {
+            if entry.grid_id == grid_id {
+                entry.mark(change);
+            }
+        }
+    }
+
+    /// Collects finished builds, and starts a build for each hierarchy with sectors waiting.
+    fn advance(&mut self, nav: &NavGrid, placement: Placement<'_>) {
+        self.entries.retain(|_, entry| entry.grid_id == nav.id());
+        for entry in self.entries.values_mut() {
+            if let Some(task) = entry.build.as_mut()
+                && let Some(mut built) = task.check_ready()
+            {
+                built.cells_changed(entry.changed_during_build.drain(..));
+                entry.hierarchy = Arc::new(built);
+                entry.build = None;
+            }
+            if entry.build.is_none() && entry.hierarchy.pending() > 0 {
+                let mut copy = Hierarchy::clone(&entry.hierarchy);
+                let grid = nav.snapshot();
+                entry.changed_during_build.clear();
+                entry.build = Some(BackgroundTask::spawn(
+                    async move {
+                        while copy.pending() > 0 {
+                            if copy.build_sectors(&grid, SECTORS_PER_SLICE).is_err() {
+                                break;
+                            }
+                            slice_point().await;
+                        }
+                        copy
+                    },
+                    placement,
+                ));
+            }
+        }
+    }
+
+    /// The hierarchy the debug overlay draws: that of the default movement rule and cost
+    /// model, else any.
+    pub(crate) fn drawn(&self) -> Option<&Hierarchy> {
+        let defaults = SearchOptions::default();
+        self.hierarchy(defaults.movement, defaults.cost)
+            .or_else(|| {
+                self.entries
+                    .values()
+                    .next()
+                    .map(|entry| entry.hierarchy.as_ref())
+            })
+    }
+
+    /// The hierarchy searches of `movement` and `cost` read now, if one was made.
+    pub(crate) fn hierarchy(&self, movement: Movement, cost: CostModel) -> Option<&Hierarchy> {
+        self.entries
+            .get(&(movement, cost))
+            .map(|entry| entry.hierarchy.as_ref())
+    }
+}
+
+impl HierarchyEntry {
+    /// Marks the sectors `change` touches: its cells and the ends of its links.
+    fn mark(&mut self, change: &NavChange) {
+        let cells: Vec<Cell> = change
+            .cells()
+            .map(|changed| changed.cell)
+            .chain(change.link_ends())
+            .collect();
+        if cells.is_empty() {
+            return;
+        }
+        if self.build.is_some() {
+            // Marked again when the build lands, even where the hierarchy waits already.
+            self.changed_during_build.extend_from_slice(&cells);
+        }
+        if !self.hierarchy.already_marked(cells.iter().copied()) {
+            Arc::make_mut(&mut self.hierarchy).cells_changed(cells);
+        }
+    }
+}
+
+/// Marks the sectors this frame's [`NavChanged`] messages touch.
+pub(crate) fn record_hierarchy_changes(
+    mut changes: MessageReader<NavChanged>,
+    mut hierarchies: ResMut<Hierarchies>,
+    nav: Option<Res<NavGrid>>,
+) {
+    let Some(nav) = nav else {
+        return;
+    };
+    for message in changes.read() {
+        hierarchies.record(&message.change, nav.id());
+    }
+}
+
+/// Lands finished builds of the hierarchies and starts builds of the sectors waiting.
+pub(crate) fn build_hierarchies(
+    mut hierarchies: ResMut<Hierarchies>,
+    nav: Option<Res<NavGrid>>,
+    settings: Res<crate::PathfindingSettings>,
+    work: Res<crate::background::MainThreadWork>,
+) {
+    let Some(nav) = nav else {
+        return;
+    };
+    if hierarchies.entries.is_empty() {
+        return;
+    }
+    let placement = Placement {
+        thread: settings.search_thread,
+        queue: &work,
+    };
+    hierarchies.advance(&nav, placement);
+}
+
+/// Runs `job` over `hierarchy` (a hierarchy of `grid`), or by A* on `grid` when its options
+/// are beyond the hierarchy or the hierarchy cannot answer; `None` when a fallback A* was
+/// cancelled.
+pub(super) async fn run(
+    searcher: &mut Searcher,
+    grid: &Grid,
+    hierarchy: &Arc<Hierarchy>,
+    job: &SearchJob,
+    cancelled: &AtomicBool,
+) -> Option<EngineAnswer> {
+    let cut = hierarchy.options();
+    let fits = Algorithm::Hierarchical.check_options(&job.options).is_ok()
+        && (cut.movement, cut.cost) == (job.options.movement, job.options.cost);
+    let answer = fits
+        .then(|| {
+            SEARCHER.with_borrow_mut(|hierarchical| {
+                hierarchical.find_path(grid, hierarchy, job.start, job.goal)
+            })
+        })
+        .filter(Result::is_ok);
+    match answer {
+        Some(result) => Some(EngineAnswer {
+            result,
+            algorithm: PathAlgorithm::Hierarchical,
+            cacheable: true,
+        }),
+        None => astar::run(searcher, grid, job, cancelled)
+            .await
+            .map(EngineAnswer::astar),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SearchThread;
+    use crate::background::MainThreadWork;
+
+    fn placement(work: &MainThreadWork) -> Placement<'_> {
+        Placement {
+            thread: SearchThread::MainThread,
+            queue: work,
+        }
+    }
+
+    /// Runs the builds until none is left, landing each.
+    fn settle(hierarchies: &mut Hierarchies, nav: &NavGrid, work: &MainThreadWork) {
+        for _ in 0..10_000 {
+            hierarchies.advance(nav, placement(work));
+            let busy = hierarchies
+                .entries
+                .values()
+                .any(|entry| entry.build.is_some() || entry.hierarchy.pending() > 0);
+            if !busy {
+                return;
+            }
+            work.run(core::time::Duration::MAX);
+        }
+        panic!("the builds never settled");
+    }
+
+    #[test]
+    fn edits_during_a_build_are_marked_again_and_the_hierarchy_ends_as_built_fresh() {
+        let mut nav = NavGrid::new(Grid::new(96, 64));
+        nav.fill_rect(Cell::new(40, 0), Cell::new(43, 50), 0);
+        let work = MainThreadWork::default();
+        let mut hierarchies = Hierarchies::default();
+        let options = SearchOptions::default();
+        assert!(matches!(
+            hierarchies.engine_for(&nav, &options),
+            SearchEngine::Hierarchical(Some(_))
+        ));
+        // A build starts; an edit is published while it runs.
+        hierarchies.advance(&nav, placement(&work));
+        nav.block(Cell::new(10, 10)).expect("inside");
+        nav.fill_rect(Cell::new(60, 30), Cell::new(70, 31), 0);
+        let change = Arc::new(nav.take_changes());
+        hierarchies.record(&change, nav.id());
+        settle(&mut hierarchies, &nav, &work);
+        let cut = HierarchyOptions::default();
+        let fresh = Hierarchy::build(nav.grid(), cut).expect("valid");
+        assert!(
+            hierarchies.hierarchy(cut.movement, cut.cost) == Some(&fresh),
+            "the hierarchy differs from one built fresh"
+        );
+        // Pending edits are marked when a request reads the hierarchy.
+        nav.block(Cell::new(80, 60)).expect("inside");
+        let _ = hierarchies.engine_for(&nav, &options);
+        let marked = hierarchies
+            .hierarchy(cut.movement, cut.cost)
+            .map(Hierarchy::pending);
+        assert!(marked > Some(0));
+    }
+
+    #[test]
+    fn options_beyond_the_hierarchy_run_a_star() {
+        let nav = NavGrid::new(Grid::new(16, 16));
+        let mut hierarchies = Hierarchies::default();
+        let weighted = SearchOptions::default().with_weight(2.0);
+        assert_eq!(hierarchies.engine_for(&nav, &weighted), SearchEngine::AStar);
+        assert!(hierarchies.entries.is_empty());
+    }
+}
