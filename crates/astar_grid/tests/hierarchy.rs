@@ -224,13 +224,14 @@ fn check_query(
 }
 
 fn options() -> impl Strategy<Value = HierarchyOptions> {
-    (2u32..=7, 1u32..=6, movement(), any_cost_model()).prop_map(
-        |(size, spacing, movement, cost)| {
+    (2u32..=7, 1u32..=6, movement(), any_cost_model(), 0u8..=4).prop_map(
+        |(size, spacing, movement, cost, landmarks)| {
             HierarchyOptions::default()
                 .with_sector_size(size)
                 .with_entrance_spacing(spacing)
                 .with_movement(movement)
                 .with_cost(cost)
+                .with_landmarks(landmarks)
         },
     )
 }
@@ -277,6 +278,9 @@ proptest! {
         add_links(&mut grid, &links);
         let mut hierarchy = Hierarchy::new(&grid, options).expect("valid options");
         hierarchy.build_sectors(&grid, built).expect("same grid");
+        let guided = hierarchy.prepare_landmarks(&grid).expect("same grid");
+        prop_assert_eq!(guided, hierarchy.has_landmarks());
+        prop_assert!(!guided || hierarchy.pending() == 0);
         let cells = walkable(&grid);
         prop_assume!(!cells.is_empty());
         let mut searcher = HierarchySearcher::new();
@@ -315,6 +319,8 @@ proptest! {
             }
         }
         hierarchy.build_sectors(&grid, partial).expect("same grid");
+        prop_assert!(!hierarchy.has_landmarks() || hierarchy.pending() == 0);
+        hierarchy.prepare_landmarks(&grid).expect("same grid");
         let cells = walkable(&grid);
         let mut searcher = HierarchySearcher::new();
         if !cells.is_empty() {
@@ -326,6 +332,33 @@ proptest! {
         hierarchy.build_sectors(&grid, usize::MAX).expect("same grid");
         prop_assert_eq!(hierarchy.pending(), 0);
         prop_assert!(hierarchy == Hierarchy::build(&grid, options).expect("valid options"));
+    }
+
+    /// Landmarks only guide the search: the route costs what it costs without them.
+    #[test]
+    fn landmarks_leave_the_routes_cost_as_it_is(
+        mut grid in random_grid(22, 22),
+        options in options(),
+        links in raw_links(),
+        count in 1u8..=6,
+        queries in queries(),
+    ) {
+        add_links(&mut grid, &links);
+        let plain = Hierarchy::build(&grid, options.with_landmarks(0)).expect("valid options");
+        let guided = Hierarchy::build(&grid, options.with_landmarks(count)).expect("valid options");
+        prop_assert!(!plain.has_landmarks());
+        let cells = walkable(&grid);
+        prop_assume!(!cells.is_empty());
+        let mut searcher = HierarchySearcher::new();
+        for (start, goal) in queries {
+            let (start, goal) = (cells[start.index(cells.len())], cells[goal.index(cells.len())]);
+            let without = searcher.route(&grid, &plain, start, goal).expect("valid").map(|route| route.cost());
+            let with = searcher.route(&grid, &guided, start, goal).expect("valid").map(|route| route.cost());
+            match (without, with) {
+                (Some(a), Some(b)) => prop_assert!((a - b).abs() <= 1e-5 * a.max(1.0), "{} without landmarks, {} with", a, b),
+                (a, b) => prop_assert_eq!(a, b),
+            }
+        }
     }
 
     /// A route refined a leg at a time gives the path a whole search gives, and its first leg

@@ -38,7 +38,7 @@ pub enum PathAlgorithm {
     /// crowds heading to the same place. The heuristic, weight, window and limits do not apply,
     /// and no trace is recorded.
     FlowField,
-    /// A search over the grid's sector hierarchy, for huge maps: a route across sectors of 32
+    /// A search over the grid's sector hierarchy, for huge maps: a route across sectors of 64
     /// cells, refined into cells sector by sector. Far less work than A* or jump points on
     /// long paths over large maps; paths are legal and near optimal (within 1% on average on
     /// city-like maps, see the core's `HierarchyOptions::detour_per_crossing` for the bound),

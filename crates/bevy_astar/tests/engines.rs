@@ -587,7 +587,7 @@ fn a_goal_s_later_crowd_resumes_the_dijkstra_of_its_first_on_the_same_map_only()
     assert_found_by(&app, &walled, &third, &open, goal, PathAlgorithm::FlowField);
 }
 
-/// A 160 x 120 city of blocks between streets: long routes across many 32-cell sectors.
+/// A 160 x 120 city of blocks between streets: long routes across several 64-cell sectors.
 fn city_grid() -> Grid {
     Grid::from_fn(160, 120, |cell| {
         let (x, y) = (cell.x % 20, cell.y % 15);

@@ -22,7 +22,7 @@ const fn algorithm_help(algorithm: Algorithm) -> &'static str {
              its \"expanded\" count its share of the cells the build settled"
         }
         Algorithm::Hierarchical => {
-            "A sector hierarchy (32-cell sectors, entrances every 8 cells), built before the timed \
+            "A sector hierarchy (64-cell sectors, entrances every 16 cells, 12 landmarks), built before the timed \
              queries; paths are legal and near optimal, judged by \"illegal\" and \
              \"mean_suboptimality\" instead of mismatches"
         }

@@ -26,6 +26,9 @@ pub struct HierArgs {
     /// An entrance every this many cells along a border.
     #[arg(long, default_value_t = HierarchyOptions::default().entrance_spacing)]
     pub entrance_spacing: u32,
+    /// Landmarks guiding the searches.
+    #[arg(long, default_value_t = HierarchyOptions::default().landmarks)]
+    pub landmarks: u8,
     /// Cell edits timed: each blocks an open cell, tells the hierarchy and rebuilds what it
     /// marked, then opens the cell again.
     #[arg(long, default_value_t = 200)]
@@ -48,10 +51,12 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
     let (grid, scenario) = load(&args.map, &args.scen)?;
     let cut = HierarchyOptions::default()
         .with_sector_size(args.sector_size)
-        .with_entrance_spacing(args.entrance_spacing);
+        .with_entrance_spacing(args.entrance_spacing)
+        .with_landmarks(args.landmarks);
     let started = Instant::now();
     let mut hierarchy = Hierarchy::build(&grid, cut).map_err(|error| error.to_string())?;
     let build_s = started.elapsed().as_secs_f64();
+    let bytes = hierarchy.memory_bytes();
     let baseline_algorithm = if grid.has_terrain_costs() {
         Algorithm::AStar
     } else {
@@ -94,7 +99,7 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
     report(
         args,
         &grid,
-        (&hierarchy, build_s, baseline_algorithm),
+        (&hierarchy, build_s, bytes, baseline_algorithm),
         &times,
         (illegal, unmatched, &suboptimality),
         (mark_us, rebuild_us),
@@ -184,7 +189,7 @@ fn percentile(values: &[f64], fraction: f64) -> f64 {
 fn report(
     args: &HierArgs,
     grid: &Grid,
-    (hierarchy, build_s, baseline): (&Hierarchy, f64, Algorithm),
+    (hierarchy, build_s, bytes, baseline): (&Hierarchy, f64, usize, Algorithm),
     times: &[QueryTimes],
     (illegal, unmatched, suboptimality): (usize, usize, &[f64]),
     (mark_us, rebuild_us): (Vec<f64>, Vec<f64>),
@@ -226,7 +231,8 @@ fn report(
         "first_cells_p99_us": percentile(&all_first, 0.99),
         "build_s": build_s,
         "nodes": hierarchy.node_count(),
-        "bytes_per_cell": hierarchy.memory_bytes() as f64 / cells as f64,
+        "landmarks": args.landmarks,
+        "bytes_per_cell": bytes as f64 / cells as f64,
         "edit_mark_mean_us": mean(&mark_us),
         "edit_rebuild_mean_us": mean(&rebuild_us),
         "edit_rebuild_p99_us": percentile(&rebuild_us, 0.99),
@@ -245,7 +251,7 @@ fn report(
         percentile(&all_first, 0.99),
         mean(&mark_us),
         mean(&rebuild_us),
-        hierarchy.memory_bytes() as f64 / cells as f64,
+        bytes as f64 / cells as f64,
     );
     println!("{summary}");
 }

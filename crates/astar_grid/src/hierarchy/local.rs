@@ -95,6 +95,41 @@ impl StepRules {
         Some(next)
     }
 
+    /// Calls `visit` with each cell one legal step (and, with `links`, one open link) from the
+    /// walkable `cell`, and what that step costs, leaving out the cells inside `inside` (the
+    /// cell's own sector, when only the ways out of it are wanted).
+    pub(crate) fn steps_leaving(
+        self,
+        grid: &Grid,
+        (cell, inside): (Cell, Option<Rect>),
+        links: bool,
+        mut visit: impl FnMut(Cell, f64),
+    ) {
+        let index = grid.index(cell);
+        let stays = |next: Cell| inside.is_some_and(|rect| rect.contains(next));
+        for &(dx, dy) in &DIRECTIONS[..self.directions()] {
+            if self.walk(grid, index, (dx, dy)).is_none() {
+                continue;
+            }
+            // A walkable neighbour lies inside the grid.
+            let next = Cell::new(
+                cell.x.wrapping_add_signed(dx),
+                cell.y.wrapping_add_signed(dy),
+            );
+            if !stays(next) {
+                visit(next, self.base((dx, dy)) * f64::from(grid.value(next)));
+            }
+        }
+        if links && grid.links.has_steps() {
+            for step in grid.links.steps_from(index) {
+                let next = grid.cell_at(step.to as usize);
+                if !stays(next) && grid.is_walkable(next) {
+                    visit(next, step.cost);
+                }
+            }
+        }
+    }
+
     /// The price of a step by `(dx, dy)`, before the terrain of the cell entered.
     #[inline]
     pub(crate) fn base(self, (dx, dy): (i32, i32)) -> f64 {

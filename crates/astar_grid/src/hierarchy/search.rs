@@ -8,7 +8,6 @@ use super::local::{Flow, LocalSearch, StepRules};
 use super::{Hierarchy, SectorState};
 use crate::endpoints::validate_endpoints;
 use crate::links::LinkBound;
-use crate::movement::DIRECTIONS;
 use crate::search::{OpenEntry, OpenList};
 use crate::{Cell, Grid, Path, SearchError, SearchResult, SearchStats, SearchStatus};
 
@@ -182,6 +181,9 @@ pub struct HierarchySearcher {
     /// Per node of the goal's sector, the cost inside it to the goal.
     to_goal: Vec<f64>,
     keys: Vec<Key>,
+    /// Per landmark, the distance from it to the goal (`None` when the hierarchy has no
+    /// landmarks, or the goal's sector is not built).
+    goal_bounds: Option<Vec<f64>>,
 }
 
 /// What one query knows while it searches.
@@ -412,8 +414,10 @@ impl HierarchySearcher {
         } else {
             Key::Cell(grid.index(start) as u32)
         };
+        self.goal_bounds = None;
         if query.built(query.goal_sector) {
             self.join_goal(&query);
+            self.measure_goal_bounds(&query);
         }
         let goal_key = if query.built(query.goal_sector) {
             Key::Goal
@@ -441,11 +445,7 @@ impl HierarchySearcher {
                 let total = cost + step;
                 if searcher.improves(next_handle, total) {
                     searcher.set(next_handle, total, handle);
-                    let h = if next == Key::Goal {
-                        0.0
-                    } else {
-                        query.estimate(query.cell_of(next), &searcher.bound)
-                    };
+                    let h = searcher.estimate(&query, next);
                     searcher
                         .open
                         .push(OpenEntry::new(total + h, total, next_handle));
@@ -539,6 +539,47 @@ impl HierarchySearcher {
         );
     }
 
+    /// The distance from each landmark to the goal: through the goal's sector's nodes, whose
+    /// distances the landmarks hold, and their ways to the goal inside it.
+    fn measure_goal_bounds(&mut self, query: &Query<'_>) {
+        let Some(landmarks) = query.hierarchy.landmarks.as_ref() else {
+            return;
+        };
+        let mut bounds = vec![f64::INFINITY; landmarks.count()];
+        for (local, &inside) in self.to_goal.iter().enumerate() {
+            let from = landmarks.of(query.goal_sector, local as u8);
+            for (bound, &distance) in bounds.iter_mut().zip(from) {
+                *bound = bound.min(f64::from(distance) + inside);
+            }
+        }
+        self.goal_bounds = Some(bounds);
+    }
+
+    /// The estimate of the way from `key` to the goal: the plain estimate (through links'
+    /// shortcuts), and at a sector's node the landmarks' bound when larger.
+    fn estimate(&self, query: &Query<'_>, key: Key) -> f64 {
+        let plain = match key {
+            Key::Goal => return 0.0,
+            _ => query.estimate(query.cell_of(key), &self.bound),
+        };
+        let (Key::Node { sector, local }, Some(bounds), Some(landmarks)) = (
+            key,
+            self.goal_bounds.as_ref(),
+            query.hierarchy.landmarks.as_ref(),
+        ) else {
+            return plain;
+        };
+        let mut best = plain;
+        for (&to_goal, &from) in bounds.iter().zip(landmarks.of(sector, local)) {
+            // d(v, t) >= d(L, t) - d(L, v), shaved for the rounding of the stored distances.
+            let bound = (to_goal - f64::from(from)) - LANDMARK_SLACK * to_goal;
+            if bound > best {
+                best = bound;
+            }
+        }
+        best
+    }
+
     /// Calls `visit` with each key one edge from `key` and the edge's cost.
     fn successors(
         &mut self,
@@ -573,62 +614,46 @@ impl HierarchySearcher {
                 {
                     visit(self, Key::Goal, cost);
                 }
-                self.steps_out(query, query.cell_of(key), Some(sector), &mut visit);
+                let exits = entry.exits_of(usize::from(local));
+                for exit in exits {
+                    if let Some(next) = query.arrival(exit.to) {
+                        visit(self, next, f64::from(exit.cost));
+                    }
+                }
+                if query.links {
+                    self.links_out(query, query.cell_of(key), sector, &mut visit);
+                }
             }
-            Key::Cell(_) => self.steps_out(query, query.cell_of(key), None, &mut visit),
+            Key::Cell(_) => {
+                let cell = query.cell_of(key);
+                query
+                    .rules
+                    .steps_leaving(query.grid, (cell, None), true, |next, cost| {
+                        if let Some(key) = query.arrival(next) {
+                            visit(self, key, cost);
+                        }
+                    });
+            }
         }
     }
 
-    /// The steps and links from `cell` to a key: into other sectors only when `leaving` is the
-    /// cell's built sector, anywhere in a sector searched cell by cell.
-    fn steps_out(
+    /// The open links from `cell`, a node of `sector`, into other sectors (links are read
+    /// from the grid, not kept with the node's steps).
+    fn links_out(
         &mut self,
         query: &Query<'_>,
         cell: Cell,
-        leaving: Option<u32>,
+        sector: u32,
         visit: &mut impl FnMut(&mut Self, Key, f64),
     ) {
         let grid = query.grid;
-        let rules = query.rules;
-        let index = grid.index(cell);
-        let inside = leaving.map(|sector| query.hierarchy.sector_rect_of(sector as usize));
-        for &(dx, dy) in &DIRECTIONS[..rules.directions()] {
-            let stays = inside.is_some_and(|rect| {
-                let x = i64::from(cell.x) + i64::from(dx);
-                let y = i64::from(cell.y) + i64::from(dy);
-                x >= i64::from(rect.min.x)
-                    && x <= i64::from(rect.max.x)
-                    && y >= i64::from(rect.min.y)
-                    && y <= i64::from(rect.max.y)
-            });
-            if stays {
+        for step in grid.links.steps_from(grid.index(cell)) {
+            let next = grid.cell_at(step.to as usize);
+            if query.sector_of(next) == sector || !grid.is_walkable(next) {
                 continue;
             }
-            if rules.walk(grid, index, (dx, dy)).is_none() {
-                continue;
-            }
-            // A walkable neighbour lies inside the grid.
-            let next = Cell::new(
-                cell.x.wrapping_add_signed(dx),
-                cell.y.wrapping_add_signed(dy),
-            );
             if let Some(key) = query.arrival(next) {
-                visit(
-                    self,
-                    key,
-                    rules.base((dx, dy)) * f64::from(grid.value(next)),
-                );
-            }
-        }
-        if query.links {
-            for step in grid.links.steps_from(grid.index(cell)) {
-                let next = grid.cell_at(step.to as usize);
-                if leaving == Some(query.sector_of(next)) || !grid.is_walkable(next) {
-                    continue;
-                }
-                if let Some(key) = query.arrival(next) {
-                    visit(self, key, step.cost);
-                }
+                visit(self, key, step.cost);
             }
         }
     }
@@ -766,6 +791,10 @@ impl HierarchySearcher {
             + self.bound.memory_bytes()
     }
 }
+
+/// The share of a landmark's distance to the goal taken off its bound: the distances are kept
+/// as `f32`.
+const LANDMARK_SLACK: f64 = 1e-6;
 
 const STALE: &str =
     "a leg of the route cannot be refined: the grid changed without Hierarchy::cells_changed";

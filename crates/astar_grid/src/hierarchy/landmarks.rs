@@ -1,0 +1,191 @@
+//! Landmark distances over a built hierarchy ([`Landmarks`]): for a few nodes far apart, the
+//! distance from each to every node, which bounds the way to a goal from below far better than
+//! the straight-line estimate on maps whose streets force detours (A* with landmarks and the
+//! triangle inequality, "ALT").
+
+use super::{Hierarchy, SectorState};
+use crate::Grid;
+use crate::search::{OpenEntry, OpenList};
+
+/// The distance from each landmark to each node of a hierarchy whose every sector is built.
+///
+/// For a landmark `L`, a node `v` and the goal `t`, the triangle inequality gives
+/// `d(v, t) >= d(L, t) - d(L, v)`: a lower bound on the way on that is consistent, as the
+/// distance from `L` changes along an edge by at most the edge's cost. The search takes the
+/// largest over the landmarks, and the plain estimate.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Landmarks {
+    /// Per sector, the number of the first of its nodes; one more entry, the node count.
+    first: Vec<u32>,
+    /// The number of landmarks.
+    count: usize,
+    /// Node-major: the distances of node `n` from the landmarks are
+    /// `distances[n * count..][..count]`, infinite where a landmark does not reach it.
+    distances: Vec<f32>,
+}
+
+impl Landmarks {
+    /// Up to `count` landmarks on `hierarchy` (every sector built, as of `grid`), picked
+    /// farthest first: each is the node farthest from those picked before. `None` when a
+    /// sector is not built or kept by its nodes, or there is no node.
+    pub(crate) fn pick(hierarchy: &Hierarchy, grid: &Grid, count: usize) -> Option<Self> {
+        let all_built = hierarchy
+            .sectors
+            .iter()
+            .all(|sector| sector.state == SectorState::Built);
+        if !all_built || count == 0 {
+            return None;
+        }
+        let mut first = Vec::with_capacity(hierarchy.sectors.len() + 1);
+        let mut total = 0u32;
+        for sector in &hierarchy.sectors {
+            first.push(total);
+            total += sector.nodes.len() as u32;
+        }
+        first.push(total);
+        if total == 0 {
+            return None;
+        }
+        let graph = Graph {
+            hierarchy,
+            grid,
+            first: &first,
+        };
+        let mut flood = Flood::default();
+        // The farthest node from node 0 starts; each next one is the farthest from all picked.
+        let mut nearest = graph.distances_from(0, &mut flood);
+        let mut picked: Vec<Vec<f64>> = Vec::with_capacity(count);
+        while picked.len() < count {
+            let Some(next) = farthest(&nearest) else {
+                break;
+            };
+            let distances = graph.distances_from(next, &mut flood);
+            if picked.is_empty() {
+                nearest.clone_from(&distances);
+            } else {
+                for (near, &distance) in nearest.iter_mut().zip(&distances) {
+                    *near = near.min(distance);
+                }
+            }
+            picked.push(distances);
+        }
+        let count = picked.len();
+        let mut distances = vec![f32::INFINITY; total as usize * count];
+        for (landmark, from) in picked.iter().enumerate() {
+            for (node, &distance) in from.iter().enumerate() {
+                distances[node * count + landmark] = distance as f32;
+            }
+        }
+        Some(Self {
+            first,
+            count,
+            distances,
+        })
+    }
+
+    /// The distances of node `local` of `sector` from the landmarks.
+    pub(crate) fn of(&self, sector: u32, local: u8) -> &[f32] {
+        let node = self.first[sector as usize] as usize + usize::from(local);
+        &self.distances[node * self.count..][..self.count]
+    }
+
+    /// The number of landmarks.
+    pub(crate) const fn count(&self) -> usize {
+        self.count
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.first.capacity() * size_of::<u32>() + self.distances.capacity() * size_of::<f32>()
+    }
+}
+
+/// The node farthest from the picked landmarks among those they reach, or `None` when none
+/// is left at a positive distance.
+fn farthest(nearest: &[f64]) -> Option<u32> {
+    nearest
+        .iter()
+        .enumerate()
+        .filter(|(_, distance)| distance.is_finite() && **distance > 0.0)
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(node, _)| node as u32)
+}
+
+/// The hierarchy's nodes as a graph, numbered sector by sector.
+struct Graph<'a> {
+    hierarchy: &'a Hierarchy,
+    grid: &'a Grid,
+    first: &'a [u32],
+}
+
+/// Scratch memory of the floods.
+#[derive(Default)]
+struct Flood {
+    open: OpenList,
+    done: Vec<bool>,
+}
+
+impl Graph<'_> {
+    /// The sector and local index of node `node`.
+    fn locate(&self, node: u32) -> (usize, usize) {
+        let sector = self.first.partition_point(|&first| first <= node) - 1;
+        (sector, (node - self.first[sector]) as usize)
+    }
+
+    /// Dijkstra's algorithm over the nodes from `source`: the distance to each node.
+    fn distances_from(&self, source: u32, flood: &mut Flood) -> Vec<f64> {
+        let total = self.first[self.first.len() - 1] as usize;
+        let mut distance = vec![f64::INFINITY; total];
+        flood.done.clear();
+        flood.done.resize(total, false);
+        flood.open.clear();
+        distance[source as usize] = 0.0;
+        flood.open.push(OpenEntry::new(0.0, 0.0, source));
+        while let Some(entry) = flood.open.pop() {
+            let node = entry.id();
+            if core::mem::replace(&mut flood.done[node as usize], true) {
+                continue;
+            }
+            let here = distance[node as usize];
+            self.edges(node, |next, cost| {
+                let candidate = here + cost;
+                if candidate < distance[next as usize] {
+                    distance[next as usize] = candidate;
+                    flood.open.push(OpenEntry::new(candidate, candidate, next));
+                }
+            });
+        }
+        distance
+    }
+
+    /// Calls `visit` with each node one edge from `node` and the edge's cost: the node's
+    /// sector's costs, and the steps and links into other sectors' nodes.
+    fn edges(&self, node: u32, mut visit: impl FnMut(u32, f64)) {
+        let (sector, local) = self.locate(node);
+        let entry = &self.hierarchy.sectors[sector];
+        let count = entry.nodes.len();
+        let base = self.first[sector];
+        for (other, &cost) in entry.costs[local * count..][..count].iter().enumerate() {
+            if other != local && cost.is_finite() {
+                visit(base + other as u32, f64::from(cost));
+            }
+        }
+        let node_of = |cell| {
+            let target = self.hierarchy.sector_of(cell)?;
+            let index = self.hierarchy.node_index(target, cell)?;
+            Some(self.first[target] + index as u32)
+        };
+        for exit in entry.exits_of(local) {
+            if let Some(next) = node_of(exit.to) {
+                visit(next, f64::from(exit.cost));
+            }
+        }
+        let grid = self.grid;
+        for step in grid.links.steps_from(grid.index(entry.nodes[local])) {
+            let next = grid.cell_at(step.to as usize);
+            let outside = self.hierarchy.sector_of(next) != Some(sector);
+            if let (true, true, Some(node)) = (outside, grid.is_walkable(next), node_of(next)) {
+                visit(node, step.cost);
+            }
+        }
+    }
+}
