@@ -6,7 +6,8 @@
 //!
 //! The hierarchy is kept per movement rule and cost model that requests ask for, from the
 //! first such request on: map changes mark the sectors they touch at once (those are searched
-//! cell by cell), and the sectors waiting are built in the background, a slice at a time.
+//! cell by cell), and the sectors waiting are built in the background, a slice at a time,
+//! followed by the landmarks that guide the searches.
 
 use super::{EngineAnswer, SearchEngine, SearchJob, astar};
 use crate::background::{BackgroundTask, Placement, slice_point};
@@ -121,6 +122,8 @@ impl Hierarchies {
                             }
                             slice_point().await;
                         }
+                        // The grid's size cannot differ: it is the hierarchy's own snapshot.
+                        let _ = copy.prepare_landmarks(&grid);
                         copy
                     },
                     placement,
@@ -297,6 +300,12 @@ mod tests {
             .hierarchy(cut.movement, cut.cost)
             .map(Hierarchy::pending);
         assert!(marked > Some(0));
+        // Built again, with its landmarks.
+        settle(&mut hierarchies, &nav, &work);
+        let guided = hierarchies
+            .hierarchy(cut.movement, cut.cost)
+            .map(Hierarchy::has_landmarks);
+        assert_eq!(guided, Some(true));
     }
 
     #[test]
