@@ -361,10 +361,11 @@ proptest! {
         }
     }
 
-    /// A route refined a leg at a time gives the path a whole search gives, and its first leg
-    /// stays in the start's sector.
+    /// A route refined a leg at a time is legal, costs what the route says, and no less than
+    /// the path a whole search gives (which may search a short path again); its first leg stays
+    /// in the start's sector.
     #[test]
-    fn a_route_refined_leg_by_leg_is_the_whole_path(
+    fn a_route_refined_leg_by_leg_is_legal_and_no_cheaper_than_the_whole_path(
         grid in random_grid(22, 22),
         options in options(),
         queries in queries(),
@@ -387,7 +388,12 @@ proptest! {
                 while !route.is_refined() {
                     searcher.refine_next(&grid, &hierarchy, &mut route, &mut refined).expect("current");
                 }
-                prop_assert_eq!(Some(&refined), whole.found().map(|path| &path.cells));
+                let options = *hierarchy.options();
+                let walked = legal_cost(&grid, options.movement, options.cost, &refined, start, goal).map_err(TestCaseError::fail)?;
+                let tolerance = 1e-6 * walked.max(1.0);
+                prop_assert!((walked - route.refined_cost()).abs() <= tolerance);
+                let whole_cost = whole.cost().expect("found");
+                prop_assert!(whole_cost <= walked + tolerance, "{} whole, {} leg by leg", whole_cost, walked);
             }
         }
     }

@@ -116,6 +116,7 @@ fn run_plain(args: &SuiteArgs, dir: &Path, pairs: &[(PathBuf, PathBuf)]) -> Resu
     let mut astar_expansions = 0;
     let (mut at_file_precision, mut at_relative) = (0, 0);
     let mut times = Vec::new();
+    let (mut illegal, mut suboptimality) = (0, Vec::new());
     // Memory per cell of the largest map (most cells), and the most A* memory per cell.
     let mut memory: Option<(usize, String, MemoryPerCell)> = None;
     let mut most_astar = (0.0, String::new());
@@ -154,6 +155,8 @@ fn run_plain(args: &SuiteArgs, dir: &Path, pairs: &[(PathBuf, PathBuf)]) -> Resu
         total_us += report.total_us;
         expansions += report.expansions;
         max_error = max_error.max(report.max_abs_error);
+        illegal += report.illegal;
+        suboptimality.extend_from_slice(&report.suboptimality);
         times.extend(report.times_us);
     }
     let mean_us = total_us / queries.max(1) as f64;
@@ -185,12 +188,15 @@ fn run_plain(args: &SuiteArgs, dir: &Path, pairs: &[(PathBuf, PathBuf)]) -> Resu
         "most_astar_bytes_per_cell": most_astar.0,
         "checked_at_file_precision": at_file_precision,
         "checked_at_relative": at_relative,
+        "illegal": illegal,
+        "mean_suboptimality": suboptimality.iter().sum::<f64>() / suboptimality.len().max(1) as f64,
+        "max_suboptimality": suboptimality.iter().copied().fold(0.0, f64::max),
     });
     if let Some(astar) = astar_expansions_mean {
         summary["astar_expansions_mean"] = astar.into();
     }
     println!("{summary}");
-    Ok(mismatches == 0)
+    Ok(mismatches == 0 && illegal == 0)
 }
 
 /// Totals of a suite run for one agent kind.

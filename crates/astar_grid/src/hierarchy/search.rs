@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::local::{Flow, LocalSearch, StepRules};
+use super::local::{Flow, LocalSearch, Rect, StepRules};
 use super::{Hierarchy, SectorState};
 use crate::endpoints::validate_endpoints;
 use crate::links::LinkBound;
@@ -261,6 +261,10 @@ impl HierarchySearcher {
     /// for each step of an optimal path between sectors. [`SearchStats::expanded`] counts the
     /// route's expansions.
     ///
+    /// A path that crosses at most four sector borders is then searched again inside the
+    /// sectors it crosses, and the cheaper of the two kept: short paths lose the detours that
+    /// entrances cause, at the price of a search over a few sectors.
+    ///
     /// ```
     /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, HierarchySearcher, SearchStatus};
     ///
@@ -299,15 +303,57 @@ impl HierarchySearcher {
         while !route.is_refined() {
             self.refine_next(grid, hierarchy, &mut route, &mut cells)?;
         }
+        let path = self.straightened(grid, hierarchy, cells, route.refined);
         Ok(SearchResult {
             status: SearchStatus::Found,
-            path: Some(Path {
-                cells,
-                cost: route.refined,
-            }),
+            path: Some(path),
             stats,
             trace: None,
         })
+    }
+
+    /// `cells`, costing `cost`, or the cheapest path between its ends inside the sectors it
+    /// crosses when it crosses at most [`SHORT_ROUTE_CROSSINGS`] borders and that is cheaper.
+    fn straightened(
+        &mut self,
+        grid: &Grid,
+        hierarchy: &Hierarchy,
+        cells: Vec<Cell>,
+        cost: f64,
+    ) -> Path {
+        let sectors = || cells.iter().filter_map(|&cell| hierarchy.sector_of(cell));
+        let crossings = cells
+            .windows(2)
+            .filter(|step| hierarchy.sector_of(step[0]) != hierarchy.sector_of(step[1]))
+            .count();
+        let (Some(&start), Some(&goal)) = (cells.first(), cells.last()) else {
+            return Path { cells, cost };
+        };
+        if crossings == 0 || crossings > SHORT_ROUTE_CROSSINGS {
+            return Path { cells, cost };
+        }
+        let bounds = sectors().map(|sector| hierarchy.sector_rect_of(sector));
+        let rect = bounds
+            .reduce(|a, b| Rect {
+                min: Cell::new(a.min.x.min(b.min.x), a.min.y.min(b.min.y)),
+                max: Cell::new(a.max.x.max(b.max.x), a.max.y.max(b.max.y)),
+            })
+            .unwrap_or(Rect {
+                min: start,
+                max: start,
+            });
+        let rules = StepRules::new(hierarchy.options.movement, hierarchy.options.cost);
+        let mut straight = Vec::new();
+        match self
+            .local
+            .path(grid, rules, rect, (start, goal), (&mut straight, false))
+        {
+            Some(found) if found < cost * (1.0 - 1e-12) => Path {
+                cells: straight,
+                cost: found,
+            },
+            _ => Path { cells, cost },
+        }
     }
 
     /// The route from `start` to `goal` over `hierarchy`, not yet refined into cells, or
@@ -791,6 +837,10 @@ impl HierarchySearcher {
             + self.bound.memory_bytes()
     }
 }
+
+/// The most sector borders a path may cross for [`HierarchySearcher::find_path`] to search it
+/// again inside the sectors it crosses.
+const SHORT_ROUTE_CROSSINGS: usize = 4;
 
 /// The share of a landmark's distance to the goal taken off its bound: the distances are kept
 /// as `f32`.

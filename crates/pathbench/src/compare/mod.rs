@@ -94,6 +94,7 @@ pub fn roster() -> Vec<Box<dyn Contender>> {
     vec![
         Box::new(ours::OursAstar::new()),
         Box::new(ours::OursJps::new()),
+        Box::new(ours::OursHier::new()),
         Box::new(pathfinding_crate::PathfindingAstar),
         Box::new(grid_pathfinding::GridPathfindingJps::default()),
         Box::new(northstar::Northstar::new(northstar::NorthstarMode::Astar)),

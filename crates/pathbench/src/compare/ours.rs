@@ -1,9 +1,10 @@
-//! This project's searches as contenders: `astar_grid`'s A* with its default (Moving AI) options
-//! and its jump point search.
+//! This project's searches as contenders: `astar_grid`'s A* with its default (Moving AI) options,
+//! its jump point search, and its hierarchical search.
 
 use super::{Answer, Contender, timed};
 use astar_grid::{
-    Cell, Grid, JpsOptions, JumpGrid, SearchOptions, SearchResult, SearchStatus, Searcher,
+    Cell, Grid, Hierarchy, HierarchyOptions, HierarchySearcher, JpsOptions, JumpGrid,
+    SearchOptions, SearchResult, SearchStatus, Searcher,
 };
 
 /// `astar_grid` A*: [`Searcher::find_path`] with [`SearchOptions::default`] (eight neighbours, no
@@ -91,6 +92,54 @@ impl Contender for OursJps {
             self.searcher
                 .find_path_jps(jump_grid, start, goal, &self.options)
         });
+        let result = result.map_err(|error| format!("{}: {error}", self.name()))?;
+        Ok(Answer {
+            micros,
+            cells: found_cells(result),
+        })
+    }
+}
+
+/// `astar_grid` hierarchical search: [`HierarchySearcher::find_path`] over a [`Hierarchy`] with
+/// the default options (64-cell sectors, entrances every 16 cells, 12 landmarks), built once
+/// per map.
+pub struct OursHier {
+    searcher: HierarchySearcher,
+    hierarchy: Option<Hierarchy>,
+}
+
+impl OursHier {
+    /// A contender with no hierarchy yet; [`Contender::prepare`] builds one for each map.
+    pub fn new() -> Self {
+        Self {
+            searcher: HierarchySearcher::new(),
+            hierarchy: None,
+        }
+    }
+}
+
+impl Contender for OursHier {
+    fn name(&self) -> &'static str {
+        "ours-hier"
+    }
+
+    fn rules(&self) -> &'static str {
+        "the benchmark's: 8 neighbours, no corner cutting, octile costs (f64); near optimal"
+    }
+
+    fn prepare(&mut self, grid: &Grid) -> Result<(), String> {
+        let hierarchy = Hierarchy::build(grid, HierarchyOptions::default())
+            .map_err(|error| format!("{}: {error}", self.name()))?;
+        self.hierarchy = Some(hierarchy);
+        Ok(())
+    }
+
+    fn query(&mut self, grid: &Grid, start: Cell, goal: Cell) -> Result<Answer, String> {
+        let hierarchy = self
+            .hierarchy
+            .as_ref()
+            .ok_or_else(|| format!("{}: queried before prepare", self.name()))?;
+        let (micros, result) = timed(|| self.searcher.find_path(grid, hierarchy, start, goal));
         let result = result.map_err(|error| format!("{}: {error}", self.name()))?;
         Ok(Answer {
             micros,
