@@ -39,8 +39,15 @@
 //!   with one search that stops once all of them are reached. [`FieldGrowth`] and
 //!   [`GoalPaths`] grow the same two Dijkstras a budget of cells at a time, to spread one over
 //!   several frames.
-//! - **One switch between them**: an [`Algorithm`] (A\*, Dijkstra, jump points or a flow field)
-//!   chosen at run time, named `astar`, `dijkstra`, `jps` or `flow` on a command line, runs
+//! - **A sector hierarchy for huge maps**: a [`Hierarchy`] cuts the grid into sectors with
+//!   entrances, exact costs inside each sector and landmark distances, built a slice at a time
+//!   and marked for rebuilding by edits ([`Hierarchy::cells_changed`]); a
+//!   [`HierarchySearcher`] finds legal, near-optimal paths over it (within
+//!   [`HierarchyOptions::detour_per_crossing`] per sector border crossed), whole or a leg at a
+//!   time ([`HierarchySearcher::route`], [`HierarchySearcher::refine_next`]).
+//! - **One switch between them**: an [`Algorithm`] (A\*, Dijkstra, jump points, a flow field or
+//!   the hierarchy) chosen at run time, named `astar`, `dijkstra`, `jps`, `flow` or `hier` on a
+//!   command line, runs
 //!   queries through an [`Engine`], which checks that the algorithm can honour the options and
 //!   the grid ([`Algorithm::check_options`], [`Engine::new`]) and keeps the jump grid or flow
 //!   field it needs between queries.

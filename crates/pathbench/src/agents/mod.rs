@@ -129,6 +129,11 @@ pub struct AgentsArgs {
     /// `--crowd` or `--shared both`).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub doors: usize,
+    /// `bevy_astar`'s agents ask for `PathAlgorithm::Hierarchical` (the sector hierarchy,
+    /// built in the background from the first request) instead of A*; with `--shared off`,
+    /// every agent searches its own path over it.
+    #[arg(long)]
+    pub hierarchical: bool,
 }
 
 /// Whether `bevy_astar`'s avoiding agents get density-aware routes, for the command line.
@@ -601,6 +606,7 @@ mod tests {
             density: DensityChoice::Off,
             density_weight: 1.0,
             doors: 0,
+            hierarchical: false,
         }
     }
 
@@ -727,6 +733,7 @@ mod tests {
             density: DensityChoice::Off,
             density_weight: 1.0,
             doors: 0,
+            hierarchical: false,
         };
         let scenario = |args: AgentsArgs| Scenario::new(&args, &roster(&args));
         assert!(scenario(args(0, 1, 64, 1.0)).is_err());

@@ -48,6 +48,8 @@ pub struct Ours {
     crowd_settings: CrowdSettings,
     /// Whether the map has the scenario's doors (`--doors`), toggled at the placements.
     doors: bool,
+    /// What the agents' requests search with (`--hierarchical`).
+    algorithm: PathAlgorithm,
 }
 
 impl Ours {
@@ -88,6 +90,11 @@ impl Ours {
                 ..CrowdSettings::default()
             },
             doors: true,
+            algorithm: if args.hierarchical {
+                PathAlgorithm::Hierarchical
+            } else {
+                PathAlgorithm::AStar
+            },
         }
     }
 
@@ -149,7 +156,7 @@ const GOAL_AREA: f32 = 3.0;
 
 /// The headless app: the plugin, the grid, the agents and the timestamp systems.
 fn build_app(
-    settings: &PathfindingSettings,
+    (settings, algorithm): (&PathfindingSettings, PathAlgorithm),
     (scenario, grid): (&Scenario, Grid),
     crowd: Option<&CrowdSettings>,
 ) -> App {
@@ -191,7 +198,9 @@ fn build_app(
                 .map(|(index, &cell)| {
                     let goal = scenario.goal_of(index);
                     (
-                        PathRequest::new(cell, goal).with_start_at_agent(true),
+                        PathRequest::new(cell, goal)
+                            .with_start_at_agent(true)
+                            .with_algorithm(algorithm),
                         PathFollower::new(speed),
                         Transform::from_translation(cell_center(cell).extend(0.0)),
                         Walker {
@@ -483,7 +492,7 @@ impl Contender for Ours {
             scenario.map.grid.clone()
         };
         build_app(
-            &self.settings,
+            (&self.settings, self.algorithm),
             (scenario, grid),
             self.crowd.then_some(&self.crowd_settings),
         )
