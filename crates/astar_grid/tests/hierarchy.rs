@@ -10,6 +10,7 @@ use astar_grid::{
     Cell, CostModel, Grid, Hierarchy, HierarchyError, HierarchyOptions, HierarchySearcher, Link,
     Movement, SearchError, SearchStatus,
 };
+use common::link_directions::directions;
 use common::random_grid::{any_cost_model, movement, random_grid};
 use common::reference_search::ReferenceGraph;
 use proptest::prelude::*;
@@ -18,14 +19,7 @@ use std::collections::BinaryHeap;
 
 /// The open link directions of `grid`, as `(from, to, cost)`.
 fn link_directions(grid: &Grid) -> Vec<(Cell, Cell, f64)> {
-    let mut directions = Vec::new();
-    for (_, link) in grid.links().iter().filter(|(_, link)| link.open) {
-        directions.push((link.from, link.to, link.cost));
-        if link.both_ways {
-            directions.push((link.to, link.from, link.cost));
-        }
-    }
-    directions
+    directions(grid.links().iter().map(|(_, link)| link), |link| link.open)
 }
 
 /// Dijkstra over the reference graph's steps and the open links, with parents: an optimal path
@@ -142,11 +136,7 @@ fn max_terrain(grid: &Grid) -> u8 {
 
 /// A link drawn among a grid's cells.
 fn add_links(grid: &mut Grid, raw: &[(prop::sample::Index, prop::sample::Index, f64, bool)]) {
-    let walkable: Vec<Cell> = grid
-        .cells()
-        .filter(|&(_, value)| value != 0)
-        .map(|(cell, _)| cell)
-        .collect();
+    let walkable = walkable(grid);
     if walkable.is_empty() {
         return;
     }

@@ -14,6 +14,7 @@ use astar_grid::{
     Searcher, SmoothingOptions, Step, TerrainProfile, line_of_sight, smooth_path_cells,
 };
 use common::closest_cell::cell_distance;
+use common::link_directions::directions;
 use common::path_check::costs_match;
 use common::random_grid::{
     agent_size, any_cost_model, movement, random_grid, terrain_grid, terrain_profile,
@@ -88,21 +89,13 @@ fn add_links(grid: &mut Grid, raw: &[RawLink]) -> Vec<Link> {
 /// rules: open, the footprint no wider than the link allows, the profile entering its terrain,
 /// and both ends walkable on `grid`.
 fn usable_directions(grid: &Grid, links: &[Link], kind: &AgentKind) -> Vec<(Cell, Cell, f64)> {
-    let mut directions = Vec::new();
-    for link in links {
-        let allowed = link.open
+    directions(links, |link| {
+        link.open
             && kind.size <= link.max_size
             && kind.profile.cost(link.terrain).is_some()
             && grid.is_walkable(link.from)
-            && grid.is_walkable(link.to);
-        if allowed {
-            directions.push((link.from, link.to, link.cost));
-            if link.both_ways {
-                directions.push((link.to, link.from, link.cost));
-            }
-        }
-    }
-    directions
+            && grid.is_walkable(link.to)
+    })
 }
 
 /// Dijkstra from `start` over the reference graph's steps and the link directions: the cost to
