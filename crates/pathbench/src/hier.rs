@@ -237,21 +237,28 @@ fn report(
         "edit_rebuild_mean_us": mean(&rebuild_us),
         "edit_rebuild_p99_us": percentile(&rebuild_us, 0.99),
     });
-    println!(
-        "{}: {} queries, {illegal} illegal, mean suboptimality {:.4}; longest quarter {} {:.0} us, \
-         hierarchy {:.0} us ({:.2}x); first cells p99 {:.0} us; edit {:.2} us to mark, {:.0} us to \
-         rebuild; {:.2} bytes a cell",
-        args.map.display(),
-        times.len(),
-        mean(suboptimality),
-        baseline.name(),
-        mean(&quarter_baseline),
-        mean(&quarter_whole),
-        mean(&quarter_baseline) / mean(&quarter_whole).max(1e-9),
-        percentile(&all_first, 0.99),
-        mean(&mark_us),
-        mean(&rebuild_us),
-        bytes as f64 / cells as f64,
-    );
+    println!("{}", headline(&summary));
     println!("{summary}");
+}
+
+/// The line printed before the JSON: the figures a reader looks at first.
+fn headline(summary: &serde_json::Value) -> String {
+    let number = |key: &str| summary[key].as_f64().unwrap_or(f64::NAN);
+    format!(
+        "{}: {} queries, {} illegal, mean suboptimality {:.4}; longest quarter {} {:.0} us, \
+         hierarchy {:.0} us ({:.2}x); first cells p99 {:.0} us; edit {:.2} us to mark, {:.0} us \
+         to rebuild; {:.2} bytes a cell",
+        summary["map"].as_str().unwrap_or_default(),
+        summary["queries"],
+        summary["illegal"],
+        number("mean_suboptimality"),
+        summary["baseline"].as_str().unwrap_or_default(),
+        number("longest_quarter_baseline_mean_us"),
+        number("longest_quarter_hier_mean_us"),
+        number("longest_quarter_speedup"),
+        number("first_cells_p99_us"),
+        number("edit_mark_mean_us"),
+        number("edit_rebuild_mean_us"),
+        number("bytes_per_cell"),
+    )
 }

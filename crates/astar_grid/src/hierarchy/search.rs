@@ -452,28 +452,8 @@ impl HierarchySearcher {
             links: grid.links.has_steps(),
             capacity: hierarchy.options.node_capacity() as u32,
         };
-        self.begin(&query);
+        let goal_key = self.join(&query);
         let mut stats = SearchStats::default();
-        let first = if query.built(query.sector_of(start)) {
-            self.join_start(&query)?;
-            Key::Start
-        } else {
-            Key::Cell(grid.index(start) as u32)
-        };
-        self.goal_bounds = None;
-        if query.built(query.goal_sector) {
-            self.join_goal(&query);
-            self.measure_goal_bounds(&query);
-        }
-        let goal_key = if query.built(query.goal_sector) {
-            Key::Goal
-        } else {
-            Key::Cell(grid.index(goal) as u32)
-        };
-        let handle = self.handle(&query, first);
-        self.set(handle, 0.0, NO_PARENT);
-        let h = query.estimate(start, &self.bound);
-        self.open.push(OpenEntry::new(h, 0.0, handle));
         while let Some(entry) = self.open.pop() {
             let handle = entry.id();
             if self.is_closed(handle) {
@@ -500,6 +480,31 @@ impl HierarchySearcher {
             });
         }
         Ok((None, stats))
+    }
+
+    /// Starts `query`: joins its start and goal to the nodes of their sectors where those are
+    /// built, puts the start on the open list, and returns the key that ends the search.
+    fn join(&mut self, query: &Query<'_>) -> Key {
+        self.begin(query);
+        let first = if query.built(query.sector_of(query.start)) {
+            self.join_start(query);
+            Key::Start
+        } else {
+            Key::Cell(query.grid.index(query.start) as u32)
+        };
+        self.goal_bounds = None;
+        let goal_key = if query.built(query.goal_sector) {
+            self.join_goal(query);
+            self.measure_goal_bounds(query);
+            Key::Goal
+        } else {
+            Key::Cell(query.grid.index(query.goal) as u32)
+        };
+        let handle = self.handle(query, first);
+        self.set(handle, 0.0, NO_PARENT);
+        let h = query.estimate(query.start, &self.bound);
+        self.open.push(OpenEntry::new(h, 0.0, handle));
+        goal_key
     }
 
     fn begin(&mut self, query: &Query<'_>) {
@@ -531,7 +536,7 @@ impl HierarchySearcher {
 
     /// The start's ways to its sector's nodes (and to the goal in the same sector), by a
     /// search inside the sector.
-    fn join_start(&mut self, query: &Query<'_>) -> Result<(), SearchError> {
+    fn join_start(&mut self, query: &Query<'_>) {
         let sector = query.sector_of(query.start);
         let nodes = &query.hierarchy.sectors[sector as usize].nodes;
         let rect = query.hierarchy.sector_rect_of(sector as usize);
@@ -561,7 +566,6 @@ impl HierarchySearcher {
         {
             self.from_start.push((Key::Goal, cost));
         }
-        Ok(())
     }
 
     /// Each node's way to the goal inside the goal's sector, by a search backwards from it.
