@@ -43,8 +43,8 @@ pub enum PathAlgorithm {
     /// long paths over large maps; paths are legal and near optimal (within 1% on average on
     /// city-like maps, see the core's `HierarchyOptions::detour_per_crossing` for the bound),
     /// not always optimal. The hierarchy is made on the first such request and built in the
-    /// background; map changes mark the sectors they touch, which are searched cell by cell
-    /// until rebuilt. Agents of other kinds, and requests with a weight, window, limit,
+    /// background (requests run A* until nine sectors in ten are built); map changes mark the
+    /// sectors they touch, which are searched cell by cell until rebuilt. Agents of other kinds, and requests with a weight, window, limit,
     /// partial or closest-reachable path, or trace, run A*; [`Path::algorithm`] says which
     /// ran. No trace is recorded.
     Hierarchical,

@@ -25,6 +25,10 @@ use std::sync::Arc;
 /// Sectors built between two slice points of a background build.
 const SECTORS_PER_SLICE: usize = 4;
 
+/// While more than one sector in this many waits to be built, requests run A*: a search
+/// through many sectors cell by cell is slower than A* itself.
+const MOSTLY_BUILT: usize = 10;
+
 std::thread_local! {
     /// The hierarchical searcher of this thread: it grows to the hierarchy it searches and is
     /// then reused.
@@ -82,7 +86,11 @@ impl Hierarchies {
         };
         // Edits made since the last published version count too.
         entry.mark(&nav.pending_changes());
-        SearchEngine::Hierarchical(Some(Arc::clone(&entry.hierarchy)))
+        let hierarchy = &entry.hierarchy;
+        if hierarchy.pending() * MOSTLY_BUILT > hierarchy.sector_count() {
+            return SearchEngine::AStar;
+        }
+        SearchEngine::Hierarchical(Some(Arc::clone(hierarchy)))
     }
 
     /// Marks the sectors a published map change touches, in every hierarchy of its grid; a
@@ -134,6 +142,7 @@ impl Hierarchies {
 
     /// The hierarchy the debug overlay draws: that of the default movement rule and cost
     /// model, else any.
+    #[cfg(feature = "debug")]
     pub(crate) fn drawn(&self) -> Option<&Hierarchy> {
         let defaults = SearchOptions::default();
         self.hierarchy(defaults.movement, defaults.cost)
@@ -146,6 +155,7 @@ impl Hierarchies {
     }
 
     /// The hierarchy searches of `movement` and `cost` read now, if one was made.
+    #[cfg(any(feature = "debug", test))]
     pub(crate) fn hierarchy(&self, movement: Movement, cost: CostModel) -> Option<&Hierarchy> {
         self.entries
             .get(&(movement, cost))
@@ -276,10 +286,8 @@ mod tests {
         let work = MainThreadWork::default();
         let mut hierarchies = Hierarchies::default();
         let options = SearchOptions::default();
-        assert!(matches!(
-            hierarchies.engine_for(&nav, &options),
-            SearchEngine::Hierarchical(Some(_))
-        ));
+        // Nothing built yet: A* answers, and the hierarchy is made.
+        assert_eq!(hierarchies.engine_for(&nav, &options), SearchEngine::AStar);
         // A build starts; an edit is published while it runs.
         hierarchies.advance(&nav, placement(&work));
         nav.block(Cell::new(10, 10)).expect("inside");
@@ -293,6 +301,10 @@ mod tests {
             hierarchies.hierarchy(cut.movement, cut.cost) == Some(&fresh),
             "the hierarchy differs from one built fresh"
         );
+        assert!(matches!(
+            hierarchies.engine_for(&nav, &options),
+            SearchEngine::Hierarchical(Some(_))
+        ));
         // Pending edits are marked when a request reads the hierarchy.
         nav.block(Cell::new(80, 60)).expect("inside");
         let _ = hierarchies.engine_for(&nav, &options);
