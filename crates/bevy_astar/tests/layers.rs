@@ -141,7 +141,7 @@ const ASTAR_GRID: &[Layer] = &[
     },
     Layer {
         name: "algorithms",
-        modules: &["algorithm", "flow_field", "repair"],
+        modules: &["algorithm", "flow_field", "hierarchy", "repair"],
         siblings: false,
     },
     Layer {
