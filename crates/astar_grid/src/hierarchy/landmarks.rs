@@ -3,6 +3,7 @@
 //! the straight-line estimate on maps whose streets force detours (A* with landmarks and the
 //! triangle inequality, "ALT").
 
+use super::local::links_leaving;
 use super::{Hierarchy, SectorState};
 use crate::Grid;
 use crate::search::{OpenEntry, OpenList};
@@ -179,13 +180,11 @@ impl Graph<'_> {
                 visit(next, f64::from(exit.cost));
             }
         }
-        let grid = self.grid;
-        for step in grid.links.steps_from(grid.index(entry.nodes[local])) {
-            let next = grid.cell_at(step.to as usize);
-            let outside = self.hierarchy.sector_of(next) != Some(sector);
-            if let (true, true, Some(node)) = (outside, grid.is_walkable(next), node_of(next)) {
-                visit(node, step.cost);
+        let rect = self.hierarchy.sector_rect_of(sector);
+        links_leaving(self.grid, (entry.nodes[local], Some(rect)), |next, cost| {
+            if let Some(node) = node_of(next) {
+                visit(node, cost);
             }
-        }
+        });
     }
 }

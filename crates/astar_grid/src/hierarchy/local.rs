@@ -120,13 +120,8 @@ impl StepRules {
                 visit(next, self.base((dx, dy)) * f64::from(grid.value(next)));
             }
         }
-        if links && grid.links.has_steps() {
-            for step in grid.links.steps_from(index) {
-                let next = grid.cell_at(step.to as usize);
-                if !stays(next) && grid.is_walkable(next) {
-                    visit(next, step.cost);
-                }
-            }
+        if links {
+            links_leaving(grid, (cell, inside), visit);
         }
     }
 
@@ -145,6 +140,26 @@ impl StepRules {
     pub(crate) fn estimate(self, a: Cell, b: Cell) -> f64 {
         self.heuristic
             .estimate(a.x.abs_diff(b.x), a.y.abs_diff(b.y))
+    }
+}
+
+/// Calls `visit` with the far end of each open link from `cell` that is walkable and lies
+/// outside `inside`, and the link's cost: the ways out of a sector that its nodes' kept steps
+/// leave out, read from the grid.
+pub(crate) fn links_leaving(
+    grid: &Grid,
+    (cell, inside): (Cell, Option<Rect>),
+    mut visit: impl FnMut(Cell, f64),
+) {
+    if !grid.links.has_steps() {
+        return;
+    }
+    for step in grid.links.steps_from(grid.index(cell)) {
+        let next = grid.cell_at(step.to as usize);
+        let stays = inside.is_some_and(|rect| rect.contains(next));
+        if !stays && grid.is_walkable(next) {
+            visit(next, step.cost);
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::local::{Flow, LocalSearch, Rect, StepRules};
+use super::local::{Flow, LocalSearch, Rect, StepRules, links_leaving};
 use super::{Hierarchy, SectorState};
 use crate::endpoints::validate_endpoints;
 use crate::links::LinkBound;
@@ -696,16 +696,12 @@ impl HierarchySearcher {
         sector: u32,
         visit: &mut impl FnMut(&mut Self, Key, f64),
     ) {
-        let grid = query.grid;
-        for step in grid.links.steps_from(grid.index(cell)) {
-            let next = grid.cell_at(step.to as usize);
-            if query.sector_of(next) == sector || !grid.is_walkable(next) {
-                continue;
-            }
+        let rect = query.hierarchy.sector_rect_of(sector as usize);
+        links_leaving(query.grid, (cell, Some(rect)), |next, cost| {
             if let Some(key) = query.arrival(next) {
-                visit(self, key, step.cost);
+                visit(self, key, cost);
             }
-        }
+        });
     }
 
     fn trace_route(&mut self, query: &Query<'_>, goal: u32) -> HierarchyRoute {
