@@ -3,7 +3,7 @@
 //! first cells, path quality and legality, the build, memory, and the cost of an edit.
 
 use crate::random::SeededRandom;
-use crate::scen_report::median;
+use crate::scen_report::{mean_and_worst, median};
 use crate::scen_run::{is_legal, load};
 use astar_grid::{
     Algorithm, Cell, Engine, Grid, Hierarchy, HierarchyOptions, HierarchySearcher, Path,
@@ -210,6 +210,7 @@ fn report(
         pick(quarter, |t| t.whole_us),
     );
     let cells = (grid.width() as usize * grid.height() as usize).max(1);
+    let (mean_suboptimality, max_suboptimality) = mean_and_worst(suboptimality);
     let summary = serde_json::json!({
         "map": args.map.display().to_string(),
         "queries": times.len(),
@@ -218,8 +219,8 @@ fn report(
         "baseline": baseline.name(),
         "illegal": illegal,
         "unmatched": unmatched,
-        "mean_suboptimality": mean(suboptimality),
-        "max_suboptimality": suboptimality.iter().copied().fold(0.0, f64::max),
+        "mean_suboptimality": mean_suboptimality,
+        "max_suboptimality": max_suboptimality,
         "baseline_mean_us": mean(&all_baseline),
         "baseline_median_us": median(&all_baseline),
         "hier_mean_us": mean(&all_whole),

@@ -102,10 +102,7 @@ impl ScenReport {
 
     /// The mean and the largest suboptimality (cost over optimal, minus 1) of the paths found.
     pub fn suboptimality(&self) -> (f64, f64) {
-        let count = self.suboptimality.len().max(1) as f64;
-        let mean = self.suboptimality.iter().sum::<f64>() / count;
-        let worst = self.suboptimality.iter().copied().fold(0.0, f64::max);
-        (mean, worst)
+        mean_and_worst(&self.suboptimality)
     }
 
     /// The median and mean time, in microseconds, of the longest quarter of the queries (by
@@ -157,6 +154,13 @@ pub fn tolerance_line(at_file_precision: usize, at_relative: usize) -> String {
         "lengths checked: {at_file_precision} within the file's printed precision \
          (half a unit in its last decimal), {at_relative} within relative {RELATIVE_TOLERANCE:e}"
     )
+}
+
+/// The mean and the largest of `values` (suboptimalities, not negative); both 0 when there are
+/// none.
+pub fn mean_and_worst(values: &[f64]) -> (f64, f64) {
+    let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
+    (mean, values.iter().copied().fold(0.0, f64::max))
 }
 
 pub fn median(values: &[f64]) -> f64 {

@@ -4,7 +4,7 @@ use crate::agent_queries::{AgentQueries, load_with_legend};
 use crate::algorithm::SearchArgs;
 use crate::kind::KindArgs;
 use crate::memory::MemoryPerCell;
-use crate::scen_report::tolerance_line;
+use crate::scen_report::{mean_and_worst, tolerance_line};
 use crate::scen_run::{load_with_precision, run_scenario};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -175,6 +175,7 @@ fn run_plain(args: &SuiteArgs, dir: &Path, pairs: &[(PathBuf, PathBuf)]) -> Resu
         "{}",
         memory.summary_line(&largest, (most_astar.0, &most_astar.1))
     );
+    let (mean_suboptimality, max_suboptimality) = mean_and_worst(&suboptimality);
     let mut summary = serde_json::json!({
         "maps": pairs.len(),
         "queries": queries,
@@ -189,8 +190,8 @@ fn run_plain(args: &SuiteArgs, dir: &Path, pairs: &[(PathBuf, PathBuf)]) -> Resu
         "checked_at_file_precision": at_file_precision,
         "checked_at_relative": at_relative,
         "illegal": illegal,
-        "mean_suboptimality": suboptimality.iter().sum::<f64>() / suboptimality.len().max(1) as f64,
-        "max_suboptimality": suboptimality.iter().copied().fold(0.0, f64::max),
+        "mean_suboptimality": mean_suboptimality,
+        "max_suboptimality": max_suboptimality,
     });
     if let Some(astar) = astar_expansions_mean {
         summary["astar_expansions_mean"] = astar.into();
