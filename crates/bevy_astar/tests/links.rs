@@ -272,6 +272,11 @@ fn a_follower_walks_past_a_link_its_search_did_not_take() {
     assert!(path(&app, large).link_steps(nav, &request).is_empty());
 }
 
+/// The world centre of `cell` on the app's grid.
+fn cell_center(app: &App, cell: Cell) -> Vec2 {
+    app.world().resource::<NavGrid>().cell_center(cell)
+}
+
 fn position_of(app: &App, agent: Entity) -> Vec2 {
     app.world()
         .get::<Transform>(agent)
@@ -331,10 +336,7 @@ fn a_follower_stops_at_a_link_then_crosses_after_its_cost_in_time() {
         (24..=27).contains(&frames_at_link),
         "{frames_at_link} frames at the link"
     );
-    let goal = app
-        .world()
-        .resource::<NavGrid>()
-        .cell_center(Cell::new(14, 2));
+    let goal = cell_center(&app, Cell::new(14, 2));
     assert!(position_of(&app, agent).distance(goal) < 1e-3);
     assert!(far.x > near.x);
 }
@@ -342,10 +344,7 @@ fn a_follower_stops_at_a_link_then_crosses_after_its_cost_in_time() {
 #[test]
 fn a_held_follower_waits_at_the_link_until_released() {
     let (mut app, agent, _) = walking_app(true);
-    let near = app
-        .world()
-        .resource::<NavGrid>()
-        .cell_center(Cell::new(9, 2));
+    let near = cell_center(&app, Cell::new(9, 2));
     let mut held_frames = 0;
     for _ in 0..MAX_FRAMES {
         app.update();
@@ -369,10 +368,7 @@ fn a_held_follower_waits_at_the_link_until_released() {
         .expect("a follower");
     assert!(follower.release_crossing());
     app.update();
-    let far = app
-        .world()
-        .resource::<NavGrid>()
-        .cell_center(Cell::new(11, 2));
+    let far = cell_center(&app, Cell::new(11, 2));
     let position = position_of(&app, agent);
     assert!(
         position.x >= far.x - 1e-3,
@@ -410,10 +406,7 @@ fn a_crowd_agent_waits_at_a_link_out_of_the_crowd_and_never_stands_in_the_wall()
     app.world_mut()
         .entity_mut(agent)
         .insert(CrowdAvoidance::default());
-    let goal = app
-        .world()
-        .resource::<NavGrid>()
-        .cell_center(Cell::new(14, 2));
+    let goal = cell_center(&app, Cell::new(14, 2));
     let mut arrived = false;
     let mut frames_at_link = 0;
     for _ in 0..MAX_FRAMES {
@@ -483,10 +476,7 @@ fn a_new_path_through_the_same_link_lets_the_crossing_go_on() {
         (24..=30).contains(&frames_at_link),
         "{frames_at_link} frames at the link"
     );
-    let goal = app
-        .world()
-        .resource::<NavGrid>()
-        .cell_center(Cell::new(15, 4));
+    let goal = cell_center(&app, Cell::new(15, 4));
     assert!(position_of(&app, agent).distance(goal) < 1e-3);
 }
 
