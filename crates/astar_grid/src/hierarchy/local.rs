@@ -73,10 +73,9 @@ impl StepRules {
     }
 
     /// The padded index of the cell one step by `(dx, dy)` from the walkable cell at padded
-    /// `index`, and the step's cost (forwards: times the terrain of the cell entered), when the
-    /// movement allows the step on `grid` as it is; `None` when the target is off the grid or
-    /// blocked, or a corner forbids it. Reads the padded buffer, whose blocked border keeps
-    /// every neighbour of a cell inside it.
+    /// `index`, when the movement allows the step on `grid` as it is; `None` when the target
+    /// is off the grid or blocked, or a corner forbids it. Reads the padded buffer, whose
+    /// blocked border keeps every neighbour of a cell inside it.
     #[inline]
     pub(crate) fn walk(self, grid: &Grid, index: usize, (dx, dy): (i32, i32)) -> Option<usize> {
         let raw = grid.raw();
@@ -180,7 +179,8 @@ pub(crate) struct LocalSearch {
     mark: Vec<u32>,
     generation: u32,
     open: OpenList,
-    /// Cells settled or reached in the current search, for [`LocalSearch::settled_cost`].
+    /// The rectangle of the last search, whose local indices [`LocalSearch::settled_cost`]
+    /// reads.
     rect: Option<Rect>,
 }
 
