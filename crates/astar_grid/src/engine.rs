@@ -288,9 +288,10 @@ const fn hierarchy_error(error: HierarchyError) -> SearchError {
         HierarchyError::InvalidCostModel => SearchError::InvalidCostModel,
         HierarchyError::SectorSize(_)
         | HierarchyError::EntranceSpacing
-        | HierarchyError::GridSize { .. } => {
-            SearchError::Unsupported("the hierarchy refused its options")
-        }
+        | HierarchyError::GridSize { .. }
+        | HierarchyError::NotBuilt(_)
+        | HierarchyError::OffGrid(_)
+        | HierarchyError::Changed => SearchError::Unsupported("the hierarchy refused its options"),
     }
 }
 

@@ -8,7 +8,7 @@ pub mod common;
 
 use astar_grid::{
     Cell, CostModel, Grid, Hierarchy, HierarchyError, HierarchyOptions, HierarchySearcher, Link,
-    Movement, SearchError, SearchStatus,
+    Movement, SearchError, SearchStatus, SectorFlowField,
 };
 use common::link_directions::directions;
 use common::random_grid::{any_cost_model, movement, random_grid};
@@ -387,6 +387,101 @@ proptest! {
             }
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A sector flow field: every walk along it is legal, reaches the goal exactly when the
+    /// oracle does, costs at most what the field said at its first cell, and stays within the
+    /// hierarchy's bound; a sector is measured only when a walk reaches it or the cells
+    /// around; an edit told to the hierarchy makes the field refuse to answer.
+    #[test]
+    fn sector_flow_field_walks_are_legal_and_within_the_bound(
+        mut grid in random_grid(22, 22),
+        options in options(),
+        links in raw_links(),
+        goal in any::<prop::sample::Index>(),
+        starts in prop::collection::vec(any::<prop::sample::Index>(), 1..=6),
+    ) {
+        add_links(&mut grid, &links);
+        let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+        let cells = walkable(&grid);
+        prop_assume!(!cells.is_empty());
+        let goal = cells[goal.index(cells.len())];
+        let not_built = (0..hierarchy.sector_count()).filter(|&s| !hierarchy.is_built(s)).count();
+        let made = SectorFlowField::new(&hierarchy, &grid, goal);
+        if not_built > 0 {
+            prop_assert_eq!(made.err(), Some(HierarchyError::NotBuilt(not_built)));
+            return Ok(());
+        }
+        let mut field = made.expect("every sector built");
+        prop_assert_eq!(field.sectors_measured(), 0);
+        let detour = options.detour_per_crossing(max_terrain(&grid));
+        for start in starts {
+            let start = cells[start.index(cells.len())];
+            let said = field.cost_at(&hierarchy, &grid, start).expect("current");
+            let walk = field.path_from(&hierarchy, &grid, start).expect("current");
+            let oracle = optimal_path(&grid, options.movement, options.cost, start, goal);
+            match (walk, oracle, said) {
+                (None, None, None) => {}
+                (Some(walk), Some((optimal, optimal_cells)), Some(said)) => {
+                    let cost = legal_cost(&grid, options.movement, options.cost, &walk.cells, start, goal)
+                        .map_err(TestCaseError::fail)?;
+                    let tolerance = 1e-5 * optimal.max(1.0);
+                    prop_assert!((cost - walk.cost).abs() <= tolerance, "reported {} but the steps cost {}", walk.cost, cost);
+                    prop_assert!(cost >= optimal - tolerance, "cheaper than optimal: {} < {}", cost, optimal);
+                    prop_assert!(cost <= said + tolerance, "walk {} dearer than the field said, {}", cost, said);
+                    let bound = optimal + crossings(&hierarchy, &optimal_cells) as f64 * detour;
+                    prop_assert!(said <= bound + tolerance, "field {} beyond the bound {} (optimal {})", said, bound, optimal);
+                }
+                (walk, oracle, said) => {
+                    return Err(TestCaseError::fail(format!(
+                        "walk {:?}, oracle {:?}, field {:?}",
+                        walk.map(|p| p.cost), oracle.map(|o| o.0), said
+                    )));
+                }
+            }
+        }
+        prop_assert!(field.sectors_measured() <= hierarchy.sector_count());
+        hierarchy.cells_changed([goal]);
+        prop_assert_eq!(field.cost_at(&hierarchy, &grid, goal).err(), Some(HierarchyError::Changed));
+    }
+}
+
+#[test]
+fn a_sector_flow_field_measures_only_the_sectors_it_is_asked_about() {
+    let grid = Grid::new(64, 64);
+    let options = HierarchyOptions::default().with_sector_size(8);
+    let hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+    let mut field = SectorFlowField::new(&hierarchy, &grid, Cell::new(60, 60)).expect("built");
+    // A cell in the sector next to the goal's: that sector only.
+    let near = field
+        .cost_at(&hierarchy, &grid, Cell::new(52, 60))
+        .expect("current");
+    assert!(near.is_some_and(|cost| cost >= 8.0));
+    assert_eq!(field.sectors_measured(), 1);
+    // A walk from the far corner measures the sectors along its way and beside it, not all 64.
+    let walk = field
+        .path_from(&hierarchy, &grid, Cell::new(1, 1))
+        .expect("current")
+        .expect("open grid");
+    assert_eq!(walk.cells.last(), Some(&Cell::new(60, 60)));
+    let measured = field.sectors_measured();
+    assert!((8..=30).contains(&measured), "{measured} sectors measured");
+    // Off the grid and off the hierarchy's grid size.
+    assert_eq!(
+        SectorFlowField::new(&hierarchy, &grid, Cell::new(64, 0)).err(),
+        Some(HierarchyError::OffGrid(Cell::new(64, 0)))
+    );
+    assert!(matches!(
+        field.cost_at(&hierarchy, &Grid::new(10, 10), Cell::new(1, 1)),
+        Err(HierarchyError::GridSize { .. })
+    ));
+    assert_eq!(
+        field.cost_at(&hierarchy, &grid, Cell::new(99, 99)),
+        Ok(None)
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! triangle inequality, "ALT").
 
 use super::local::links_leaving;
-use super::{Hierarchy, SectorState};
+use super::{Hierarchy, NodeNumbers, SectorState};
 use crate::Grid;
 use crate::search::{OpenEntry, OpenList};
 
@@ -16,8 +16,8 @@ use crate::search::{OpenEntry, OpenList};
 /// largest over the landmarks, and the plain estimate.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Landmarks {
-    /// Per sector, the number of the first of its nodes; one more entry, the node count.
-    first: Vec<u32>,
+    /// The nodes' numbers.
+    numbers: NodeNumbers,
     /// The number of landmarks.
     count: usize,
     /// Node-major: the distances of node `n` from the landmarks are
@@ -37,20 +37,15 @@ impl Landmarks {
         if !all_built || count == 0 {
             return None;
         }
-        let mut first = Vec::with_capacity(hierarchy.sectors.len() + 1);
-        let mut total = 0u32;
-        for sector in &hierarchy.sectors {
-            first.push(total);
-            total += sector.nodes.len() as u32;
-        }
-        first.push(total);
+        let numbers = NodeNumbers::new(hierarchy);
+        let total = numbers.total();
         if total == 0 {
             return None;
         }
         let graph = Graph {
             hierarchy,
             grid,
-            first: &first,
+            numbers: &numbers,
         };
         let mut flood = Flood::default();
         // The farthest node from node 0 starts; each next one is the farthest from all picked.
@@ -71,14 +66,14 @@ impl Landmarks {
             picked.push(distances);
         }
         let count = picked.len();
-        let mut distances = vec![f32::INFINITY; total as usize * count];
+        let mut distances = vec![f32::INFINITY; total * count];
         for (landmark, from) in picked.iter().enumerate() {
             for (node, &distance) in from.iter().enumerate() {
                 distances[node * count + landmark] = distance as f32;
             }
         }
         Some(Self {
-            first,
+            numbers,
             count,
             distances,
         })
@@ -86,7 +81,7 @@ impl Landmarks {
 
     /// The distances of node `local` of `sector` from the landmarks.
     pub(crate) fn of(&self, sector: u32, local: u8) -> &[f32] {
-        let node = self.first[sector as usize] as usize + usize::from(local);
+        let node = self.numbers.number(sector as usize, usize::from(local)) as usize;
         &self.distances[node * self.count..][..self.count]
     }
 
@@ -96,7 +91,7 @@ impl Landmarks {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.first.capacity() * size_of::<u32>() + self.distances.capacity() * size_of::<f32>()
+        self.numbers.memory_bytes() + self.distances.capacity() * size_of::<f32>()
     }
 }
 
@@ -115,7 +110,7 @@ fn farthest(nearest: &[f64]) -> Option<u32> {
 struct Graph<'a> {
     hierarchy: &'a Hierarchy,
     grid: &'a Grid,
-    first: &'a [u32],
+    numbers: &'a NodeNumbers,
 }
 
 /// Scratch memory of the floods.
@@ -126,15 +121,9 @@ struct Flood {
 }
 
 impl Graph<'_> {
-    /// The sector and local index of node `node`.
-    fn locate(&self, node: u32) -> (usize, usize) {
-        let sector = self.first.partition_point(|&first| first <= node) - 1;
-        (sector, (node - self.first[sector]) as usize)
-    }
-
     /// Dijkstra's algorithm over the nodes from `source`: the distance to each node.
     fn distances_from(&self, source: u32, flood: &mut Flood) -> Vec<f64> {
-        let total = self.first[self.first.len() - 1] as usize;
+        let total = self.numbers.total();
         let mut distance = vec![f64::INFINITY; total];
         flood.done.clear();
         flood.done.resize(total, false);
@@ -161,20 +150,16 @@ impl Graph<'_> {
     /// Calls `visit` with each node one edge from `node` and the edge's cost: the node's
     /// sector's costs, and the steps and links into other sectors' nodes.
     fn edges(&self, node: u32, mut visit: impl FnMut(u32, f64)) {
-        let (sector, local) = self.locate(node);
+        let (sector, local) = self.numbers.locate(node);
         let entry = &self.hierarchy.sectors[sector];
         let count = entry.nodes.len();
-        let base = self.first[sector];
+        let base = self.numbers.number(sector, 0);
         for (other, &cost) in entry.costs[local * count..][..count].iter().enumerate() {
             if other != local && cost.is_finite() {
                 visit(base + other as u32, f64::from(cost));
             }
         }
-        let node_of = |cell| {
-            let target = self.hierarchy.sector_of(cell)?;
-            let index = self.hierarchy.node_index(target, cell)?;
-            Some(self.first[target] + index as u32)
-        };
+        let node_of = |cell| self.numbers.node_at(self.hierarchy, cell);
         for exit in entry.exits_of(local) {
             if let Some(next) = node_of(exit.to) {
                 visit(next, f64::from(exit.cost));

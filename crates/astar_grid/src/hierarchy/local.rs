@@ -215,6 +215,20 @@ impl LocalSearch {
         (self.mark[local] == self.generation + 1).then(|| self.cost[local])
     }
 
+    /// The cell from which the last search reached `cell` (forwards; backwards, the cell it
+    /// steps onto towards the source), once settled; `None` for the source, a seed and a cell
+    /// not settled.
+    pub(crate) fn settled_parent(&self, cell: Cell) -> Option<Cell> {
+        let rect = self.rect?;
+        if !rect.contains(cell) {
+            return None;
+        }
+        let local = rect.local(cell);
+        let parent = self.parent[local];
+        (self.mark[local] == self.generation + 1 && parent != NO_PARENT)
+            .then(|| rect.cell(parent as usize))
+    }
+
     /// Dijkstra's algorithm inside `rect` from `source`, until every cell it reaches is
     /// settled or every one of `targets` is (each target counted once). Forwards it finds the
     /// cost from `source` to each cell; backwards, from each cell to `source`. Read the costs
@@ -228,21 +242,59 @@ impl LocalSearch {
         targets: &[Cell],
     ) {
         self.begin(rect);
-        let mut left = targets
+        let left = targets
             .iter()
             .filter(|&&cell| rect.contains(cell) && (grid.is_walkable(cell) || cell == source))
             .count();
-        self.reach(rect.local(source), 0.0, NO_PARENT);
-        self.open
-            .push(OpenEntry::new(0.0, 0.0, rect.local(source) as u32));
+        self.seed(rect, source, 0.0);
+        self.settle_all(grid, rules, rect, flow, (targets, left));
+    }
+
+    /// Dijkstra's algorithm inside `rect` from several cells at once, each with a cost to start
+    /// from (`seeds`, all inside the rectangle), until every cell reached is settled. Backwards
+    /// it finds, for each cell, the least over the seeds of the cost from the cell to the seed
+    /// plus the seed's own cost. Read the costs with [`LocalSearch::settled_cost`].
+    pub(crate) fn flood_seeded(
+        &mut self,
+        grid: &Grid,
+        rules: StepRules,
+        (rect, seeds): (Rect, &[(Cell, f64)]),
+        flow: Flow,
+    ) {
+        self.begin(rect);
+        for &(cell, cost) in seeds {
+            let local = rect.local(cell);
+            if self.mark[local] != self.generation || cost < self.cost[local] {
+                self.seed(rect, cell, cost);
+            }
+        }
+        self.settle_all(grid, rules, rect, flow, (&[], 0));
+    }
+
+    fn seed(&mut self, rect: Rect, cell: Cell, cost: f64) {
+        let local = rect.local(cell);
+        self.reach(local, cost, NO_PARENT);
+        self.open.push(OpenEntry::new(cost, cost, local as u32));
+    }
+
+    /// Settles the reached cells in order of cost until none is left, or, when `left` is
+    /// positive, until that many of `targets` are settled.
+    fn settle_all(
+        &mut self,
+        grid: &Grid,
+        rules: StepRules,
+        rect: Rect,
+        flow: Flow,
+        (targets, mut left): (&[Cell], usize),
+    ) {
+        let stop_early = left > 0;
         while let Some(entry) = self.open.pop() {
             let local = entry.id() as usize;
             if self.mark[local] != self.generation {
                 continue;
             }
             self.mark[local] = self.generation + 1;
-            let cell = rect.cell(local);
-            if targets.contains(&cell) {
+            if stop_early && targets.contains(&rect.cell(local)) {
                 left -= 1;
                 if left == 0 {
                     return;

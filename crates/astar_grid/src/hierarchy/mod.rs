@@ -3,15 +3,18 @@
 //! current under edits and built a slice at a time; [`HierarchySearcher`] searches it.
 
 mod entrances;
+mod field;
 mod landmarks;
 mod local;
 mod search;
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use landmarks::Landmarks;
 use local::{Flow, LocalSearch, Rect, StepRules};
 
+pub use field::SectorFlowField;
 pub use search::{HierarchyRoute, HierarchySearcher};
 
 use crate::{Cell, CostModel, Grid, Movement};
@@ -157,6 +160,17 @@ pub enum HierarchyError {
     /// An integer cost model has a zero cost.
     #[error("invalid cost model: step costs must be positive")]
     InvalidCostModel,
+    /// A sector flow field needs every sector built and kept by its nodes; this many are not
+    /// (waiting to be built, or with more nodes than a sector keeps).
+    #[error("{0} sectors are not built")]
+    NotBuilt(usize),
+    /// A cell given is off the grid.
+    #[error("cell {0} is off the grid")]
+    OffGrid(Cell),
+    /// The hierarchy changed (an edit was marked, or it is another hierarchy) since the sector
+    /// flow field was made from it: make a new field.
+    #[error("the hierarchy changed since the flow field was made")]
+    Changed,
     /// The grid is not the size the hierarchy was made for.
     #[error("the grid is {found:?}, the hierarchy was made for {expected:?}")]
     GridSize {
@@ -312,6 +326,67 @@ pub struct Hierarchy {
     scratch: LocalSearch,
     /// The landmarks' distances, while every sector is built as when they were measured.
     landmarks: Option<Landmarks>,
+    /// Unique among all hierarchies and all their states since: changed by every mark, so a
+    /// sector flow field can tell the hierarchy it was made from.
+    revision: u64,
+}
+
+/// The next [`Hierarchy::revision`].
+fn next_revision() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The nodes of a hierarchy numbered sector by sector, for searches over all of them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NodeNumbers {
+    /// Per sector, the number of its first node; one more entry, the node count.
+    first: Vec<u32>,
+}
+
+impl NodeNumbers {
+    pub(crate) fn new(hierarchy: &Hierarchy) -> Self {
+        let mut first = Vec::with_capacity(hierarchy.sectors.len() + 1);
+        let mut total = 0u32;
+        for sector in &hierarchy.sectors {
+            first.push(total);
+            total += sector.nodes.len() as u32;
+        }
+        first.push(total);
+        Self { first }
+    }
+
+    /// The number of nodes.
+    pub(crate) fn total(&self) -> usize {
+        self.first.last().map_or(0, |&total| total as usize)
+    }
+
+    /// The number of node `local` of `sector`.
+    pub(crate) fn number(&self, sector: usize, local: usize) -> u32 {
+        self.first[sector] + local as u32
+    }
+
+    /// The numbers of `sector`'s nodes.
+    pub(crate) fn of_sector(&self, sector: usize) -> core::ops::Range<u32> {
+        self.first[sector]..self.first[sector + 1]
+    }
+
+    /// The sector and local index of node `node`.
+    pub(crate) fn locate(&self, node: u32) -> (usize, usize) {
+        let sector = self.first.partition_point(|&first| first <= node) - 1;
+        (sector, (node - self.first[sector]) as usize)
+    }
+
+    /// The number of the node at `cell`, when it is one.
+    pub(crate) fn node_at(&self, hierarchy: &Hierarchy, cell: Cell) -> Option<u32> {
+        let sector = hierarchy.sector_of(cell)?;
+        let local = hierarchy.node_index(sector, cell)?;
+        Some(self.number(sector, local))
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.first.capacity() * size_of::<u32>()
+    }
 }
 
 impl PartialEq for Hierarchy {
@@ -342,6 +417,7 @@ impl Hierarchy {
             queue: (0..count as u32).collect(),
             scratch: LocalSearch::default(),
             landmarks: None,
+            revision: next_revision(),
         })
     }
 
@@ -460,6 +536,7 @@ impl Hierarchy {
         let entry = &mut self.sectors[sector];
         if entry.state != SectorState::Pending {
             self.landmarks = None;
+            self.revision = next_revision();
             *entry = Sector::empty(SectorState::Pending);
             self.queue.push_back(sector as u32);
         }

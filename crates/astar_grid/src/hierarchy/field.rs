@@ -1,0 +1,470 @@
+//! Flow fields over a built [`Hierarchy`] ([`SectorFlowField`]): a goal's costs measured a
+//! sector at a time, only in the sectors asked about, and shared by every agent walking to it.
+
+use super::local::{Flow, LocalSearch, Rect, StepRules};
+use super::{Hierarchy, HierarchyError, NodeNumbers, SectorState};
+use crate::movement::DIRECTIONS;
+use crate::search::{OpenEntry, OpenList};
+use crate::{Cell, Grid, Path};
+
+/// One goal's flow field over a built [`Hierarchy`], measured lazily a sector at a time.
+///
+/// - **What it measures.** The cost from each cell to the goal along the hierarchy: inside the
+///   cell's sector to one of its nodes, then over the nodes. A Dijkstra's algorithm backwards
+///   from the goal runs over the nodes only as far as the sectors asked about need, and each
+///   sector asked about is flooded once from its nodes. Memory grows with the sectors where
+///   agents stand, not with the map.
+/// - **Following it.** [`SectorFlowField::next_step`] follows the sector's flood to the node
+///   where the way leaves it, then steps (or links) on into the next sector: every walk ends
+///   at the goal. It costs at most what [`cost_at`] said at its first cell, and at most
+///   [`HierarchyOptions::detour_per_crossing`] more than optimal for each step of an optimal
+///   path from one sector into another, as hierarchical paths do.
+/// - **Shared.** Any number of agents walking to the goal read the same field.
+/// - **Edits.** The field belongs to the hierarchy as it was when made: once an edit is marked
+///   ([`Hierarchy::cells_changed`]), its methods return [`HierarchyError::Changed`], and a new
+///   field is made when the hierarchy is built again. Every step it gives is legal on the grid
+///   given.
+///
+/// [`cost_at`]: SectorFlowField::cost_at
+/// [`HierarchyOptions::detour_per_crossing`]: super::HierarchyOptions::detour_per_crossing
+///
+/// ```
+/// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, SectorFlowField};
+///
+/// let mut grid = Grid::new(64, 64);
+/// grid.fill_rect(Cell::new(30, 0), Cell::new(33, 60), 0); // a wall with a gap at the bottom
+/// let hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(16))?;
+/// let goal = Cell::new(60, 2);
+/// let mut field = SectorFlowField::new(&hierarchy, &grid, goal)?;
+///
+/// // An agent at (2, 2) follows the field round the wall.
+/// let path = field.path_from(&hierarchy, &grid, Cell::new(2, 2))?.expect("reachable");
+/// assert_eq!(path.cells.last(), Some(&goal));
+/// assert!(path.cells.iter().any(|cell| cell.y > 60)); // through the gap
+/// // Only the sectors it crossed were flooded, not all sixteen.
+/// assert!(field.sectors_measured() < hierarchy.sector_count());
+/// # Ok::<(), astar_grid::HierarchyError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct SectorFlowField {
+    goal: Cell,
+    /// The hierarchy's revision when the field was made.
+    revision: u64,
+    numbers: NodeNumbers,
+    /// Each node's cost to the goal found so far; final once `settled`.
+    to_goal: Vec<f64>,
+    /// The node each node's way to the goal goes on to, or [`NO_NODE`] for the goal's sector's
+    /// nodes whose way is inside it.
+    via: Vec<u32>,
+    settled: Vec<bool>,
+    open: OpenList,
+    /// Per sector, its cells' costs to the goal once measured.
+    sectors: Vec<Option<SectorCosts>>,
+    measured: usize,
+    scratch: LocalSearch,
+}
+
+/// No node: the goal's own sector.
+const NO_NODE: u32 = u32::MAX;
+
+/// Where a cell steps to: inside the sector (local index), or [`LEAVE`] from a node that steps
+/// or links on to its next node, or [`ARRIVED`] at the goal and where it cannot be reached.
+const LEAVE: u16 = u16::MAX - 1;
+const ARRIVED: u16 = u16::MAX;
+
+/// A measured sector: each cell's cost to the goal, `base` plus its offset, kept as `f32`
+/// (infinite where the goal cannot be reached; offsets from the sector's cheapest way out keep
+/// the rounding far below the price of a step), and the cell it steps to.
+#[derive(Clone, Debug)]
+struct SectorCosts {
+    base: f64,
+    offsets: Box<[f32]>,
+    next: Box<[u16]>,
+}
+
+impl SectorFlowField {
+    /// A field towards `goal` over `hierarchy`, every sector of which is built, as of `grid`.
+    /// Measures nothing beyond the goal's sector yet.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyError, HierarchyOptions, SectorFlowField};
+    ///
+    /// let grid = Grid::new(32, 32);
+    /// let options = HierarchyOptions::default().with_sector_size(8);
+    /// let mut hierarchy = Hierarchy::new(&grid, options)?;
+    /// let goal = Cell::new(3, 3);
+    /// // Sectors still waiting to be built:
+    /// let waiting = SectorFlowField::new(&hierarchy, &grid, goal).err();
+    /// assert_eq!(waiting, Some(HierarchyError::NotBuilt(16)));
+    /// hierarchy.build_sectors(&grid, usize::MAX)?;
+    /// let mut field = SectorFlowField::new(&hierarchy, &grid, goal)?;
+    /// assert_eq!(field.cost_at(&hierarchy, &grid, goal)?, Some(0.0));
+    /// assert_eq!(field.cost_at(&hierarchy, &grid, Cell::new(7, 3))?, Some(4.0));
+    /// assert_eq!(field.sectors_measured(), 1);
+    /// # Ok::<(), HierarchyError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// - [`HierarchyError::GridSize`] when `grid` is not the size of the hierarchy's grid;
+    /// - [`HierarchyError::OffGrid`] for a goal off the grid;
+    /// - [`HierarchyError::NotBuilt`] while a sector waits to be built or keeps too many
+    ///   nodes (see [`MAX_SECTOR_NODES`](super::MAX_SECTOR_NODES)).
+    pub fn new(hierarchy: &Hierarchy, grid: &Grid, goal: Cell) -> Result<Self, HierarchyError> {
+        hierarchy.check_grid(grid)?;
+        let goal_sector = hierarchy
+            .sector_of(goal)
+            .ok_or(HierarchyError::OffGrid(goal))?;
+        let not_built = hierarchy
+            .sectors
+            .iter()
+            .filter(|sector| sector.state != SectorState::Built)
+            .count();
+        if not_built > 0 {
+            return Err(HierarchyError::NotBuilt(not_built));
+        }
+        let numbers = NodeNumbers::new(hierarchy);
+        let total = numbers.total();
+        let mut field = Self {
+            goal,
+            revision: hierarchy.revision,
+            to_goal: vec![f64::INFINITY; total],
+            via: vec![NO_NODE; total],
+            settled: vec![false; total],
+            numbers,
+            open: OpenList::default(),
+            sectors: vec![None; hierarchy.sectors.len()],
+            measured: 0,
+            scratch: LocalSearch::default(),
+        };
+        if grid.is_walkable(goal) {
+            field.join_goal(hierarchy, grid, goal_sector);
+        }
+        Ok(field)
+    }
+
+    /// Starts the search over the nodes: the goal's sector's nodes, each at its cost to the
+    /// goal inside the sector.
+    fn join_goal(&mut self, hierarchy: &Hierarchy, grid: &Grid, sector: usize) {
+        let rect = hierarchy.sector_rect_of(sector);
+        let nodes = &hierarchy.sectors[sector].nodes;
+        let rules = hierarchy.rules();
+        self.scratch
+            .flood(grid, rules, (rect, self.goal), Flow::Backward, nodes);
+        for (local, &node) in nodes.iter().enumerate() {
+            if let Some(cost) = self.scratch.settled_cost(node) {
+                self.reach(self.numbers.number(sector, local), cost, NO_NODE);
+            }
+        }
+    }
+
+    fn reach(&mut self, node: u32, cost: f64, via: u32) {
+        let slot = &mut self.to_goal[node as usize];
+        if cost < *slot {
+            *slot = cost;
+            self.via[node as usize] = via;
+            self.open.push(OpenEntry::new(cost, cost, node));
+        }
+    }
+
+    /// The goal.
+    #[must_use]
+    pub const fn goal(&self) -> Cell {
+        self.goal
+    }
+
+    /// How many sectors have been measured.
+    #[must_use]
+    pub const fn sectors_measured(&self) -> usize {
+        self.measured
+    }
+
+    /// Bytes held: the nodes' costs, the measured sectors and the scratch memory.
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        let sectors: usize = self
+            .sectors
+            .iter()
+            .flatten()
+            .map(|costs| costs.offsets.len() * (size_of::<f32>() + size_of::<u16>()))
+            .sum();
+        self.numbers.memory_bytes()
+            + self.to_goal.capacity() * size_of::<f64>()
+            + self.via.capacity() * size_of::<u32>()
+            + self.settled.capacity()
+            + self.sectors.capacity() * size_of::<Option<SectorCosts>>()
+            + sectors
+            + self.open.memory_bytes()
+            + self.scratch.memory_bytes()
+    }
+
+    /// The cost from `cell` to the goal along the field, measuring `cell`'s sector first if
+    /// it is not yet; `None` when the goal cannot be reached from it (or it is blocked, or off
+    /// the grid).
+    ///
+    /// # Errors
+    /// [`HierarchyError::Changed`] when `hierarchy` is not the one the field was made from, as
+    /// it was; [`HierarchyError::GridSize`] for a grid of another size.
+    pub fn cost_at(
+        &mut self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+        cell: Cell,
+    ) -> Result<Option<f64>, HierarchyError> {
+        self.check(hierarchy, grid)?;
+        Ok(self.measured_cost(hierarchy, grid, cell))
+    }
+
+    /// The cell to step onto from `cell` towards the goal: a neighbour, or the far end of an
+    /// open link. `None` at the goal, where it cannot be reached, and where the grid no longer
+    /// allows the step (it changed without the hierarchy being told). Measures `cell`'s sector
+    /// if it is not yet.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, SectorFlowField};
+    ///
+    /// let grid = Grid::new(32, 32);
+    /// let hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(8))?;
+    /// let goal = Cell::new(20, 20);
+    /// let mut field = SectorFlowField::new(&hierarchy, &grid, goal)?;
+    /// assert_eq!(field.next_step(&hierarchy, &grid, Cell::new(19, 19))?, Some(goal));
+    /// assert_eq!(field.next_step(&hierarchy, &grid, goal)?, None);
+    /// # Ok::<(), astar_grid::HierarchyError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`SectorFlowField::cost_at`].
+    pub fn next_step(
+        &mut self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+        cell: Cell,
+    ) -> Result<Option<Cell>, HierarchyError> {
+        self.check(hierarchy, grid)?;
+        Ok(self.step_from(hierarchy, grid, cell).map(|(next, _)| next))
+    }
+
+    /// The cells from `cell` to the goal along [`SectorFlowField::next_step`], and what their
+    /// steps cost; `None` when the goal cannot be reached from `cell`.
+    ///
+    /// # Errors
+    /// As [`SectorFlowField::cost_at`].
+    pub fn path_from(
+        &mut self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+        cell: Cell,
+    ) -> Result<Option<Path>, HierarchyError> {
+        self.check(hierarchy, grid)?;
+        if self.measured_cost(hierarchy, grid, cell).is_none() {
+            return Ok(None);
+        }
+        let mut path = Path {
+            cells: vec![cell],
+            cost: 0.0,
+        };
+        let mut at = cell;
+        let most = grid.width() as usize * grid.height() as usize;
+        while at != self.goal {
+            let Some((next, step)) = self.step_from(hierarchy, grid, at) else {
+                // The grid changed without the hierarchy being told: no way on from here.
+                return Ok(None);
+            };
+            if path.cells.len() > most {
+                return Ok(None); // the ways are trees of shortest paths, so this cannot happen
+            }
+            path.cells.push(next);
+            path.cost += step;
+            at = next;
+        }
+        Ok(Some(path))
+    }
+
+    fn check(&self, hierarchy: &Hierarchy, grid: &Grid) -> Result<(), HierarchyError> {
+        hierarchy.check_grid(grid)?;
+        if hierarchy.revision == self.revision {
+            Ok(())
+        } else {
+            Err(HierarchyError::Changed)
+        }
+    }
+
+    /// The next step from `cell` and its cost: along the sector's flood towards the way out
+    /// of it, then along the search over the nodes; `None` at the goal, where it cannot be
+    /// reached, and where the step is not legal on `grid`.
+    fn step_from(&mut self, hierarchy: &Hierarchy, grid: &Grid, cell: Cell) -> Option<(Cell, f64)> {
+        let sector = hierarchy.sector_of(cell)?;
+        if self.sectors[sector].is_none() {
+            self.measure(hierarchy, grid, sector);
+        }
+        let costs = self.sectors[sector].as_ref()?;
+        let rect = hierarchy.sector_rect_of(sector);
+        let next = match *costs.next.get(rect.local(cell))? {
+            ARRIVED => return None,
+            LEAVE => {
+                let local = hierarchy.node_index(sector, cell)?;
+                let via = self.via[self.numbers.number(sector, local) as usize];
+                let (to_sector, to_local) = self.numbers.locate(via);
+                *hierarchy.sectors[to_sector].nodes.get(to_local)?
+            }
+            inside => rect.cell(usize::from(inside)),
+        };
+        step_cost(grid, hierarchy.rules(), cell, next).map(|cost| (next, cost))
+    }
+
+    /// The cost of `cell`, measuring its sector first if need be.
+    fn measured_cost(&mut self, hierarchy: &Hierarchy, grid: &Grid, cell: Cell) -> Option<f64> {
+        let sector = hierarchy.sector_of(cell)?;
+        if self.sectors[sector].is_none() {
+            self.measure(hierarchy, grid, sector);
+        }
+        let costs = self.sectors[sector].as_ref()?;
+        let rect = hierarchy.sector_rect_of(sector);
+        let offset = *costs.offsets.get(rect.local(cell))?;
+        offset.is_finite().then(|| costs.base + f64::from(offset))
+    }
+
+    /// Settles `sector`'s nodes, then floods the sector backwards from the ways out of it:
+    /// each node whose way to the goal leaves the sector at once, at its cost to the goal,
+    /// and the goal in its own sector. The other nodes' ways run inside the sector, and the
+    /// flood finds them.
+    fn measure(&mut self, hierarchy: &Hierarchy, grid: &Grid, sector: usize) {
+        self.settle_nodes_of(hierarchy, grid, sector);
+        let rect: Rect = hierarchy.sector_rect_of(sector);
+        let nodes = &hierarchy.sectors[sector].nodes;
+        let leaves = |node: u32| {
+            let via = self.via[node as usize];
+            via != NO_NODE && self.numbers.locate(via).0 != sector
+        };
+        let mut seeds: Vec<(Cell, f64)> = self
+            .numbers
+            .of_sector(sector)
+            .zip(nodes)
+            .filter(|&(node, _)| self.to_goal[node as usize].is_finite() && leaves(node))
+            .map(|(node, &cell)| (cell, self.to_goal[node as usize]))
+            .collect();
+        if hierarchy.sector_of(self.goal) == Some(sector) && grid.is_walkable(self.goal) {
+            seeds.push((self.goal, 0.0));
+        }
+        let base = seeds
+            .iter()
+            .map(|&(_, cost)| cost)
+            .fold(f64::INFINITY, f64::min);
+        let base = if base.is_finite() { base } else { 0.0 };
+        self.scratch
+            .flood_seeded(grid, hierarchy.rules(), (rect, &seeds), Flow::Backward);
+        let mut offsets = Vec::with_capacity(rect.len());
+        let mut next = Vec::with_capacity(rect.len());
+        for local in 0..rect.len() {
+            let cell = rect.cell(local);
+            let Some(cost) = self.scratch.settled_cost(cell) else {
+                offsets.push(f32::INFINITY);
+                next.push(ARRIVED);
+                continue;
+            };
+            offsets.push((cost - base) as f32);
+            next.push(match self.scratch.settled_parent(cell) {
+                Some(parent) => rect.local(parent) as u16,
+                None if cell == self.goal => ARRIVED,
+                None => LEAVE,
+            });
+        }
+        self.sectors[sector] = Some(SectorCosts {
+            base,
+            offsets: offsets.into_boxed_slice(),
+            next: next.into_boxed_slice(),
+        });
+        self.measured += 1;
+    }
+
+    /// Runs the search over the nodes, backwards from the goal, until every node of `sector`
+    /// is settled or no node is left to settle.
+    fn settle_nodes_of(&mut self, hierarchy: &Hierarchy, grid: &Grid, sector: usize) {
+        let mut left = self
+            .numbers
+            .of_sector(sector)
+            .filter(|&node| !self.settled[node as usize])
+            .count();
+        while left > 0 {
+            let Some(entry) = self.open.pop() else {
+                return;
+            };
+            let node = entry.id();
+            if core::mem::replace(&mut self.settled[node as usize], true) {
+                continue;
+            }
+            let (at_sector, local) = self.numbers.locate(node);
+            if at_sector == sector {
+                left -= 1;
+            }
+            let cost = self.to_goal[node as usize];
+            self.relax_into(hierarchy, grid, (at_sector, local), cost);
+        }
+    }
+
+    /// Lowers the cost of each node one edge before node `local` of `sector` (whose cost to the
+    /// goal is `cost`): the sector's other nodes, and the nodes of other sectors that step or
+    /// link into it.
+    fn relax_into(
+        &mut self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+        (sector, local): (usize, usize),
+        cost: f64,
+    ) {
+        let entry = &hierarchy.sectors[sector];
+        let count = entry.nodes.len();
+        for other in 0..count {
+            let edge = entry.costs[other * count + local];
+            if other != local && edge.is_finite() {
+                let node = self.numbers.number(sector, local);
+                self.reach(
+                    self.numbers.number(sector, other),
+                    cost + f64::from(edge),
+                    node,
+                );
+            }
+        }
+        let cell = entry.nodes[local];
+        let rect = hierarchy.sector_rect_of(sector);
+        let rules = hierarchy.rules();
+        let index = grid.index(cell);
+        for &(dx, dy) in &DIRECTIONS[..rules.directions()] {
+            let Some(before) = cell.offset(dx, dy) else {
+                continue;
+            };
+            if rect.contains(before) || !grid.is_walkable(before) {
+                continue;
+            }
+            // Steps are symmetric in legality: the step back from `cell` tells.
+            if rules.walk(grid, index, (dx, dy)).is_some()
+                && let Some(node) = self.numbers.node_at(hierarchy, before)
+            {
+                let step = rules.base((dx, dy)) * f64::from(grid.value(cell));
+                self.reach(node, cost + step, self.numbers.number(sector, local));
+            }
+        }
+        if grid.links.has_steps() {
+            for step in grid.links.steps_to(index) {
+                let before = grid.cell_at(step.from as usize);
+                if !rect.contains(before)
+                    && grid.is_walkable(before)
+                    && let Some(node) = self.numbers.node_at(hierarchy, before)
+                {
+                    self.reach(node, cost + step.cost, self.numbers.number(sector, local));
+                }
+            }
+        }
+    }
+}
+
+/// The cheapest legal way from `from` to `to` in one move: a step of the movement, when they are
+/// neighbours, or an open link; `None` when there is neither.
+fn step_cost(grid: &Grid, rules: StepRules, from: Cell, to: Cell) -> Option<f64> {
+    let mut best = f64::INFINITY;
+    rules.steps_leaving(grid, (from, None), true, |next, cost| {
+        if next == to {
+            best = best.min(cost);
+        }
+    });
+    best.is_finite().then_some(best)
+}
