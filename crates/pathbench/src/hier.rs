@@ -1,7 +1,9 @@
 //! `pathbench hier`: the sector hierarchy side by side with jump point search (or A* on maps
 //! with terrain) in one process, on one map and scenario: the time to a whole path and to the
-//! first cells, path quality and legality, the build, memory, and the cost of an edit.
+//! first cells, path quality and legality, the build, memory, the cost of an edit, and sector
+//! flow fields shared by many agents ([`crate::hier_field`]).
 
+use crate::hier_field;
 use crate::random::SeededRandom;
 use crate::scen_report::{mean_and_worst, median};
 use crate::scen_run::{is_legal, load};
@@ -36,6 +38,12 @@ pub struct HierArgs {
     /// Seed of the edited cells.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Goals given a sector flow field each (the goals of the first queries); 0 for none.
+    #[arg(long, default_value_t = 10)]
+    pub field_goals: usize,
+    /// Agents walking to each field's goal, from the starts of the first queries.
+    #[arg(long, default_value_t = 100)]
+    pub field_agents: usize,
 }
 
 /// Per query: the baseline's time, the hierarchy's time to the whole path and to its first
@@ -95,6 +103,19 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
             optimal: reference.cost().unwrap_or(-1.0),
         });
     }
+    let goals: Vec<Cell> = scenario
+        .queries
+        .iter()
+        .map(|q| q.goal)
+        .take(args.field_goals)
+        .collect();
+    let starts: Vec<Cell> = scenario
+        .queries
+        .iter()
+        .map(|q| q.start)
+        .take(args.field_agents)
+        .collect();
+    let fields = hier_field::measure(&grid, &hierarchy, &mut baseline, (&goals, &starts))?;
     let (mark_us, rebuild_us) = timed_edits(&grid, &mut hierarchy, args)?;
     report(
         args,
@@ -103,8 +124,9 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
         &times,
         (illegal, unmatched, &suboptimality),
         (mark_us, rebuild_us),
+        fields.to_json(goals.len(), starts.len()),
     );
-    Ok(illegal == 0 && unmatched == 0)
+    Ok(illegal == 0 && unmatched == 0 && fields.illegal == 0 && fields.unmatched == 0)
 }
 
 fn timed_whole(
@@ -179,7 +201,8 @@ fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
-fn percentile(values: &[f64], fraction: f64) -> f64 {
+/// The value at `fraction` of the way through `values` sorted.
+pub fn percentile(values: &[f64], fraction: f64) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     let index = ((sorted.len() as f64 - 1.0) * fraction).round() as usize;
@@ -193,6 +216,7 @@ fn report(
     times: &[QueryTimes],
     (illegal, unmatched, suboptimality): (usize, usize, &[f64]),
     (mark_us, rebuild_us): (Vec<f64>, Vec<f64>),
+    fields: serde_json::Value,
 ) {
     let mut reachable: Vec<&QueryTimes> = times.iter().filter(|t| t.optimal >= 0.0).collect();
     reachable.sort_by(|a, b| b.optimal.total_cmp(&a.optimal));
@@ -211,7 +235,7 @@ fn report(
     );
     let cells = (grid.width() as usize * grid.height() as usize).max(1);
     let (mean_suboptimality, max_suboptimality) = mean_and_worst(suboptimality);
-    let summary = serde_json::json!({
+    let mut summary = serde_json::json!({
         "map": args.map.display().to_string(),
         "queries": times.len(),
         "sector_size": args.sector_size,
@@ -238,6 +262,9 @@ fn report(
         "edit_rebuild_mean_us": mean(&rebuild_us),
         "edit_rebuild_p99_us": percentile(&rebuild_us, 0.99),
     });
+    if let (Some(summary), serde_json::Value::Object(fields)) = (summary.as_object_mut(), fields) {
+        summary.extend(fields);
+    }
     println!("{}", headline(&summary));
     println!("{summary}");
 }
