@@ -48,6 +48,13 @@ pub struct PathfindingStats {
     /// Goals' shared trees held now, counted among
     /// [`PathfindingStats::flow_fields`].
     pub goal_trees: usize,
+    /// Sectors of the sector hierarchies held now: one hierarchy per movement rule and cost
+    /// model that [`PathAlgorithm::Hierarchical`](crate::PathAlgorithm::Hierarchical) requests
+    /// asked for.
+    pub hierarchy_sectors: usize,
+    /// Of those, sectors not built yet, counting down as the background build goes. While more
+    /// than one in ten waits, hierarchical requests run A*.
+    pub hierarchy_sectors_waiting: usize,
     /// Bytes held now by the finished flow fields and goal trees (5 a cell each, and their
     /// scratch memory).
     pub flow_field_bytes: usize,

@@ -108,6 +108,10 @@ fn checked_update(app: &mut App) -> FrameFigures {
         (diagnostics::IN_FLIGHT, after.in_flight),
         (diagnostics::FLOW_FIELDS, after.flow_fields),
         (diagnostics::GOAL_TREES, after.goal_trees),
+        (
+            diagnostics::HIERARCHY_SECTORS_WAITING,
+            after.hierarchy_sectors_waiting,
+        ),
     ] {
         assert_eq!(latest(app, &path), expected as f64, "{path}");
     }

@@ -21,6 +21,7 @@
 //! | [`IN_FLIGHT`] | | searches running |
 //! | [`FLOW_FIELDS`] | | flow fields held |
 //! | [`GOAL_TREES`] | | goals' shared trees agents hold routes on |
+//! | [`HIERARCHY_SECTORS_WAITING`] | | sectors of the sector hierarchies not built yet |
 //!
 //! Rates are per second of real time ([`Time<Real>`](bevy::time::Real)): they describe the
 //! machine's work, which goes on while virtual time is paused or scaled, and stay per frame when
@@ -94,10 +95,16 @@ pub const FLOW_FIELDS: DiagnosticPath = DiagnosticPath::const_new("pathfinding/f
 /// ([`PathfindingStats::goal_trees`](crate::PathfindingStats::goal_trees)).
 pub const GOAL_TREES: DiagnosticPath = DiagnosticPath::const_new("pathfinding/goal_trees");
 
+/// Sectors of the sector hierarchies not built yet at the end of the frame
+/// ([`PathfindingStats::hierarchy_sectors_waiting`](crate::PathfindingStats::hierarchy_sectors_waiting)):
+/// on a huge map, how far the background build has to go.
+pub const HIERARCHY_SECTORS_WAITING: DiagnosticPath =
+    DiagnosticPath::const_new("pathfinding/hierarchy_sectors_waiting");
+
 /// Every path above, stages first; for
 /// [`LogDiagnosticsPlugin::filtered`](bevy::diagnostic::LogDiagnosticsPlugin::filtered) and
 /// other lists of what to show.
-pub const ALL: [DiagnosticPath; 11] = [
+pub const ALL: [DiagnosticPath; 12] = [
     INVALIDATE_MS,
     DISPATCH_MS,
     APPLY_MS,
@@ -109,6 +116,7 @@ pub const ALL: [DiagnosticPath; 11] = [
     IN_FLIGHT,
     FLOW_FIELDS,
     GOAL_TREES,
+    HIERARCHY_SECTORS_WAITING,
 ];
 
 /// The four stage times, in the order the stages run.

@@ -3,7 +3,8 @@
 //! once a frame.
 
 use super::{
-    APPLY_MS, CACHE_HIT_PERCENT, DISPATCH_MS, FLOW_FIELDS, FOLLOW_MS, GOAL_TREES, IN_FLIGHT,
+    APPLY_MS, CACHE_HIT_PERCENT, DISPATCH_MS, FLOW_FIELDS, FOLLOW_MS, GOAL_TREES,
+    HIERARCHY_SECTORS_WAITING, IN_FLIGHT,
     INVALIDATE_MS, PATHS_CUT_PER_SECOND, QUEUE_LENGTH, SEARCHES_PER_SECOND, STAGE_MS,
 };
 use crate::{PathfindingStats, PathfindingSystems};
@@ -79,7 +80,7 @@ impl PathfindingDiagnosticsPlugin {
 }
 
 /// Each diagnostic with the suffix its values are logged with.
-const SUFFIXES: [(DiagnosticPath, &str); 11] = [
+const SUFFIXES: [(DiagnosticPath, &str); 12] = [
     (INVALIDATE_MS, "ms"),
     (DISPATCH_MS, "ms"),
     (APPLY_MS, "ms"),
@@ -91,6 +92,7 @@ const SUFFIXES: [(DiagnosticPath, &str); 11] = [
     (IN_FLIGHT, ""),
     (FLOW_FIELDS, ""),
     (GOAL_TREES, ""),
+    (HIERARCHY_SECTORS_WAITING, ""),
 ];
 
 /// Indices of the stages in [`StageClock::frame`] and [`STAGE_MS`].
@@ -278,6 +280,9 @@ fn publish_diagnostics(
     diagnostics.add_measurement(&IN_FLIGHT, || stats.in_flight as f64);
     diagnostics.add_measurement(&FLOW_FIELDS, || stats.flow_fields as f64);
     diagnostics.add_measurement(&GOAL_TREES, || stats.goal_trees as f64);
+    diagnostics.add_measurement(&HIERARCHY_SECTORS_WAITING, || {
+        stats.hierarchy_sectors_waiting as f64
+    });
     let now = Counters::read(&stats);
     let Some(rates) = frame_rates(*counted, now, time.delta_secs_f64()) else {
         return;

@@ -19,7 +19,7 @@ use astar_grid::{
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use core::cell::RefCell;
-use core::sync::atomic::AtomicBool;
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Sectors built between two slice points of a background build.
@@ -49,6 +49,8 @@ struct HierarchyEntry {
     grid_id: u64,
     /// The build running, on a copy of the hierarchy and a snapshot of the grid.
     build: Option<BackgroundTask<Hierarchy>>,
+    /// Sectors the running build has built so far.
+    built_so_far: Arc<AtomicUsize>,
     /// The cells changed since the running build's snapshot: its sectors built over them are
     /// marked again when it lands.
     changed_during_build: Vec<Cell>,
@@ -77,6 +79,7 @@ impl Hierarchies {
                 hierarchy: Arc::new(hierarchy),
                 grid_id: nav.id(),
                 build: None,
+                built_so_far: Arc::default(),
                 changed_during_build: Vec::new(),
             };
             self.entries.insert(key, entry);
@@ -122,12 +125,15 @@ impl Hierarchies {
                 let mut copy = Hierarchy::clone(&entry.hierarchy);
                 let grid = nav.snapshot();
                 entry.changed_during_build.clear();
+                entry.built_so_far = Arc::default();
+                let built_so_far = Arc::clone(&entry.built_so_far);
                 entry.build = Some(BackgroundTask::spawn(
                     async move {
                         while copy.pending() > 0 {
-                            if copy.build_sectors(&grid, SECTORS_PER_SLICE).is_err() {
+                            let Ok(built) = copy.build_sectors(&grid, SECTORS_PER_SLICE) else {
                                 break;
-                            }
+                            };
+                            built_so_far.fetch_add(built, Ordering::Relaxed);
                             slice_point().await;
                         }
                         // The grid's size cannot differ: it is the hierarchy's own snapshot.
@@ -138,6 +144,23 @@ impl Hierarchies {
                 ));
             }
         }
+    }
+
+    /// The sectors of every hierarchy held, and of those the sectors not built yet (less
+    /// those a running build has built).
+    fn sector_counts(&self) -> (usize, usize) {
+        self.entries.values().fold((0, 0), |(sectors, waiting), entry| {
+            let pending = entry.hierarchy.pending();
+            let built = if entry.build.is_some() {
+                entry.built_so_far.load(Ordering::Relaxed)
+            } else {
+                0
+            };
+            (
+                sectors + entry.hierarchy.sector_count(),
+                waiting + pending.saturating_sub(built),
+            )
+        })
     }
 
     /// The hierarchy the debug overlay draws: that of the default movement rule and cost
@@ -198,12 +221,14 @@ pub(crate) fn record_hierarchy_changes(
     }
 }
 
-/// Lands finished builds of the hierarchies and starts builds of the sectors waiting.
+/// Lands finished builds of the hierarchies, starts builds of the sectors waiting, and counts
+/// the sectors in [`PathfindingStats`](crate::PathfindingStats).
 pub(crate) fn build_hierarchies(
     mut hierarchies: ResMut<Hierarchies>,
     nav: Option<Res<NavGrid>>,
     settings: Res<crate::PathfindingSettings>,
     work: Res<crate::background::MainThreadWork>,
+    mut stats: ResMut<crate::PathfindingStats>,
 ) {
     let Some(nav) = nav else {
         return;
@@ -216,6 +241,7 @@ pub(crate) fn build_hierarchies(
         queue: &work,
     };
     hierarchies.advance(&nav, placement);
+    (stats.hierarchy_sectors, stats.hierarchy_sectors_waiting) = hierarchies.sector_counts();
 }
 
 /// Runs `job` over `hierarchy` (a hierarchy of `grid`), or by A* on `grid` when its options
@@ -318,6 +344,22 @@ mod tests {
             .hierarchy(cut.movement, cut.cost)
             .map(Hierarchy::has_landmarks);
         assert_eq!(guided, Some(true));
+    }
+
+    #[test]
+    fn the_sectors_waiting_count_down_as_the_build_goes() {
+        let nav = NavGrid::new(Grid::new(256, 256));
+        let work = MainThreadWork::default();
+        let mut hierarchies = Hierarchies::default();
+        assert_eq!(hierarchies.sector_counts(), (0, 0));
+        let _ = hierarchies.engine_for(&nav, &SearchOptions::default());
+        assert_eq!(hierarchies.sector_counts(), (16, 16));
+        hierarchies.advance(&nav, placement(&work));
+        // One slice of the build, on the main thread with no time left.
+        work.run(core::time::Duration::ZERO);
+        assert_eq!(hierarchies.sector_counts(), (16, 16 - SECTORS_PER_SLICE));
+        settle(&mut hierarchies, &nav, &work);
+        assert_eq!(hierarchies.sector_counts(), (16, 0));
     }
 
     #[test]
