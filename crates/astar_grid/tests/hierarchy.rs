@@ -485,6 +485,71 @@ fn a_sector_flow_field_measures_only_the_sectors_it_is_asked_about() {
 }
 
 #[test]
+fn a_walk_that_comes_round_along_zero_cost_links_is_finished_by_a_search() {
+    // Four one-way links of cost 0: ties between the sector's flood and the search over the
+    // nodes send the walk from (0, 0) round (1, 2) and (1, 0) and back.
+    let mut grid = Grid::new(2, 3);
+    for (from, to) in [
+        ((1, 0), (0, 0)),
+        ((0, 0), (1, 2)),
+        ((1, 0), (0, 1)),
+        ((1, 2), (1, 0)),
+    ] {
+        let link = Link::new(Cell::new(from.0, from.1), Cell::new(to.0, to.1), 0.0).one_way();
+        grid.add_link(link).expect("ends walkable");
+    }
+    let options = HierarchyOptions::default()
+        .with_sector_size(2)
+        .with_entrance_spacing(1)
+        .with_movement(Movement::FOUR);
+    let hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+    let (start, goal) = (Cell::new(0, 0), Cell::new(0, 1));
+    let mut field = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+    let walk = field
+        .path_from(&hierarchy, &grid, start)
+        .expect("current")
+        .expect("reachable");
+    let cost = legal_cost(
+        &grid,
+        options.movement,
+        options.cost,
+        &walk.cells,
+        start,
+        goal,
+    )
+    .expect("legal");
+    assert_eq!((cost, walk.cost), (0.0, 0.0));
+}
+
+#[test]
+fn a_field_refuses_a_copy_of_its_hierarchy_built_differently() {
+    let open = Grid::new(16, 8);
+    let mut walled = Grid::new(16, 8);
+    walled.fill_rect(Cell::new(7, 0), Cell::new(8, 6), 0);
+    let options = HierarchyOptions::default()
+        .with_sector_size(8)
+        .with_entrance_spacing(1);
+    let mut first = Hierarchy::new(&open, options).expect("valid options");
+    let mut second = first.clone();
+    first.build_sectors(&open, usize::MAX).expect("same size");
+    second
+        .build_sectors(&walled, usize::MAX)
+        .expect("same size");
+    let mut field = SectorFlowField::new(&first, &open, Cell::new(15, 0)).expect("built");
+    assert_eq!(
+        field.cost_at(&second, &walled, Cell::new(0, 0)),
+        Err(HierarchyError::Changed)
+    );
+    // A copy made after the build is the same hierarchy.
+    let copy = first.clone();
+    assert!(
+        field
+            .cost_at(&copy, &open, Cell::new(0, 0))
+            .is_ok_and(|cost| cost.is_some())
+    );
+}
+
+#[test]
 fn bad_options_and_grids_are_refused() {
     let grid = Grid::new(10, 10);
     let refused = |options| Hierarchy::new(&grid, options).err();

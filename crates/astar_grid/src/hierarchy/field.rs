@@ -5,7 +5,8 @@ use super::local::{Flow, LocalSearch, Rect, StepRules};
 use super::{Hierarchy, HierarchyError, NodeNumbers, SectorState};
 use crate::movement::DIRECTIONS;
 use crate::search::{OpenEntry, OpenList};
-use crate::{Cell, Grid, Path};
+use crate::{Cell, Grid, Path, SearchOptions, Searcher};
+use std::collections::HashMap;
 
 /// One goal's flow field over a built [`Hierarchy`], measured lazily a sector at a time.
 ///
@@ -16,9 +17,12 @@ use crate::{Cell, Grid, Path};
 ///   agents stand, not with the map.
 /// - **Following it.** [`SectorFlowField::next_step`] follows the sector's flood to the node
 ///   where the way leaves it, then steps (or links) on into the next sector: every walk ends
-///   at the goal. It costs at most what [`cost_at`] said at its first cell, and at most
-///   [`HierarchyOptions::detour_per_crossing`] more than optimal for each step of an optimal
-///   path from one sector into another, as hierarchical paths do.
+///   at the goal. It costs at most what [`cost_at`] said at its first cell (but for the
+///   rounding of the `f32` costs the hierarchy keeps, about one part in ten million), and at
+///   most [`HierarchyOptions::detour_per_crossing`] more than optimal for each step of an
+///   optimal path from one sector into another, as hierarchical paths do. With links that
+///   cost nothing, ties may make a walk by `next_step` alone come round again;
+///   [`SectorFlowField::path_from`] notices and finishes by A*.
 /// - **Shared.** Any number of agents walking to the goal read the same field.
 /// - **Edits.** The field belongs to the hierarchy as it was when made: once an edit is marked
 ///   ([`Hierarchy::cells_changed`]), its methods return [`HierarchyError::Changed`], and a new
@@ -157,7 +161,12 @@ impl SectorFlowField {
         }
     }
 
+    /// Lowers `node`'s cost to the goal to `cost`, through `via`, unless it is settled: a
+    /// node's way is final once settled, so that every walk reads the same one.
     fn reach(&mut self, node: u32, cost: f64, via: u32) {
+        if self.settled[node as usize] {
+            return;
+        }
         let slot = &mut self.to_goal[node as usize];
         if cost < *slot {
             *slot = cost;
@@ -262,21 +271,63 @@ impl SectorFlowField {
             cells: vec![cell],
             cost: 0.0,
         };
-        let mut at = cell;
+        // Steps of zero cost (links) can tie in ways that circle; the cells walked since the
+        // last step that cost something tell when a walk comes round again.
+        let mut since_cost: HashMap<Cell, usize> = HashMap::from([(cell, 0)]);
         let most = grid.width() as usize * grid.height() as usize;
+        let mut at = cell;
         while at != self.goal {
+            if path.cells.len() > most {
+                // Steps that cost something lower the cost left, so this cannot happen.
+                let last = path.cells.len() - 1;
+                return Ok(self.finish_by_search(hierarchy, grid, path, last));
+            }
             let Some((next, step)) = self.step_from(hierarchy, grid, at) else {
                 // The grid changed without the hierarchy being told: no way on from here.
                 return Ok(None);
             };
-            if path.cells.len() > most {
-                return Ok(None); // the ways are trees of shortest paths, so this cannot happen
+            if step > 0.0 {
+                since_cost.clear();
+            } else if let Some(&first) = since_cost.get(&next) {
+                return Ok(self.finish_by_search(hierarchy, grid, path, first));
             }
+            since_cost.insert(next, path.cells.len());
             path.cells.push(next);
             path.cost += step;
             at = next;
         }
         Ok(Some(path))
+    }
+
+    /// `path` cut back to its cell at `keep` (where a walk along zero-cost steps came round
+    /// again), then finished by A* on the grid to the goal; `None` when it finds no way.
+    fn finish_by_search(
+        &self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+        mut path: Path,
+        keep: usize,
+    ) -> Option<Path> {
+        let rules = hierarchy.rules();
+        path.cells.truncate(keep + 1);
+        path.cost = path
+            .cells
+            .windows(2)
+            .map(|pair| step_cost(grid, rules, pair[0], pair[1]).unwrap_or(f64::INFINITY))
+            .sum();
+        let options = SearchOptions {
+            movement: rules.movement,
+            cost: rules.cost,
+            ..SearchOptions::default()
+        };
+        let from = *path.cells.last()?;
+        let rest = Searcher::new()
+            .find_path(grid, from, self.goal, &options)
+            .ok()?;
+        let rest = rest.found()?;
+        path.cells.extend(rest.cells.iter().skip(1));
+        path.cost += rest.cost;
+        Some(path)
     }
 
     fn check(&self, hierarchy: &Hierarchy, grid: &Grid) -> Result<(), HierarchyError> {

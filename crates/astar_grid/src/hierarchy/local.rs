@@ -177,6 +177,8 @@ pub(crate) struct LocalSearch {
     /// `generation` when the cell was reached in the current search, `generation + 1` once it is
     /// settled.
     mark: Vec<u32>,
+    /// `generation` for the cells a flood stops at once all of them are settled.
+    target: Vec<u32>,
     generation: u32,
     open: OpenList,
     /// The rectangle of the last search, whose local indices [`LocalSearch::settled_cost`]
@@ -193,11 +195,13 @@ impl LocalSearch {
             self.cost.resize(len, 0.0);
             self.parent.resize(len, NO_PARENT);
             self.mark.resize(len, 0);
+            self.target.resize(len, 0);
         }
         match self.generation.checked_add(2) {
             Some(next) if next < u32::MAX - 1 => self.generation = next,
             _ => {
                 self.mark.fill(0);
+                self.target.fill(0);
                 self.generation = 2;
             }
         }
@@ -242,12 +246,18 @@ impl LocalSearch {
         targets: &[Cell],
     ) {
         self.begin(rect);
-        let left = targets
-            .iter()
-            .filter(|&&cell| rect.contains(cell) && (grid.is_walkable(cell) || cell == source))
-            .count();
+        let mut left = 0;
+        for &cell in targets {
+            if rect.contains(cell) && (grid.is_walkable(cell) || cell == source) {
+                let local = rect.local(cell);
+                if self.target[local] != self.generation {
+                    self.target[local] = self.generation;
+                    left += 1;
+                }
+            }
+        }
         self.seed(rect, source, 0.0);
-        self.settle_all(grid, rules, rect, flow, (targets, left));
+        self.settle_all(grid, rules, rect, flow, left);
     }
 
     /// Dijkstra's algorithm inside `rect` from several cells at once, each with a cost to start
@@ -268,7 +278,7 @@ impl LocalSearch {
                 self.seed(rect, cell, cost);
             }
         }
-        self.settle_all(grid, rules, rect, flow, (&[], 0));
+        self.settle_all(grid, rules, rect, flow, 0);
     }
 
     fn seed(&mut self, rect: Rect, cell: Cell, cost: f64) {
@@ -278,14 +288,14 @@ impl LocalSearch {
     }
 
     /// Settles the reached cells in order of cost until none is left, or, when `left` is
-    /// positive, until that many of `targets` are settled.
+    /// positive, until that many of the cells marked as targets are settled.
     fn settle_all(
         &mut self,
         grid: &Grid,
         rules: StepRules,
         rect: Rect,
         flow: Flow,
-        (targets, mut left): (&[Cell], usize),
+        mut left: usize,
     ) {
         let stop_early = left > 0;
         while let Some(entry) = self.open.pop() {
@@ -294,7 +304,7 @@ impl LocalSearch {
                 continue;
             }
             self.mark[local] = self.generation + 1;
-            if stop_early && targets.contains(&rect.cell(local)) {
+            if stop_early && self.target[local] == self.generation {
                 left -= 1;
                 if left == 0 {
                     return;
@@ -451,7 +461,8 @@ impl LocalSearch {
     /// Bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.cost.capacity() * size_of::<f64>()
-            + (self.parent.capacity() + self.mark.capacity()) * size_of::<u32>()
+            + (self.parent.capacity() + self.mark.capacity() + self.target.capacity())
+                * size_of::<u32>()
             + self.open.memory_bytes()
     }
 }

@@ -326,8 +326,9 @@ pub struct Hierarchy {
     scratch: LocalSearch,
     /// The landmarks' distances, while every sector is built as when they were measured.
     landmarks: Option<Landmarks>,
-    /// Unique among all hierarchies and all their states since: changed by every mark, so a
-    /// sector flow field can tell the hierarchy it was made from.
+    /// Unique among all hierarchies and all their states since: changed by every mark and
+    /// build, so that a sector flow field can tell the hierarchy it was made from (a copy
+    /// shares it until either changes).
     revision: u64,
 }
 
@@ -485,6 +486,9 @@ impl Hierarchy {
             };
             self.build_sector(grid, sector as usize, &mut nodes);
             built += 1;
+        }
+        if built > 0 {
+            self.revision = next_revision();
         }
         Ok(built)
     }
