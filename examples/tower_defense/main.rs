@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example tower_defense
+//! cargo run --release --example tower_defense -- --huge   # a 4096 x 4096 city
 //! ```
 //!
 //! Left click a free tile to build a tower (it costs gold; kills earn gold). A tower that would
@@ -20,6 +21,7 @@ mod creeps;
 mod economy;
 mod field;
 mod game;
+mod huge;
 mod map;
 mod profile;
 mod routes;
@@ -52,6 +54,10 @@ enum GameSystems {
 }
 
 fn main() {
+    if std::env::args().any(|argument| argument == "--huge") {
+        huge::run();
+        return;
+    }
     App::new()
         .insert_resource(ClearColor(Color::srgb(0.07, 0.08, 0.07)))
         .add_plugins(DefaultPlugins.set(WindowPlugin {
