@@ -17,11 +17,13 @@ pub struct FieldFigures {
     pub walks_ms: Vec<f64>,
     /// Per goal, the milliseconds of one hierarchical search per agent instead.
     pub searches_ms: Vec<f64>,
-    /// Per goal, the sectors measured once every agent arrived, and the bytes held.
+    /// Per goal, the sectors measured once every agent arrived.
     pub sectors: Vec<f64>,
+    /// Per goal, the bytes the field held then.
     pub bytes: Vec<f64>,
     /// Per walk, its cost over optimal minus 1.
     pub suboptimality: Vec<f64>,
+    /// Walks that are not legal or do not join their start and the goal.
     pub illegal: usize,
     /// Walks that did not reach a reachable goal, or reached one the baseline could not.
     pub unmatched: usize,

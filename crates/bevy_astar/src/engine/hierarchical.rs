@@ -149,18 +149,20 @@ impl Hierarchies {
     /// The sectors of every hierarchy held, and of those the sectors not built yet (less
     /// those a running build has built).
     fn sector_counts(&self) -> (usize, usize) {
-        self.entries.values().fold((0, 0), |(sectors, waiting), entry| {
-            let pending = entry.hierarchy.pending();
-            let built = if entry.build.is_some() {
-                entry.built_so_far.load(Ordering::Relaxed)
-            } else {
-                0
-            };
-            (
-                sectors + entry.hierarchy.sector_count(),
-                waiting + pending.saturating_sub(built),
-            )
-        })
+        self.entries
+            .values()
+            .fold((0, 0), |(sectors, waiting), entry| {
+                let pending = entry.hierarchy.pending();
+                let built = if entry.build.is_some() {
+                    entry.built_so_far.load(Ordering::Relaxed)
+                } else {
+                    0
+                };
+                (
+                    sectors + entry.hierarchy.sector_count(),
+                    waiting + pending.saturating_sub(built),
+                )
+            })
     }
 
     /// The hierarchy the debug overlay draws: that of the default movement rule and cost
