@@ -44,7 +44,9 @@
 //!   and marked for rebuilding by edits ([`Hierarchy::cells_changed`]); a
 //!   [`HierarchySearcher`] finds legal, near-optimal paths over it (within
 //!   [`HierarchyOptions::detour_per_crossing`] per sector border crossed), whole or a leg at a
-//!   time ([`HierarchySearcher::route`], [`HierarchySearcher::refine_next`]).
+//!   time ([`HierarchySearcher::route`], [`HierarchySearcher::refine_next`]); a
+//!   [`SectorFlowField`] gives one goal's field over it, measured a sector at a time where
+//!   agents ask and shared by all of them.
 //! - **One switch between them**: an [`Algorithm`] (A\*, Dijkstra, jump points, a flow field or
 //!   the hierarchy) chosen at run time, named `astar`, `dijkstra`, `jps`, `flow` or `hier` on a
 //!   command line, runs
