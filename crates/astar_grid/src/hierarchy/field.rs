@@ -343,35 +343,42 @@ impl SectorFlowField {
     /// of it, then along the search over the nodes; `None` at the goal, where it cannot be
     /// reached, and where the step is not legal on `grid`.
     fn step_from(&mut self, hierarchy: &Hierarchy, grid: &Grid, cell: Cell) -> Option<(Cell, f64)> {
-        let sector = hierarchy.sector_of(cell)?;
-        if self.sectors[sector].is_none() {
-            self.measure(hierarchy, grid, sector);
-        }
-        let costs = self.sectors[sector].as_ref()?;
-        let rect = hierarchy.sector_rect_of(sector);
-        let next = match *costs.next.get(rect.local(cell))? {
+        let (sector, costs, local) = self.measured_sector(hierarchy, grid, cell)?;
+        let next = match *costs.next.get(local)? {
             ARRIVED => return None,
             LEAVE => {
-                let local = hierarchy.node_index(sector, cell)?;
-                let via = self.via[self.numbers.number(sector, local) as usize];
+                let node = hierarchy.node_index(sector, cell)?;
+                let via = self.via[self.numbers.number(sector, node) as usize];
                 let (to_sector, to_local) = self.numbers.locate(via);
                 *hierarchy.sectors[to_sector].nodes.get(to_local)?
             }
-            inside => rect.cell(usize::from(inside)),
+            inside => hierarchy.sector_rect_of(sector).cell(usize::from(inside)),
         };
-        step_cost(grid, hierarchy.rules(), cell, next).map(|cost| (next, cost))
+        let rules = hierarchy.rules();
+        step_cost(grid, rules, cell, next).map(|cost| (next, cost))
     }
 
     /// The cost of `cell`, measuring its sector first if need be.
     fn measured_cost(&mut self, hierarchy: &Hierarchy, grid: &Grid, cell: Cell) -> Option<f64> {
+        let (_, costs, local) = self.measured_sector(hierarchy, grid, cell)?;
+        let offset = *costs.offsets.get(local)?;
+        offset.is_finite().then(|| costs.base + f64::from(offset))
+    }
+
+    /// `cell`'s sector, measured first if it is not yet: its number, its costs, and `cell`'s
+    /// index among its cells; `None` off the grid.
+    fn measured_sector(
+        &mut self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+        cell: Cell,
+    ) -> Option<(usize, &SectorCosts, usize)> {
         let sector = hierarchy.sector_of(cell)?;
         if self.sectors[sector].is_none() {
             self.measure(hierarchy, grid, sector);
         }
-        let costs = self.sectors[sector].as_ref()?;
-        let rect = hierarchy.sector_rect_of(sector);
-        let offset = *costs.offsets.get(rect.local(cell))?;
-        offset.is_finite().then(|| costs.base + f64::from(offset))
+        let local = hierarchy.sector_rect_of(sector).local(cell);
+        Some((sector, self.sectors[sector].as_ref()?, local))
     }
 
     /// Settles `sector`'s nodes, then floods the sector backwards from the ways out of it:
@@ -464,10 +471,10 @@ impl SectorFlowField {
     ) {
         let entry = &hierarchy.sectors[sector];
         let count = entry.nodes.len();
+        let node = self.numbers.number(sector, local);
         for other in 0..count {
             let edge = entry.costs[other * count + local];
             if other != local && edge.is_finite() {
-                let node = self.numbers.number(sector, local);
                 self.reach(
                     self.numbers.number(sector, other),
                     cost + f64::from(edge),
@@ -488,10 +495,10 @@ impl SectorFlowField {
             }
             // Steps are symmetric in legality: the step back from `cell` tells.
             if rules.walk(grid, index, (dx, dy)).is_some()
-                && let Some(node) = self.numbers.node_at(hierarchy, before)
+                && let Some(before_node) = self.numbers.node_at(hierarchy, before)
             {
                 let step = rules.base((dx, dy)) * f64::from(grid.value(cell));
-                self.reach(node, cost + step, self.numbers.number(sector, local));
+                self.reach(before_node, cost + step, node);
             }
         }
         if grid.links.has_steps() {
@@ -499,23 +506,18 @@ impl SectorFlowField {
                 let before = grid.cell_at(step.from as usize);
                 if !rect.contains(before)
                     && grid.is_walkable(before)
-                    && let Some(node) = self.numbers.node_at(hierarchy, before)
+                    && let Some(before_node) = self.numbers.node_at(hierarchy, before)
                 {
-                    self.reach(node, cost + step.cost, self.numbers.number(sector, local));
+                    self.reach(before_node, cost + step.cost, node);
                 }
             }
         }
     }
 }
 
-/// The cheapest legal way from `from` to `to` in one move: a step of the movement, when they are
-/// neighbours, or an open link; `None` when there is neither.
+/// The cheapest legal way from `from` to `to` in one move ([`Grid::step_cost`]: a step of the
+/// movement, or an open link) onto a walkable cell; `None` when there is none.
 fn step_cost(grid: &Grid, rules: StepRules, from: Cell, to: Cell) -> Option<f64> {
-    let mut best = f64::INFINITY;
-    rules.steps_leaving(grid, (from, None), true, |next, cost| {
-        if next == to {
-            best = best.min(cost);
-        }
-    });
-    best.is_finite().then_some(best)
+    grid.step_cost(from, to, rules.movement, rules.cost)
+        .filter(|_| grid.is_walkable(to))
 }
