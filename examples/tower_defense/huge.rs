@@ -59,26 +59,49 @@ pub fn run() {
         .add_systems(Startup, setup)
         .add_systems(
             Update,
-            ((
+            (
                 steer_camera,
                 toggle_sectors,
                 build_tower,
                 bring_creeps,
                 recycle_creeps,
             )
-                .before(PathfindingSystems::Invalidate),),
+                .before(PathfindingSystems::Invalidate),
         )
         .add_systems(EguiPrimaryContextPass, show_status)
         .run();
 }
 
-/// The west edge's street cells where creeps come in, and the base they walk to.
-#[derive(Resource, Default)]
+/// The west edge's street cells where creeps come in, the base they walk to, and the creeps
+/// owed by the clock.
+#[derive(Resource)]
 struct Arrivals {
     spawns: Vec<Cell>,
     base: Cell,
     carry: f32,
-    random: Option<StdRng>,
+    random: StdRng,
+}
+
+impl Default for Arrivals {
+    fn default() -> Self {
+        let spawn_y = (STREET / 2..SIDE).step_by(BLOCK as usize);
+        Self {
+            spawns: spawn_y.map(|y| Cell::new(1, y)).collect(),
+            base: Cell::new(
+                SIDE - 1 - BLOCK / 2,
+                SIDE / 2 + STREET / 2 - (SIDE / 2) % BLOCK,
+            ),
+            carry: 0.0,
+            random: StdRng::seed_from_u64(11),
+        }
+    }
+}
+
+impl Arrivals {
+    /// A street cell of the west edge, at random (there is one every [`BLOCK`] cells).
+    fn pick_spawn(&mut self) -> Cell {
+        self.spawns[self.random.random_range(0..self.spawns.len())]
+    }
 }
 
 #[derive(Component)]
@@ -162,15 +185,8 @@ fn setup(
     mut commands: Commands,
     nav: Res<NavGrid>,
     mut images: ResMut<Assets<Image>>,
-    mut arrivals: ResMut<Arrivals>,
+    arrivals: Res<Arrivals>,
 ) {
-    let spawn_y = (STREET / 2..SIDE).step_by(BLOCK as usize);
-    arrivals.spawns = spawn_y.map(|y| Cell::new(1, y)).collect();
-    arrivals.base = Cell::new(
-        SIDE - 1 - BLOCK / 2,
-        SIDE / 2 + STREET / 2 - (SIDE / 2) % BLOCK,
-    );
-    arrivals.random = Some(StdRng::seed_from_u64(11));
     let tile = TILE as f32;
     for row in 0..SIDE / TILE {
         for column in 0..SIDE / TILE {
@@ -217,22 +233,13 @@ fn bring_creeps(
     }
     let walking = creeps.iter().count();
     arrivals.carry += time.delta_secs() * ARRIVALS_PER_SECOND;
-    let Arrivals {
-        spawns,
-        base,
-        carry,
-        random,
-    } = &mut *arrivals;
-    let Some(random) = random.as_mut() else {
-        return;
-    };
-    while *carry >= 1.0 && walking + (*carry as usize) <= CREEPS && !spawns.is_empty() {
-        *carry -= 1.0;
-        let spawn = spawns[random.random_range(0..spawns.len())];
-        let hue = random.random_range(0.0..360.0);
+    while arrivals.carry >= 1.0 && walking + (arrivals.carry as usize) <= CREEPS {
+        arrivals.carry -= 1.0;
+        let spawn = arrivals.pick_spawn();
+        let hue = arrivals.random.random_range(0.0..360.0);
         commands.spawn((
             Creep,
-            PathRequest::new(spawn, *base)
+            PathRequest::new(spawn, arrivals.base)
                 .with_algorithm(PathAlgorithm::Hierarchical)
                 .with_start_at_agent(true),
             PathFollower::new(SPEED),
@@ -241,7 +248,7 @@ fn bring_creeps(
         ));
     }
     if walking >= CREEPS {
-        *carry = 0.0;
+        arrivals.carry = 0.0;
     }
 }
 
@@ -251,19 +258,10 @@ fn recycle_creeps(
     mut arrivals: ResMut<Arrivals>,
     mut creeps: Query<(&mut PathRequest, &mut Transform, &PathFollower), With<Creep>>,
 ) {
-    let Arrivals {
-        spawns,
-        base,
-        random,
-        ..
-    } = &mut *arrivals;
-    let Some(random) = random.as_mut() else {
-        return;
-    };
     for (mut request, mut transform, follower) in &mut creeps {
         let at = nav.world_to_cell(transform.translation.truncate());
-        if follower.is_finished() && at == Some(*base) && !spawns.is_empty() {
-            let spawn = spawns[random.random_range(0..spawns.len())];
+        if follower.is_finished() && at == Some(arrivals.base) {
+            let spawn = arrivals.pick_spawn();
             request.start = spawn;
             transform.translation = nav.cell_center(spawn).extend(2.0);
         }
