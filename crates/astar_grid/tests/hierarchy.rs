@@ -1,8 +1,8 @@
 //! The sector hierarchy checked against an independent Dijkstra: hierarchical paths are legal,
 //! join start and goal, are found exactly when one exists, and cost at most the documented
 //! detour more than optimal, for every movement rule, any cost model, terrain, links, any
-//! sector size and spacing, and hierarchies built in part; after any edits, a hierarchy
-//! rebuilt where the edits marked it equals one built fresh.
+//! sector size and spacing, and hierarchies built in part; exact searches cost the optimum;
+//! after any edits, a hierarchy rebuilt where the edits marked it equals one built fresh.
 
 pub mod common;
 
@@ -210,20 +210,81 @@ fn check_query(
             )));
         }
     }
+    if options.exact_bounds {
+        check_exact_query(grid, hierarchy, searcher, start, goal)?;
+    }
+    Ok(())
+}
+
+/// Checks one exact query: found exactly when reachable, legal, and at the optimal cost.
+fn check_exact_query(
+    grid: &Grid,
+    hierarchy: &Hierarchy,
+    searcher: &mut HierarchySearcher,
+    start: Cell,
+    goal: Cell,
+) -> Result<(), TestCaseError> {
+    let options = *hierarchy.options();
+    let result = searcher
+        .find_exact_path(grid, hierarchy, start, goal)
+        .map_err(|error| TestCaseError::fail(error.to_string()))?;
+    let oracle = optimal_path(grid, options.movement, options.cost, start, goal);
+    match (result.found(), oracle) {
+        (None, None) => prop_assert_eq!(result.status, SearchStatus::NoPath),
+        (Some(path), Some((optimal, _))) => {
+            let cost = legal_cost(
+                grid,
+                options.movement,
+                options.cost,
+                &path.cells,
+                start,
+                goal,
+            )
+            .map_err(TestCaseError::fail)?;
+            let tolerance = 1e-6 * optimal.max(1.0);
+            prop_assert!(
+                (cost - path.cost).abs() <= tolerance,
+                "exact: reported {} but the steps cost {}",
+                path.cost,
+                cost
+            );
+            prop_assert!(
+                (cost - optimal).abs() <= tolerance,
+                "exact: cost {} but optimal {} ({} sectors searched)",
+                cost,
+                optimal,
+                searcher.exact_sectors_searched()
+            );
+        }
+        (found, oracle) => {
+            return Err(TestCaseError::fail(format!(
+                "exact: found {:?}, oracle {:?}",
+                found.map(|p| p.cost),
+                oracle.map(|o| o.0)
+            )));
+        }
+    }
     Ok(())
 }
 
 fn options() -> impl Strategy<Value = HierarchyOptions> {
-    (2u32..=7, 1u32..=6, movement(), any_cost_model(), 0u8..=4).prop_map(
-        |(size, spacing, movement, cost, landmarks)| {
+    (
+        2u32..=7,
+        1u32..=6,
+        movement(),
+        any_cost_model(),
+        0u8..=4,
+        any::<bool>(),
+    )
+        .prop_map(|(size, spacing, movement, cost, landmarks, exact)| {
             HierarchyOptions::default()
                 .with_sector_size(size)
                 .with_entrance_spacing(spacing)
                 .with_movement(movement)
                 .with_cost(cost)
                 .with_landmarks(landmarks)
-        },
-    )
+                .with_exact_bounds(exact)
+        })
 }
 
 fn raw_links() -> impl Strategy<Value = Vec<(prop::sample::Index, prop::sample::Index, f64, bool)>>
@@ -385,6 +446,70 @@ proptest! {
                 let whole_cost = whole.cost().expect("found");
                 prop_assert!(whole_cost <= walked + tolerance, "{} whole, {} leg by leg", whole_cost, walked);
             }
+        }
+    }
+}
+
+/// A grid of up to 48 x 48 cells with scattered walls and terrain, crossed by up to six long
+/// walls, each with up to two gaps: detours that leave whole sectors off every optimal path.
+fn walled_grid() -> impl Strategy<Value = Grid> {
+    let wall = (
+        any::<bool>(),
+        0.0..1.0f64,
+        prop::collection::vec(0.0..1.0f64, 0..=2),
+    );
+    (random_grid(48, 48), prop::collection::vec(wall, 0..=6)).prop_map(|(mut grid, walls)| {
+        let (width, height) = (grid.width(), grid.height());
+        for (across, at, gaps) in walls {
+            let (length, span) = if across {
+                (width, height)
+            } else {
+                (height, width)
+            };
+            let line = (at * f64::from(span)) as u32;
+            let gaps: Vec<u32> = gaps
+                .iter()
+                .map(|g| (g * f64::from(length)) as u32)
+                .collect();
+            for along in (0..length).filter(|along| !gaps.contains(along)) {
+                let cell = if across {
+                    Cell::new(along, line)
+                } else {
+                    Cell::new(line, along)
+                };
+                grid.set_cost(cell, 0).expect("inside");
+            }
+        }
+        grid
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Exact searches on walled maps, where the sides' bounds leave sectors out and guide the
+    /// search: every query costs the optimum, for every movement rule, cost model, sector size,
+    /// terrain, links, and hierarchies built in part.
+    #[test]
+    fn exact_paths_cost_the_optimum(
+        mut grid in walled_grid(),
+        options in (3u32..=12, options()).prop_map(|(size, options)| {
+            options.with_sector_size(size).with_exact_bounds(true)
+        }),
+        links in raw_links(),
+        built in prop_oneof![3 => Just(usize::MAX), 1 => 0usize..40],
+        queries in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>()), 1..=8),
+    ) {
+        add_links(&mut grid, &links);
+        let mut hierarchy = Hierarchy::new(&grid, options).expect("valid options");
+        hierarchy.build_sectors(&grid, built).expect("same grid");
+        hierarchy.prepare_landmarks(&grid).expect("same grid");
+        let cells = walkable(&grid);
+        prop_assume!(!cells.is_empty());
+        let mut searcher = HierarchySearcher::new();
+        for (start, goal) in queries {
+            let (start, goal) = (cells[start.index(cells.len())], cells[goal.index(cells.len())]);
+            check_exact_query(&grid, &hierarchy, &mut searcher, start, goal)?;
         }
     }
 }
@@ -598,6 +723,26 @@ fn bad_options_and_grids_are_refused() {
     assert_eq!(
         searcher.find_path(&grid, &hierarchy, Cell::new(0, 0), Cell::new(10, 1)),
         Err(SearchError::GoalOutOfBounds(Cell::new(10, 1)))
+    );
+    // Exact searches need the sides' bounds, and refuse bad ends as the others do.
+    hierarchy
+        .build_sectors(&grid, usize::MAX)
+        .expect("same grid");
+    assert!(matches!(
+        searcher.find_exact_path(&grid, &hierarchy, Cell::new(0, 0), Cell::new(1, 1)),
+        Err(SearchError::Unsupported(_))
+    ));
+    let bounded = Hierarchy::build(&grid, options.with_exact_bounds(true)).expect("valid");
+    assert_eq!(
+        searcher.find_exact_path(&walled, &bounded, Cell::new(3, 3), Cell::new(1, 1)),
+        Err(SearchError::StartBlocked(Cell::new(3, 3)))
+    );
+    assert!(
+        searcher
+            .find_exact_path(&grid, &bounded, Cell::new(0, 0), Cell::new(9, 9))
+            .expect("open grid")
+            .found()
+            .is_some()
     );
 }
 

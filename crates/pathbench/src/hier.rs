@@ -1,8 +1,10 @@
 //! `pathbench hier`: the sector hierarchy side by side with jump point search (or A* on maps
 //! with terrain) in one process, on one map and scenario: the time to a whole path and to the
 //! first cells, path quality and legality, the build, memory, the cost of an edit, and sector
-//! flow fields shared by many agents ([`crate::hier_field`]).
+//! flow fields shared by many agents ([`crate::hier_field`]), and exact searches over the
+//! hierarchy ([`crate::hier_exact`]).
 
+use crate::hier_exact;
 use crate::hier_field;
 use crate::random::SeededRandom;
 use crate::scen_report::{mean_and_worst, median};
@@ -44,6 +46,9 @@ pub struct HierArgs {
     /// Agents walking to each field's goal, from the starts of the first queries.
     #[arg(long, default_value_t = 100)]
     pub field_agents: usize,
+    /// Queries searched exactly (the first ones), side by side with the baseline and A*.
+    #[arg(long, default_value_t = usize::MAX)]
+    pub exact_queries: usize,
 }
 
 /// Per query: the baseline's time, the hierarchy's time to the whole path and to its first
@@ -116,6 +121,13 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
         .take(args.field_agents)
         .collect();
     let fields = hier_field::measure(&grid, &hierarchy, &mut baseline, (&goals, &starts))?;
+    let pairs: Vec<(Cell, Cell)> = scenario
+        .queries
+        .iter()
+        .map(|q| (q.start, q.goal))
+        .take(args.exact_queries)
+        .collect();
+    let exact = hier_exact::measure(&grid, cut, &mut baseline, &pairs)?;
     let (mark_us, rebuild_us) = timed_edits(&grid, &mut hierarchy, args)?;
     report(
         args,
@@ -124,9 +136,14 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
         &times,
         (illegal, unmatched, &suboptimality),
         (mark_us, rebuild_us),
-        fields.to_json(goals.len(), starts.len()),
+        [fields.to_json(goals.len(), starts.len()), exact.to_json()],
     );
-    Ok(illegal == 0 && unmatched == 0 && fields.illegal == 0 && fields.unmatched == 0)
+    Ok(illegal == 0
+        && unmatched == 0
+        && fields.illegal == 0
+        && fields.unmatched == 0
+        && exact.illegal == 0
+        && exact.unmatched == 0)
 }
 
 fn timed_whole(
@@ -216,7 +233,7 @@ fn report(
     times: &[QueryTimes],
     (illegal, unmatched, suboptimality): (usize, usize, &[f64]),
     (mark_us, rebuild_us): (Vec<f64>, Vec<f64>),
-    fields: serde_json::Value,
+    extra: [serde_json::Value; 2],
 ) {
     let mut reachable: Vec<&QueryTimes> = times.iter().filter(|t| t.optimal >= 0.0).collect();
     reachable.sort_by(|a, b| b.optimal.total_cmp(&a.optimal));
@@ -262,8 +279,12 @@ fn report(
         "edit_rebuild_mean_us": mean(&rebuild_us),
         "edit_rebuild_p99_us": percentile(&rebuild_us, 0.99),
     });
-    if let (Some(summary), serde_json::Value::Object(fields)) = (summary.as_object_mut(), fields) {
-        summary.extend(fields);
+    for members in extra {
+        if let (Some(summary), serde_json::Value::Object(members)) =
+            (summary.as_object_mut(), members)
+        {
+            summary.extend(members);
+        }
     }
     println!("{}", headline(&summary));
     println!("{summary}");
@@ -275,7 +296,8 @@ fn headline(summary: &serde_json::Value) -> String {
     format!(
         "{}: {} queries, {} illegal, mean suboptimality {:.4}; longest quarter {} {:.0} us, \
          hierarchy {:.0} us ({:.2}x); first cells p99 {:.0} us; edit {:.2} us to mark, {:.0} us \
-         to rebuild; {:.2} bytes a cell",
+         to rebuild; {:.2} bytes a cell; exact searches: longest quarter {:.0} us ({:.2}x the \
+         baseline, {:.2}x A*), {} not optimal",
         summary["map"].as_str().unwrap_or_default(),
         summary["queries"],
         summary["illegal"],
@@ -288,5 +310,9 @@ fn headline(summary: &serde_json::Value) -> String {
         number("edit_mark_mean_us"),
         number("edit_rebuild_mean_us"),
         number("bytes_per_cell"),
+        number("longest_quarter_exact_mean_us"),
+        number("longest_quarter_exact_vs_baseline"),
+        number("longest_quarter_exact_vs_astar"),
+        summary["exact_unmatched"],
     )
 }

@@ -12,6 +12,7 @@ mod erosion;
 mod flow;
 mod generated;
 mod hier;
+mod hier_exact;
 mod hier_field;
 mod kind;
 mod links;

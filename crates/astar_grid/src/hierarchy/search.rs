@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::exact::ExactSearch;
 use super::local::{Flow, LocalSearch, Rect, StepRules, links_leaving};
 use super::{Hierarchy, SectorState};
 use crate::endpoints::validate_endpoints;
@@ -184,6 +185,8 @@ pub struct HierarchySearcher {
     /// Per landmark, the distance from it to the goal (`None` when the hierarchy has no
     /// landmarks, or the goal's sector is not built).
     goal_bounds: Option<Vec<f64>>,
+    /// Scratch memory of [`HierarchySearcher::find_exact_path`].
+    pub(super) exact: ExactSearch,
 }
 
 /// What one query knows while it searches.
@@ -835,6 +838,7 @@ impl HierarchySearcher {
             + self.open.memory_bytes()
             + self.local.memory_bytes()
             + self.bound.memory_bytes()
+            + self.exact_memory_bytes()
     }
 }
 
