@@ -190,7 +190,7 @@ impl Sides<'_> {
         let entry = &self.hierarchy.sectors[sector];
         match entry.state {
             SectorState::Pending => None,
-            SectorState::Built | SectorState::Exact => entry.sides.as_ref(),
+            SectorState::Built | SectorState::Exact => entry.sides.as_deref(),
         }
     }
 

@@ -56,8 +56,8 @@ pub struct HierarchyOptions {
     /// ([`Hierarchy::prepare_landmarks`]); 0 for none. Each costs 4 bytes a node. Default 12.
     pub landmarks: u8,
     /// Whether each sector also keeps the least costs between its sides, which
-    /// [`HierarchySearcher::find_exact_path`] needs: four more floods per sector built (about
-    /// a quarter more build time) and 96 bytes a sector. Default `false`.
+    /// [`HierarchySearcher::find_exact_path`] needs: four more floods per sector built and
+    /// about 100 bytes a sector. Default `false`.
     pub exact_bounds: bool,
 }
 
@@ -223,7 +223,7 @@ struct Sector {
     exit_start: Vec<u16>,
     /// Its least costs between sides, for exact searches; `None` while it waits, and when the
     /// options do not keep them.
-    sides: Option<SideBounds>,
+    sides: Option<Box<SideBounds>>,
 }
 
 impl Sector {
@@ -579,7 +579,7 @@ impl Hierarchy {
         let sides = self
             .options
             .exact_bounds
-            .then(|| SideBounds::measure(grid, rules, rect, &mut self.scratch));
+            .then(|| Box::new(SideBounds::measure(grid, rules, rect, &mut self.scratch)));
         if nodes.len() > self.options.node_capacity() {
             self.sectors[sector] = Sector {
                 sides,
@@ -709,6 +709,7 @@ impl Hierarchy {
             .iter()
             .map(|sector| {
                 size_of::<Sector>()
+                    + sector.sides.as_ref().map_or(0, |_| size_of::<SideBounds>())
                     + sector.nodes.capacity() * size_of::<Cell>()
                     + sector.costs.capacity() * size_of::<f32>()
             })
