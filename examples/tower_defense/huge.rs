@@ -364,11 +364,13 @@ fn show_status(
     stats: Res<PathfindingStats>,
     time: Res<Time>,
 ) -> Result {
-    let (mut hierarchical, mut other, mut waiting) = (0, 0, 0);
+    let (mut hierarchical, mut batched, mut other, mut waiting) = (0, 0, 0, 0);
     for path in &creeps {
         match (path.cells().is_empty(), path.algorithm) {
             (true, _) => waiting += 1,
             (false, PathAlgorithm::Hierarchical) => hierarchical += 1,
+            // While the sectors build, creeps asking together share a search from the base.
+            (false, PathAlgorithm::FlowField) => batched += 1,
             (false, _) => other += 1,
         }
     }
@@ -388,8 +390,8 @@ fn show_status(
                 stats.hierarchy_sectors
             ));
             ui.label(format!(
-                "paths: {hierarchical} hierarchical, {other} A* (while the sectors build), \
-                 {waiting} waiting"
+                "paths: {hierarchical} hierarchical; while the sectors build, {batched} shared \
+                 and {other} A*; {waiting} waiting"
             ));
             ui.label("arrows/WASD pan, wheel zooms, Z whole map, G sectors, click: tower");
         });

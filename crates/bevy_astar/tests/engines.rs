@@ -631,6 +631,56 @@ fn assert_legal_and_near_optimal(grid: &Grid, found: &Path, start: Cell, goal: C
 }
 
 #[test]
+fn hierarchical_requests_for_one_goal_share_a_batch_while_the_hierarchy_is_built() {
+    let grid = city_grid();
+    let goal = Cell::new(158, 105);
+    let starts: Vec<Cell> = (0..12).map(|i| Cell::new(0, i * 9)).collect();
+    assert!(starts.len() >= PathfindingSettings::default().goal_batch_min);
+    let mut app = app_with_grid(AStarPlugin::default().with_cache_capacity(0), grid);
+    let request = |start| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::Hierarchical);
+    let agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| spawn(&mut app, request(start)))
+        .collect();
+    settle(&mut app, &agents);
+    // The hierarchy is not built yet: one search from the goal answers the crowd, optimally,
+    // instead of an A* search each.
+    let early = stats(&app);
+    assert_eq!((early.searches_started, early.goal_batches), (1, 1));
+    let now = current_grid(&app);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_legal_and_near_optimal(&now, &found, start, goal);
+        let optimal =
+            common::reference_cost(&now, &PathRequest::new(start, goal)).expect("reachable");
+        assert!(
+            (found.cost() - optimal).abs() < 1e-6,
+            "{} vs {optimal}",
+            found.cost()
+        );
+        assert_eq!(found.algorithm, PathAlgorithm::FlowField);
+    }
+    // Once it is built, each request searches the hierarchy.
+    for _ in 0..200 {
+        app.update();
+    }
+    for &agent in &agents {
+        let mut request = app
+            .world_mut()
+            .get_mut::<PathRequest>(agent)
+            .expect("alive");
+        request.set_changed();
+    }
+    settle(&mut app, &agents);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_legal_and_near_optimal(&current_grid(&app), &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::Hierarchical);
+    }
+    assert_eq!(stats(&app).goal_batches, 1);
+}
+
+#[test]
 fn hierarchical_requests_get_legal_near_optimal_paths_and_follow_towers() {
     let grid = city_grid();
     // No result cache: a request asked again searches again.

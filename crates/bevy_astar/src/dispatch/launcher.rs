@@ -8,6 +8,7 @@ use crate::background::{
 use crate::engine::flow_field::FieldKey;
 use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
+use crate::engine::hierarchical::Hierarchies;
 use crate::engine::jump_point::JumpPoints;
 use crate::engine::{SearchEngine, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
@@ -190,7 +191,7 @@ impl<'a> Launcher<'a> {
         group: &mut Vec<BatchMember>,
         (in_flight, kept): (&mut InFlightSearches, &mut KeptGoalSearches),
         nav: &NavGrid,
-        jump_points: &mut JumpPoints,
+        (jump_points, hierarchies): (&mut JumpPoints, &mut Hierarchies),
         stats: &mut PathfindingStats,
     ) -> Vec<BatchMember> {
         let Some(first) = group.first() else {
@@ -227,9 +228,11 @@ impl<'a> Launcher<'a> {
                 left.push(member);
                 continue;
             }
-            // Batches take A* and jump point requests only.
+            // Batches take A*, jump point and (while their hierarchy is built) hierarchical
+            // requests.
             let engine = match member.alone {
                 SearchEngine::JumpPoint(_) => jump_points.engine_for(nav),
+                SearchEngine::Hierarchical(_) => hierarchies.engine_for(nav, &member.job.options),
                 _ => SearchEngine::AStar,
             };
             let grid = Arc::clone(&member.grid);

@@ -338,6 +338,9 @@ impl Dispatcher<'_, '_, '_> {
             cached: self.cache.contains(&key),
             running: self.in_flight.is_running(&key),
             kind_fit,
+            hierarchy_answers: job.algorithm == PathAlgorithm::Hierarchical
+                && job.kind.is_default()
+                && self.hierarchies.answers(self.nav, &job.options),
         };
         let context = RouteContext {
             settings: self.launcher.settings,
@@ -480,7 +483,7 @@ impl Dispatcher<'_, '_, '_> {
                 &mut members,
                 (self.in_flight, self.kept),
                 self.nav,
-                self.jump_points,
+                (&mut *self.jump_points, &mut *self.hierarchies),
                 self.stats,
             );
             self.denied.extend(left);

@@ -2,7 +2,8 @@
 //! ([`Hierarchy`]), for huge maps, where it can honour the request (no weight, window, limit,
 //! partial or closest-reachable path, or trace; agents of the default kind). Other requests
 //! run A*, and [`Path::algorithm`](crate::Path::algorithm) says which ran. It records no
-//! trace.
+//! trace. While the hierarchy is mostly unbuilt, requests that would fall back to A* join
+//! their goal's batch instead, as A* requests do (one search from the goal answers them all).
 //!
 //! The hierarchy is kept per movement rule and cost model that requests ask for, from the
 //! first such request on: map changes mark the sectors they touch at once (those are searched
@@ -60,8 +61,26 @@ impl Hierarchies {
     /// The engine for a hierarchical request with `options` on `nav` now: the hierarchy of its
     /// movement rule and cost model, made (with no sector built yet) on the first request.
     pub(crate) fn engine_for(&mut self, nav: &NavGrid, options: &SearchOptions) -> SearchEngine {
+        match self.prepare(nav, options) {
+            Some(hierarchy) => SearchEngine::Hierarchical(Some(hierarchy)),
+            None => SearchEngine::AStar,
+        }
+    }
+
+    /// Whether a hierarchical request with `options` on `nav` would search the hierarchy now
+    /// (rather than fall back to A* while it is built); makes the hierarchy on the first
+    /// request, so that it starts building.
+    pub(crate) fn answers(&mut self, nav: &NavGrid, options: &SearchOptions) -> bool {
+        self.prepare(nav, options).is_some()
+    }
+
+    /// The hierarchy of `options`' movement rule and cost model, made (with no sector built
+    /// yet) on the first request and marked with the edits made since the last published
+    /// version; `None` when the options are beyond it, or while more than one sector in
+    /// [`MOSTLY_BUILT`] waits.
+    fn prepare(&mut self, nav: &NavGrid, options: &SearchOptions) -> Option<Arc<Hierarchy>> {
         if Algorithm::Hierarchical.check_options(options).is_err() {
-            return SearchEngine::AStar;
+            return None;
         }
         let key = (options.movement, options.cost);
         let fresh = self
@@ -72,9 +91,7 @@ impl Hierarchies {
             let cut = HierarchyOptions::default()
                 .with_movement(options.movement)
                 .with_cost(options.cost);
-            let Ok(hierarchy) = Hierarchy::new(nav.grid(), cut) else {
-                return SearchEngine::AStar;
-            };
+            let hierarchy = Hierarchy::new(nav.grid(), cut).ok()?;
             let entry = HierarchyEntry {
                 hierarchy: Arc::new(hierarchy),
                 grid_id: nav.id(),
@@ -84,16 +101,12 @@ impl Hierarchies {
             };
             self.entries.insert(key, entry);
         }
-        let Some(entry) = self.entries.get_mut(&key) else {
-            return SearchEngine::AStar;
-        };
+        let entry = self.entries.get_mut(&key)?;
         // Edits made since the last published version count too.
         entry.mark(&nav.pending_changes());
         let hierarchy = &entry.hierarchy;
-        if hierarchy.pending() * MOSTLY_BUILT > hierarchy.sector_count() {
-            return SearchEngine::AStar;
-        }
-        SearchEngine::Hierarchical(Some(Arc::clone(hierarchy)))
+        (hierarchy.pending() * MOSTLY_BUILT <= hierarchy.sector_count())
+            .then(|| Arc::clone(hierarchy))
     }
 
     /// Marks the sectors a published map change touches, in every hierarchy of its grid; a
