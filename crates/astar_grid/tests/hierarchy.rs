@@ -151,6 +151,33 @@ fn add_links(grid: &mut Grid, raw: &[(prop::sample::Index, prop::sample::Index, 
     }
 }
 
+/// The cost of `path`'s steps, checking that it is a legal walk from `start` to `goal` and that
+/// it costs what it reports, within `tolerance`.
+fn walked_cost(
+    grid: &Grid,
+    options: &HierarchyOptions,
+    path: &astar_grid::Path,
+    (start, goal): (Cell, Cell),
+    tolerance: f64,
+) -> Result<f64, TestCaseError> {
+    let cost = legal_cost(
+        grid,
+        options.movement,
+        options.cost,
+        &path.cells,
+        start,
+        goal,
+    )
+    .map_err(TestCaseError::fail)?;
+    prop_assert!(
+        (cost - path.cost).abs() <= tolerance,
+        "reported {} but the steps cost {}",
+        path.cost,
+        cost
+    );
+    Ok(cost)
+}
+
 /// Checks one query: found exactly when reachable, legal, and within the bound.
 fn check_query(
     grid: &Grid,
@@ -169,22 +196,8 @@ fn check_query(
             prop_assert_eq!(result.status, SearchStatus::NoPath);
         }
         (Some(path), Some((optimal, optimal_cells))) => {
-            let cost = legal_cost(
-                grid,
-                options.movement,
-                options.cost,
-                &path.cells,
-                start,
-                goal,
-            )
-            .map_err(TestCaseError::fail)?;
             let tolerance = 1e-6 * optimal.max(1.0);
-            prop_assert!(
-                (cost - path.cost).abs() <= tolerance,
-                "reported {} but the steps cost {}",
-                path.cost,
-                cost
-            );
+            let cost = walked_cost(grid, &options, path, (start, goal), tolerance)?;
             let bound = optimal
                 + crossings(hierarchy, &optimal_cells) as f64
                     * options.detour_per_crossing(max_terrain(grid));
@@ -232,22 +245,8 @@ fn check_exact_query(
     match (result.found(), oracle) {
         (None, None) => prop_assert_eq!(result.status, SearchStatus::NoPath),
         (Some(path), Some((optimal, _))) => {
-            let cost = legal_cost(
-                grid,
-                options.movement,
-                options.cost,
-                &path.cells,
-                start,
-                goal,
-            )
-            .map_err(TestCaseError::fail)?;
             let tolerance = 1e-6 * optimal.max(1.0);
-            prop_assert!(
-                (cost - path.cost).abs() <= tolerance,
-                "exact: reported {} but the steps cost {}",
-                path.cost,
-                cost
-            );
+            let cost = walked_cost(grid, &options, path, (start, goal), tolerance)?;
             prop_assert!(
                 (cost - optimal).abs() <= tolerance,
                 "exact: cost {} but optimal {} ({} sectors searched)",
