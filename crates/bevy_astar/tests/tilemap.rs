@@ -108,6 +108,34 @@ fn the_grid_follows_the_tilemap() {
             .resource::<NavGrid>()
             .is_walkable(Cell::new(4, 0))
     );
+
+    // A new anchor, then a new tile size (the anchor's box grows with it), move the map: the
+    // grid follows both.
+    let moves: [(TilemapAnchor, TilemapTileSize); 2] = [
+        (TilemapAnchor::BottomLeft, tile_size),
+        (
+            TilemapAnchor::BottomLeft,
+            TilemapTileSize { x: 40.0, y: 30.0 },
+        ),
+    ];
+    for (anchor, tile_size) in moves {
+        app.world_mut()
+            .entity_mut(tilemap)
+            .insert((anchor, tile_size));
+        app.update();
+        let nav = app.world().resource::<NavGrid>();
+        for cell in [Cell::new(0, 0), Cell::new(7, 3)] {
+            let tile = cell_to_tile_pos(cell);
+            let expected =
+                tile.center_in_world(&size, &grid_size, &tile_size, &TilemapType::Square, &anchor)
+                    + transform.translation.truncate();
+            assert!(
+                nav.cell_center(cell).distance(expected) < 1e-4,
+                "{anchor:?}, {tile_size:?}: {} against {expected}",
+                nav.cell_center(cell)
+            );
+        }
+    }
 }
 
 #[test]
