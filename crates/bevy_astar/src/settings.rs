@@ -121,15 +121,17 @@ pub struct PathfindingSettings {
     /// search each. Only requests whose own search would be optimal and unlimited take part:
     /// [`PathAlgorithm::AStar`](crate::PathAlgorithm::AStar) and
     /// [`PathAlgorithm::JumpPoint`](crate::PathAlgorithm::JumpPoint) with an admissible,
-    /// unweighted heuristic, no window, no expansion limit or partial path, and no trace.
+    /// unweighted heuristic, no window, no expansion limit or partial path, and no trace; and
+    /// [`PathAlgorithm::Hierarchical`](crate::PathAlgorithm::Hierarchical) requests with such
+    /// options while their hierarchy is mostly unbuilt (they would run that A* search).
     /// Their paths are as cheap as their own searches' (ties may be broken differently), and
     /// [`Path::algorithm`](crate::Path::algorithm) reports
     /// [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField). A batch counts as one
     /// search against the caps. This is what lets a tower that cuts the paths of a thousand
     /// creeps re-path them all in a frame or two. 0 turns batching off.
     pub goal_batch_min: usize,
-    /// Fewest agents with optimal requests for one goal (A* and jump point requests, as
-    /// [`PathfindingSettings::goal_batch_min`] takes them), gathered in one frame's dispatch or
+    /// Fewest agents with optimal requests for one goal (the requests
+    /// [`PathfindingSettings::goal_batch_min`] takes), gathered in one frame's dispatch or
     /// counted among all requests (once a second), that make the goal share one tree of
     /// shortest paths (for each agent kind, movement rule and cost model) instead of giving
     /// each agent a path of its own. Every agent on the tree reads its route from it
