@@ -132,7 +132,7 @@ pub struct PathfindingSettings {
     pub goal_batch_min: usize,
     /// Fewest agents with optimal requests for one goal (the requests
     /// [`PathfindingSettings::goal_batch_min`] takes), gathered in one frame's dispatch or
-    /// counted among all requests (once a second), that make the goal share one tree of
+    /// counted among all A* and jump point requests (once a second), that make the goal share one tree of
     /// shortest paths (for each agent kind, movement rule and cost model) instead of giving
     /// each agent a path of its own. Every agent on the tree reads its route from it
     /// ([`Path::is_shared`](crate::Path::is_shared)); a map change updates the tree
