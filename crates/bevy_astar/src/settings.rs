@@ -132,9 +132,9 @@ pub struct PathfindingSettings {
     pub goal_batch_min: usize,
     /// Fewest agents with optimal requests for one goal (the requests
     /// [`PathfindingSettings::goal_batch_min`] takes), gathered in one frame's dispatch or
-    /// counted among all A* and jump point requests (once a second), that make the goal share one tree of
-    /// shortest paths (for each agent kind, movement rule and cost model) instead of giving
-    /// each agent a path of its own. Every agent on the tree reads its route from it
+    /// counted among all A* and jump point requests (once a second), that make the goal share
+    /// one tree of shortest paths (for each agent kind, movement rule and cost model) instead
+    /// of giving each agent a path of its own. Every agent on the tree reads its route from it
     /// ([`Path::is_shared`](crate::Path::is_shared)); a map change updates the tree
     /// incrementally in the background, and no agent is touched on the main thread for it.
     /// Later requests for the goal join the tree while it is held. Trees are held within
