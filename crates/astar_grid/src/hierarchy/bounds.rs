@@ -14,7 +14,8 @@
 //! nodes beyond the steps out. Its distances are then no greater than any path's. A link
 //! jumps from and to cells that need not lie on a side: it joins every leaving node of its
 //! sector to every arrival node of the other at its own cost, and since arriving at a side
-//! joins leaving by the same side at no cost, a path may go on from wherever it landed. (The
+//! joins leaving by the same side at no cost (even a side with no walkable cell, in a sector
+//! that only links reach), a path may go on from wherever it landed. (The
 //! estimate inside a sector that a link leaves or reaches leaves out the rows to its sides.)
 
 use super::local::{Flow, LocalSearch, Rect, StepRules};
@@ -195,7 +196,13 @@ impl Sides<'_> {
     }
 
     /// The least cost inside `sector` from side `from` to side `to`.
+    /// The least cost inside `sector` from side `from` to side `to`: 0 from a side to itself,
+    /// even one with no walkable cell (a link may land inside a walled sector and leave by
+    /// another link, as if it left by that side).
     fn inside(&self, sector: usize, from: usize, to: usize) -> f64 {
+        if from == to {
+            return 0.0;
+        }
         self.bounds(sector)
             .map_or(0.0, |bounds| f64::from(bounds.inside[from * 4 + to]))
     }

@@ -140,6 +140,8 @@ impl HierarchySearcher {
             limit: found.cost * (1.0 + BOUND_SLACK) + BOUND_SLACK,
         };
         let at_start = exact.estimate(&query, start);
+        // A path exists, so a lower bound on its cost is finite.
+        debug_assert!(at_start.is_finite(), "the bound at the start is infinite");
         if found.cost <= at_start {
             return Ok(upper);
         }
@@ -152,7 +154,10 @@ impl HierarchySearcher {
         Ok(SearchResult {
             status: SearchStatus::Found,
             // The search cannot miss a path the hierarchy found; keep that one if it did.
-            path: Some(path.unwrap_or_else(|| found.clone())),
+            path: Some(path.unwrap_or_else(|| {
+                debug_assert!(false, "the bounds left out every path the hierarchy found");
+                found.clone()
+            })),
             stats,
             trace: None,
         })
@@ -455,8 +460,26 @@ mod tests {
             (straight, diagonal) in (1u32..=20, 1u32..=40),
             built in prop_oneof![3 => Just(usize::MAX), 1 => 0usize..20],
             ends in (0u32..900, 0u32..900),
+            walled in prop::option::of((0u32..100, 0u32..900, 0u32..900, 0.0..20.0f64)),
         ) {
             let mut grid = grid_of(width, height, &values, &walls);
+            // A sector walled in on all four sides, its inside reached and left by links only.
+            let mut room = None;
+            if let Some((sector, ..)) = walled {
+                let (columns, rows) = (width.div_ceil(size), height.div_ceil(size));
+                let (column, row) = (sector % columns, sector / columns % rows);
+                let (min, max) = (
+                    Cell::new(column * size, row * size),
+                    Cell::new(((column + 1) * size - 1).min(width - 1), ((row + 1) * size - 1).min(height - 1)),
+                );
+                for y in min.y..=max.y {
+                    for x in min.x..=max.x {
+                        let ring = x == min.x || x == max.x || y == min.y || y == max.y;
+                        grid.set_cost(Cell::new(x, y), if ring { 0 } else { 1 }).expect("inside");
+                    }
+                }
+                room = (max.x > min.x + 1 && max.y > min.y + 1).then(|| Cell::new(min.x + 1, min.y + 1));
+            }
             let open: Vec<Cell> = (0..height)
                 .flat_map(|y| (0..width).map(move |x| Cell::new(x, y)))
                 .filter(|&cell| grid.is_walkable(cell))
@@ -465,6 +488,10 @@ mod tests {
             let pick = |n: u32| open[n as usize % open.len()];
             for &(from, to, cost) in &links {
                 grid.add_link(Link::new(pick(from), pick(to), cost).one_way()).expect("walkable ends");
+            }
+            if let (Some(inside), Some((_, into, out_of, cost))) = (room, walled) {
+                grid.add_link(Link::new(pick(into), inside, cost).one_way()).expect("walkable ends");
+                grid.add_link(Link::new(inside, pick(out_of), cost).one_way()).expect("walkable ends");
             }
             let options = HierarchyOptions::default()
                 .with_sector_size(size)
