@@ -30,7 +30,7 @@ use crate::{
     NavGrid, NavVersion, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats, TerrainProfiles,
 };
-use astar_grid::{AgentGrid, Cell, Grid};
+use astar_grid::{AgentGrid, Algorithm, Cell, CostModel, Grid, Movement};
 use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
@@ -175,6 +175,9 @@ struct Dispatcher<'a, 'w, 's> {
     fields: &'a mut FlowFields,
     jump_points: &'a mut JumpPoints,
     hierarchies: &'a mut Hierarchies,
+    /// Per movement rule and cost model asked about this frame, whether the hierarchy answers
+    /// hierarchical requests (asked once a frame, not once a request).
+    hierarchy_answers: Vec<((Movement, CostModel), bool)>,
     profiles: &'a TerrainProfiles,
     layers: &'a mut AgentLayers,
     notifier: PathNotifier<'w, 's>,
@@ -235,6 +238,7 @@ impl<'a, 'w, 's> Dispatcher<'a, 'w, 's> {
             fields,
             jump_points,
             hierarchies,
+            hierarchy_answers: Vec::new(),
             profiles,
             layers,
             notifier,
@@ -312,6 +316,22 @@ impl Dispatcher<'_, '_, '_> {
         served
     }
 
+    /// Whether `job` is a hierarchical request that its hierarchy answers now (rather than A*
+    /// while it is built); asks the hierarchies once a frame per movement rule and cost model.
+    fn hierarchy_answers(&mut self, job: &SearchJob) -> bool {
+        let fits = Algorithm::Hierarchical.check_options(&job.options).is_ok();
+        if job.algorithm != PathAlgorithm::Hierarchical || !job.kind.is_default() || !fits {
+            return false;
+        }
+        let key = (job.options.movement, job.options.cost);
+        if let Some(&(_, answers)) = self.hierarchy_answers.iter().find(|(k, _)| *k == key) {
+            return answers;
+        }
+        let answers = self.hierarchies.answers(self.nav, &job.options);
+        self.hierarchy_answers.push((key, answers));
+        answers
+    }
+
     /// Serves the queue entry `waiting`: drops it when stale (the agent was despawned or queued
     /// again), else routes the request and carries the route out; returns whether the entry
     /// was a live request.
@@ -338,9 +358,7 @@ impl Dispatcher<'_, '_, '_> {
             cached: self.cache.contains(&key),
             running: self.in_flight.is_running(&key),
             kind_fit,
-            hierarchy_answers: job.algorithm == PathAlgorithm::Hierarchical
-                && job.kind.is_default()
-                && self.hierarchies.answers(self.nav, &job.options),
+            hierarchy_answers: self.hierarchy_answers(&job),
         };
         let context = RouteContext {
             settings: self.launcher.settings,
