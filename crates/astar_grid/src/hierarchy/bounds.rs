@@ -170,6 +170,30 @@ const fn leaving(sector: usize, side: usize) -> usize {
     sector * 8 + 4 + side
 }
 
+/// Calls `visit` with each node one link from `sector`'s leaving nodes (forwards: the arrival
+/// nodes of the sector each link reaches) or from which a link reaches its arrival nodes
+/// (backwards: the leaving nodes of the sector each link leaves), and the link's cost.
+fn follow_links(
+    links: &[(u32, u32, f64)],
+    (sector, flow): (usize, Flow),
+    mut visit: impl FnMut(usize, f64),
+) {
+    for &(from, to, link) in links {
+        let far = match flow {
+            Flow::Forward if from as usize == sector => to as usize,
+            Flow::Backward if to as usize == sector => from as usize,
+            _ => continue,
+        };
+        for far_side in 0..4 {
+            let node = match flow {
+                Flow::Forward => arrival(far, far_side),
+                Flow::Backward => leaving(far, far_side),
+            };
+            visit(node, link);
+        }
+    }
+}
+
 /// Lowers the bound of `node` to `cost` when that is lower, and queues it.
 fn relax(open: &mut OpenList, distances: &mut [f64], node: usize, cost: f64) {
     if cost < distances[node] {
@@ -401,22 +425,10 @@ impl SideSearch {
                         };
                         relax(open, distances, far, cost + step);
                     });
-                    if !sides.linked[sector] {
-                        continue;
-                    }
-                    for &(from, to, link) in &self.links {
-                        let far = match flow {
-                            Flow::Forward if from as usize == sector => to as usize,
-                            Flow::Backward if to as usize == sector => from as usize,
-                            _ => continue,
-                        };
-                        for far_side in 0..4 {
-                            let node = match flow {
-                                Flow::Forward => arrival(far, far_side),
-                                Flow::Backward => leaving(far, far_side),
-                            };
+                    if sides.linked[sector] {
+                        follow_links(&self.links, (sector, flow), |node, link| {
                             relax(open, distances, node, cost + link);
-                        }
+                        });
                     }
                 }
             }
