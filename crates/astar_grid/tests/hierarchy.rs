@@ -8,7 +8,7 @@ pub mod common;
 
 use astar_grid::{
     Cell, CostModel, Grid, Hierarchy, HierarchyError, HierarchyOptions, HierarchySearcher, Link,
-    Movement, SearchError, SearchStatus, SectorFlowField,
+    Movement, SearchError, SearchResult, SearchStatus, SectorFlowField,
 };
 use common::link_directions::directions;
 use common::random_grid::{any_cost_model, movement, random_grid};
@@ -178,7 +178,53 @@ fn walked_cost(
     Ok(cost)
 }
 
-/// Checks one query: found exactly when reachable, legal, and within the bound.
+/// An optimal path from `start` to `goal` as the oracle finds it: its cost and cells.
+type Optimal = Option<(f64, Vec<Cell>)>;
+
+/// Checks one search's `result` against the oracle's `optimal`: found exactly when reachable
+/// (with status `NoPath` otherwise), legal, costing what it reports, no cheaper than optimal
+/// and at most `detour` dearer. `what` names the search in failures.
+fn check_result(
+    grid: &Grid,
+    options: &HierarchyOptions,
+    (what, result): (&str, &SearchResult),
+    (start, goal): (Cell, Cell),
+    (optimal, detour): (&Optimal, f64),
+) -> Result<(), TestCaseError> {
+    match (result.found(), optimal) {
+        (None, None) => prop_assert_eq!(result.status, SearchStatus::NoPath),
+        (Some(path), Some((optimal, _))) => {
+            let tolerance = 1e-6 * optimal.max(1.0);
+            let cost = walked_cost(grid, options, path, (start, goal), tolerance)?;
+            prop_assert!(
+                cost >= optimal - tolerance,
+                "{}: cheaper than optimal: {} < {}",
+                what,
+                cost,
+                optimal
+            );
+            prop_assert!(
+                cost <= optimal + detour + tolerance,
+                "{}: cost {} beyond the bound {} (optimal {})",
+                what,
+                cost,
+                optimal + detour,
+                optimal
+            );
+        }
+        (found, optimal) => {
+            return Err(TestCaseError::fail(format!(
+                "{what}: found {:?}, oracle {:?}",
+                found.map(|p| p.cost),
+                optimal.as_ref().map(|o| o.0)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks one query: found exactly when reachable, legal, and within the bound; and, when the
+/// hierarchy keeps exact bounds, the exact search at the optimal cost.
 fn check_query(
     grid: &Grid,
     hierarchy: &Hierarchy,
@@ -190,80 +236,42 @@ fn check_query(
     let result = searcher
         .find_path(grid, hierarchy, start, goal)
         .map_err(|error| TestCaseError::fail(error.to_string()))?;
-    let oracle = optimal_path(grid, options.movement, options.cost, start, goal);
-    match (result.found(), oracle) {
-        (None, None) => {
-            prop_assert_eq!(result.status, SearchStatus::NoPath);
-        }
-        (Some(path), Some((optimal, optimal_cells))) => {
-            let tolerance = 1e-6 * optimal.max(1.0);
-            let cost = walked_cost(grid, &options, path, (start, goal), tolerance)?;
-            let bound = optimal
-                + crossings(hierarchy, &optimal_cells) as f64
-                    * options.detour_per_crossing(max_terrain(grid));
-            prop_assert!(
-                cost >= optimal - tolerance,
-                "cheaper than optimal: {} < {}",
-                cost,
-                optimal
-            );
-            prop_assert!(
-                cost <= bound + tolerance,
-                "cost {} beyond the bound {} (optimal {})",
-                cost,
-                bound,
-                optimal
-            );
-        }
-        (found, oracle) => {
-            return Err(TestCaseError::fail(format!(
-                "found {:?}, oracle {:?}",
-                found.map(|p| p.cost),
-                oracle.map(|o| o.0)
-            )));
-        }
-    }
+    let optimal = optimal_path(grid, options.movement, options.cost, start, goal);
+    let detour = optimal.as_ref().map_or(0.0, |(_, cells)| {
+        crossings(hierarchy, cells) as f64 * options.detour_per_crossing(max_terrain(grid))
+    });
+    let found = ("hierarchical", &result);
+    check_result(grid, &options, found, (start, goal), (&optimal, detour))?;
     if options.exact_bounds {
-        check_exact_query(grid, hierarchy, searcher, start, goal)?;
+        check_exact_query(grid, hierarchy, searcher, (start, goal), &optimal)?;
     }
     Ok(())
 }
 
-/// Checks one exact query: found exactly when reachable, legal, and at the optimal cost.
+/// Checks one exact query against the oracle's `optimal`: found exactly when reachable, legal,
+/// and at the optimal cost.
 fn check_exact_query(
     grid: &Grid,
     hierarchy: &Hierarchy,
     searcher: &mut HierarchySearcher,
-    start: Cell,
-    goal: Cell,
+    (start, goal): (Cell, Cell),
+    optimal: &Optimal,
 ) -> Result<(), TestCaseError> {
-    let options = *hierarchy.options();
     let result = searcher
         .find_exact_path(grid, hierarchy, start, goal)
         .map_err(|error| TestCaseError::fail(error.to_string()))?;
-    let oracle = optimal_path(grid, options.movement, options.cost, start, goal);
-    match (result.found(), oracle) {
-        (None, None) => prop_assert_eq!(result.status, SearchStatus::NoPath),
-        (Some(path), Some((optimal, _))) => {
-            let tolerance = 1e-6 * optimal.max(1.0);
-            let cost = walked_cost(grid, &options, path, (start, goal), tolerance)?;
-            prop_assert!(
-                (cost - optimal).abs() <= tolerance,
-                "exact: cost {} but optimal {} ({} sectors searched)",
-                cost,
-                optimal,
-                searcher.exact_sectors_searched()
-            );
-        }
-        (found, oracle) => {
-            return Err(TestCaseError::fail(format!(
-                "exact: found {:?}, oracle {:?}",
-                found.map(|p| p.cost),
-                oracle.map(|o| o.0)
-            )));
-        }
-    }
-    Ok(())
+    let what = format!(
+        "exact ({} sectors searched)",
+        searcher.exact_sectors_searched()
+    );
+    let found = (what.as_str(), &result);
+    check_result(
+        grid,
+        hierarchy.options(),
+        found,
+        (start, goal),
+        (optimal, 0.0),
+    )
 }
 
 fn options() -> impl Strategy<Value = HierarchyOptions> {
@@ -508,7 +516,8 @@ proptest! {
         let mut searcher = HierarchySearcher::new();
         for (start, goal) in queries {
             let (start, goal) = (cells[start.index(cells.len())], cells[goal.index(cells.len())]);
-            check_exact_query(&grid, &hierarchy, &mut searcher, start, goal)?;
+            let optimal = optimal_path(&grid, options.movement, options.cost, start, goal);
+            check_exact_query(&grid, &hierarchy, &mut searcher, (start, goal), &optimal)?;
         }
     }
 }
