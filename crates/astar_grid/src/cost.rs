@@ -2,6 +2,8 @@
 
 use core::f64::consts::SQRT_2;
 
+use crate::Neighborhood;
+
 /// What a straight and a diagonal step cost, before the target cell's terrain multiplier.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CostModel {
@@ -44,6 +46,15 @@ impl CostModel {
         match self {
             Self::Octile => SQRT_2,
             Self::Integer { diagonal, .. } => f64::from(diagonal),
+        }
+    }
+
+    /// The cheapest single step under `neighborhood`, before terrain: a straight step with
+    /// four neighbours; with eight, the cheaper of a straight and a diagonal one.
+    pub(crate) fn least_step(self, neighborhood: Neighborhood) -> f64 {
+        match neighborhood {
+            Neighborhood::Four => self.straight(),
+            Neighborhood::Eight => self.straight().min(self.diagonal()),
         }
     }
 

@@ -15,8 +15,8 @@
 //! jumps from and to cells that need not lie on a side: it joins every leaving node of its
 //! sector to every arrival node of the other at its own cost, and since arriving at a side
 //! joins leaving by the same side at no cost (even a side with no walkable cell, in a sector
-//! that only links reach), a path may go on from wherever it landed. (The
-//! estimate inside a sector that a link leaves or reaches leaves out the rows to its sides.)
+//! that only links reach), a path may go on from wherever it landed. (The estimate inside a
+//! sector that a link leaves or reaches leaves out the rows to its sides.)
 
 use super::local::{Flow, LocalSearch, Rect, StepRules};
 use super::{Hierarchy, SectorState};
@@ -42,7 +42,7 @@ const NONE: f32 = f32::INFINITY;
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct SideBounds {
     /// `inside[from * 4 + to]`: the least cost inside the sector from a walkable cell of side
-    /// `from` to a cell of side `to` (0 for a side to itself).
+    /// `from` to a cell of side `to` (a side to itself is read as 0, see `Sides::inside`).
     inside: [f32; 16],
     /// The least cost of a step onto a walkable cell of each side from outside the sector.
     onto_side: [f32; 4],
@@ -73,13 +73,12 @@ fn side_cells(rect: Rect, side: usize) -> impl Iterator<Item = Cell> {
     ys.flat_map(move |y| xs.clone().map(move |x| Cell::new(x, y)))
 }
 
-/// The least cost of a step onto a cell: a straight step with four neighbours; with eight, the
-/// cheaper of a straight and a diagonal one.
-pub(crate) fn least_step(rules: StepRules) -> f64 {
-    match rules.movement.neighborhood {
-        Neighborhood::Four => rules.cost.straight(),
-        Neighborhood::Eight => rules.cost.straight().min(rules.cost.diagonal()),
-    }
+/// The least cost the last flood of `scratch` (inside `rect`) settled on a cell of `side`;
+/// infinite when it settled none.
+fn least_on_side(scratch: &LocalSearch, rect: Rect, side: usize) -> f64 {
+    side_cells(rect, side)
+        .filter_map(|cell| scratch.settled_cost(cell))
+        .fold(f64::INFINITY, f64::min)
 }
 
 impl SideBounds {
@@ -104,13 +103,10 @@ impl SideBounds {
             }
             scratch.flood_seeded(grid, rules, (rect, &seeds), Flow::Forward);
             for to in 0..4 {
-                let least = side_cells(rect, to)
-                    .filter_map(|cell| scratch.settled_cost(cell))
-                    .fold(f64::INFINITY, f64::min);
-                inside[from * 4 + to] = f32_below(least);
+                inside[from * 4 + to] = f32_below(least_on_side(scratch, rect, to));
             }
         }
-        let step = least_step(rules);
+        let step = rules.cost.least_step(rules.movement.neighborhood);
         let onto_side = [NORTH, EAST, SOUTH, WEST].map(|side| {
             let terrain = side_cells(rect, side)
                 .map(|cell| grid.value(cell))
@@ -219,7 +215,6 @@ impl Sides<'_> {
         }
     }
 
-    /// The least cost inside `sector` from side `from` to side `to`.
     /// The least cost inside `sector` from side `from` to side `to`: 0 from a side to itself,
     /// even one with no walkable cell (a link may land inside a walled sector and leave by
     /// another link, as if it left by that side).
@@ -371,12 +366,7 @@ impl SideSearch {
         self.scratch
             .flood(grid, hierarchy.rules(), (rect, cell), flow, &[]);
         (0..4)
-            .map(|side| {
-                let least = side_cells(rect, side)
-                    .filter_map(|at| self.scratch.settled_cost(at))
-                    .fold(f64::INFINITY, f64::min);
-                (node(side), least)
-            })
+            .map(|side| (node(side), least_on_side(&self.scratch, rect, side)))
             .filter(|&(_, least)| least.is_finite())
             .collect()
     }

@@ -1,8 +1,8 @@
 //! Exact search over a hierarchy ([`HierarchySearcher::find_exact_path`]): A* over the cells of
 //! the sectors that an optimal path may cross, guided by the sides' lower bounds.
 
-use super::bounds::{SideSearch, least_step};
-use super::local::Rect;
+use super::bounds::SideSearch;
+use super::local::{Rect, StepRules};
 use super::{Hierarchy, HierarchySearcher};
 use crate::movement::DIRECTIONS;
 use crate::search::{OpenEntry, OpenList};
@@ -41,6 +41,8 @@ struct Query<'a> {
     hierarchy: &'a Hierarchy,
     goal: Cell,
     goal_sector: usize,
+    /// The hierarchy's movement, costs and estimate.
+    rules: StepRules,
     /// The cells of a full sector.
     area: usize,
     /// The least cost of one step.
@@ -134,8 +136,9 @@ impl HierarchySearcher {
             hierarchy,
             goal,
             goal_sector: hierarchy.sector_of(goal).unwrap_or(0),
+            rules,
             area: size * size,
-            step: least_step(rules),
+            step: rules.cost.least_step(rules.movement.neighborhood),
             links: grid.links.has_steps(),
             limit: found.cost * (1.0 + BOUND_SLACK) + BOUND_SLACK,
         };
@@ -184,12 +187,11 @@ impl HierarchySearcher {
 impl ExactSearch {
     /// The admissible estimate of the cost from `cell` to the goal.
     fn estimate(&self, query: &Query<'_>, cell: Cell) -> f64 {
-        let rules = query.hierarchy.rules();
         // With links the straight line may overestimate: only the sides' bound holds.
         let direct = if query.links {
             0.0
         } else {
-            rules.estimate(cell, query.goal)
+            query.rules.estimate(cell, query.goal)
         };
         let sector = query.hierarchy.sector_of(cell).unwrap_or(0);
         if sector == query.goal_sector {
@@ -258,8 +260,7 @@ impl ExactSearch {
         self.estimate[first] = h;
         self.reach(first, 0.0, NO_PARENT);
         self.open.push(OpenEntry::new(h, 0.0, first as u32));
-        let grid = query.grid;
-        let rules = query.hierarchy.rules();
+        let (grid, rules) = (query.grid, query.rules);
         let directions = rules.directions();
         while let Some(entry) = self.open.pop() {
             let local = entry.id() as usize;
@@ -369,12 +370,7 @@ mod tests {
 
     /// Costs from `source` to every cell (forwards) or from every cell to it (backwards), over
     /// the steps and open links the searches take.
-    fn dijkstra(
-        grid: &Grid,
-        rules: crate::hierarchy::local::StepRules,
-        source: Cell,
-        forwards: bool,
-    ) -> Vec<f64> {
+    fn dijkstra(grid: &Grid, rules: StepRules, source: Cell, forwards: bool) -> Vec<f64> {
         let cells: Vec<Cell> = (0..grid.height())
             .flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
             .collect();
@@ -511,8 +507,9 @@ mod tests {
                 hierarchy: &hierarchy,
                 goal,
                 goal_sector: hierarchy.sector_of(goal).unwrap_or(0),
+                rules,
                 area: (size * size) as usize,
-                step: least_step(rules),
+                step: rules.cost.least_step(rules.movement.neighborhood),
                 links: grid.links.has_steps(),
                 limit: f64::INFINITY,
             };

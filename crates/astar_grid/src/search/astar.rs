@@ -26,7 +26,7 @@ use crate::endpoints::{SearchError, validate_bounds_and_start, validate_endpoint
 use crate::heuristic::{HeuristicFn, OctileTerms};
 use crate::links::{LinkBound, LinkStep};
 use crate::movement::DIRECTIONS;
-use crate::{Cell, CostModel, Grid, Heuristic, Movement, Neighborhood, SearchWindow, Weighting};
+use crate::{Cell, CostModel, Grid, Heuristic, Movement, SearchWindow, Weighting};
 use std::collections::HashMap;
 
 /// A search in progress. Advance it with [`ActiveSearch::advance`] (a few expansions at a time,
@@ -886,12 +886,8 @@ fn step_tables(stride: usize, cost: CostModel) -> ([isize; 8], [f64; 8]) {
 /// decrease (beyond rounding) along the search, and the smallest step cost is returned.
 fn monotone_step(options: &SearchOptions, resolved: Heuristic) -> Option<f64> {
     let neighborhood = options.movement.neighborhood;
-    (options.weighting.is_unit() && resolved.is_consistent(neighborhood, options.cost)).then(|| {
-        match neighborhood {
-            Neighborhood::Four => options.cost.straight(),
-            Neighborhood::Eight => options.cost.straight().min(options.cost.diagonal()),
-        }
-    })
+    (options.weighting.is_unit() && resolved.is_consistent(neighborhood, options.cost))
+        .then(|| options.cost.least_step(neighborhood))
 }
 
 /// [`Plan::window`]: `window`'s inclusive bounds in padded coordinates.
