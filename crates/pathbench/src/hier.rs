@@ -214,7 +214,8 @@ fn timed_edits(
     Ok((mark_us, rebuild_us))
 }
 
-fn mean(values: &[f64]) -> f64 {
+/// The mean of `values` (0 for none).
+pub fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 

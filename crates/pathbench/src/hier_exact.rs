@@ -3,6 +3,7 @@
 //! terrain) and with A*: their times, whether every exact path costs the optimum, and how
 //! many sectors the bounds left to search.
 
+use crate::hier::mean;
 use crate::scen_report::median;
 use crate::scen_run::is_legal;
 use astar_grid::{
@@ -48,20 +49,17 @@ pub struct ExactFigures {
 impl ExactFigures {
     /// The figures as JSON members.
     pub fn to_json(&self) -> serde_json::Value {
-        let mut longest: Vec<&ExactQuery> = self.queries.iter().collect();
+        let all: Vec<&ExactQuery> = self.queries.iter().collect();
+        let mut longest = all.clone();
         longest.sort_by(|a, b| b.optimal.total_cmp(&a.optimal));
         let quarter = &longest[..longest.len().div_ceil(4)];
-        let mean = |set: &[&ExactQuery], field: fn(&ExactQuery) -> f64| {
-            set.iter().map(|q| field(q)).sum::<f64>() / set.len().max(1) as f64
-        };
-        let all: Vec<&ExactQuery> = self.queries.iter().collect();
-        let medians = |field: fn(&ExactQuery) -> f64| {
-            median(&self.queries.iter().map(field).collect::<Vec<_>>())
+        let values = |set: &[&ExactQuery], field: fn(&ExactQuery) -> f64| -> Vec<f64> {
+            set.iter().map(|q| field(q)).collect()
         };
         let (exact, baseline, astar) = (
-            mean(quarter, |q| q.exact_us),
-            mean(quarter, |q| q.baseline_us),
-            mean(quarter, |q| q.astar_us),
+            mean(&values(quarter, |q| q.exact_us)),
+            mean(&values(quarter, |q| q.baseline_us)),
+            mean(&values(quarter, |q| q.astar_us)),
         );
         serde_json::json!({
             "exact_queries": self.queries.len(),
@@ -69,9 +67,9 @@ impl ExactFigures {
             "exact_illegal": self.illegal,
             "exact_unmatched": self.unmatched,
             "exact_optimal_on_its_face": self.optimal_on_its_face,
-            "exact_median_us": medians(|q| q.exact_us),
-            "exact_astar_median_us": medians(|q| q.astar_us),
-            "exact_sectors_searched_mean": mean(&all, |q| q.searched),
+            "exact_median_us": median(&values(&all, |q| q.exact_us)),
+            "exact_astar_median_us": median(&values(&all, |q| q.astar_us)),
+            "exact_sectors_searched_mean": mean(&values(&all, |q| q.searched)),
             "longest_quarter_exact_mean_us": exact,
             "longest_quarter_exact_astar_mean_us": astar,
             "longest_quarter_exact_vs_baseline": baseline / exact.max(1e-9),

@@ -319,8 +319,10 @@ impl Dispatcher<'_, '_, '_> {
     /// Whether `job` is a hierarchical request that its hierarchy answers now (rather than A*
     /// while it is built); asks the hierarchies once a frame per movement rule and cost model.
     fn hierarchy_answers(&mut self, job: &SearchJob) -> bool {
-        let fits = Algorithm::Hierarchical.check_options(&job.options).is_ok();
-        if job.algorithm != PathAlgorithm::Hierarchical || !job.kind.is_default() || !fits {
+        if job.algorithm != PathAlgorithm::Hierarchical
+            || !job.kind.is_default()
+            || Algorithm::Hierarchical.check_options(&job.options).is_err()
+        {
             return false;
         }
         let key = (job.options.movement, job.options.cost);
