@@ -16,10 +16,11 @@ use std::collections::{BinaryHeap, HashMap};
 /// How "closest" is measured: `long - short + diagonal * short` for a displacement whose
 /// longer side is `long` cells and shorter side `short`, with `diagonal` the price of a diagonal
 /// in cells: `sqrt(2)` for eight neighbours (the octile distance) and 2 for four (the Manhattan
-/// distance, `dx + dy`).
+/// distance, `dx + dy`). On a hexagonal grid it is the hex distance.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct CellDistance {
     diagonal: f64,
+    hex: bool,
 }
 
 impl CellDistance {
@@ -27,13 +28,27 @@ impl CellDistance {
     pub(crate) const fn new(neighborhood: Neighborhood) -> Self {
         Self {
             diagonal: match neighborhood {
-                Neighborhood::Four => 2.0,
+                Neighborhood::Four | Neighborhood::Hex => 2.0,
                 Neighborhood::Eight => core::f64::consts::SQRT_2,
             },
+            hex: matches!(neighborhood, Neighborhood::Hex),
         }
     }
 
-    /// The distance of a displacement of `dx` columns and `dy` rows.
+    /// The distance from `a` to `b` (columns and rows, padded or not alike).
+    #[inline]
+    pub(crate) fn between(self, a: (u32, u32), b: (u32, u32)) -> f64 {
+        let (dx, dy) = (a.0.abs_diff(b.0), a.1.abs_diff(b.1));
+        if self.hex && (a.0 < b.0) != (a.1 < b.1) {
+            // A diagonal step covers one column and one row.
+            f64::from(dx.max(dy))
+        } else {
+            self.of(dx, dy)
+        }
+    }
+
+    /// The distance of a displacement of `dx` columns and `dy` rows in absolute value whose
+    /// signs agree (or on a square grid, whatever its signs).
     #[inline]
     pub(crate) fn of(self, dx: u32, dy: u32) -> f64 {
         let (long, short) = (dx.max(dy), dx.min(dy));
@@ -44,7 +59,7 @@ impl CellDistance {
     fn to_nearest(self, cell: Cell, goals: &[Cell]) -> f64 {
         goals
             .iter()
-            .map(|goal| self.of(cell.x.abs_diff(goal.x), cell.y.abs_diff(goal.y)))
+            .map(|goal| self.between((cell.x, cell.y), (goal.x, goal.y)))
             .fold(f64::INFINITY, f64::min)
     }
 }
@@ -250,12 +265,8 @@ fn relax_neighbours(
     g: f64,
 ) -> u32 {
     let (columns, rows) = (map.columns(), map.rows());
-    let directions = match movement.neighborhood {
-        Neighborhood::Four => 4,
-        Neighborhood::Eight => 8,
-    };
     let mut pushed = 0;
-    for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate().take(directions) {
+    for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
         let Some(next) = here
             .offset(dx, dy)
             .filter(|next| next.x < columns && next.y < rows)
@@ -263,23 +274,17 @@ fn relax_neighbours(
             continue;
         };
         let terrain = map.terrain(next.x, next.y);
-        let diagonal = dx != 0 && dy != 0;
         if terrain == 0
-            || diagonal
-                && !movement.allows_step(
-                    dx,
-                    dy,
-                    map.terrain(next.x, here.y) != 0,
-                    map.terrain(here.x, next.y) != 0,
-                )
+            || !movement.allows_step(
+                dx,
+                dy,
+                map.terrain(next.x, here.y) != 0,
+                map.terrain(here.x, next.y) != 0,
+            )
         {
             continue;
         }
-        let step = if diagonal {
-            cost.diagonal()
-        } else {
-            cost.straight()
-        };
+        let step = cost.step(movement.neighborhood, dx, dy);
         let next_index = next.y as usize * columns as usize + next.x as usize;
         let next_g = g + step * f64::from(terrain);
         if next_g < scratch.costs[next_index] {
@@ -389,6 +394,9 @@ mod tests {
         assert_eq!(eight.of(3, 1), 2.0 + core::f64::consts::SQRT_2);
         assert_eq!(eight.of(1, 3), eight.of(3, 1));
         assert_eq!(CellDistance::new(Neighborhood::Four).of(3, 1), 4.0);
+        let hex = CellDistance::new(Neighborhood::Hex);
+        assert_eq!(hex.between((0, 3), (3, 0)), 3.0);
+        assert_eq!(hex.between((0, 0), (3, 1)), 4.0);
     }
 
     #[test]

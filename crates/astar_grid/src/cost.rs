@@ -49,11 +49,32 @@ impl CostModel {
         }
     }
 
+    /// The cost of a step by `(dx, dy)` under `neighborhood`, before terrain: a diagonal
+    /// step's cost where [`Neighborhood::is_diagonal`] says so, a straight step's otherwise
+    /// (every step of a hexagonal grid costs a straight step).
+    ///
+    /// ```
+    /// use astar_grid::{CostModel, Neighborhood};
+    ///
+    /// let cost = CostModel::INTEGER_10_14;
+    /// assert_eq!(cost.step(Neighborhood::Eight, 1, -1), 14.0);
+    /// assert_eq!(cost.step(Neighborhood::Hex, 1, -1), 10.0);
+    /// assert_eq!(cost.step(Neighborhood::Four, 0, 1), 10.0);
+    /// ```
+    #[must_use]
+    pub fn step(self, neighborhood: Neighborhood, dx: i32, dy: i32) -> f64 {
+        if neighborhood.is_diagonal(dx, dy) {
+            self.diagonal()
+        } else {
+            self.straight()
+        }
+    }
+
     /// The cheapest single step under `neighborhood`, before terrain: a straight step with
-    /// four neighbours; with eight, the cheaper of a straight and a diagonal one.
+    /// four or six neighbours; with eight, the cheaper of a straight and a diagonal one.
     pub(crate) fn least_step(self, neighborhood: Neighborhood) -> f64 {
         match neighborhood {
-            Neighborhood::Four => self.straight(),
+            Neighborhood::Four | Neighborhood::Hex => self.straight(),
             Neighborhood::Eight => self.straight().min(self.diagonal()),
         }
     }

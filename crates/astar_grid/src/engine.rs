@@ -286,6 +286,9 @@ impl<'g> Engine<'g> {
 const fn hierarchy_error(error: HierarchyError) -> SearchError {
     match error {
         HierarchyError::InvalidCostModel => SearchError::InvalidCostModel,
+        HierarchyError::HexGrid => {
+            SearchError::Unsupported("the sector hierarchy serves square grids, not hexagonal ones")
+        }
         HierarchyError::SectorSize(_)
         | HierarchyError::EntranceSpacing
         | HierarchyError::GridSize { .. }

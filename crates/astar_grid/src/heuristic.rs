@@ -1,6 +1,6 @@
 //! Distance estimates that guide A*, and the weights that trade optimality for speed.
 
-use crate::{CostModel, Neighborhood};
+use crate::{Cell, CostModel, Neighborhood};
 use core::f64::consts::SQRT_2;
 
 /// An estimate of the remaining cost from a cell to the goal.
@@ -29,24 +29,27 @@ pub enum Heuristic {
     ///   step. For 10 straight and 5 diagonal, `(2, 0)` costs 10 (two diagonals) and `(3, 0)`
     ///   costs 20.
     ///
-    /// Under four neighbours it is the Manhattan distance.
+    /// Under four neighbours it is the Manhattan distance; under six (a hexagonal grid in
+    /// axial coordinates) the hex distance, `max(|dx|, |dy|, |dx + dy|)` straight steps.
     Octile,
     /// Straight-line distance, scaled to the cheapest cost per cell of length: a straight step
-    /// covers 1 at its cost, a diagonal `sqrt(2)` at its cost.
+    /// covers 1 at its cost, a diagonal `sqrt(2)` at its cost. On a hexagonal grid it is the
+    /// distance between hex centres one apart, `sqrt(dx² + dx·dy + dy²)`.
     Euclidean,
-    /// `max(dx, dy)` steps of the cheaper kind (straight only, under four neighbours).
+    /// `max(dx, dy)` steps of the cheaper kind (straight only, under four or six neighbours).
     Chebyshev,
     /// Always 0: the search becomes Dijkstra's algorithm.
     Zero,
 }
 
 impl Heuristic {
-    /// The default for a neighbourhood: octile for eight neighbours, Manhattan for four.
+    /// The default for a neighbourhood: octile for eight neighbours and six (where it is the
+    /// hex distance), Manhattan for four.
     #[must_use]
     pub const fn default_for(neighborhood: Neighborhood) -> Self {
         match neighborhood {
             Neighborhood::Four => Self::Manhattan,
-            Neighborhood::Eight => Self::Octile,
+            Neighborhood::Eight | Neighborhood::Hex => Self::Octile,
         }
     }
 
@@ -54,14 +57,16 @@ impl Heuristic {
     /// (with every terrain multiplier at least 1), so that an unweighted search is optimal.
     ///
     /// True for every heuristic and cost model except [`Heuristic::Manhattan`] under eight
-    /// neighbours with a diagonal cheaper than two straight steps, which overestimates a
-    /// single diagonal step.
+    /// neighbours with a diagonal cheaper than two straight steps, or under six, where it
+    /// overestimates a single diagonal step.
     #[must_use]
     pub fn is_admissible(self, neighborhood: Neighborhood, cost: CostModel) -> bool {
         match self {
-            Self::Manhattan => {
-                neighborhood == Neighborhood::Four || cost.diagonal() >= 2.0 * cost.straight()
-            }
+            Self::Manhattan => match neighborhood {
+                Neighborhood::Four => true,
+                Neighborhood::Eight => cost.diagonal() >= 2.0 * cost.straight(),
+                Neighborhood::Hex => false,
+            },
             Self::Octile | Self::Euclidean | Self::Chebyshev | Self::Zero => true,
         }
     }
@@ -76,10 +81,26 @@ impl Heuristic {
         self.is_admissible(neighborhood, cost)
     }
 
-    /// The estimate for a displacement of `dx` columns and `dy` rows.
+    /// The estimate from `from` to `to`.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, CostModel, Heuristic, Neighborhood};
+    ///
+    /// let (from, to) = (Cell::new(0, 3), Cell::new(3, 0));
+    /// let octile = |neighborhood| Heuristic::Octile.estimate(from, to, neighborhood, CostModel::Octile);
+    /// assert_eq!(octile(Neighborhood::Four), 6.0);
+    /// assert_eq!(octile(Neighborhood::Hex), 3.0); // three steps by (1, -1)
+    /// assert!((octile(Neighborhood::Eight) - 3.0 * 2f64.sqrt()).abs() < 1e-12);
+    /// ```
     #[must_use]
-    pub fn estimate(self, dx: u32, dy: u32, neighborhood: Neighborhood, cost: CostModel) -> f64 {
-        HeuristicFn::new(self, neighborhood, cost).estimate(dx, dy)
+    pub fn estimate(
+        self,
+        from: Cell,
+        to: Cell,
+        neighborhood: Neighborhood,
+        cost: CostModel,
+    ) -> f64 {
+        HeuristicFn::new(self, neighborhood, cost).between((from.x, from.y), (to.x, to.y))
     }
 
     /// All heuristics, for command lines and menus.
@@ -184,7 +205,7 @@ impl OctileTerms {
                 diagonal,
                 odd: 0.0,
             },
-            Neighborhood::Four | Neighborhood::Eight => Self {
+            Neighborhood::Four | Neighborhood::Eight | Neighborhood::Hex => Self {
                 run: straight,
                 diagonal: 2.0 * straight,
                 odd: 0.0,
@@ -215,6 +236,8 @@ pub(crate) struct HeuristicFn {
     euclidean_unit: f64,
     /// Cost per unit of Chebyshev distance: the cheapest step.
     chebyshev_unit: f64,
+    /// Whether the grid is hexagonal, where the estimate depends on the displacement's signs.
+    hex: bool,
 }
 
 impl HeuristicFn {
@@ -223,6 +246,7 @@ impl HeuristicFn {
         let diagonal = cost.diagonal();
         let (euclidean_unit, chebyshev_unit) = match neighborhood {
             Neighborhood::Four => (straight, straight),
+            Neighborhood::Hex => (straight * (1.0 - 1e-12), straight),
             Neighborhood::Eight => (
                 straight.min(diagonal / SQRT_2) * (1.0 - 1e-12),
                 straight.min(diagonal),
@@ -234,6 +258,36 @@ impl HeuristicFn {
             octile: OctileTerms::new(neighborhood, cost),
             euclidean_unit,
             chebyshev_unit,
+            hex: neighborhood == Neighborhood::Hex,
+        }
+    }
+
+    /// The estimate from `a` to `b` (columns and rows, padded or not alike).
+    #[inline]
+    pub(crate) fn between(&self, a: (u32, u32), b: (u32, u32)) -> f64 {
+        let (dx, dy) = (a.0.abs_diff(b.0), a.1.abs_diff(b.1));
+        if self.hex {
+            self.hex_estimate(dx, dy, (a.0 < b.0) != (a.1 < b.1))
+        } else {
+            self.estimate(dx, dy)
+        }
+    }
+
+    /// The estimate on a hexagonal grid for a displacement of `dx` columns and `dy` rows in
+    /// absolute value, `opposite` when the two have opposite signs (the direction a diagonal
+    /// step takes).
+    fn hex_estimate(&self, dx: u32, dy: u32, opposite: bool) -> f64 {
+        let (dx, dy) = (f64::from(dx), f64::from(dy));
+        match self.kind {
+            Heuristic::Manhattan => self.straight * (dx + dy),
+            Heuristic::Octile if opposite => self.straight * dx.max(dy),
+            Heuristic::Octile => self.straight * (dx + dy),
+            Heuristic::Euclidean => {
+                let cross = if opposite { -dx * dy } else { dx * dy };
+                self.euclidean_unit * (dx * dx + dy * dy + cross).sqrt()
+            }
+            Heuristic::Chebyshev => self.chebyshev_unit * dx.max(dy),
+            Heuristic::Zero => 0.0,
         }
     }
 
@@ -242,6 +296,8 @@ impl HeuristicFn {
         self.octile
     }
 
+    /// The estimate for a displacement of `dx` columns and `dy` rows in absolute value, on a
+    /// square grid ([`HeuristicFn::between`] serves every grid).
     #[inline]
     pub(crate) fn estimate(&self, dx: u32, dy: u32) -> f64 {
         match self.kind {
@@ -340,6 +396,45 @@ mod tests {
         );
         assert!(euclid.estimate(1, 1) <= 14.0);
         assert!(euclid.estimate(7, 7) <= 98.0);
+    }
+
+    /// On a hexagonal grid, each admissible heuristic stays at or below the step count of a
+    /// breadth-first search over the six neighbours, and the octile one equals it.
+    #[test]
+    fn hex_estimates_bound_the_hex_distance() {
+        const SIDE: i64 = 15;
+        let centre = (7u32, 7u32);
+        let mut steps = vec![u32::MAX; (SIDE * SIDE) as usize];
+        let mut queue = std::collections::VecDeque::from([(centre, 0)]);
+        steps[(7 * SIDE + 7) as usize] = 0;
+        while let Some(((x, y), count)) = queue.pop_front() {
+            for (dx, dy) in [(1, 0), (0, 1), (-1, 0), (0, -1), (1, -1), (-1, 1)] {
+                let (nx, ny) = (i64::from(x) + dx, i64::from(y) + dy);
+                if (0..SIDE).contains(&nx) && (0..SIDE).contains(&ny) {
+                    let slot = &mut steps[(ny * SIDE + nx) as usize];
+                    if *slot == u32::MAX {
+                        *slot = count + 1;
+                        queue.push_back(((nx as u32, ny as u32), count + 1));
+                    }
+                }
+            }
+        }
+        let cost = CostModel::INTEGER_10_14;
+        for (index, &count) in steps.iter().enumerate() {
+            let cell = ((index as i64 % SIDE) as u32, (index as i64 / SIDE) as u32);
+            let exact = f64::from(count) * 10.0;
+            let octile = HeuristicFn::new(Heuristic::Octile, Neighborhood::Hex, cost);
+            assert_eq!(octile.between(centre, cell), exact, "{cell:?}");
+            assert_eq!(octile.between(cell, centre), exact, "{cell:?}");
+            for kind in [Heuristic::Euclidean, Heuristic::Chebyshev, Heuristic::Zero] {
+                let estimate =
+                    HeuristicFn::new(kind, Neighborhood::Hex, cost).between(centre, cell);
+                assert!(estimate <= exact, "{kind:?} {cell:?}");
+            }
+        }
+        assert!(!Heuristic::Manhattan.is_admissible(Neighborhood::Hex, cost));
+        let manhattan = HeuristicFn::new(Heuristic::Manhattan, Neighborhood::Hex, cost);
+        assert!(manhattan.between((1, 0), (0, 1)) > 10.0);
     }
 
     #[test]

@@ -107,6 +107,7 @@ mod flow_field;
 pub mod formats;
 mod grid;
 mod heuristic;
+pub mod hex;
 mod hierarchy;
 pub mod jps;
 mod links;

@@ -1,4 +1,4 @@
-//! Movement rules: which neighbours a cell has (4 or 8) and when a diagonal may cut a corner.
+//! Movement rules: which neighbours a cell has (4, 6 or 8) and when a diagonal may cut a corner.
 //!
 //! [`Movement::allows_step`] is the one statement of which single steps are legal. Everything
 //! else that decides step legality derives from it: [`Movement::allows_step_on`] applies it to a
@@ -15,6 +15,62 @@ pub enum Neighborhood {
     /// The four straight neighbours and the four diagonals.
     #[default]
     Eight,
+    /// The six neighbours of a hexagonal grid stored in axial coordinates (see
+    /// [`crate::hex`]): the four straight neighbours and the two diagonals `(1, -1)` and
+    /// `(-1, 1)`. Every step costs a straight step, and no corner is ever cut.
+    Hex,
+}
+
+impl Neighborhood {
+    /// Whether a step by `(dx, dy)` (each -1, 0 or 1, not both 0) costs a diagonal step:
+    /// a diagonal under eight neighbours. Every step of the other neighbourhoods costs a
+    /// straight step.
+    ///
+    /// ```
+    /// use astar_grid::Neighborhood;
+    ///
+    /// assert!(Neighborhood::Eight.is_diagonal(1, -1));
+    /// assert!(!Neighborhood::Eight.is_diagonal(0, -1));
+    /// assert!(!Neighborhood::Hex.is_diagonal(1, -1));
+    /// ```
+    #[must_use]
+    pub const fn is_diagonal(self, dx: i32, dy: i32) -> bool {
+        matches!(self, Self::Eight) && dx != 0 && dy != 0
+    }
+
+    /// Whether `a` and `b` are neighbours: distinct cells one step apart under this
+    /// neighbourhood, whatever the cells hold.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Neighborhood};
+    ///
+    /// let cell = Cell::new(3, 3);
+    /// assert!(Neighborhood::Eight.are_neighbours(cell, Cell::new(4, 4)));
+    /// assert!(!Neighborhood::Hex.are_neighbours(cell, Cell::new(4, 4)));
+    /// assert!(Neighborhood::Hex.are_neighbours(cell, Cell::new(4, 2)));
+    /// assert!(!Neighborhood::Four.are_neighbours(cell, Cell::new(4, 2)));
+    /// ```
+    #[must_use]
+    pub const fn are_neighbours(self, a: Cell, b: Cell) -> bool {
+        match (unit_offset(a.x, b.x), unit_offset(a.y, b.y)) {
+            (Some(0), Some(0)) | (None, _) | (_, None) => false,
+            (Some(dx), Some(dy)) => match self {
+                Self::Four => dx == 0 || dy == 0,
+                Self::Eight => true,
+                Self::Hex => dx != dy,
+            },
+        }
+    }
+
+    /// How many steps a cell has at most: 4, 6 or 8.
+    #[must_use]
+    pub const fn steps(self) -> usize {
+        match self {
+            Self::Four => 4,
+            Self::Eight => 8,
+            Self::Hex => 6,
+        }
+    }
 }
 
 /// When a diagonal step is allowed past the two cells it squeezes between.
@@ -37,7 +93,8 @@ pub enum CornerRule {
 pub struct Movement {
     /// Four or eight neighbours.
     pub neighborhood: Neighborhood,
-    /// When diagonals may pass corners; ignored for [`Neighborhood::Four`].
+    /// When diagonals may pass corners; ignored for [`Neighborhood::Four`] and
+    /// [`Neighborhood::Hex`].
     pub corners: CornerRule,
 }
 
@@ -50,6 +107,12 @@ impl Movement {
     /// Eight-connected movement without corner cutting (the Moving AI rule).
     pub const EIGHT: Self = Self {
         neighborhood: Neighborhood::Eight,
+        corners: CornerRule::Both,
+    };
+
+    /// Six-connected movement on a hexagonal grid in axial coordinates.
+    pub const HEX: Self = Self {
+        neighborhood: Neighborhood::Hex,
         corners: CornerRule::Both,
     };
 
@@ -78,6 +141,9 @@ impl Movement {
     /// assert!(!Movement::EIGHT.allows_step(1, 1, true, false));
     /// assert!(Movement::eight(CornerRule::One).allows_step(1, 1, true, false));
     /// assert!(Movement::eight(CornerRule::Any).allows_step(-1, 1, false, false));
+    /// // On a hexagonal grid, two of the diagonals are neighbours and never cut a corner.
+    /// assert!(Movement::HEX.allows_step(1, -1, false, false));
+    /// assert!(!Movement::HEX.allows_step(1, 1, true, true));
     /// ```
     #[must_use]
     pub const fn allows_step(self, dx: i32, dy: i32, corner_a: bool, corner_b: bool) -> bool {
@@ -86,6 +152,7 @@ impl Movement {
         }
         match self.neighborhood {
             Neighborhood::Four => false,
+            Neighborhood::Hex => dx != dy,
             Neighborhood::Eight => match self.corners {
                 CornerRule::Both => corner_a && corner_b,
                 CornerRule::One => corner_a || corner_b,
@@ -147,8 +214,8 @@ impl Movement {
     /// The two corner cells whose walkability decides, beside `to` itself, whether the
     /// diagonal step from `from` to its neighbour `to` is allowed: `(to.x, from.y)` and
     /// `(from.x, to.y)`. `None` when no other cell matters: a straight step, a step under
-    /// [`CornerRule::Any`], or any step under [`Neighborhood::Four`] (which never moves
-    /// diagonally).
+    /// [`CornerRule::Any`], or any step under [`Neighborhood::Four`] or [`Neighborhood::Hex`]
+    /// (which never squeeze between corners).
     ///
     /// A path stays legal after a map edit only if the edit leaves its cells walkable *and*
     /// these corners of its diagonal steps as they were, so they belong to what a path
@@ -188,7 +255,8 @@ const fn unit_offset(from: u32, to: u32) -> Option<i32> {
 }
 
 /// Straight moves first, then diagonals, so that among equal-cost paths the straight-looking one
-/// is found first.
+/// is found first. The steps of [`Neighborhood::Hex`] are the four straight ones and the
+/// diagonals at indices 5 and 7.
 pub(crate) const DIRECTIONS: [(i32, i32); 8] = [
     (1, 0),
     (0, 1),
@@ -204,8 +272,9 @@ pub(crate) const DIRECTIONS: [(i32, i32); 8] = [
 mod tests {
     use super::*;
 
-    const MOVEMENTS: [Movement; 4] = [
+    const MOVEMENTS: [Movement; 5] = [
         Movement::FOUR,
+        Movement::HEX,
         Movement::EIGHT,
         Movement::eight(CornerRule::One),
         Movement::eight(CornerRule::Any),
@@ -230,6 +299,7 @@ mod tests {
                         && match (movement.neighborhood, movement.corners) {
                             _ if dx == 0 || dy == 0 => true,
                             (Neighborhood::Four, _) => false,
+                            (Neighborhood::Hex, _) => dx == -dy,
                             (Neighborhood::Eight, CornerRule::Both) => a && b,
                             (Neighborhood::Eight, CornerRule::One) => a || b,
                             (Neighborhood::Eight, CornerRule::Any) => true,
@@ -275,5 +345,39 @@ mod tests {
             Movement::eight(CornerRule::Any).step_corners(from, to),
             None
         );
+        assert_eq!(
+            Movement::HEX.step_corners(from, Cell::new(1, u32::MAX)),
+            None
+        );
+        assert!(!Movement::HEX.corners_decide());
+    }
+
+    /// Each neighbourhood's steps are those `are_neighbours` and `allows_step` agree on, and
+    /// come in opposite pairs.
+    #[test]
+    fn neighbourhoods_list_their_steps() {
+        let centre = Cell::new(5, 5);
+        for neighborhood in [Neighborhood::Four, Neighborhood::Eight, Neighborhood::Hex] {
+            let movement = Movement {
+                neighborhood,
+                corners: CornerRule::Any,
+            };
+            let steps: Vec<_> = DIRECTIONS
+                .into_iter()
+                .filter(|&(dx, dy)| movement.allows_step(dx, dy, false, false))
+                .collect();
+            assert_eq!(steps.len(), neighborhood.steps(), "{neighborhood:?}");
+            for y in 3..8 {
+                for x in 3..8 {
+                    let (dx, dy) = (x as i32 - 5, y as i32 - 5);
+                    assert_eq!(
+                        neighborhood.are_neighbours(centre, Cell::new(x, y)),
+                        steps.contains(&(dx, dy)),
+                        "{neighborhood:?} ({dx}, {dy})"
+                    );
+                }
+            }
+            assert!(steps.iter().all(|&(dx, dy)| steps.contains(&(-dx, -dy))));
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! Local path repair: splicing a detour into a path where cells that it crosses became blocked.
 
 use crate::{
-    Cell, Grid, Limit, Movement, Neighborhood, Path, SearchError, SearchOptions, SearchStats,
-    SearchStatus, SearchWindow, Searcher, Weighting,
+    Cell, Grid, Limit, Movement, Path, SearchError, SearchOptions, SearchStats, SearchStatus,
+    SearchWindow, Searcher, Weighting,
 };
 use std::collections::HashMap;
 
@@ -337,11 +337,10 @@ fn validate(grid: &Grid, path: &[Cell], options: &RepairOptions) -> Result<(), R
         }
     }
     for (index, step) in path.windows(2).enumerate() {
-        let (dx, dy) = (step[0].x.abs_diff(step[1].x), step[0].y.abs_diff(step[1].y));
-        let neighbours = match search.movement.neighborhood {
-            Neighborhood::Four => dx + dy == 1,
-            Neighborhood::Eight => dx <= 1 && dy <= 1 && dx + dy > 0,
-        };
+        let neighbours = search
+            .movement
+            .neighborhood
+            .are_neighbours(step[0], step[1]);
         // A step to a cell that is no neighbour must be a link's (a link closed since breaks
         // it, and it is repaired as a blocked step is).
         if !neighbours && !grid.links().leads(step[0], step[1]) {

@@ -224,12 +224,7 @@ fn expansion_limit_stops_the_search_with_an_optional_partial_path() {
             .unwrap_or_else(|problem| panic!("{problem}"));
         // The end is the expanded cell closest to the goal by the (octile) heuristic.
         let octile = |cell: Cell| {
-            Heuristic::Octile.estimate(
-                cell.x.abs_diff(goal.x),
-                cell.y.abs_diff(goal.y),
-                Neighborhood::Eight,
-                CostModel::Octile,
-            )
+            Heuristic::Octile.estimate(cell, goal, Neighborhood::Eight, CostModel::Octile)
         };
         let trace = with.trace.expect("traced");
         assert_eq!(trace.expansions.len(), limit as usize);
@@ -538,8 +533,8 @@ fn check_trace(grid: &Grid, start: Cell, goal: Cell, options: &SearchOptions) {
         }
         // Values: h is the heuristic, f = g + w * h, g follows the parent.
         let expected_h = options.resolved_heuristic().estimate(
-            cell.x.abs_diff(goal.x),
-            cell.y.abs_diff(goal.y),
+            cell,
+            goal,
             options.movement.neighborhood,
             options.cost,
         );
@@ -556,7 +551,8 @@ fn check_trace(grid: &Grid, start: Cell, goal: Cell, options: &SearchOptions) {
             let parent_order = parent.closed_at.expect("parent expanded");
             assert!(parent_order < traced.opened_at.max(traced.closed_at.unwrap_or(u32::MAX)));
             assert!(traced.parent.is_adjacent_8(cell) && traced.parent != cell);
-            let expected_g = parent.g + step_cost(grid, traced.parent, cell, options.cost);
+            let expected_g =
+                parent.g + step_cost(grid, traced.parent, cell, options.movement, options.cost);
             assert!(costs_match(traced.g, expected_g), "{cell}");
         }
         let optimal = optimal_g[(cell.y * grid.width() + cell.x) as usize].expect("reachable");

@@ -92,12 +92,7 @@ fn estimate(
     movement: Movement,
     cost: CostModel,
 ) -> f64 {
-    heuristic.estimate(
-        cell.x.abs_diff(goal.x),
-        cell.y.abs_diff(goal.y),
-        movement.neighborhood,
-        cost,
-    )
+    heuristic.estimate(cell, goal, movement.neighborhood, cost)
 }
 
 proptest! {
@@ -264,8 +259,8 @@ proptest! {
                             continue;
                         };
                         let estimate = heuristic.estimate(
-                            cell.x.abs_diff(query.goal.x),
-                            cell.y.abs_diff(query.goal.y),
+            cell,
+            query.goal,
                             movement.neighborhood,
                             cost,
                         );
@@ -313,7 +308,12 @@ proptest! {
 #[test]
 fn manhattan_is_refused_exactly_where_it_overestimates_a_diagonal() {
     for cost in COST_MODELS {
-        let estimate = Heuristic::Manhattan.estimate(1, 1, Neighborhood::Eight, cost);
+        let estimate = Heuristic::Manhattan.estimate(
+            Cell::new(0, 0),
+            Cell::new(1, 1),
+            Neighborhood::Eight,
+            cost,
+        );
         let reference = ReferenceGraph::new(&Grid::new(2, 2), Movement::EIGHT, cost);
         let diagonal = reference
             .cost(Cell::new(0, 0), Cell::new(1, 1))

@@ -24,8 +24,11 @@ fn path_problem(grid: &Grid, cells: &[Cell], movement: Movement) -> Option<Strin
                 grid.is_walkable(Cell::new(to.x, from.y)),
                 grid.is_walkable(Cell::new(from.x, to.y)),
             ];
+            // On a hexagonal grid, only (1, -1) and (-1, 1) of the slanted steps are steps.
+            let hex_step = (to.x > from.x) != (to.y > from.y);
             let allowed = match (movement.neighborhood, movement.corners) {
                 (Neighborhood::Four, _) => false,
+                (Neighborhood::Hex, _) => hex_step,
                 (Neighborhood::Eight, CornerRule::Both) => sides[0] && sides[1],
                 (Neighborhood::Eight, CornerRule::One) => sides[0] || sides[1],
                 (Neighborhood::Eight, CornerRule::Any) => true,

@@ -134,6 +134,7 @@ fn oracle_line_of_sight_within(
     let rule = match movement.neighborhood {
         Neighborhood::Four => CornerRule::Both,
         Neighborhood::Eight => movement.corners,
+        Neighborhood::Hex => unreachable!("this oracle draws square grids"),
     };
     let mut corners: BTreeMap<(i64, i64), Vec<bool>> = BTreeMap::new();
     for y in a.y.min(b.y)..=a.y.max(b.y) {
@@ -369,6 +370,7 @@ proptest! {
         let diagonal_rule = match movement.neighborhood {
             Neighborhood::Four => Movement::EIGHT,
             Neighborhood::Eight => movement,
+            Neighborhood::Hex => unreachable!("these tests draw square grids"),
         };
         for (cell, _) in grid.cells() {
             for (dx, dy) in [(1, 0), (0, 1), (1, 1), (-1, 1)] {

@@ -403,11 +403,7 @@ impl<C: FieldCost> CostField<C> {
         }
         let mut step_cost = [0.0; 8];
         for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
-            step_cost[direction] = if dx != 0 && dy != 0 {
-                cost.diagonal()
-            } else {
-                cost.straight()
-            };
+            step_cost[direction] = cost.step(movement.neighborhood, dx, dy);
         }
         Ok(Self {
             movement,

@@ -68,7 +68,8 @@ impl StepRules {
     pub(crate) const fn directions(self) -> usize {
         match self.movement.neighborhood {
             Neighborhood::Four => 4,
-            Neighborhood::Eight => 8,
+            // `walk` leaves out the two diagonals a hexagonal grid lacks.
+            Neighborhood::Eight | Neighborhood::Hex => 8,
         }
     }
 
@@ -127,18 +128,13 @@ impl StepRules {
     /// The price of a step by `(dx, dy)`, before the terrain of the cell entered.
     #[inline]
     pub(crate) fn base(self, (dx, dy): (i32, i32)) -> f64 {
-        if dx != 0 && dy != 0 {
-            self.cost.diagonal()
-        } else {
-            self.cost.straight()
-        }
+        self.cost.step(self.movement.neighborhood, dx, dy)
     }
 
     /// The estimate between two cells.
     #[inline]
     pub(crate) fn estimate(self, a: Cell, b: Cell) -> f64 {
-        self.heuristic
-            .estimate(a.x.abs_diff(b.x), a.y.abs_diff(b.y))
+        self.heuristic.between((a.x, a.y), (b.x, b.y))
     }
 }
 

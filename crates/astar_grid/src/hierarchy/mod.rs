@@ -20,7 +20,7 @@ use local::{Flow, LocalSearch, Rect, StepRules};
 pub use field::SectorFlowField;
 pub use search::{HierarchyRoute, HierarchySearcher};
 
-use crate::{Cell, CostModel, Grid, Movement};
+use crate::{Cell, CostModel, Grid, Movement, Neighborhood};
 
 /// The most nodes a sector ever keeps. A sector keeps at most
 /// `4 * (sector_size / 2 + sector_size / entrance_spacing + 2) + 8` nodes (room for a gap at
@@ -160,6 +160,9 @@ impl HierarchyOptions {
         if !self.cost.is_valid() {
             return Err(HierarchyError::InvalidCostModel);
         }
+        if self.movement.neighborhood == Neighborhood::Hex {
+            return Err(HierarchyError::HexGrid);
+        }
         Ok(())
     }
 }
@@ -176,6 +179,10 @@ pub enum HierarchyError {
     /// An integer cost model has a zero cost.
     #[error("invalid cost model: step costs must be positive")]
     InvalidCostModel,
+    /// The movement is [`Neighborhood::Hex`]: sectors and their entrances are laid out for
+    /// square grids. Search a hexagonal grid with [`crate::Searcher`].
+    #[error("the sector hierarchy serves square grids, not hexagonal ones")]
+    HexGrid,
     /// A sector flow field needs every sector built and kept by its nodes; this many are not
     /// (waiting to be built, or with more nodes than a sector keeps).
     #[error("{0} sectors are not built")]

@@ -241,8 +241,8 @@ impl Query<'_> {
         let rules = self.rules;
         let direct = rules.estimate(cell, self.goal);
         if self.links {
-            bound.estimate(direct, (cell.x + 1, cell.y + 1), |dx, dy| {
-                rules.heuristic.estimate(dx, dy)
+            bound.estimate(direct, (cell.x + 1, cell.y + 1), |a, b| {
+                rules.heuristic.between(a, b)
             })
         } else {
             direct
@@ -532,7 +532,7 @@ impl HierarchySearcher {
                 grid.links.steps(),
                 (grid.stride(), |index: usize| grid.raw()[index] != 0),
                 (query.goal.x + 1, query.goal.y + 1),
-                |dx, dy| heuristic.estimate(dx, dy),
+                |a, b| heuristic.between(a, b),
             );
         }
     }

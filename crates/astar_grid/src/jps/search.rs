@@ -106,7 +106,10 @@ impl Searcher {
                     rows.get(index / stride, index % stride)
                 }),
                 (goal_x as u32, goal_y as u32),
-                |dx, dy| octile(straight, diagonal, dx as usize, dy as usize),
+                |a: (u32, u32), b: (u32, u32)| {
+                    let (dx, dy) = (a.0.abs_diff(b.0), a.1.abs_diff(b.1));
+                    octile(straight, diagonal, dx as usize, dy as usize)
+                },
             );
         }
         let search = JumpSearch {
@@ -631,7 +634,8 @@ impl<const LINKS: bool> JumpSearch<'_, LINKS> {
         );
         if LINKS {
             let (at, bound) = ((x as u32, y as u32), self.links.1);
-            h = bound.estimate(h, at, |dx, dy| {
+            h = bound.estimate(h, at, |a, b| {
+                let (dx, dy) = (a.0.abs_diff(b.0), a.1.abs_diff(b.1));
                 octile(straight, diagonal, dx as usize, dy as usize)
             });
         }

@@ -47,20 +47,20 @@ struct Direction {
 impl LinkBound {
     /// Prepares the bound for a search towards padded `goal` on a grid whose padded rows are
     /// `stride` long and whose padded cell `index` is walkable when `walkable(index)`, under the
-    /// plain heuristic `h0(dx, dy)`. Directions with a blocked end are left out (no search
+    /// plain heuristic `h0(from, to)`. Directions with a blocked end are left out (no search
     /// takes them), and so are those that are no shortcut.
     pub(crate) fn prepare(
         &mut self,
         steps: &[LinkStep],
         (stride, walkable): (usize, impl Fn(usize) -> bool),
         goal: (u32, u32),
-        h0: impl Fn(u32, u32) -> f64,
+        h0: impl Fn((u32, u32), (u32, u32)) -> f64,
     ) {
         self.terms.clear();
         self.scratch.clear();
         self.floor = f64::INFINITY;
         let place = |index: u32| (index % stride as u32, index / stride as u32);
-        let distance = |a: (u32, u32), b: (u32, u32)| h0(a.0.abs_diff(b.0), a.1.abs_diff(b.1));
+        let distance = |a: (u32, u32), b: (u32, u32)| h0(a, b);
         let usable = steps
             .iter()
             .filter(|step| walkable(step.from as usize) && walkable(step.to as usize));
@@ -114,12 +114,12 @@ impl LinkBound {
         &self,
         direct: f64,
         (x, y): (u32, u32),
-        h0: impl Fn(u32, u32) -> f64,
+        h0: impl Fn((u32, u32), (u32, u32)) -> f64,
     ) -> f64 {
         let mut best = direct.min(self.floor);
         for &(from_x, from_y, rest) in &self.terms {
             if rest < best {
-                best = best.min(h0(x.abs_diff(from_x), y.abs_diff(from_y)) + rest);
+                best = best.min(h0((x, y), (from_x, from_y)) + rest);
             }
         }
         best
@@ -137,8 +137,8 @@ mod tests {
     use super::*;
     use crate::LinkId;
 
-    fn chebyshev(dx: u32, dy: u32) -> f64 {
-        f64::from(dx.max(dy))
+    fn chebyshev(a: (u32, u32), b: (u32, u32)) -> f64 {
+        f64::from(a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)))
     }
 
     #[test]
@@ -166,7 +166,7 @@ mod tests {
             chebyshev,
         );
         let at = |x: u32| {
-            let direct = chebyshev(x.abs_diff(goal.0), 0);
+            let direct = chebyshev((x, goal.1), goal);
             bound.estimate(direct, (x, 1), chebyshev)
         };
         // From the first teleporter's cell: 1, walk 1 to the second, 1, then 1 to the goal.

@@ -611,12 +611,11 @@ impl Grid {
         if !movement.allows_step_on(self, from, to) {
             return None;
         }
-        let diagonal = from.x != to.x && from.y != to.y;
-        let step = if diagonal {
-            cost.diagonal()
-        } else {
-            cost.straight()
-        };
+        let step = cost.step(
+            movement.neighborhood,
+            to.x.wrapping_sub(from.x) as i32,
+            to.y.wrapping_sub(from.y) as i32,
+        );
         Some(step * f64::from(self.value(to)))
     }
 

@@ -26,7 +26,7 @@ use crate::endpoints::{SearchError, validate_bounds_and_start, validate_endpoint
 use crate::heuristic::{HeuristicFn, OctileTerms};
 use crate::links::{LinkBound, LinkStep};
 use crate::movement::DIRECTIONS;
-use crate::{Cell, CostModel, Grid, Heuristic, Movement, SearchWindow, Weighting};
+use crate::{Cell, CostModel, Grid, Heuristic, Movement, Neighborhood, SearchWindow, Weighting};
 use std::collections::HashMap;
 
 /// A search in progress. Advance it with [`ActiveSearch::advance`] (a few expansions at a time,
@@ -160,8 +160,7 @@ impl WeightPlan {
         match weighting {
             Weighting::Static(weight) => Self::Static(weight),
             Weighting::Dynamic { epsilon } => {
-                let h_start =
-                    heuristic.estimate(start.x.abs_diff(goal.x), start.y.abs_diff(goal.y));
+                let h_start = heuristic.between((start.x, start.y), (goal.x, goal.y));
                 if h_start > 0.0 {
                     Self::Dynamic { epsilon, h_start }
                 } else {
@@ -203,8 +202,7 @@ struct AnyPriority {
 impl Priority for AnyPriority {
     #[inline(always)]
     fn f(self, g: f64, x: u32, y: u32) -> f64 {
-        let (dx, dy) = (x.abs_diff(self.goal.0), y.abs_diff(self.goal.1));
-        g + self.weight.weigh(self.heuristic.estimate(dx, dy))
+        g + self.weight.weigh(self.heuristic.between((x, y), self.goal))
     }
 }
 
@@ -235,10 +233,10 @@ impl Priority for LinkedPriority<'_> {
     fn f(self, g: f64, x: u32, y: u32) -> f64 {
         let heuristic = self.any.heuristic;
         let goal = self.any.goal;
-        let direct = heuristic.estimate(x.abs_diff(goal.0), y.abs_diff(goal.1));
+        let direct = heuristic.between((x, y), goal);
         let h = self
             .bound
-            .estimate(direct, (x, y), |dx, dy| heuristic.estimate(dx, dy));
+            .estimate(direct, (x, y), |a, b| heuristic.between(a, b));
         g + self.any.weight.weigh(h)
     }
 }
@@ -287,7 +285,7 @@ impl<'a> ActiveSearch<'a> {
                 grid.links().steps(),
                 (grid.stride(), |index: usize| grid.raw()[index] != 0),
                 (plan.goal_x, plan.goal_y),
-                |dx, dy| heuristic.estimate(dx, dy),
+                |a, b| heuristic.between(a, b),
             );
         }
         let cells = grid.raw().len();
@@ -747,8 +745,8 @@ impl Plan {
         options: &SearchOptions,
     ) -> Result<Self, SearchError> {
         validate(grid, start, goal, options)?;
-        let (delta, step) = step_tables(grid.stride(), options.cost);
         let neighborhood = options.movement.neighborhood;
+        let (delta, step) = step_tables(grid.stride(), neighborhood, options.cost);
         let resolved = options.resolved_heuristic();
         let heuristic = HeuristicFn::new(resolved, neighborhood, options.cost);
         let monotone = monotone_step(options, resolved);
@@ -769,7 +767,9 @@ impl Plan {
             diagonals: diagonal_table(options.movement),
             heuristic,
             weight,
-            octile: (resolved == Heuristic::Octile && options.weighting.is_unit())
+            octile: (resolved == Heuristic::Octile
+                && options.weighting.is_unit()
+                && neighborhood != Neighborhood::Hex)
                 .then(|| heuristic.octile()),
             max_expansions: options.max_expansions.unwrap_or(u32::MAX),
             window,
@@ -846,9 +846,7 @@ impl Plan {
     #[inline(never)]
     fn closest_at(&self, index: usize, g: f64) -> Closest {
         let (x, y) = self.rows.split(index);
-        let distance = self
-            .distance
-            .of(x.abs_diff(self.goal_x), y.abs_diff(self.goal_y));
+        let distance = self.distance.between((x, y), (self.goal_x, self.goal_y));
         Closest::new(index, x, y, distance, g)
     }
 
@@ -856,9 +854,9 @@ impl Plan {
     fn heuristic_at(&self, index: usize, bound: &LinkBound) -> f64 {
         let (x, y) = self.rows.split(index);
         let heuristic = self.heuristic;
-        let direct = heuristic.estimate(x.abs_diff(self.goal_x), y.abs_diff(self.goal_y));
+        let direct = heuristic.between((x, y), (self.goal_x, self.goal_y));
         if self.links {
-            bound.estimate(direct, (x, y), |dx, dy| heuristic.estimate(dx, dy))
+            bound.estimate(direct, (x, y), |a, b| heuristic.between(a, b))
         } else {
             direct
         }
@@ -866,18 +864,18 @@ impl Plan {
 }
 
 /// [`Plan::delta`] and [`Plan::step`]: for each direction, the padded index offset of the step
-/// in rows of `stride` cells, and its cost under `cost`.
-fn step_tables(stride: usize, cost: CostModel) -> ([isize; 8], [f64; 8]) {
+/// in rows of `stride` cells, and its cost under `neighborhood` and `cost`.
+fn step_tables(
+    stride: usize,
+    neighborhood: Neighborhood,
+    cost: CostModel,
+) -> ([isize; 8], [f64; 8]) {
     let stride = stride as isize;
     let mut delta = [0; 8];
     let mut step = [0.0; 8];
     for (direction, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
         delta[direction] = dy as isize * stride + dx as isize;
-        step[direction] = if dx != 0 && dy != 0 {
-            cost.diagonal()
-        } else {
-            cost.straight()
-        };
+        step[direction] = cost.step(neighborhood, dx, dy);
     }
     (delta, step)
 }

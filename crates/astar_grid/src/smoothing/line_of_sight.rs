@@ -1,5 +1,6 @@
 //! Line of sight between two cell centres: a supercover walk of the segment that joins them.
 
+use super::hex_line_of_sight::hex_line_of_sight;
 use crate::{Cell, CornerRule, Grid, Movement, Neighborhood};
 use core::cmp::Ordering;
 
@@ -25,6 +26,11 @@ use core::cmp::Ordering;
 /// cell once: `O(|dx| + |dy|)` with integer arithmetic only, so the answer is exact, and the same
 /// from `a` to `b` as from `b` to `a`.
 ///
+/// On a hexagonal grid ([`Neighborhood::Hex`]) the segment joins hex centres, and every hex it
+/// touches must be walkable, including those it only passes along an edge of or through a
+/// vertex of: a diagonal that is no step, such as `(0, 0)` to `(1, 1)`, needs both `(1, 0)` and
+/// `(0, 1)`.
+///
 /// ```
 /// use astar_grid::{Cell, CornerRule, Grid, Movement, line_of_sight};
 ///
@@ -41,6 +47,9 @@ use core::cmp::Ordering;
 /// assert!(line_of_sight(&grid, Cell::new(1, 2), Cell::new(3, 1), Movement::EIGHT));
 /// // From (0, 2) to (2, 0) it passes corners of the blocked cells (0, 1) and (1, 0).
 /// assert!(!line_of_sight(&grid, Cell::new(0, 2), Cell::new(2, 0), Movement::EIGHT));
+/// // On a hexagonal grid the same segment runs between (1, 0) and (0, 1).
+/// assert!(!line_of_sight(&grid, Cell::new(0, 0), Cell::new(1, 1), Movement::HEX));
+/// assert!(line_of_sight(&grid, Cell::new(0, 2), Cell::new(3, 1), Movement::HEX));
 /// # Ok::<(), astar_grid::ParseError>(())
 /// ```
 #[must_use]
@@ -55,7 +64,8 @@ pub fn line_of_sight(grid: &Grid, a: Cell, b: Cell, movement: Movement) -> bool 
 /// a cost multiplier of at most `max_cost`. The cells beside a grid corner that the segment
 /// passes exactly through are not entered: the corner rule decides whether they must be
 /// walkable, as for [`line_of_sight`], and their cost does not matter. With `max_cost` equal to
-/// `u8::MAX` this is [`line_of_sight`]; with `0` no cell qualifies.
+/// `u8::MAX` this is [`line_of_sight`]; with `0` no cell qualifies. On a hexagonal grid the
+/// hexes the segment only passes along an edge of, or through a vertex of, are not entered.
 ///
 /// [`smooth_path`](crate::smooth_path) uses it so that a straight segment never enters terrain
 /// costlier than the path it replaces.
@@ -91,6 +101,9 @@ pub fn line_of_sight_within(
     };
     if !enterable(a.x, a.y) || !enterable(b.x, b.y) {
         return false;
+    }
+    if movement.neighborhood == Neighborhood::Hex {
+        return hex_line_of_sight(grid, a, b, max_cost);
     }
     let diagonal = diagonal_rule(movement);
     let step_x: i32 = if b.x >= a.x { 1 } else { -1 };
@@ -135,7 +148,7 @@ pub fn line_of_sight_within(
 #[inline(always)]
 fn diagonal_rule(movement: Movement) -> Movement {
     Movement::eight(match movement.neighborhood {
-        Neighborhood::Four => CornerRule::Both,
+        Neighborhood::Four | Neighborhood::Hex => CornerRule::Both,
         Neighborhood::Eight => movement.corners,
     })
 }

@@ -1,6 +1,7 @@
 //! Path smoothing: terrain-aware line-of-sight string pulling that turns a grid path into a few
 //! waypoints.
 
+mod hex_line_of_sight;
 mod line_of_sight;
 
 pub use line_of_sight::{line_of_sight, line_of_sight_within};
@@ -220,7 +221,7 @@ pub fn smooth_path_cells(
             .rev()
             .find(|&candidate| {
                 let to = path[candidate];
-                cell_distance(from, to) <= max_segment
+                cell_distance(from, to, movement.neighborhood) <= max_segment
                     && line_of_sight_within(
                         grid,
                         from,
@@ -236,11 +237,17 @@ pub fn smooth_path_cells(
     Ok(kept)
 }
 
-/// The distance between the centres of two cells.
-fn cell_distance(a: Cell, b: Cell) -> f64 {
-    let dx = f64::from(a.x.abs_diff(b.x));
-    let dy = f64::from(a.y.abs_diff(b.y));
-    (dx * dx + dy * dy).sqrt()
+/// The distance between the centres of two cells, one cell apart for straight neighbours (on a
+/// hexagonal grid, for any two neighbours).
+fn cell_distance(a: Cell, b: Cell, neighborhood: Neighborhood) -> f64 {
+    let dx = f64::from(a.x) - f64::from(b.x);
+    let dy = f64::from(a.y) - f64::from(b.y);
+    let cross = if neighborhood == Neighborhood::Hex {
+        dx * dy
+    } else {
+        0.0
+    };
+    (dx * dx + dy * dy + cross).sqrt()
 }
 
 /// Checks that `path` is a non-empty sequence of walkable cells, each a neighbour of the next
@@ -265,10 +272,7 @@ fn validate_path(
     let mut link_steps = Vec::new();
     for (index, step) in path.windows(2).enumerate() {
         let (from, to) = (step[0], step[1]);
-        let neighbours = match movement.neighborhood {
-            Neighborhood::Four => from.x.abs_diff(to.x) + from.y.abs_diff(to.y) == 1,
-            Neighborhood::Eight => from != to && from.is_adjacent_8(to),
-        };
+        let neighbours = movement.neighborhood.are_neighbours(from, to);
         let walks = neighbours && line_of_sight(grid, from, to, movement);
         if walks {
             continue;

@@ -7,11 +7,18 @@ use super::reference_search::ReferenceGraph;
 use astar_grid::{Cell, CostModel, Grid, Movement, Neighborhood};
 
 /// The distance in cells from `cell` to `goal` on open ground under `neighborhood`: with eight
-/// neighbours `sqrt(2)` per diagonal step and 1 per straight one, with four `dx + dy`.
+/// neighbours `sqrt(2)` per diagonal step and 1 per straight one, with four `dx + dy`, with six
+/// the hex distance `max(|dx|, |dy|, |dx + dy|)` of axial coordinates.
 pub fn cell_distance(neighborhood: Neighborhood, cell: Cell, goal: Cell) -> f64 {
     let (dx, dy) = (cell.x.abs_diff(goal.x), cell.y.abs_diff(goal.y));
     match neighborhood {
         Neighborhood::Four => f64::from(dx) + f64::from(dy),
+        Neighborhood::Hex => {
+            let signed_x = i64::from(goal.x) - i64::from(cell.x);
+            let signed_y = i64::from(goal.y) - i64::from(cell.y);
+            let sum = (signed_x + signed_y).unsigned_abs();
+            f64::from(dx.max(dy)).max(sum as f64)
+        }
         Neighborhood::Eight => {
             let diagonal = dx.min(dy);
             f64::from(dx.max(dy) - diagonal) + 2f64.sqrt() * f64::from(diagonal)

@@ -149,7 +149,7 @@ fn check_swept_block(
         .filter(|&&(x, y)| cell_cost(terrain, profile, x, y).is_none())
         .count();
     let allowed = match (movement.neighborhood, movement.corners) {
-        (Neighborhood::Four, _) => 0,
+        (Neighborhood::Four | Neighborhood::Hex, _) => 0,
         (Neighborhood::Eight, CornerRule::Both) => usize::from(blocked == 0),
         (Neighborhood::Eight, CornerRule::One) => usize::from(blocked <= 1),
         (Neighborhood::Eight, CornerRule::Any) => 1,
@@ -177,7 +177,7 @@ pub fn fat_line_of_sight(
     let segment = Segment::new(a, b);
     let fits_at = |(x, y): (i64, i64)| fits(terrain, profile, size, x, y);
     let corners = match movement.neighborhood {
-        Neighborhood::Four => CornerRule::Both,
+        Neighborhood::Four | Neighborhood::Hex => CornerRule::Both,
         Neighborhood::Eight => movement.corners,
     };
     segment.entered_cells().into_iter().all(fits_at)

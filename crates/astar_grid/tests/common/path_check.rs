@@ -12,14 +12,16 @@ pub fn costs_match(a: f64, b: f64) -> bool {
     (a - b).abs() <= COST_TOLERANCE * a.abs().max(b.abs()).max(1.0)
 }
 
-/// The documented cost of one step from `from` to the adjacent `to`: the straight or diagonal
-/// base cost times the multiplier of the cell stepped onto.
-pub fn step_cost(grid: &Grid, from: Cell, to: Cell, cost: CostModel) -> f64 {
+/// The documented cost of one step from `from` to the adjacent `to` under `movement`: the
+/// straight or diagonal base cost times the multiplier of the cell stepped onto. Every step of
+/// a hexagonal grid costs a straight step.
+pub fn step_cost(grid: &Grid, from: Cell, to: Cell, movement: Movement, cost: CostModel) -> f64 {
     let (straight, diagonal) = match cost {
         CostModel::Octile => (1.0, 2f64.sqrt()),
         CostModel::Integer { straight, diagonal } => (f64::from(straight), f64::from(diagonal)),
     };
-    let base = if from.x != to.x && from.y != to.y {
+    let slanted = from.x != to.x && from.y != to.y;
+    let base = if slanted && movement.neighborhood != Neighborhood::Hex {
         diagonal
     } else {
         straight
@@ -59,7 +61,7 @@ pub fn check_path(
     for pair in path.cells.windows(2) {
         let (from, to) = (pair[0], pair[1]);
         check_step(grid, from, to, movement)?;
-        total += step_cost(grid, from, to, cost);
+        total += step_cost(grid, from, to, movement, cost);
     }
     if !costs_match(total, path.cost) {
         return Err(format!(
@@ -85,6 +87,8 @@ fn check_step(grid: &Grid, from: Cell, to: Cell, movement: Movement) -> Result<(
     let corner_b = grid.is_walkable(Cell::new(from.x, to.y));
     let allowed = match (movement.neighborhood, movement.corners) {
         (Neighborhood::Four, _) => false,
+        // The hex neighbours (1, -1) and (-1, 1); (1, 1) and (-1, -1) are two steps away.
+        (Neighborhood::Hex, _) => dx == -dy,
         (Neighborhood::Eight, CornerRule::Both) => corner_a && corner_b,
         (Neighborhood::Eight, CornerRule::One) => corner_a || corner_b,
         (Neighborhood::Eight, CornerRule::Any) => true,

@@ -86,6 +86,14 @@ impl ReferenceGraph {
             let corner_b = self.value(x, y + dy) != 0;
             let allowed = match (self.movement.neighborhood, self.movement.corners) {
                 (Neighborhood::Four, _) => false,
+                // On a hexagonal grid in axial coordinates, (1, -1) and (-1, 1) are neighbours
+                // costing a straight step; (1, 1) and (-1, -1) are not.
+                (Neighborhood::Hex, _) => {
+                    if dx == -dy {
+                        found.push((nx, ny, self.straight));
+                    }
+                    false
+                }
                 (Neighborhood::Eight, CornerRule::Both) => corner_a && corner_b,
                 (Neighborhood::Eight, CornerRule::One) => corner_a || corner_b,
                 (Neighborhood::Eight, CornerRule::Any) => true,
