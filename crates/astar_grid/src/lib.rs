@@ -89,8 +89,16 @@
 //!   off the blocked cells, [`crowd::move_within_walls`] moves it without ever entering a
 //!   wall, and [`crowd::nearest_legal_position`] pushes it out of a cell blocked under it;
 //!   [`crowd::Crowd::step`] runs a whole step.
+//! - **Hexagonal grids** ([`hex`]): [`Movement::HEX`] searches a grid whose cells are hexes in
+//!   axial coordinates, with the hex distance as heuristic; A\*, smoothing (with a hex line of
+//!   sight), flow fields and goal trees, connectivity and the tower check, local repair,
+//!   closest reachable cells, time slicing and links all work on it. [`hex::HexMap`] converts
+//!   the offset layouts maps are drawn in (odd and even rows or columns) to axial cells and hex
+//!   centres and back. Jump point search and the sector hierarchy refuse it with a typed error.
 //! - **Formats**: Moving AI maps with [`parse_map`] / [`parse_map_with`] and [`write_map`]
-//!   (characters mapped by a [`Legend`]), scenarios with [`parse_scenario`] and
+//!   (characters mapped by a [`Legend`]), hexagonal maps in the same format with
+//!   [`parse_map_file`] and [`write_map_file`] (`type hex-row-odd` and the other layouts),
+//!   scenarios with [`parse_scenario`] and
 //!   [`write_scenario`], and ASCII grids for tests with [`Grid::from_ascii`] and
 //!   [`Grid::to_ascii`]; errors name the line and column ([`ParseError`]).
 
@@ -130,9 +138,9 @@ pub use flow_field::{
     GoalPaths, GoalTree, TreeGrowth,
 };
 pub use formats::{
-    Legend, ParseError, ParseErrorKind, Scenario, ScenarioQuery, ScenarioWriteError,
-    ScenarioWriteErrorKind, Terrain, parse_map, parse_map_with, parse_scenario, write_map,
-    write_scenario,
+    Legend, MapFile, MapShape, ParseError, ParseErrorKind, Scenario, ScenarioQuery,
+    ScenarioWriteError, ScenarioWriteErrorKind, Terrain, parse_map, parse_map_file, parse_map_with,
+    parse_scenario, write_map, write_map_file, write_scenario,
 };
 pub use grid::{Grid, GridError, MAX_CELLS};
 pub use heuristic::{Heuristic, Weighting};

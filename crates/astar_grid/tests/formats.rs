@@ -1,12 +1,14 @@
 //! The Moving AI readers and writers and the sizes a grid accepts: headers and rows that
 //! claim what their file cannot hold, scenario rows outside their own map, map names with
-//! spaces, and grid sizes at the limits of 32-bit arithmetic.
+//! spaces, grid sizes at the limits of 32-bit arithmetic, and hexagonal map files.
 
+use astar_grid::hex::HexLayout;
 use astar_grid::{
     Cell, Grid, GridError, JumpGrid, ParseErrorKind, Scenario, ScenarioQuery, ScenarioWriteError,
     ScenarioWriteErrorKind, SearchError, SearchOptions, Searcher, parse_map, parse_scenario,
     write_scenario,
 };
+use astar_grid::{Legend, MapShape, parse_map_file, write_map_file};
 
 /// Grids with a zero width or height have no cells: they keep no memory, whatever their other
 /// dimension, and are refused by nothing but their searches.
@@ -232,6 +234,76 @@ fn map_types_other_than_octile_are_refused() {
         assert!(matches!(error.kind, ParseErrorKind::UnsupportedMapType(_)));
     }
     assert!(parse_map("type octile\nheight 1\nwidth 1\nmap\n.\n").is_ok());
+    // A hexagonal map is read by `parse_map_file`, and `parse_map` says so where it is named.
+    let hex = "type hex-row-odd\nheight 1\nwidth 1\nmap\n.\n";
+    let error = parse_map(hex).expect_err("not octile");
+    assert_eq!((error.line, error.column), (1, 6));
+    assert_eq!(
+        error.kind,
+        ParseErrorKind::UnsupportedMapType("hex-row-odd".to_owned())
+    );
+    assert!(parse_map_file(hex, &Legend::moving_ai()).is_ok());
+    let error = parse_map_file(
+        "type hex-diagonal\nheight 1\nwidth 1\nmap\n.\n",
+        &Legend::moving_ai(),
+    )
+    .expect_err("no such layout");
+    assert_eq!((error.line, error.column), (1, 6));
+}
+
+/// A hexagonal map file reads into the axial grid of its layout, tile by tile, and writes back
+/// to the same text; a square one reads as `parse_map` reads it.
+#[test]
+fn hexagonal_map_files_read_tile_by_tile_and_write_back() {
+    let legend = Legend::moving_ai();
+    let rows = ["...@.@", "@.....", ".@..@.", "......"];
+    for layout in HexLayout::ALL {
+        let text = format!(
+            "type {layout}\nheight 4\nwidth 6\nmap\n{}\n",
+            rows.join("\n")
+        );
+        let file = parse_map_file(&text, &legend).expect("valid");
+        let MapShape::Hex(map) = file.shape else {
+            panic!("{layout}: not read as hexagonal");
+        };
+        assert_eq!((map.layout(), map.tiles()), (layout, (6, 4)));
+        for (y, row) in rows.iter().enumerate() {
+            for (x, symbol) in row.chars().enumerate() {
+                let cell = map.cell_of((x as u32, y as u32)).expect("on the map");
+                let expected = legend.get(symbol).expect("in the legend").value();
+                assert_eq!(file.grid.value(cell), expected, "{layout} ({x}, {y})");
+            }
+        }
+        let tiles = file
+            .grid
+            .cells()
+            .filter(|&(cell, _)| map.tile_of(cell).is_some());
+        assert_eq!(tiles.count(), 24, "{layout}");
+        assert_eq!(
+            write_map_file(&file, &legend).as_deref(),
+            Some(text.as_str())
+        );
+    }
+    let square = "type octile\nheight 1\nwidth 3\nmap\n.@.\n";
+    let file = parse_map_file(square, &legend).expect("valid");
+    assert_eq!(file.shape, MapShape::Square);
+    assert_eq!(file.grid, parse_map(square).expect("valid"));
+}
+
+/// A hexagonal map one tile wide and many rows tall would need an axial grid far wider than its
+/// file: it is refused before that grid is made, at the header.
+#[test]
+fn a_tall_thin_hexagonal_map_cannot_claim_a_huge_grid() {
+    let rows = 60_000;
+    let text = format!(
+        "type hex-row-odd\nheight {rows}\nwidth 1\nmap\n{}",
+        ".\n".repeat(rows)
+    );
+    let error = parse_map_file(&text, &Legend::moving_ai()).expect_err("too large");
+    assert_eq!((error.line, error.kind), (4, ParseErrorKind::TooLarge));
+    // The same map as columns is a narrow strip, and reads.
+    let text = text.replacen("hex-row-odd", "hex-column-odd", 1);
+    assert!(parse_map_file(&text, &Legend::moving_ai()).is_ok());
 }
 
 /// A header or version value that is not a number is reported where it stands, even when the

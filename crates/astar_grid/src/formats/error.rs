@@ -49,7 +49,8 @@ pub enum ParseErrorKind {
     UnsupportedVersion(String),
     /// The input is not UTF-8 text.
     NotText,
-    /// A map's `type` line names a type other than `octile`.
+    /// A map's `type` line names a type other than `octile` (or, for
+    /// [`parse_map_file`](crate::formats::parse_map_file), a hexagonal layout).
     UnsupportedMapType(String),
     /// A scenario row's start or goal lies outside the map size the row states.
     OutsideMap {
@@ -82,7 +83,10 @@ impl fmt::Display for ParseErrorKind {
             Self::UnsupportedVersion(version) => write!(f, "unsupported version `{version}`"),
             Self::NotText => f.write_str("not UTF-8 text"),
             Self::UnsupportedMapType(map_type) => {
-                write!(f, "unsupported map type `{map_type}`, expected `octile`")
+                write!(
+                    f,
+                    "unsupported map type `{map_type}`, expected `octile` (hexagonal maps are read by parse_map_file)"
+                )
             }
             Self::OutsideMap {
                 field,

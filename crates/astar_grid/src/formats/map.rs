@@ -1,9 +1,100 @@
-//! Moving AI `.map` files: `type octile`, `height H`, `width W`, `map`, then H rows of W cells.
+//! Moving AI `.map` files: `type octile`, `height H`, `width W`, `map`, then H rows of W cells;
+//! and the same format for hexagonal maps, whose `type` names their [`HexLayout`].
 
 use super::error::{column_of, numbered_lines, words_with_offsets};
 use super::{Legend, ParseError, ParseErrorKind};
+use crate::hex::{HexLayout, HexMap};
 use crate::{Cell, Grid};
 use core::fmt::Write as _;
+
+/// The shape of a map file's cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MapShape {
+    /// Square cells: `type octile`, the Moving AI maps. Cell `(x, y)` is column `x` of row `y`.
+    Square,
+    /// Hexagons in a [`HexLayout`]: `type hex-row-odd` and so on ([`HexLayout::name`]). The
+    /// file's rows are the tile rows; the grid holds them in axial coordinates
+    /// ([`crate::hex`]), to be searched with [`Movement::HEX`](crate::Movement::HEX).
+    Hex(HexMap),
+}
+
+/// A map read from a file of any shape ([`parse_map_file`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapFile {
+    /// The grid to search: the cells as written for square maps, the axial grid for hexagonal
+    /// ones (cells that hold no tile blocked).
+    pub grid: Grid,
+    /// The shape of the cells.
+    pub shape: MapShape,
+}
+
+/// Reads a map file of any shape: a Moving AI `.map` file (`type octile`) or a hexagonal map in
+/// the same format, whose `type` line names its layout (`type hex-row-odd`, and the other
+/// names of [`HexLayout::name`]) and whose `height` rows of `width` characters are its tile rows
+/// and columns.
+///
+/// ```
+/// use astar_grid::formats::{MapShape, parse_map_file, write_map_file};
+/// use astar_grid::{Legend, Movement, SearchOptions, Searcher};
+///
+/// let text = "type hex-row-odd\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n";
+/// let file = parse_map_file(text, &Legend::moving_ai())?;
+/// let MapShape::Hex(map) = file.shape else { panic!("a hex map") };
+/// let (start, goal) = (map.cell_of((0, 1)).unwrap(), map.cell_of((3, 1)).unwrap());
+/// let options = SearchOptions::default().with_movement(Movement::HEX);
+/// let result = Searcher::new().find_path(&file.grid, start, goal, &options)?;
+/// assert_eq!(result.found().map(|path| path.cost), Some(4.0)); // around the two walls
+/// assert_eq!(write_map_file(&file, &Legend::moving_ai()).as_deref(), Some(text));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// A [`ParseError`] naming the line and column of the first problem, as [`parse_map_with`];
+/// [`ParseErrorKind::TooLarge`] also when a hexagonal map's axial grid would take far more
+/// memory than the file's size warrants.
+pub fn parse_map_file(text: &str, legend: &Legend) -> Result<MapFile, ParseError> {
+    let (tiles, header) = parse_tiles(text, legend)?;
+    let layout = match header.shape {
+        None => {
+            return Ok(MapFile {
+                grid: tiles,
+                shape: MapShape::Square,
+            });
+        }
+        Some(layout) => layout,
+    };
+    let too_large = || ParseError::new(header.last_line, 1, ParseErrorKind::TooLarge);
+    let map = HexMap::new(layout, tiles.width(), tiles.height()).map_err(|_| too_large())?;
+    let (width, height) = map.grid_size();
+    let buffer = Grid::buffer_len(width, height).ok_or_else(too_large)?;
+    if buffer as u64 > (text.len() as u64).saturating_mul(BUFFER_BYTES_PER_CELL) {
+        return Err(too_large());
+    }
+    let grid = map
+        .grid_from_tiles(|(x, y)| tiles.value(Cell::new(x, y)))
+        .map_err(|_| too_large())?;
+    Ok(MapFile {
+        grid,
+        shape: MapShape::Hex(map),
+    })
+}
+
+/// Writes a map file of any shape, as [`parse_map_file`] reads it; `None` when some cell's cost
+/// has no character in the legend.
+#[must_use]
+pub fn write_map_file(file: &MapFile, legend: &Legend) -> Option<String> {
+    match file.shape {
+        MapShape::Square => write_map(&file.grid, legend),
+        MapShape::Hex(map) => {
+            let (columns, rows) = map.tiles();
+            let tiles = Grid::from_fn(columns, rows, |cell| {
+                map.cell_of((cell.x, cell.y))
+                    .map_or(0, |at| file.grid.value(at))
+            });
+            write_grid(&tiles, map.layout().name(), legend)
+        }
+    }
+}
 
 /// Reads a Moving AI `.map` file with the benchmark legend ([`Legend::moving_ai`]).
 ///
@@ -29,6 +120,19 @@ pub fn parse_map(text: &str) -> Result<Grid, ParseError> {
 /// # Errors
 /// A [`ParseError`] naming the line and column of the first problem.
 pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
+    let (grid, header) = parse_tiles(text, legend)?;
+    match header.shape {
+        None => Ok(grid),
+        Some(layout) => Err(ParseError::new(
+            header.type_at.0,
+            header.type_at.1,
+            ParseErrorKind::UnsupportedMapType(layout.name().to_owned()),
+        )),
+    }
+}
+
+/// Reads a map file's header and its rows of cells as written, one cell per character.
+fn parse_tiles(text: &str, legend: &Legend) -> Result<(Grid, Header), ParseError> {
     // A final line ending does not start another (empty) row.
     let mut lines = numbered_lines(text.strip_suffix('\n').unwrap_or(text));
     let header = read_header(&mut lines)?;
@@ -56,11 +160,15 @@ pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
             },
         ));
     }
-    Ok(grid)
+    Ok((grid, header))
 }
 
 /// What a map's header says.
 struct Header {
+    /// `None` for `type octile`, else the hexagonal layout named.
+    shape: Option<HexLayout>,
+    /// Line and column of the type's name.
+    type_at: (usize, usize),
     width: u32,
     height: u32,
     /// Number of the header's last line, `map`.
@@ -82,7 +190,7 @@ fn read_header<'a>(
         Ok::<_, ParseError>((number, line))
     };
     let (number, line) = next_header("type octile")?;
-    check_map_type(number, line)?;
+    let (shape, type_column) = check_map_type(number, line)?;
     let mut height = None;
     let mut width = None;
     loop {
@@ -118,6 +226,8 @@ fn read_header<'a>(
     }
     let missing = |what| ParseError::new(last_line, 1, ParseErrorKind::ExpectedHeader(what));
     Ok(Header {
+        shape,
+        type_at: (number, type_column),
         height: height.ok_or_else(|| missing("height H"))?,
         width: width.ok_or_else(|| missing("width W"))?,
         last_line,
@@ -203,8 +313,10 @@ fn read_row(
 /// keeps `(w + 2) * (h + 2)` bytes, no more than `9 * w * h`.
 const BUFFER_BYTES_PER_CELL: u64 = 9;
 
-/// Checks the first line of a map: `type octile`, the only type of the Moving AI maps.
-fn check_map_type(number: usize, line: &str) -> Result<(), ParseError> {
+/// Checks the first line of a map: `type octile`, the only type of the Moving AI maps, or the
+/// name of a hexagonal layout; returns the layout (`None` for octile) and the column of the
+/// type's name.
+fn check_map_type(number: usize, line: &str) -> Result<(Option<HexLayout>, usize), ParseError> {
     let mut words = words_with_offsets(line);
     if words.next().map(|(_, word)| word) != Some("type") {
         return Err(ParseError::new(
@@ -214,7 +326,10 @@ fn check_map_type(number: usize, line: &str) -> Result<(), ParseError> {
         ));
     }
     match words.next() {
-        Some((_, "octile")) => Ok(()),
+        Some((offset, "octile")) => Ok((None, column_of(line, offset))),
+        Some((offset, name)) if HexLayout::from_name(name).is_some() => {
+            Ok((HexLayout::from_name(name), column_of(line, offset)))
+        }
         found => {
             let (offset, map_type) = found.unwrap_or((line.trim_end().len(), ""));
             Err(ParseError::new(
@@ -239,6 +354,11 @@ fn check_map_type(number: usize, line: &str) -> Result<(), ParseError> {
 /// ```
 #[must_use]
 pub fn write_map(grid: &Grid, legend: &Legend) -> Option<String> {
+    write_grid(grid, "octile", legend)
+}
+
+/// Writes `grid`'s cells as rows of a map file of type `map_type`.
+fn write_grid(grid: &Grid, map_type: &str, legend: &Legend) -> Option<String> {
     let mut symbols = [None; 256];
     // At most 2^31 cells and 2^32 rows: the sum fits a `usize` of 64 bits and saturates below.
     let mut text = String::with_capacity(
@@ -248,7 +368,7 @@ pub fn write_map(grid: &Grid, legend: &Legend) -> Option<String> {
     );
     let _ = write!(
         text,
-        "type octile\nheight {}\nwidth {}\nmap\n",
+        "type {map_type}\nheight {}\nwidth {}\nmap\n",
         grid.height(),
         grid.width()
     );

@@ -9,5 +9,7 @@ mod scenario;
 
 pub use error::{ParseError, ParseErrorKind, ScenarioWriteError, ScenarioWriteErrorKind};
 pub use legend::{Legend, Terrain};
-pub use map::{parse_map, parse_map_with, write_map};
+pub use map::{
+    MapFile, MapShape, parse_map, parse_map_file, parse_map_with, write_map, write_map_file,
+};
 pub use scenario::{Scenario, ScenarioQuery, parse_scenario, write_scenario};
