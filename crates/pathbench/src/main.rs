@@ -11,6 +11,7 @@ mod compare;
 mod erosion;
 mod flow;
 mod generated;
+mod hex;
 mod hier;
 mod hier_exact;
 mod hier_field;
@@ -50,6 +51,9 @@ enum Command {
     /// The sector hierarchy side by side with jump point search on one map and scenario: whole
     /// paths, first cells, quality, legality, build, memory and edits.
     Hier(hier::HierArgs),
+    /// A* on a seeded hexagonal map, beside square maps of the same tiles and the `pathfinding`
+    /// crate's A* on the same hexagonal graph (with `--features peers`).
+    Hex(hex::HexArgs),
     /// Runs each map's queries with and without seeded links (teleporters, one-way drops), by A*
     /// and jump point search, and checks that both agree over the links.
     Links(links::LinksArgs),
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Command::City(args) => city::run(&args),
         Command::Hier(args) => hier::run(&args),
         Command::Links(args) => links::run(&args),
+        Command::Hex(args) => hex::run(&args),
         #[cfg(feature = "compare-main-thread")]
         Command::Compare(args) => compare::run(&args),
         #[cfg(feature = "compare-main-thread")]

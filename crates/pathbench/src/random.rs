@@ -31,13 +31,6 @@ impl SeededRandom {
     }
 
     /// A number in `low..=high` (`low` when `high` is below it).
-    #[cfg_attr(
-        not(any(feature = "compare-main-thread", test)),
-        expect(
-            dead_code,
-            reason = "drawn by `pathbench agents`, built with the compare feature"
-        )
-    )]
     pub fn between(&mut self, low: u32, high: u32) -> u32 {
         let span = u64::from(high.saturating_sub(low)) + 1;
         low + self.below(span) as u32

@@ -80,6 +80,8 @@ impl<'a> ReferenceDijkstra<'a> {
         let corner_b = self.open(x, y + dy);
         let allowed = match (self.movement.neighborhood, self.movement.corners) {
             (Neighborhood::Four, _) => false,
+            // The two slanted hex neighbours, (1, -1) and (-1, 1), cost a straight step.
+            (Neighborhood::Hex, _) => return (dx == -dy).then_some(self.straight),
             (Neighborhood::Eight, CornerRule::Both) => corner_a && corner_b,
             (Neighborhood::Eight, CornerRule::One) => corner_a || corner_b,
             (Neighborhood::Eight, CornerRule::Any) => true,
