@@ -52,7 +52,8 @@ pub struct ConnectivityUpdate {
 /// cell, through which two straight steps lead to the same place; so the components of those
 /// rules are the four-connected ones, and the labels are computed with four neighbours (fewer
 /// cells to look at, the same answer). Only [`CornerRule::Any`](crate::CornerRule::Any) joins
-/// cells through diagonal gaps.
+/// cells through diagonal gaps. On a hexagonal grid ([`Neighborhood::Hex`]) the labels follow
+/// its six neighbours, two of them diagonal.
 ///
 /// A grid's open links ([`Grid::add_link`]) join their two ends into one component, whichever
 /// way they lead: so two cells in different components never reach each other, but with a
@@ -466,10 +467,11 @@ impl Components {
 }
 
 /// A movement with the same components as `movement`: four neighbours unless diagonals may pass
-/// between two blocked corners (see [`Components`]).
+/// between two blocked corners (see [`Components`]), or the grid is hexagonal (whose two
+/// diagonal steps need no corner).
 const fn reachability_rule(movement: Movement) -> Movement {
     match (movement.neighborhood, movement.corners) {
-        (Neighborhood::Eight, CornerRule::Any) => movement,
+        (Neighborhood::Eight, CornerRule::Any) | (Neighborhood::Hex, _) => movement,
         _ => Movement::FOUR,
     }
 }

@@ -66,10 +66,10 @@ impl HexSegment {
             let least = pending
                 .min_by(|&i, &j| (next[i] * self.spans[j]).cmp(&(next[j] * self.spans[i])))?;
             let event = (next[least], self.spans[least]);
-            for k in 0..3 {
+            for (numerator, &span) in next.iter_mut().zip(&self.spans) {
                 // Every family crossing at the same parameter moves on together.
-                if next[k] < self.spans[k] && next[k] * event.1 == event.0 * self.spans[k] {
-                    next[k] += 1;
+                if *numerator < span && *numerator * event.1 == event.0 * span {
+                    *numerator += 1;
                 }
             }
             Some(event)

@@ -7,6 +7,7 @@ pub mod closest_cell;
 pub mod crowd_scenes;
 pub mod flow_following;
 pub mod footprint;
+pub mod hex_reference;
 pub mod link_directions;
 pub mod path_check;
 pub mod random_grid;
