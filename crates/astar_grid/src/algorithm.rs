@@ -179,6 +179,11 @@ fn check_flow_options(options: &SearchOptions) -> Result<(), SearchError> {
 
 /// The options a hierarchical search refuses (see [`Algorithm::check_options`]).
 fn check_hierarchy_options(options: &SearchOptions) -> Result<(), SearchError> {
+    if options.movement.neighborhood == crate::Neighborhood::Hex {
+        return Err(SearchError::Unsupported(
+            "the sector hierarchy serves square grids, not hexagonal ones",
+        ));
+    }
     let limited = options.max_expansions.is_some() || options.window.is_some();
     let extras = options.partial_path || options.closest_reachable || options.trace;
     if !options.weighting.is_unit() || limited || extras {
