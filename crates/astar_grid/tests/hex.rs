@@ -1,12 +1,14 @@
 //! Hexagonal grids checked against an independent model (`common::hex_reference`): A*, the
 //! engine's algorithms, weighted and inadmissible searches, time slicing, flow fields, goal trees
 //! and goal batches, closest-reachable searches, repair, connectivity and the tower check, links,
-//! smoothing and line of sight (against an exact geometric oracle), the hex heuristics, and
-//! `HexMap`'s offset layouts.
+//! smoothing and line of sight (against an exact geometric oracle), the hex heuristics,
+//! `HexMap`'s offset layouts, and agents whose footprint is a disc of hexes.
 
 pub mod common;
 
+use astar_grid::agent::Footprint;
 use astar_grid::hex::{HexLayout, HexMap, hex_distance};
+use astar_grid::{AgentGrid, TerrainProfile};
 use astar_grid::{
     Algorithm, Cell, Components, CornerRule, CostField, CostModel, Engine, FieldCost, FieldGrowth,
     FlowField, GoalPaths, GoalTree, Grid, Heuristic, Hierarchy, HierarchyError, HierarchyOptions,
@@ -1419,4 +1421,94 @@ fn a_hex_diagonal_joins_components() {
         .check_blocking(&[], &[a], b)
         .expect("cells on the grid");
     assert!(check.already_unreachable.is_empty(), "{check:?}");
+}
+
+/// The derived value of a hex agent of `size` centred on `anchor`, from the rule written out:
+/// every hex within `size - 1` steps on the map and passable under `profile`, and then the
+/// dearest of their profile costs; 0 otherwise.
+fn hex_footprint_value(terrain: &Grid, profile: &TerrainProfile, size: u8, anchor: Cell) -> u8 {
+    let reach = u64::from(size) - 1;
+    let mut dearest = 0;
+    for y in 0..terrain.height() {
+        for x in 0..terrain.width() {
+            let cell = Cell::new(x, y);
+            if hex_steps(anchor, cell) > reach {
+                continue;
+            }
+            match profile.cost(terrain.value(cell)) {
+                Some(cost) => dearest = dearest.max(cost),
+                None => return 0,
+            }
+        }
+    }
+    // Hexes of the disc past the map's edge: the disc reaches `reach` columns and rows either
+    // way.
+    let (x, y, r) = (u64::from(anchor.x), u64::from(anchor.y), reach);
+    let inside = x >= r
+        && y >= r
+        && x + r < u64::from(terrain.width())
+        && y + r < u64::from(terrain.height());
+    if inside { dearest } else { 0 }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// A hex agent's derived grid is the rule applied to every centre, before and after edits;
+    /// its searches are the reference's on that rule.
+    #[test]
+    fn hex_agents_stand_on_discs_of_hexes(
+        grid in hex_grid_with(14, 0.25),
+        size in 1u8..=3,
+        forbid_value in 1u8..=9,
+        edits in prop::collection::vec((any::<Index>(), 0u8..=9), 0..6),
+        pick in any::<(Index, Index)>(),
+    ) {
+        let profile = TerrainProfile::identity().with_impassable(forbid_value);
+        let mut terrain = grid;
+        let built = AgentGrid::with_footprint(&terrain, &profile, size, Footprint::Hex);
+        let Ok(mut agent) = built else {
+            // Only a map smaller than the agent is refused.
+            prop_assert!(u32::from(size) > terrain.width() || u32::from(size) > terrain.height());
+            return Ok(());
+        };
+        let check = |agent: &AgentGrid, terrain: &Grid| -> Result<(), TestCaseError> {
+            for (cell, value) in agent.grid().cells() {
+                let expected = hex_footprint_value(terrain, &profile, size, cell);
+                prop_assert_eq!(value, expected, "size {} at {}", size, cell);
+                prop_assert_eq!(agent.fits(cell), expected != 0);
+            }
+            Ok(())
+        };
+        check(&agent, &terrain)?;
+        let cells = all_cells(&terrain);
+        for (index, value) in edits {
+            let cell = cells[index.index(cells.len())];
+            terrain.set_cost(cell, value).map_err(fail)?;
+            let changed = agent.update(&terrain, &[cell]).map_err(fail)?;
+            check(&agent, &terrain)?;
+            prop_assert!(changed.iter().all(|&anchor| hex_steps(anchor, cell) < u64::from(size)));
+        }
+        prop_assert_eq!(
+            &agent,
+            &AgentGrid::with_footprint(&terrain, &profile, size, Footprint::Hex).map_err(fail)?
+        );
+        let open = walkable_cells(agent.grid());
+        if open.is_empty() {
+            return Ok(());
+        }
+        let (start, goal) = (open[pick.0.index(open.len())], open[pick.1.index(open.len())]);
+        let options = SearchOptions::default().with_movement(Movement::HEX);
+        let found = Searcher::new().find_path(agent.grid(), start, goal, &options).map_err(fail)?;
+        let reference = HexGraph::new(agent.grid(), CostModel::Octile).cost_between(start, goal);
+        prop_assert_eq!(found.cost().is_some(), reference.is_some());
+        if let (Some(found), Some(reference)) = (found.cost(), reference) {
+            prop_assert!(close(found, reference), "{} against {}", found, reference);
+        }
+        for anchor in open.iter().take(3) {
+            let covered: Vec<Cell> = agent.footprint(*anchor).collect();
+            prop_assert!(covered.iter().all(|&cell| hex_steps(*anchor, cell) < u64::from(size)));
+            prop_assert_eq!(covered.len() as u64, 1 + 3 * u64::from(size) * (u64::from(size) - 1));
+        }
+    }
 }

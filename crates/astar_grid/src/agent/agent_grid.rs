@@ -1,8 +1,7 @@
 //! The derived grid of one agent kind: a [`Grid`] of anchors on which every search, field and
 //! check of the crate honours the agent's size and terrain profile unchanged.
 
-use super::clearance::anchors_within;
-use super::{AgentError, AgentKind, Clearance, Endpoint, FootprintProblem};
+use super::{AgentError, AgentKind, Clearance, Endpoint, Footprint, FootprintProblem};
 use super::{TerrainProfile, check_kind};
 use crate::{Cell, Grid, Link, Links, Waypoint};
 
@@ -111,6 +110,34 @@ impl AgentGrid {
     /// [`AgentError::LargerThanMap`] when `size` exceeds the map's width or height (so an empty
     /// map is refused too).
     pub fn new(terrain: &Grid, profile: &TerrainProfile, size: u8) -> Result<Self, AgentError> {
+        Self::with_footprint(terrain, profile, size, Footprint::Square)
+    }
+
+    /// [`AgentGrid::new`] for footprints of the shape `footprint`: on a hexagonal grid
+    /// ([`Footprint::Hex`]) an agent of size `n` stands on the hexes within `n - 1` steps of
+    /// its anchor, the hex at its centre, and the derived grid's cells are those centres.
+    ///
+    /// ```
+    /// use astar_grid::agent::Footprint;
+    /// use astar_grid::{AgentGrid, Cell, Grid, TerrainProfile};
+    ///
+    /// let mut terrain = Grid::new(7, 7);
+    /// terrain.set_cost(Cell::new(4, 2), 5)?; // a marsh hex
+    /// let agent = AgentGrid::with_footprint(&terrain, &TerrainProfile::identity(), 2, Footprint::Hex)?;
+    /// assert_eq!(agent.grid().cost(Cell::new(3, 3)), Some(5)); // the marsh is a neighbour
+    /// assert_eq!(agent.grid().cost(Cell::new(2, 2)), Some(1)); // (3, 1) and (1, 3) are, not (4, 2)
+    /// assert_eq!(agent.grid().cost(Cell::new(0, 3)), None); // the disc leaves the map
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`AgentGrid::new`].
+    pub fn with_footprint(
+        terrain: &Grid,
+        profile: &TerrainProfile,
+        size: u8,
+        footprint: Footprint,
+    ) -> Result<Self, AgentError> {
         check_kind(profile, size)?;
         if u32::from(size) > terrain.width() || u32::from(size) > terrain.height() {
             return Err(AgentError::LargerThanMap {
@@ -119,7 +146,7 @@ impl AgentGrid {
                 height: terrain.height(),
             });
         }
-        let clearance = Clearance::new(terrain, profile);
+        let clearance = Clearance::with_footprint(terrain, profile, footprint);
         let mut grid = derive_grid(terrain, &clearance, size);
         grid.set_links(links_for(terrain, &AgentKind::new(*profile, size)));
         Ok(Self {
@@ -144,6 +171,24 @@ impl AgentGrid {
     /// As [`AgentGrid::new`].
     pub fn for_kind(terrain: &Grid, kind: &AgentKind) -> Result<Self, AgentError> {
         Self::new(terrain, &kind.profile, kind.size)
+    }
+
+    /// [`AgentGrid::with_footprint`] for an [`AgentKind`].
+    ///
+    /// # Errors
+    /// As [`AgentGrid::new`].
+    pub fn for_kind_with(
+        terrain: &Grid,
+        kind: &AgentKind,
+        footprint: Footprint,
+    ) -> Result<Self, AgentError> {
+        Self::with_footprint(terrain, &kind.profile, kind.size, footprint)
+    }
+
+    /// The shape of the agent's footprint.
+    #[must_use]
+    pub const fn footprint_shape(&self) -> Footprint {
+        self.clearance.footprint()
     }
 
     /// The grid to search on: one cell per anchor, walkable where the footprint fits, with the
@@ -206,7 +251,7 @@ impl AgentGrid {
     /// # Ok::<(), astar_grid::agent::AgentError>(())
     /// ```
     pub fn footprint(&self, anchor: Cell) -> impl Iterator<Item = Cell> + use<> {
-        footprint_cells(anchor, self.size)
+        self.footprint_shape().cells(anchor, self.size)
     }
 
     /// What keeps the footprint anchored at `anchor` from fitting, or `None` when it fits.
@@ -222,10 +267,8 @@ impl AgentGrid {
     /// ```
     #[must_use]
     pub fn footprint_problem(&self, anchor: Cell) -> Option<FootprintProblem> {
-        let size = u32::from(self.size);
-        let inside =
-            |start: u32, extent: u32| start.checked_add(size).is_some_and(|end| end <= extent);
-        if !inside(anchor.x, self.grid.width()) || !inside(anchor.y, self.grid.height()) {
+        let bounds = (self.grid.width(), self.grid.height());
+        if !self.footprint_shape().inside(anchor, self.size, bounds) {
             return Some(FootprintProblem::OutsideMap);
         }
         self.footprint(anchor)
@@ -292,7 +335,12 @@ impl AgentGrid {
     /// ```
     #[must_use]
     pub fn anchors_covering(&self, cells: &[Cell]) -> Vec<Cell> {
-        super::anchors_covering(cells, self.size, self.grid.width(), self.grid.height())
+        self.footprint_shape().anchors_covering(
+            cells,
+            self.size,
+            self.grid.width(),
+            self.grid.height(),
+        )
     }
 
     /// Brings the derived grid (and the clearance) up to date after the cells in `changed` were
@@ -346,7 +394,10 @@ impl AgentGrid {
             self.grid.set_links(links);
         }
         let mut updated = Vec::new();
-        let anchors = anchors_within(changed, self.size, self.grid.width(), self.grid.height());
+        let bounds = (self.grid.width(), self.grid.height());
+        let anchors = self
+            .footprint_shape()
+            .anchor_indices(changed, self.size, bounds);
         for index in anchors {
             let anchor = self.cell_at(index);
             let value = self.derived_value(terrain, anchor);
@@ -375,8 +426,9 @@ impl AgentGrid {
     }
 
     /// The footprint centre when the anchor cell's centre is at `point`: `point` moved
-    /// `(size - 1) / 2` cells right and down. Smoothing a path on [`AgentGrid::grid`] gives
-    /// anchor centres; this turns each into the point the agent's centre passes.
+    /// `(size - 1) / 2` cells right and down (not moved for a hexagonal footprint, whose anchor
+    /// is its centre). Smoothing a path on [`AgentGrid::grid`] gives anchor centres; this turns
+    /// each into the point the agent's centre passes.
     ///
     /// ```
     /// use astar_grid::{AgentGrid, Grid, TerrainProfile, Waypoint};
@@ -387,8 +439,16 @@ impl AgentGrid {
     /// ```
     #[must_use]
     pub fn footprint_center_of(&self, point: Waypoint) -> Waypoint {
-        let offset = (f64::from(self.size) - 1.0) / 2.0;
+        let offset = self.center_offset();
         Waypoint::new(point.x + offset, point.y + offset)
+    }
+
+    /// How far the footprint's centre lies right and down of its anchor cell's centre.
+    fn center_offset(&self) -> f64 {
+        match self.footprint_shape() {
+            Footprint::Square => (f64::from(self.size) - 1.0) / 2.0,
+            Footprint::Hex => 0.0,
+        }
     }
 
     /// The anchor of an agent whose footprint is centred at `center`: the cell holding the
@@ -406,7 +466,7 @@ impl AgentGrid {
     /// ```
     #[must_use]
     pub fn anchor_at(&self, center: Waypoint) -> Option<Cell> {
-        let offset = (f64::from(self.size) - 1.0) / 2.0;
+        let offset = self.center_offset();
         let coordinate = |value: f64, extent: u32| {
             let shifted = (value - offset).floor();
             (shifted >= 0.0 && shifted < f64::from(extent)).then_some(shifted as u32)
@@ -439,7 +499,7 @@ impl AgentGrid {
             return 0;
         }
         let profile = self.clearance.profile();
-        footprint_cells(anchor, self.size)
+        self.footprint(anchor)
             .map(|cell| profile.raw_cost(terrain.value(cell)))
             .max()
             .unwrap_or(0)
@@ -450,13 +510,6 @@ impl AgentGrid {
         let width = self.grid.width() as usize;
         Cell::new((index % width) as u32, (index / width) as u32)
     }
-}
-
-/// The cells of the `size` x `size` footprint anchored at `anchor`, row by row.
-fn footprint_cells(anchor: Cell, size: u8) -> impl Iterator<Item = Cell> + use<> {
-    let end = move |start: u32| start.saturating_add(u32::from(size));
-    (anchor.y..end(anchor.y))
-        .flat_map(move |y| (anchor.x..end(anchor.x)).map(move |x| Cell::new(x, y)))
 }
 
 impl Link {
@@ -486,8 +539,21 @@ fn links_for(terrain: &Grid, kind: &AgentKind) -> Links {
 /// the maximum of `size` cells to the right, then a column pass over `size` of those below),
 /// elsewhere 0.
 fn derive_grid(terrain: &Grid, clearance: &Clearance, size: u8) -> Grid {
-    let (width, height) = (terrain.width() as usize, terrain.height() as usize);
     let profile = clearance.profile();
+    if clearance.footprint() == Footprint::Hex {
+        // Each fitting centre reads its disc: O(cells x size²).
+        return Grid::from_fn(terrain.width(), terrain.height(), |anchor| {
+            if clearance.get(anchor) < size {
+                return 0;
+            }
+            Footprint::Hex
+                .cells(anchor, size)
+                .map(|cell| profile.raw_cost(terrain.value(cell)))
+                .max()
+                .unwrap_or(0)
+        });
+    }
+    let (width, height) = (terrain.width() as usize, terrain.height() as usize);
     let reach = usize::from(size);
     let mut row_max = vec![0u8; width * height];
     for (cell, value) in terrain.cells() {

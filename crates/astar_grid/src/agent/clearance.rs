@@ -1,9 +1,10 @@
 //! Clearance: for each cell, the side of the largest square footprint anchored there that stands
 //! on passable terrain, built in one sweep and kept up to date cell by cell.
 
-use super::{AgentError, MAX_AGENT_SIZE, TerrainProfile};
+use super::{AgentError, Footprint, MAX_AGENT_SIZE, TerrainProfile};
 use crate::{Cell, Grid};
 use core::fmt;
+use std::collections::VecDeque;
 
 /// For every cell of a terrain grid, the side of the largest square footprint anchored at that
 /// cell whose cells are all passable under a [`TerrainProfile`], capped at [`MAX_AGENT_SIZE`].
@@ -46,9 +47,16 @@ use core::fmt;
 /// assert_eq!(clearance.get(Cell::new(0, 0)), 1);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// On a hexagonal grid ([`Clearance::with_footprint`] and [`Footprint::Hex`]) the footprint of
+/// size `n` is the disc of hexes within `n - 1` steps of its centre, and a hex's clearance is its
+/// distance in steps to the nearest impassable hex or the map's edge (capped likewise): one
+/// breadth-first sweep builds it, and an edit recomputes the hexes within `MAX_AGENT_SIZE`
+/// steps of it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Clearance {
     profile: TerrainProfile,
+    footprint: Footprint,
     width: u32,
     height: u32,
     /// Row-major, one byte per cell: 0 impassable, else the clearance (at most the cap).
@@ -70,14 +78,41 @@ impl Clearance {
     /// ```
     #[must_use]
     pub fn new(terrain: &Grid, profile: &TerrainProfile) -> Self {
+        Self::with_footprint(terrain, profile, Footprint::Square)
+    }
+
+    /// The clearance of every cell of `terrain` under `profile` for footprints of the shape
+    /// `footprint`; O(cells).
+    ///
+    /// ```
+    /// use astar_grid::agent::Footprint;
+    /// use astar_grid::{Cell, Clearance, Grid, TerrainProfile};
+    ///
+    /// let mut terrain = Grid::new(9, 9);
+    /// terrain.set_blocked(Cell::new(4, 4), true)?;
+    /// let clearance = Clearance::with_footprint(&terrain, &TerrainProfile::identity(), Footprint::Hex);
+    /// assert_eq!(clearance.get(Cell::new(4, 4)), 0);
+    /// assert_eq!(clearance.get(Cell::new(5, 3)), 1); // a neighbour of the wall
+    /// assert_eq!(clearance.get(Cell::new(2, 2)), 3); // the map's edge is 3 steps away
+    /// # Ok::<(), astar_grid::GridError>(())
+    /// ```
+    #[must_use]
+    pub fn with_footprint(terrain: &Grid, profile: &TerrainProfile, footprint: Footprint) -> Self {
         let mut clearance = Self {
             profile: *profile,
+            footprint,
             width: terrain.width(),
             height: terrain.height(),
             values: vec![0; terrain.len()],
         };
         clearance.recompute_all(terrain, |_| {});
         clearance
+    }
+
+    /// The shape of the footprints the clearance measures.
+    #[must_use]
+    pub const fn footprint(&self) -> Footprint {
+        self.footprint
     }
 
     /// The profile the clearance was built under.
@@ -164,6 +199,18 @@ impl Clearance {
         let reach = usize::from(MAX_AGENT_SIZE);
         if changed.len().saturating_mul(reach * reach) >= self.values.len() {
             self.recompute_all(terrain, |cell| updated.push(cell));
+        } else if self.footprint == Footprint::Hex {
+            // A hex's clearance reads the hexes within `MAX_AGENT_SIZE - 1` steps of it.
+            let bounds = (self.width, self.height);
+            let near = Footprint::Hex.anchor_indices(changed, MAX_AGENT_SIZE, bounds);
+            for &index in near.iter().rev() {
+                let cell = self.cell_at(index);
+                let value = self.hex_value(terrain, cell);
+                if value != self.values[index] {
+                    self.values[index] = value;
+                    updated.push(cell);
+                }
+            }
         } else {
             let anchors = anchors_within(changed, MAX_AGENT_SIZE, self.width, self.height);
             for &index in anchors.iter().rev() {
@@ -216,6 +263,16 @@ impl Clearance {
     /// Recomputes every cell from the bottom-right corner, calling `changed` for each cell whose
     /// value changes (bottom-right first).
     fn recompute_all(&mut self, terrain: &Grid, mut changed: impl FnMut(Cell)) {
+        if self.footprint == Footprint::Hex {
+            let fresh = self.hex_sweep(terrain);
+            for index in (0..self.values.len()).rev() {
+                if fresh[index] != self.values[index] {
+                    self.values[index] = fresh[index];
+                    changed(self.cell_at(index));
+                }
+            }
+            return;
+        }
         for index in (0..self.values.len()).rev() {
             let cell = self.cell_at(index);
             let value = self.recompute(terrain, cell);
@@ -236,6 +293,62 @@ impl Clearance {
         let below = self.get(Cell::new(cell.x, cell.y + 1));
         let diagonal = self.get(Cell::new(cell.x + 1, cell.y + 1));
         MAX_AGENT_SIZE.min(1 + right.min(below).min(diagonal))
+    }
+
+    /// Every hex's clearance at once: a breadth-first sweep over the six neighbours from the
+    /// impassable hexes, each hex's value the smaller of its distance from them and from the
+    /// map's edge (cells past the edge count as impassable), capped.
+    fn hex_sweep(&self, terrain: &Grid) -> Vec<u8> {
+        let mut values: Vec<u8> = (0..self.values.len())
+            .map(|index| self.edge_distance(self.cell_at(index)))
+            .collect();
+        let mut queue = VecDeque::new();
+        for (index, value) in values.iter_mut().enumerate() {
+            let cell = self.cell_at(index);
+            if !self.profile.is_passable(terrain.value(cell)) {
+                *value = 0;
+                queue.push_back(cell);
+            }
+        }
+        while let Some(cell) = queue.pop_front() {
+            let next_value = self.get_in(&values, cell).saturating_add(1);
+            for next in Footprint::Hex.cells(cell, 2) {
+                if let Some(index) = self.index(next)
+                    && values[index] > next_value
+                {
+                    values[index] = next_value;
+                    queue.push_back(next);
+                }
+            }
+        }
+        values
+    }
+
+    /// One hex's clearance from the hexes around it.
+    fn hex_value(&self, terrain: &Grid, cell: Cell) -> u8 {
+        let mut value = self.edge_distance(cell);
+        for near in Footprint::Hex.cells(cell, MAX_AGENT_SIZE) {
+            if self.index(near).is_some() && !self.profile.is_passable(terrain.value(near)) {
+                let steps = crate::hex::hex_distance(cell, near);
+                value = value.min(u8::try_from(steps).unwrap_or(u8::MAX));
+            }
+        }
+        value
+    }
+
+    /// How many steps from `cell` the nearest hex past the map's edge lies (capped): on an
+    /// axial grid, the distance to a column or row just outside it.
+    fn edge_distance(&self, cell: Cell) -> u8 {
+        let steps = (cell.x + 1)
+            .min(self.width - cell.x)
+            .min(cell.y + 1)
+            .min(self.height - cell.y);
+        u8::try_from(steps).map_or(MAX_AGENT_SIZE, |steps| steps.min(MAX_AGENT_SIZE))
+    }
+
+    /// The value at `cell` in `values`, laid out as this clearance's.
+    fn get_in(&self, values: &[u8], cell: Cell) -> u8 {
+        self.index(cell).map_or(0, |index| values[index])
     }
 
     /// Row-major index of `cell`, or `None` outside the map.
@@ -286,6 +399,7 @@ pub(crate) fn anchors_within(cells: &[Cell], reach: u8, width: u32, height: u32)
 impl fmt::Debug for Clearance {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Clearance")
+            .field("footprint", &self.footprint)
             .field("width", &self.width)
             .field("height", &self.height)
             .field("profile", &self.profile)

@@ -16,6 +16,8 @@
 //!   to date in O([`MAX_AGENT_SIZE`]²) a changed cell. Anchors are footprints' top-left cells.
 //! - [`AgentGrid`]: the derived grid of one kind, with [`AgentGrid::update`] for edits and
 //!   [`AgentGrid::check_endpoints`] to name why a start or goal does not fit.
+//! - [`Footprint`]: squares anchored at their top-left cell, or on a hexagonal grid discs of
+//!   hexes around their centre ([`AgentGrid::with_footprint`]).
 //!
 //! ```
 //! use astar_grid::{AgentGrid, Cell, Legend, SearchOptions, TerrainProfile, find_path, parse_map_with};
@@ -39,12 +41,14 @@ use crate::Cell;
 mod agent_grid;
 mod clearance;
 mod error;
+mod footprint;
 pub mod moving_ai;
 mod profile;
 
 pub use agent_grid::AgentGrid;
 pub use clearance::Clearance;
 pub use error::{AgentError, Endpoint, FootprintProblem};
+pub use footprint::Footprint;
 pub use profile::{HEAVY_SWAMP_COST, TerrainProfile};
 
 /// The anchors of a `width` x `height` map whose `size` x `size` footprint covers one of `cells`
