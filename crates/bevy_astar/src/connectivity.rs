@@ -6,7 +6,7 @@ use crate::KindError;
 use crate::kinds::KindKey;
 use crate::map::AgentLayers;
 use crate::{NavChanged, NavGrid, ProfileId, TerrainProfiles};
-use astar_grid::agent::anchors_covering;
+use astar_grid::agent::Footprint;
 use astar_grid::{BlockingCheck, Cell, Components, ConnectivityError, Grid, Movement};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -129,7 +129,9 @@ impl NavConnectivity {
         to: Cell,
     ) -> Option<Result<BlockingCheck, ConnectivityError>> {
         let regions = self.regions(profile, size, movement)?;
-        let anchors = match covering_anchors(blocked, size, regions.width, regions.height) {
+        let footprint = Footprint::for_movement(movement);
+        let bounds = (regions.width, regions.height);
+        let anchors = match covering_anchors(blocked, (size, footprint), bounds) {
             Ok(anchors) => anchors,
             Err(cell) => {
                 return Some(Err(ConnectivityError::OutOfBounds {
@@ -151,16 +153,20 @@ impl NavConnectivity {
     }
 }
 
-/// The anchors whose `size` x `size` footprint covers one of `cells`, on a `width` x `height`
-/// map, each once ([`anchors_covering`]); `Err` with the first cell outside the map.
-fn covering_anchors(cells: &[Cell], size: u8, width: u32, height: u32) -> Result<Vec<Cell>, Cell> {
+/// The anchors whose `footprint` of `size` covers one of `cells`, on a `width` x `height` map,
+/// each once ([`Footprint::anchors_covering`]); `Err` with the first cell outside the map.
+fn covering_anchors(
+    cells: &[Cell],
+    (size, footprint): (u8, Footprint),
+    (width, height): (u32, u32),
+) -> Result<Vec<Cell>, Cell> {
     if let Some(&outside) = cells
         .iter()
         .find(|cell| cell.x >= width || cell.y >= height)
     {
         return Err(outside);
     }
-    Ok(anchors_covering(cells, size, width, height))
+    Ok(footprint.anchors_covering(cells, size, width, height))
 }
 
 /// Brings the tracked regions up to date with this frame's published changes, and builds
@@ -241,7 +247,7 @@ mod tests {
     #[test]
     fn covering_anchors_reach_up_and_left_within_the_map() {
         assert_eq!(
-            covering_anchors(&[Cell::new(1, 1)], 2, 4, 4),
+            covering_anchors(&[Cell::new(1, 1)], (2, Footprint::Square), (4, 4)),
             Ok(vec![
                 Cell::new(0, 0),
                 Cell::new(1, 0),
@@ -250,11 +256,15 @@ mod tests {
             ])
         );
         assert_eq!(
-            covering_anchors(&[Cell::new(0, 0), Cell::new(0, 0)], 3, 4, 4),
+            covering_anchors(
+                &[Cell::new(0, 0), Cell::new(0, 0)],
+                (3, Footprint::Square),
+                (4, 4)
+            ),
             Ok(vec![Cell::new(0, 0)])
         );
         assert_eq!(
-            covering_anchors(&[Cell::new(4, 0)], 1, 4, 4),
+            covering_anchors(&[Cell::new(4, 0)], (1, Footprint::Square), (4, 4)),
             Err(Cell::new(4, 0))
         );
     }

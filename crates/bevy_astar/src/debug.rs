@@ -8,7 +8,7 @@ pub use crate::trace::{PathDebug, PathDebugSettings, PathTrace};
 
 use crate::engine::hierarchical::Hierarchies;
 use crate::{
-    CrowdAvoidance, CrowdVelocity, NavGrid, Path, PathRequest, ProfileId, TerrainProfiles,
+    CrowdAvoidance, CrowdVelocity, NavGrid, NavShape, Path, PathRequest, ProfileId, TerrainProfiles,
 };
 use astar_grid::Cell;
 use astar_grid::TerrainProfile;
@@ -202,9 +202,20 @@ fn draw_grid(
     let size = nav.cell_size();
     let cells = UVec2::new(nav.width(), nav.height());
     if gizmos.config_ext.draw_grid {
-        let center = nav.origin() + cells.as_vec2() * size / 2.0;
         let color = gizmos.config_ext.grid_color;
-        gizmos.grid_2d(center, cells, size, color);
+        if nav.shape() == NavShape::Square {
+            let center = nav.origin() + cells.as_vec2() * size / 2.0;
+            gizmos.grid_2d(center, cells, size, color);
+        } else {
+            // Isometric and hexagonal cells, one outline each (cells that hold no tile of a
+            // hexagonal map left out).
+            let shape = nav.shape();
+            for (cell, _) in nav.grid().cells() {
+                if shape.tile_of_cell(cell).is_some() {
+                    draw_cell(&mut gizmos, (&nav, nav.cell_center(cell)), 1.0, color);
+                }
+            }
+        }
     }
     if gizmos.config_ext.draw_blocked {
         let color = gizmos.config_ext.blocked_color;
@@ -221,6 +232,22 @@ fn draw_grid(
             }
         }
     }
+}
+
+/// The outline of a cell of `nav`'s shape centred at `center`, scaled by `scale`.
+fn draw_cell(
+    gizmos: &mut Gizmos<PathfindingGizmos>,
+    (nav, center): (&NavGrid, Vec2),
+    scale: f32,
+    color: Color,
+) {
+    let corners = nav.shape().outline();
+    let size = nav.cell_size() * scale;
+    let points = corners
+        .iter()
+        .chain(corners.first())
+        .map(|&corner| center + corner * size);
+    gizmos.linestrip_2d(points, color);
 }
 
 /// The sector hierarchy: each sector's outline, coloured by whether it is built, and a dot on
@@ -331,7 +358,12 @@ fn draw_traces(
         let agent_size = request.map_or(1, |request| request.size);
         let square =
             |gizmos: &mut Gizmos<PathfindingGizmos>, cell: Cell, scale: f32, color: Color| {
-                gizmos.rect_2d(nav.footprint_center(cell, agent_size), size * scale, color);
+                let center = nav.footprint_center(cell, agent_size);
+                if nav.shape() == NavShape::Square {
+                    gizmos.rect_2d(center, size * scale, color);
+                } else {
+                    draw_cell(gizmos, (&nav, center), scale, color);
+                }
             };
         if let Some(PathTrace { trace, replay_step }) = trace {
             let step = replay_step.unwrap_or(u32::MAX);

@@ -28,7 +28,10 @@
 //!
 //! - [`NavGrid`] is the map: edit it with [`NavGrid::block`], [`NavGrid::set_cost`] and friends;
 //!   each frame with edits becomes a new [`NavVersion`] and a [`NavChanged`] message, and only
-//!   agents whose paths the change affects search again.
+//!   agents whose paths the change affects search again. Its [`NavShape`] lays the cells out as
+//!   squares, isometric diamonds or hexagons; on a hexagonal grid every request searches the
+//!   six neighbours of each hex ([`Movement::HEX`](astar_grid::Movement::HEX)), and agents of
+//!   larger sizes stand on discs of hexes.
 //! - Links join cells that are not neighbours: doors, ladders, stairs between floors
 //!   ([`astar_grid::FloorPlan`]), one-way drops and teleporters. A [`NavLink`] entity, or
 //!   [`NavGrid::add_link`], [`NavGrid::set_link_open`] and [`NavGrid::remove_link`], are map
@@ -47,7 +50,8 @@
 //!   results; [`PathfindingStats`] counts the work.
 //! - `debug::PathfindingDebugPlugin` (feature `debug`, on by default) draws searches with gizmos;
 //!   agents marked [`PathDebug`] record them into a [`PathTrace`]; with the `tilemap` feature,
-//!   `tilemap::NavTilemapPlugin` keeps the grid in sync with a `bevy_ecs_tilemap` map.
+//!   `tilemap::NavTilemapPlugin` keeps the grid in sync with a `bevy_ecs_tilemap` map of any
+//!   map type (square, isometric or hexagonal).
 //! - With the `egui` feature, `egui_panel::PathfindingPanelPlugin` adds a window with the
 //!   statistics, the settings and the debug toggles.
 //!
@@ -95,7 +99,8 @@ pub use follow::crossing::{LinkCrossed, LinkCrossing, LinkReached};
 pub use follow::plugin::PathFollowPlugin;
 pub use kinds::{KindError, ProfileError, ProfileId, TerrainProfiles};
 pub use map::{
-    NavCellChange, NavChange, NavChanged, NavGrid, NavLink, NavLinkChange, NavLinkState, NavVersion,
+    NavCellChange, NavChange, NavChanged, NavGrid, NavLink, NavLinkChange, NavLinkState, NavShape,
+    NavVersion,
 };
 pub use outcome::{PathFound, PathNotFound};
 pub use path::{Path, PathFailure, PathStatus};
@@ -150,10 +155,10 @@ pub mod prelude {
     pub use crate::{
         AStarPlugin, CarriedOver, CrowdAvoidance, CrowdPlugin, CrowdSettings, CrowdVelocity,
         InvalidationPolicy, LinkCrossed, LinkCrossing, LinkReached, NavChanged, NavGrid, NavLink,
-        NavLinkState, NavVersion, Path, PathAlgorithm, PathDebug, PathFailure, PathFollowPlugin,
-        PathFollower, PathFound, PathNotFound, PathRequest, PathStatus, PathTrace,
-        PathfindingDiagnosticsPlugin, PathfindingPlugins, PathfindingSettings, PathfindingStats,
-        PathfindingSystems, ProfileId, SearchThread, TerrainProfiles,
+        NavLinkState, NavShape, NavVersion, Path, PathAlgorithm, PathDebug, PathFailure,
+        PathFollowPlugin, PathFollower, PathFound, PathNotFound, PathRequest, PathStatus,
+        PathTrace, PathfindingDiagnosticsPlugin, PathfindingPlugins, PathfindingSettings,
+        PathfindingStats, PathfindingSystems, ProfileId, SearchThread, TerrainProfiles,
     };
     pub use astar_grid::{
         Cell, CornerRule, CostModel, FloorCell, FloorPlan, Grid, Heuristic, Limit, Link, LinkError,

@@ -18,7 +18,8 @@ use crate::engine::hierarchical::{Hierarchies, build_hierarchies, record_hierarc
 use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{
-    PendingInvalidations, invalidate_paths, invalidate_results, publish_map_changes,
+    PendingInvalidations, invalidate_paths, invalidate_results, match_requests_to_map,
+    publish_map_changes,
 };
 use crate::map::{AgentLayers, CrowdCosts, NavLinkIds, sync_nav_links};
 use crate::outcome::RetiredOutcomes;
@@ -252,6 +253,7 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
         (
             (
                 close_stage_gate,
+                match_requests_to_map,
                 sync_nav_links,
                 publish_map_changes,
                 (

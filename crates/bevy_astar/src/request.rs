@@ -98,7 +98,9 @@ pub struct PathRequest {
     pub profile: ProfileId,
     /// The side of the agent's square footprint in cells, 1 to
     /// [`MAX_AGENT_SIZE`](astar_grid::agent::MAX_AGENT_SIZE). `start`, `goal` and the path's
-    /// cells are the footprint's top-left cells (anchors); see [`crate::kinds`].
+    /// cells are the footprint's top-left cells (anchors); see [`crate::kinds`]. On a hexagonal
+    /// grid the footprint is the disc of hexes within `size - 1` steps of its centre, and the
+    /// anchors are the centres.
     pub size: u8,
 }
 

@@ -723,3 +723,69 @@ fn a_wall_across_a_crowds_shared_routes_is_walked_round_without_new_paths() {
     let reread = stats(&app).crowd_routes_read_off_trees - read;
     assert!(reread >= agents.len() as u64, "{reread} read again");
 }
+
+/// On a hexagonal map, two squads of avoiding agents cross a wall of hexes through its one gap
+/// from opposite sides: each agent reaches its goal, and none ever stands on a blocked hex.
+#[test]
+fn avoiding_agents_cross_a_hex_map_without_standing_on_a_wall() {
+    use bevy_astar::astar_grid::hex::{HexLayout, HexMap};
+    let map = HexMap::new(HexLayout::RowOdd, 14, 9).expect("small");
+    // A wall down tile column 7, open on tile rows 4 and 5.
+    let grid = map
+        .grid_from_tiles(|(x, y)| u8::from(x != 7 || y == 4 || y == 5))
+        .expect("small");
+    let mut app = common::app_with(AStarPlugin::default());
+    app.insert_resource(
+        NavGrid::new(grid)
+            .with_cell_size(Vec2::new(CELL, CELL * 1.15))
+            .with_shape(NavShape::Hex(map)),
+    );
+    let tile = |x: u32, y: u32| map.cell_of((x, y)).expect("on the map");
+    let mut agents = Vec::new();
+    for row in [2, 4, 6] {
+        agents.push((
+            spawn_walker(&mut app, tile(1, row), tile(12, row), true),
+            tile(12, row),
+        ));
+        agents.push((
+            spawn_walker(&mut app, tile(12, row), tile(1, row), true),
+            tile(1, row),
+        ));
+    }
+    for _ in 0..MAX_FRAMES {
+        app.update();
+        let nav = app.world().resource::<NavGrid>();
+        for &(agent, _) in &agents {
+            let at = app
+                .world()
+                .get::<Transform>(agent)
+                .expect("an agent")
+                .translation
+                .truncate();
+            let cell = nav.world_to_cell(at);
+            assert!(
+                cell.is_some_and(|cell| nav.is_walkable(cell)),
+                "{}",
+                describe(&app, agent)
+            );
+        }
+        if agents.iter().all(|&(agent, _)| finished(&app, agent)) {
+            break;
+        }
+    }
+    let nav = app.world().resource::<NavGrid>();
+    for &(agent, goal) in &agents {
+        let request = app.world().get::<PathRequest>(agent).expect("a request");
+        assert_eq!(request.options.movement, Movement::HEX);
+        let at = app
+            .world()
+            .get::<Transform>(agent)
+            .expect("an agent")
+            .translation;
+        assert!(
+            at.truncate().distance(nav.cell_center(goal)) < CELL * 0.5,
+            "{}",
+            describe(&app, agent)
+        );
+    }
+}

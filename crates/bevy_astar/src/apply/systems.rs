@@ -15,7 +15,6 @@ use crate::{
     NavCellChange, NavChange, NavGrid, Path, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats, TerrainProfiles,
 };
-use astar_grid::agent::anchors_covering;
 use astar_grid::{Cell, Grid};
 use bevy::prelude::*;
 use core::sync::atomic::Ordering;
@@ -172,11 +171,12 @@ struct ResultApplier<'a> {
 }
 
 /// The unpublished edits `pending` of `nav` as an agent of `size` cells may see them: every
-/// anchor whose footprint covers an edited cell ([`anchors_covering`]), changed both ways
+/// anchor whose footprint covers an edited cell ([`astar_grid::agent::Footprint::anchors_covering`]), changed both ways
 /// (blocked, and opened), so that a result either could touch counts as touched.
 fn widen_for_size(pending: &NavChange, size: u8, nav: &NavGrid) -> [NavChange; 2] {
     let edited: Vec<Cell> = pending.cells().map(|changed| changed.cell).collect();
-    let anchors = anchors_covering(&edited, size, nav.width(), nav.height());
+    let footprint = nav.shape().footprint();
+    let anchors = footprint.anchors_covering(&edited, size, nav.width(), nav.height());
     let both_ways = |before, after| {
         NavChange::from_cells(anchors.iter().map(|&cell| NavCellChange {
             cell,

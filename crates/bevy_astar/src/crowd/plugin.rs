@@ -127,6 +127,9 @@ impl CrowdThread {
 struct CrowdStep {
     crowds: Vec<Crowd>,
     space: GridSpace,
+    /// On isometric and hexagonal cells, the open box every crowd steps in
+    /// ([`GridSpace::open`]).
+    open_walls: Option<Arc<Grid>>,
     /// The frame's time step: the agents move by it.
     time_step: f32,
     /// Routes read off goals' shared trees by the step, until written back to the stats.
@@ -290,9 +293,8 @@ impl CrowdStep {
             let read =
                 read_tree_routes(&mut crowd.core, &mut crowd.routes, self.space, &StepThreads);
             self.routes_read += read as u64;
-            crowd
-                .core
-                .step_with(&crowd.walls, self.time_step, &StepThreads);
+            let walls = self.open_walls.as_ref().unwrap_or(&crowd.walls);
+            crowd.core.step_with(walls, self.time_step, &StepThreads);
         }
         self
     }
@@ -407,6 +409,11 @@ pub(crate) fn gather_crowds(
     let missed = core::mem::take(&mut scratch.missed_wall_changes);
     let (frame, step) = (scratch.frame, &mut scratch.step);
     (step.space, step.time_step) = (GridSpace::of(&nav), time_step);
+    step.open_walls = match (step.space.open(), step.open_walls.take()) {
+        (Some(size), Some(kept)) if (kept.width(), kept.height()) == size => Some(kept),
+        (Some((width, height)), _) => Grid::try_new(width, height).ok().map(Arc::new),
+        (None, _) => None,
+    };
     for crowd in &mut step.crowds {
         crowd.changes.whole_map |= missed;
         crowd.refresh(&changes, &settings, (&nav, &profiles, &mut layers));
@@ -500,7 +507,9 @@ fn update_member(
         member.translation = translation;
     }
     let walker = &mut crowd.core.walkers_mut()[index];
-    walker.set_sighted(request.size <= 1);
+    // In the open box of a map that is not square, lines of sight cross walls: the walker
+    // keeps to its waypoints.
+    walker.set_sighted(request.size <= 1 && space.open().is_none());
     if member.revision != path.revision {
         member.revision = path.revision;
         let route = &mut crowd.routes[index];
@@ -606,6 +615,22 @@ pub(crate) fn finish_crowd_step(
     scratch.step = step;
 }
 
+/// Whether an agent moved to `moved` would stand in a cell that `walls` blocks, where the
+/// crowd stepped in an open box (`open`: isometric and hexagonal cells, [`GridSpace::open`]).
+fn enters_a_wall(open: bool, (nav, walls): (Option<&NavGrid>, &Grid), moved: Vec3) -> bool {
+    let cell = nav.and_then(|nav| nav.world_to_cell(moved.truncate()));
+    open && !cell.is_some_and(|cell| walls.is_walkable(cell))
+}
+
+/// `from` moved up to `reach` towards the centre of the cell it stands in.
+fn toward_own_center(nav: &NavGrid, from: Vec3, reach: f32) -> Vec3 {
+    let Some(cell) = nav.world_to_cell(from.truncate()) else {
+        return from;
+    };
+    let way = (nav.cell_center(cell) - from.truncate()).clamp_length_max(reach);
+    from + way.extend(0.0)
+}
+
 /// Writes a finished step back to the agents still on the paths they were gathered on:
 /// positions (unless the game moved an agent since it was gathered), velocities, and each
 /// follower's walk; then acts on what the step reported of each ([`act_on_event`]).
@@ -626,8 +651,19 @@ fn write_back(
             let agent = &core.agents()[index];
             if item.transform.translation == member.translation {
                 let moved = space.world(agent.position).extend(member.translation.z);
-                item.transform.translation = moved;
-                member.translation = moved;
+                if enters_a_wall(step.open_walls.is_some(), (nav, &crowd.walls), moved) {
+                    // Towards the centre of its own cell instead, as far as it would have
+                    // gone (a cell is convex: the way stays in it); the next gathering reads
+                    // the position again.
+                    let from = item.transform.translation;
+                    item.transform.translation = nav.map_or(from, |nav| {
+                        toward_own_center(nav, from, moved.distance(from))
+                    });
+                    member.translation = Vec3::NAN;
+                } else {
+                    item.transform.translation = moved;
+                    member.translation = moved;
+                }
             }
             item.velocity.set_if_neq(CrowdVelocity {
                 desired: space.world_velocity(agent.preferred_velocity),
@@ -651,7 +687,9 @@ fn write_back(
             if let Ok(mut item) = agents.get_mut(member.entity)
                 && item.path.revision == member.revision
             {
-                let at = space.world(core.agents()[index].position);
+                // Where the agent stands: the crowd's own position, unless writing it back
+                // was refused (it lay in a wall of a map that is not square).
+                let at = item.transform.translation.truncate();
                 act_on_event(event, (&mut item.request, at), nav, stats);
             }
         }

@@ -1,15 +1,25 @@
 //! World space to the grid space of the core's crowd, and back: cells as units, `y` along the
-//! rows, speeds by the longer cell side.
+//! rows, speeds by the longer cell side. Isometric and hexagonal cells are measured in cell
+//! sizes along the world's axes, over an open box around the map.
 
-use crate::NavGrid;
+use crate::{NavGrid, NavShape};
+use astar_grid::Cell;
 use astar_grid::crowd::{Route, Vector};
 use bevy::prelude::*;
 
 /// World space to the grid space of the core's crowd (cells, `y` along the rows).
+///
+/// On square cells, grid space is the navigation grid's, and the crowd's walls are its blocked
+/// cells. Isometric and hexagonal cells are no squares of grid space: there grid space measures
+/// cell sizes along the world's axes from a corner of a box around the map ([`GridSpace::open`]),
+/// the crowd steps against no walls inside it, and writing a step back keeps each agent's
+/// centre out of the cells its profile cannot enter (the routes it follows already do).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct GridSpace {
     origin: Vec2,
     cell: Vec2,
+    /// For cells that are not square: the size in cells of the open box around the map.
+    open: Option<(u32, u32)>,
 }
 
 impl Default for GridSpace {
@@ -17,6 +27,7 @@ impl Default for GridSpace {
         Self {
             origin: Vec2::ZERO,
             cell: Vec2::ONE,
+            open: None,
         }
     }
 }
@@ -25,10 +36,34 @@ impl GridSpace {
     pub(super) fn of(nav: &NavGrid) -> Self {
         let cell = nav.cell_size();
         let usable = |side: f32| if side.abs() > f32::EPSILON { side } else { 1.0 };
-        Self {
-            origin: nav.origin(),
-            cell: Vec2::new(usable(cell.x), usable(cell.y)),
+        let cell = Vec2::new(usable(cell.x), usable(cell.y));
+        if nav.shape() == NavShape::Square {
+            return Self {
+                origin: nav.origin(),
+                cell,
+                open: None,
+            };
         }
+        // The map's box: its outermost cell centres (a linear image of the grid's corners), and
+        // a cell beyond them every way.
+        let last = (nav.width().max(1) - 1, nav.height().max(1) - 1);
+        let corners =
+            [(0, 0), (last.0, 0), (0, last.1), last].map(|(x, y)| nav.cell_center(Cell::new(x, y)));
+        let cell = cell.abs();
+        let low = corners.iter().fold(Vec2::MAX, |a, &b| a.min(b)) - cell;
+        let high = corners.iter().fold(Vec2::MIN, |a, &b| a.max(b)) + cell;
+        let cells = ((high - low) / cell).ceil();
+        Self {
+            origin: low,
+            cell,
+            open: Some((cells.x as u32 + 1, cells.y as u32 + 1)),
+        }
+    }
+
+    /// For isometric and hexagonal cells, the size in cells of the open box the crowd steps in;
+    /// `None` on square cells, where the crowd steps against the grid's walls.
+    pub(super) const fn open(self) -> Option<(u32, u32)> {
+        self.open
     }
 
     pub(super) fn point(self, world: Vec2) -> Vector {
@@ -84,6 +119,31 @@ mod tests {
             Vec2::new(32.0, 32.0)
         );
         assert_eq!(8.0 / space.shorter_side(), 0.5);
+    }
+
+    /// On hexagonal cells every cell centre lies inside the open box, a cell from its edges.
+    #[test]
+    fn the_open_box_holds_every_cell_of_a_hexagonal_map() {
+        use astar_grid::hex::{HexLayout, HexMap};
+        for layout in HexLayout::ALL {
+            let map = HexMap::new(layout, 9, 7).expect("small");
+            let nav = NavGrid::new(map.grid_from_tiles(|_| 1).expect("small"))
+                .with_cell_size(Vec2::new(30.0, -26.0))
+                .with_origin(Vec2::new(-100.0, 40.0))
+                .with_shape(NavShape::Hex(map));
+            let space = GridSpace::of(&nav);
+            let (width, height) = space.open().expect("an open box");
+            for (cell, _) in nav.grid().cells() {
+                let point = space.point(nav.cell_center(cell));
+                assert!(
+                    point.x >= 1.0 && point.y >= 1.0,
+                    "{layout}: {cell} at {point:?}"
+                );
+                assert!(point.x <= width as f32 - 1.0 && point.y <= height as f32 - 1.0);
+                assert!(space.world(point).distance(nav.cell_center(cell)) < 1e-3);
+            }
+        }
+        assert_eq!(GridSpace::of(&NavGrid::new(Grid::new(3, 3))).open(), None);
     }
 
     #[test]

@@ -22,5 +22,6 @@ pub(crate) mod rule;
 mod systems;
 
 pub(crate) use systems::{
-    PendingInvalidations, invalidate_paths, invalidate_results, publish_map_changes,
+    PendingInvalidations, invalidate_paths, invalidate_results, match_requests_to_map,
+    publish_map_changes,
 };

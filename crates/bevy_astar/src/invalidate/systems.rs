@@ -20,6 +20,27 @@ use bevy::utils::Parallel;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+/// On a hexagonal map, gives every request the movement rule of hexagonal grids
+/// ([`NavShape::movement_for`](crate::NavShape::movement_for)), without counting as a change of
+/// the request: a request made for square cells then searches the hexes it stands on.
+pub(crate) fn match_requests_to_map(
+    nav: Option<Res<NavGrid>>,
+    mut requests: Query<&mut PathRequest>,
+) {
+    let Some(shape) = nav.map(|nav| nav.shape()) else {
+        return;
+    };
+    if !shape.is_hex() {
+        return;
+    }
+    for mut request in &mut requests {
+        let movement = shape.movement_for(request.options.movement);
+        if request.options.movement != movement {
+            request.bypass_change_detection().options.movement = movement;
+        }
+    }
+}
+
 /// Applies this frame's [`NavChanged`] messages to the result cache and the running searches.
 pub(crate) fn invalidate_results(
     mut changes: MessageReader<NavChanged>,

@@ -88,7 +88,8 @@ impl AgentLayers {
         let layer = match self.layers.entry(kind) {
             bevy::platform::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
             bevy::platform::collections::hash_map::Entry::Vacant(entry) => {
-                let agent = AgentGrid::new(nav.grid(), profile, kind.size)?;
+                let footprint = nav.shape().footprint();
+                let agent = AgentGrid::with_footprint(nav.grid(), profile, kind.size, footprint)?;
                 let snapshot = Arc::new(agent.grid().clone());
                 entry.insert(Layer {
                     agent,

@@ -1,6 +1,6 @@
 //! The map model every stage shares: the navigation grid, its versions and the changes between
 //! them, the footprints that rule most paths out of a change, the derived grid of each agent
-//! kind in use, and the crowd's cost layer. The stages import it from here; it imports nothing of theirs.
+//! kind in use, the shape of the cells, and the crowd's cost layer. The stages import it from here; it imports nothing of theirs.
 
 mod crowd_costs;
 mod footprint;
@@ -8,6 +8,7 @@ mod layers;
 mod link_change;
 mod nav_grid;
 mod nav_link;
+mod shape;
 mod touches;
 
 pub(crate) use crowd_costs::{CrowdCostLayer, CrowdCosts, CrowdLayerChange, same_layer};
@@ -18,6 +19,7 @@ pub(crate) use nav_grid::CellGeometry;
 pub use nav_grid::NavGrid;
 pub use nav_link::{NavLink, NavLinkState};
 pub(crate) use nav_link::{NavLinkIds, sync_nav_links};
+pub use shape::NavShape;
 
 use crate::ProfileId;
 use crate::kinds::KindKey;

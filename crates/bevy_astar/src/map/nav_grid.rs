@@ -1,7 +1,7 @@
 //! The navigation grid resource: the core grid shared copy-on-write with background searches,
 //! its placement in the world, and edits that record what changed.
 
-use super::{NavCellChange, NavChange, NavLinkChange};
+use super::{NavCellChange, NavChange, NavLinkChange, NavShape};
 use astar_grid::{Cell, CostModel, Grid, GridError, Link, LinkError, LinkId, Movement};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -47,6 +47,7 @@ pub struct NavGrid {
     grid: Arc<Grid>,
     cell_size: Vec2,
     origin: Vec2,
+    shape: NavShape,
     /// The value each cell edited since the last published version had before its first edit.
     pending: HashMap<Cell, u8>,
     /// Each link edited since the last published version as it was before its first edit
@@ -62,6 +63,7 @@ impl Clone for NavGrid {
             grid: Arc::clone(&self.grid),
             cell_size: self.cell_size,
             origin: self.origin,
+            shape: self.shape,
             pending: HashMap::default(),
             pending_links: Vec::new(),
             id: next_grid_id(),
@@ -81,6 +83,7 @@ impl NavGrid {
             grid: Arc::new(grid),
             cell_size: Vec2::ONE,
             origin: Vec2::ZERO,
+            shape: NavShape::Square,
             pending: HashMap::default(),
             pending_links: Vec::new(),
             id: next_grid_id(),
@@ -95,11 +98,47 @@ impl NavGrid {
         self
     }
 
-    /// Sets the world position of the outer corner of cell `(0, 0)`.
+    /// Sets the world position of the outer corner of cell `(0, 0)`: for cells that are not
+    /// square, the centre of cell `(0, 0)` (of tile `(0, 0)` on a hexagonal map) lies half a
+    /// cell size beyond it.
     #[must_use]
     pub fn with_origin(mut self, origin: Vec2) -> Self {
         self.origin = origin;
         self
+    }
+
+    /// Sets the shape of the cells: isometric or hexagonal cells change where cells lie in the
+    /// world, and a hexagonal grid is searched with [`Movement::HEX`]
+    /// ([`NavShape::movement_for`]). For [`NavShape::Hex`], the grid holds the map in axial
+    /// coordinates, as [`HexMap::grid_from_tiles`](astar_grid::hex::HexMap::grid_from_tiles)
+    /// makes it.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_astar::prelude::*;
+    /// use bevy_astar::NavShape;
+    /// use astar_grid::hex::{HexLayout, HexMap};
+    ///
+    /// let map = HexMap::new(HexLayout::RowOdd, 4, 3)?;
+    /// let nav = NavGrid::new(map.grid_from_tiles(|_| 1)?)
+    ///     .with_cell_size(Vec2::new(20.0, 20.0))
+    ///     .with_shape(NavShape::Hex(map));
+    /// let tile = map.cell_of((1, 1)).expect("on the map");
+    /// // Row 1 is shifted half a hex along, and rows lie 3/4 of a hex apart.
+    /// assert_eq!(nav.cell_center(tile), Vec2::new(10.0 + 30.0, 10.0 + 15.0));
+    /// assert_eq!(nav.world_to_cell(Vec2::new(42.0, 27.0)), Some(tile));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_shape(mut self, shape: NavShape) -> Self {
+        self.shape = shape;
+        self
+    }
+
+    /// The shape of the cells.
+    #[must_use]
+    pub const fn shape(&self) -> NavShape {
+        self.shape
     }
 
     /// The grid as it is now.
@@ -155,12 +194,14 @@ impl NavGrid {
         CellGeometry {
             origin: self.origin,
             cell_size: self.cell_size,
+            shape: self.shape,
         }
     }
 
     /// The world position of the centre of the footprint of an agent of `size` cells anchored
     /// at `anchor` (its top-left cell): `anchor`'s centre moved `(size - 1) / 2` cells along
-    /// both axes. The centre of the cell itself for one-cell agents.
+    /// both axes of the grid. The centre of the cell itself for one-cell agents, and on a
+    /// hexagonal grid, whose agents stand on one hex.
     ///
     /// ```
     /// use bevy::prelude::*;
@@ -437,18 +478,25 @@ impl NavGrid {
     }
 }
 
-/// Where a [`NavGrid`]'s cells lie in the world: its origin and cell size, which is all that
-/// turning path cells into world waypoints needs (so that a background task can do it).
+/// Where a [`NavGrid`]'s cells lie in the world: its origin, cell size and cell shape, which is
+/// all that turning path cells into world waypoints needs (so that a background task can do
+/// it).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct CellGeometry {
     origin: Vec2,
     cell_size: Vec2,
+    shape: NavShape,
 }
 
 impl CellGeometry {
     /// The world position of `cell`'s centre ([`NavGrid::cell_center`]).
     pub(crate) fn cell_center(self, cell: Cell) -> Vec2 {
-        self.origin + (Vec2::new(cell.x as f32, cell.y as f32) + 0.5) * self.cell_size
+        self.world(self.shape.point(cell.x as f32, cell.y as f32))
+    }
+
+    /// The world position of `local`, in cell sizes from the centre of cell `(0, 0)`.
+    fn world(self, local: Vec2) -> Vec2 {
+        self.origin + (local + 0.5) * self.cell_size
     }
 
     /// The centre of the footprint of `size` cells anchored at `anchor`
@@ -457,9 +505,14 @@ impl CellGeometry {
         self.cell_center(anchor) + self.footprint_offset(size)
     }
 
-    /// From the centre of a footprint's anchor cell to the footprint's centre.
+    /// From the centre of a footprint's anchor cell to the footprint's centre (none on a
+    /// hexagonal grid, whose agents stand on one hex).
     fn footprint_offset(self, size: u8) -> Vec2 {
-        self.cell_size * (f32::from(size.max(1)) - 1.0) / 2.0
+        if self.shape.is_hex() {
+            return Vec2::ZERO;
+        }
+        let half = (f32::from(size.max(1)) - 1.0) / 2.0;
+        self.shape.point(half, half) * self.cell_size
     }
 
     /// The anchor of the footprint of `size` cells centred at `center`, on a grid of `width` x
@@ -470,12 +523,7 @@ impl CellGeometry {
         size: u8,
         (width, height): (u32, u32),
     ) -> Option<Cell> {
-        let local = ((center - self.footprint_offset(size) - self.origin) / self.cell_size).floor();
-        let inside = local.is_finite()
-            && local.x >= 0.0
-            && local.y >= 0.0
-            && local.x < width as f32
-            && local.y < height as f32;
-        inside.then(|| Cell::new(local.x as u32, local.y as u32))
+        let local = (center - self.footprint_offset(size) - self.origin) / self.cell_size - 0.5;
+        self.shape.cell_at(local, (width, height))
     }
 }

@@ -2,6 +2,7 @@
 //! the navigation grid is stacked by, and the conversions between a floor's tiles and cells.
 
 use super::TilemapNavError;
+use crate::NavShape;
 use astar_grid::{Cell, FloorCell, FloorPlan};
 use bevy::prelude::*;
 use bevy_ecs_tilemap::tiles::TilePos;
@@ -41,13 +42,25 @@ pub struct NavFloor(pub u32);
 #[reflect(Resource, Clone, Debug, PartialEq)]
 pub struct NavTilemapFloors {
     plan: FloorPlan,
+    shape: NavShape,
 }
 
 impl NavTilemapFloors {
-    /// The floors of `plan`.
+    /// The floors of `plan`, of square tilemaps.
     #[must_use]
     pub const fn new(plan: FloorPlan) -> Self {
-        Self { plan }
+        Self {
+            plan,
+            shape: NavShape::Square,
+        }
+    }
+
+    /// The floors of `plan`, of tilemaps whose cells have `shape` (on a hexagonal map a floor's
+    /// cells are its tiles in axial coordinates).
+    #[must_use]
+    pub const fn with_shape(mut self, shape: NavShape) -> Self {
+        self.shape = shape;
+        self
     }
 
     /// The floor plan.
@@ -60,7 +73,8 @@ impl NavTilemapFloors {
     /// not exist.
     #[must_use]
     pub fn tile_to_cell(&self, floor: u32, tile: TilePos) -> Option<Cell> {
-        self.plan.cell(FloorCell::new(floor, tile.x, tile.y)).ok()
+        let local = self.shape.cell_of_tile((tile.x, tile.y))?;
+        self.plan.cell(FloorCell::new(floor, local.x, local.y)).ok()
     }
 
     /// The floor and tile of grid cell `cell`; `None` for a cell of the rows between floors
@@ -68,13 +82,8 @@ impl NavTilemapFloors {
     #[must_use]
     pub fn cell_to_tile(&self, cell: Cell) -> Option<(u32, TilePos)> {
         let at = self.plan.floor_cell(cell)?;
-        Some((
-            at.floor,
-            TilePos {
-                x: at.cell.x,
-                y: at.cell.y,
-            },
-        ))
+        let (x, y) = self.shape.tile_of_cell(at.cell)?;
+        Some((at.floor, TilePos { x, y }))
     }
 }
 

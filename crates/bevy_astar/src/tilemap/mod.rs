@@ -2,10 +2,13 @@
 //! its tiles, and converts between [`TilePos`], grid cells and world positions.
 //!
 //! Mark the tilemap entity with [`NavTilemap`] and give tiles a [`NavTileCost`] (or set a rule on
-//! [`NavTilemapPlugin`]); tile `(x, y)` is cell `(x, y)`. Square tilemaps whose `Transform` has
-//! no rotation are supported (translation and scale are honoured); other map types are reported
-//! with a [`TilemapNavError`] and skipped. Layered tilemaps, one per floor of a building, each
-//! marked with its [`NavFloor`], are stacked into one grid ([`NavTilemapFloors`]).
+//! [`NavTilemapPlugin`]). Every map type of `bevy_ecs_tilemap` is navigated, with no code of
+//! yours: square and isometric (diamond and staggered) maps as square grids whose tile `(x, y)` is
+//! cell `(x, y)`, hexagonal maps of each coordinate system as hexagonal grids whose cells are
+//! the tiles in axial coordinates ([`NavShape::Hex`], [`tile_to_cell`]). The `Transform`'s
+//! translation and scale are honoured, not its rotation. Layered tilemaps, one per floor of a
+//! building, each marked with its [`NavFloor`], are stacked into one grid
+//! ([`NavTilemapFloors`]).
 
 mod floors;
 mod plugin;
@@ -13,21 +16,25 @@ mod plugin;
 pub use floors::{NavFloor, NavTilemapFloors};
 pub use plugin::NavTilemapPlugin;
 
-use crate::NavGrid;
+use crate::{NavGrid, NavShape};
+use astar_grid::hex::{HexLayout, HexMap, HexMapError};
 use astar_grid::{Cell, FloorPlanError, Grid, GridError};
 use bevy::prelude::*;
 use bevy_ecs_tilemap::anchor::TilemapAnchor;
-use bevy_ecs_tilemap::map::{TilemapGridSize, TilemapSize, TilemapTileSize, TilemapType};
+use bevy_ecs_tilemap::map::{
+    HexCoordSystem, IsoCoordSystem, TilemapGridSize, TilemapSize, TilemapTileSize, TilemapType,
+};
 use bevy_ecs_tilemap::tiles::{TilePos, TileTextureIndex};
 use std::sync::Arc;
 
-/// The cell of a tile.
+/// The cell of a tile of a square or isometric map, whose tile `(x, y)` is cell `(x, y)`
+/// ([`tile_to_cell`] serves every map type).
 #[must_use]
 pub const fn tile_pos_to_cell(tile: TilePos) -> Cell {
     Cell::new(tile.x, tile.y)
 }
 
-/// The tile of a cell.
+/// The tile of a cell of a square or isometric map ([`cell_to_tile`] serves every map type).
 #[must_use]
 pub const fn cell_to_tile_pos(cell: Cell) -> TilePos {
     TilePos {
@@ -36,16 +43,34 @@ pub const fn cell_to_tile_pos(cell: Cell) -> TilePos {
     }
 }
 
+/// The cell of a tile on a [`NavGrid`] built from its tilemap, whatever the map type: on a
+/// hexagonal map, the tile's axial cell ([`NavShape::cell_of_tile`]); `None` for a tile off it.
+#[must_use]
+pub fn tile_to_cell(nav: &NavGrid, tile: TilePos) -> Option<Cell> {
+    nav.shape().cell_of_tile((tile.x, tile.y))
+}
+
+/// The tile of a cell of a [`NavGrid`] built from its tilemap, whatever the map type; `None`
+/// for a cell of a hexagonal grid that holds no tile.
+#[must_use]
+pub fn cell_to_tile(nav: &NavGrid, cell: Cell) -> Option<TilePos> {
+    nav.shape()
+        .tile_of_cell(cell)
+        .map(|(x, y)| TilePos { x, y })
+}
+
 /// The tile under a world position, through a [`NavGrid`] built from the tilemap.
 #[must_use]
 pub fn world_to_tile_pos(nav: &NavGrid, position: Vec2) -> Option<TilePos> {
-    nav.world_to_cell(position).map(cell_to_tile_pos)
+    nav.world_to_cell(position)
+        .and_then(|cell| cell_to_tile(nav, cell))
 }
 
-/// The world position of a tile's centre, through a [`NavGrid`] built from the tilemap.
+/// The world position of a tile's centre, through a [`NavGrid`] built from the tilemap; `None`
+/// for a tile off a hexagonal map.
 #[must_use]
-pub fn tile_pos_to_world(nav: &NavGrid, tile: TilePos) -> Vec2 {
-    nav.cell_center(tile_pos_to_cell(tile))
+pub fn tile_pos_to_world(nav: &NavGrid, tile: TilePos) -> Option<Vec2> {
+    tile_to_cell(nav, tile).map(|cell| nav.cell_center(cell))
 }
 
 /// Marks the tilemap the [`NavGrid`] is built from (one per app).
@@ -68,9 +93,9 @@ impl NavTileCost {
 /// Why a tilemap could not become a navigation grid.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TilemapNavError {
-    /// Only square tilemaps map onto grid cells.
-    #[error("only square tilemaps can be navigated, not {0:?}")]
-    UnsupportedMapType(TilemapType),
+    /// A hexagonal tilemap too large for its axial grid.
+    #[error(transparent)]
+    Hex(#[from] HexMapError),
     /// The tilemap is too large for a grid.
     #[error(transparent)]
     Grid(#[from] GridError),
@@ -114,11 +139,13 @@ impl NavTilemapRules {
     }
 }
 
-/// An empty navigation grid laid over a square tilemap: one cell per tile, cell centres on tile
-/// centres (translation and scale of the tilemap's `Transform` honoured, rotation ignored).
+/// An empty navigation grid laid over a tilemap of any map type: one cell per tile, cell centres
+/// on tile centres (translation and scale of the tilemap's `Transform` honoured, rotation
+/// ignored), of the [`NavShape`] the map type draws. On a hexagonal map the grid holds the
+/// tiles in axial coordinates, and its cells that hold no tile are blocked.
 ///
 /// # Errors
-/// [`TilemapNavError`] for non-square tilemaps and oversized maps.
+/// [`TilemapNavError`] for oversized maps.
 pub fn nav_grid_for_tilemap(
     size: &TilemapSize,
     grid_size: &TilemapGridSize,
@@ -127,10 +154,13 @@ pub fn nav_grid_for_tilemap(
     anchor: &TilemapAnchor,
     transform: &Transform,
 ) -> Result<NavGrid, TilemapNavError> {
-    if *map_type != TilemapType::Square {
-        return Err(TilemapNavError::UnsupportedMapType(*map_type));
-    }
-    let grid = Grid::try_new(size.x, size.y)?;
+    let shape = nav_shape(*map_type, size)?;
+    let grid = match shape {
+        NavShape::Hex(map) => map.grid_from_tiles(|_| 1)?,
+        NavShape::Square | NavShape::Diamond | NavShape::Staggered => {
+            Grid::try_new(size.x, size.y)?
+        }
+    };
     let scale = transform.scale.truncate();
     let cell = Vec2::new(grid_size.x, grid_size.y);
     let offset = if size.x == 0 || size.y == 0 {
@@ -141,7 +171,28 @@ pub fn nav_grid_for_tilemap(
     let origin = transform.translation.truncate() + scale * (offset - cell / 2.0);
     Ok(NavGrid::new(grid)
         .with_cell_size(scale * cell)
-        .with_origin(origin))
+        .with_origin(origin)
+        .with_shape(shape))
+}
+
+/// The shape of the cells of a tilemap of `map_type` and `size`.
+fn nav_shape(map_type: TilemapType, size: &TilemapSize) -> Result<NavShape, HexMapError> {
+    Ok(match map_type {
+        TilemapType::Square => NavShape::Square,
+        TilemapType::Isometric(IsoCoordSystem::Diamond) => NavShape::Diamond,
+        TilemapType::Isometric(IsoCoordSystem::Staggered) => NavShape::Staggered,
+        TilemapType::Hexagon(system) => {
+            let layout = match system {
+                HexCoordSystem::Row => HexLayout::Row,
+                HexCoordSystem::RowOdd => HexLayout::RowOdd,
+                HexCoordSystem::RowEven => HexLayout::RowEven,
+                HexCoordSystem::Column => HexLayout::Column,
+                HexCoordSystem::ColumnOdd => HexLayout::ColumnOdd,
+                HexCoordSystem::ColumnEven => HexLayout::ColumnEven,
+            };
+            NavShape::Hex(HexMap::new(layout, size.x, size.y)?)
+        }
+    })
 }
 
 // The names before the naming rule, kept for one release.

@@ -4,7 +4,7 @@
 use super::floors::floor_order;
 use super::{
     NavFloor, NavTileCost, NavTilemap, NavTilemapFloors, NavTilemapRules, TilemapNavError,
-    nav_grid_for_tilemap, tile_pos_to_cell,
+    nav_grid_for_tilemap,
 };
 use crate::{NavGrid, PathfindingSystems};
 use astar_grid::{Cell, FloorCell, FloorPlan};
@@ -163,12 +163,12 @@ fn rebuild_from_tilemap(
             return;
         }
     };
+    let shape = fresh.shape();
     let cost_at = |at: FloorCell| {
         let storage = floors.get(at.floor as usize).map(|floor| floor.1)?;
-        let tile = TilePos {
-            x: at.cell.x,
-            y: at.cell.y,
-        };
+        // A cell of a hexagonal grid that holds no tile stays blocked.
+        let (x, y) = shape.tile_of_cell(at.cell)?;
+        let tile = TilePos { x, y };
         Some(match storage.checked_get(&tile) {
             Some(entity) => match tiles.get(entity) {
                 Ok((cost, texture)) => rules.cost(tile, cost, texture),
@@ -182,12 +182,13 @@ fn rebuild_from_tilemap(
             && nav.height() == fresh.height()
             && nav.cell_size() == fresh.cell_size()
             && nav.origin() == fresh.origin()
+            && nav.shape() == fresh.shape()
     });
     let target = match nav {
         Some(nav) if same_shape => nav.into_inner(),
         _ => {
             commands.insert_resource(fill_floors(fresh, plan, &cost_at));
-            commands.insert_resource(NavTilemapFloors::new(plan));
+            commands.insert_resource(NavTilemapFloors::new(plan).with_shape(shape));
             return;
         }
     };
@@ -218,8 +219,9 @@ fn stacked_grid(floors: &[FloorTilemap]) -> Result<(NavGrid, FloorPlan), Tilemap
     let grids: Vec<astar_grid::Grid> = placed.iter().map(|nav| nav.grid().clone()).collect();
     let (plan, grid) = FloorPlan::stack(&grids)?;
     for (floor, nav) in (0..).zip(&placed).skip(1) {
-        let row = Vec2::new(0.0, (floor * (plan.height() + 1)) as f32);
-        let expected = ground.origin() + row * ground.cell_size();
+        let first_row = Cell::new(0, floor * (plan.height() + 1));
+        let shift = ground.cell_center(first_row) - ground.cell_center(Cell::new(0, 0));
+        let expected = ground.origin() + shift;
         if nav.origin().distance(expected) > 1e-3 * ground.cell_size().length() {
             warn_once!(
                 "navigation floor {floor}'s tilemap lies at {}, the stacked grid puts it at {expected}: world positions on it will not match its tiles",
@@ -229,7 +231,8 @@ fn stacked_grid(floors: &[FloorTilemap]) -> Result<(NavGrid, FloorPlan), Tilemap
     }
     let fresh = NavGrid::new(grid)
         .with_cell_size(ground.cell_size())
-        .with_origin(ground.origin());
+        .with_origin(ground.origin())
+        .with_shape(ground.shape());
     Ok((fresh, plan))
 }
 
@@ -271,11 +274,13 @@ fn sync_changed_tiles(
         removed.clear();
         return;
     };
+    let shape = nav.shape();
     let cell_of = |tile: TilePos, tilemap: Entity| {
         let floor = tilemaps.get(tilemap).ok()?.map_or(0, |floor| floor.0);
         match floors.as_deref() {
             Some(floors) => floors.tile_to_cell(floor, tile),
-            None => (floor == 0).then(|| tile_pos_to_cell(tile)),
+            None if floor == 0 => shape.cell_of_tile((tile.x, tile.y)),
+            None => None,
         }
     };
     for (tile, tilemap, cost, texture) in &changed {

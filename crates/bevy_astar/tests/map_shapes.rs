@@ -1,0 +1,292 @@
+//! Headless tests of isometric and hexagonal tilemaps: the grid of every `bevy_ecs_tilemap` map
+//! type puts tiles where the tilemap draws them and finds the tile under any world point as the
+//! tilemap does, and on a hexagonal map an agent walks a legal optimal path and goes round a
+//! tower placed on it. Runs with `cargo test -p bevy_astar --features tilemap`.
+#![cfg(feature = "tilemap")]
+
+pub mod common;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_astar::prelude::*;
+use bevy_astar::tilemap::{
+    NavTileCost, NavTilemap, NavTilemapPlugin, cell_to_tile, tile_to_cell, world_to_tile_pos,
+};
+use bevy_ecs_tilemap::anchor::TilemapAnchor;
+use bevy_ecs_tilemap::map::{
+    HexCoordSystem, IsoCoordSystem, TilemapGridSize, TilemapId, TilemapSize, TilemapTileSize,
+    TilemapType,
+};
+use bevy_ecs_tilemap::tiles::{TilePos, TileStorage};
+use common::{assert_legal_and_optimal, illegal_walk};
+use proptest::prelude::*;
+use std::time::Duration;
+
+/// Every map type `bevy_ecs_tilemap` draws.
+const MAP_TYPES: [TilemapType; 9] = [
+    TilemapType::Square,
+    TilemapType::Isometric(IsoCoordSystem::Diamond),
+    TilemapType::Isometric(IsoCoordSystem::Staggered),
+    TilemapType::Hexagon(HexCoordSystem::Row),
+    TilemapType::Hexagon(HexCoordSystem::RowOdd),
+    TilemapType::Hexagon(HexCoordSystem::RowEven),
+    TilemapType::Hexagon(HexCoordSystem::Column),
+    TilemapType::Hexagon(HexCoordSystem::ColumnOdd),
+    TilemapType::Hexagon(HexCoordSystem::ColumnEven),
+];
+
+/// A tilemap's placement: its size, grid and tile sizes, anchor and transform.
+#[derive(Clone, Copy, Debug)]
+struct Placement {
+    size: TilemapSize,
+    grid_size: TilemapGridSize,
+    map_type: TilemapType,
+    anchor: TilemapAnchor,
+    transform: Transform,
+}
+
+impl Placement {
+    fn tile_size(&self) -> TilemapTileSize {
+        TilemapTileSize {
+            x: self.grid_size.x,
+            y: self.grid_size.y,
+        }
+    }
+
+    /// Where the tilemap draws `tile`'s centre.
+    fn center(&self, tile: TilePos) -> Vec2 {
+        tile.center_in_world(
+            &self.size,
+            &self.grid_size,
+            &self.tile_size(),
+            &self.map_type,
+            &self.anchor,
+        ) + self.transform.translation.truncate()
+    }
+
+    /// The tile the tilemap finds under `point`.
+    fn tile_under(&self, point: Vec2) -> Option<TilePos> {
+        let local = point - self.transform.translation.truncate();
+        TilePos::from_world_pos(
+            &local,
+            &self.size,
+            &self.grid_size,
+            &self.tile_size(),
+            &self.map_type,
+            &self.anchor,
+        )
+    }
+}
+
+/// A headless app with the tilemap sync and manual time.
+fn tilemap_app() -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AStarPlugin::default(),
+        PathFollowPlugin,
+        NavTilemapPlugin::default(),
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+        16,
+    )));
+    app
+}
+
+/// Spawns a navigation tilemap at `placement` whose tiles cost `cost(tile)`; returns it.
+fn spawn_tilemap(app: &mut App, placement: Placement, cost: impl Fn(TilePos) -> u8) -> Entity {
+    let tilemap = app.world_mut().spawn_empty().id();
+    let mut storage = TileStorage::empty(placement.size);
+    for y in 0..placement.size.y {
+        for x in 0..placement.size.x {
+            let position = TilePos { x, y };
+            let tile = app
+                .world_mut()
+                .spawn((position, TilemapId(tilemap), NavTileCost(cost(position))))
+                .id();
+            storage.set(&position, tile);
+        }
+    }
+    app.world_mut().entity_mut(tilemap).insert((
+        NavTilemap,
+        placement.size,
+        placement.grid_size,
+        placement.tile_size(),
+        placement.map_type,
+        placement.anchor,
+        placement.transform,
+        storage,
+    ));
+    app.update();
+    tilemap
+}
+
+/// The navigation grid of a tilemap at `placement`, every tile walkable.
+fn nav_of(placement: Placement) -> NavGrid {
+    let mut app = tilemap_app();
+    spawn_tilemap(&mut app, placement, |_| 1);
+    app.world().resource::<NavGrid>().clone()
+}
+
+fn placement(map_type: TilemapType) -> Placement {
+    Placement {
+        size: TilemapSize { x: 7, y: 6 },
+        grid_size: TilemapGridSize { x: 30.0, y: 26.0 },
+        map_type,
+        anchor: TilemapAnchor::Center,
+        transform: Transform::from_xyz(-40.0, 25.0, 0.0),
+    }
+}
+
+#[test]
+fn every_tile_lies_where_the_tilemap_draws_it() {
+    for map_type in MAP_TYPES {
+        let placement = placement(map_type);
+        let nav = nav_of(placement);
+        let mut tiles = 0;
+        for (cell, value) in nav.grid().cells() {
+            let Some(tile) = cell_to_tile(&nav, cell) else {
+                assert_eq!(
+                    value, 0,
+                    "{map_type:?}: {cell} holds no tile and must be blocked"
+                );
+                continue;
+            };
+            tiles += 1;
+            assert_eq!(value, 1, "{map_type:?} {tile:?}");
+            assert_eq!(tile_to_cell(&nav, tile), Some(cell));
+            let drawn = placement.center(tile);
+            assert!(
+                nav.cell_center(cell).distance(drawn) < 1e-3,
+                "{map_type:?} {tile:?}: {} against {drawn}",
+                nav.cell_center(cell)
+            );
+            assert_eq!(world_to_tile_pos(&nav, drawn), Some(tile), "{map_type:?}");
+        }
+        assert_eq!(tiles, 42, "{map_type:?}");
+        let hex = matches!(map_type, TilemapType::Hexagon(_));
+        assert_eq!(nav.shape().is_hex(), hex, "{map_type:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any world point over the map is found on the tile the tilemap finds under it.
+    #[test]
+    fn the_tile_under_a_point_is_the_tilemaps(
+        kind in 0..MAP_TYPES.len(),
+        points in prop::collection::vec((-1.0f32..1.0, -1.0f32..1.0), 40),
+    ) {
+        let placement = placement(MAP_TYPES[kind]);
+        let nav = nav_of(placement);
+        let corners = [TilePos { x: 0, y: 0 }, TilePos { x: 6, y: 5 }, TilePos { x: 0, y: 5 }, TilePos { x: 6, y: 0 }]
+            .map(|tile| placement.center(tile));
+        let low = corners.iter().fold(Vec2::MAX, |a, &b| a.min(b));
+        let high = corners.iter().fold(Vec2::MIN, |a, &b| a.max(b));
+        let middle = (low + high) / 2.0;
+        let reach = (high - low) / 2.0 + Vec2::new(30.0, 26.0);
+        for (x, y) in points {
+            let point = middle + Vec2::new(x, y) * reach;
+            prop_assert_eq!(
+                world_to_tile_pos(&nav, point),
+                placement.tile_under(point),
+                "{:?} at {}", MAP_TYPES[kind], point
+            );
+        }
+    }
+}
+
+/// The world position of `agent`.
+fn position_of(app: &App, agent: Entity) -> Vec2 {
+    app.world()
+        .get::<Transform>(agent)
+        .expect("agent")
+        .translation
+        .truncate()
+}
+
+#[test]
+fn an_agent_walks_a_hex_map_and_goes_round_a_tower() {
+    let placement = Placement {
+        size: TilemapSize { x: 11, y: 9 },
+        grid_size: TilemapGridSize { x: 28.0, y: 32.0 },
+        map_type: TilemapType::Hexagon(HexCoordSystem::RowOdd),
+        anchor: TilemapAnchor::BottomLeft,
+        transform: Transform::from_xyz(10.0, -20.0, 0.0),
+    };
+    // A wall across column 5, open at the top row; hills (cost 3) on column 2.
+    let wall = |tile: TilePos| tile.x == 5 && tile.y < 8;
+    let mut app = tilemap_app();
+    let tilemap = spawn_tilemap(&mut app, placement, |tile| {
+        if wall(tile) {
+            0
+        } else if tile.x == 2 {
+            3
+        } else {
+            1
+        }
+    });
+    let nav = app.world().resource::<NavGrid>().clone();
+    let (start_tile, goal_tile) = (TilePos { x: 0, y: 1 }, TilePos { x: 10, y: 1 });
+    let (start, goal) = (
+        tile_to_cell(&nav, start_tile).expect("on the map"),
+        tile_to_cell(&nav, goal_tile).expect("on the map"),
+    );
+    let agent = app
+        .world_mut()
+        .spawn((
+            PathRequest::new(start, goal),
+            PathFollower::new(400.0),
+            Transform::from_translation(nav.cell_center(start).extend(0.0)),
+        ))
+        .id();
+    app.update();
+    app.update();
+    let request = *app.world().get::<PathRequest>(agent).expect("request");
+    assert_eq!(request.options.movement, Movement::HEX, "the map's rule");
+    let first = app.world().get::<Path>(agent).expect("path").clone();
+    assert_legal_and_optimal(nav.grid(), &first, &request);
+
+    // A tower on a cell of the path ahead of the agent, by its tile.
+    let ahead = first.cells()[first.cells().len() - 4];
+    let tower_tile = cell_to_tile(&nav, ahead).expect("a tile");
+    let storage = app
+        .world()
+        .get::<TileStorage>(tilemap)
+        .expect("storage")
+        .clone();
+    let tower = storage.get(&tower_tile).expect("tile");
+    app.world_mut()
+        .entity_mut(tower)
+        .insert(NavTileCost::BLOCKED);
+
+    let goal_position = nav.cell_center(goal);
+    let mut replanned = None;
+    for _ in 0..600 {
+        app.update();
+        let grid = app.world().resource::<NavGrid>().grid().clone();
+        let here = position_of(&app, agent);
+        let cell = app.world().resource::<NavGrid>().world_to_cell(here);
+        assert!(
+            cell.is_some_and(|cell| grid.is_walkable(cell)),
+            "the agent stands off the walkable hexes at {here}"
+        );
+        let path = app.world().get::<Path>(agent).expect("path");
+        if path.is_found() && !path.cells().contains(&ahead) && replanned.is_none() {
+            replanned = Some(path.clone());
+        }
+        let done = app
+            .world()
+            .get::<PathFollower>(agent)
+            .is_some_and(PathFollower::is_finished);
+        if done && replanned.is_some() && here.distance(goal_position) < 1e-2 {
+            break;
+        }
+    }
+    let replanned = replanned.expect("the agent searched again round the tower");
+    let grid = app.world().resource::<NavGrid>().grid().clone();
+    assert!(!grid.is_walkable(ahead));
+    assert_eq!(illegal_walk(&grid, &replanned.cells(), Movement::HEX), None);
+    assert!(position_of(&app, agent).distance(goal_position) < 1e-2);
+}
