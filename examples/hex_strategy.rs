@@ -12,13 +12,11 @@
 //!
 //! `cargo run --release --example hex_strategy`
 
-use bevy::asset::RenderAssetUsages;
-use bevy::image::ImageSampler;
 use bevy::prelude::*;
-use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat, TextureUsages};
 use bevy_astar::prelude::*;
 use bevy_astar::tilemap::{NavTileCost, NavTilemap, cell_to_tile};
 use bevy_astar_examples::scripted_input::ScriptedInputPlugin;
+use bevy_astar_examples::tile_sheet::tile_sheet_image;
 use bevy_ecs_tilemap::prelude::*;
 
 /// Tile columns and rows.
@@ -407,21 +405,7 @@ fn tile_sheet() -> Image {
             data.extend([shade(r), shade(g), shade(b), alpha]);
         }
     }
-    let mut image = Image::new(
-        Extent3d {
-            width: sheet_width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        TextureDimension::D2,
-        data,
-        TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::default(),
-    );
-    image.texture_descriptor.usage =
-        TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_SRC | TextureUsages::COPY_DST;
-    image.sampler = ImageSampler::nearest();
-    image
+    tile_sheet_image(sheet_width, height, data)
 }
 
 #[cfg(test)]

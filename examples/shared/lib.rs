@@ -1,4 +1,5 @@
-//! Support shared by the `bevy_astar` examples: scripted mouse input for their unattended runs.
+//! Support shared by the `bevy_astar` examples: scripted mouse input for their unattended runs,
+//! and tile sheets painted in code.
 //!
 //! Each example runs unattended with Bevy's `bevy_ci_testing` feature: `CI_TESTING_CONFIG`
 //! names a RON file under `examples/ci/` whose events take screenshots, exit, and send `Custom`
@@ -7,3 +8,4 @@
 //! as a person.
 
 pub mod scripted_input;
+pub mod tile_sheet;

@@ -4,15 +4,13 @@
 
 use crate::profile::timed;
 use crate::routes::{WALKER_SIZES, creep_movement, goal_anchor, spawn_anchor};
-use bevy::asset::RenderAssetUsages;
-use bevy::image::ImageSampler;
 use bevy::prelude::*;
-use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat, TextureUsages};
 use bevy::window::PrimaryWindow;
 use bevy_astar::astar_grid::agent::moving_ai::{GROUND, TREES};
 use bevy_astar::astar_grid::{AgentGrid, Components};
 use bevy_astar::prelude::*;
 use bevy_astar::tilemap::{NavTilemap, cell_to_tile_pos};
+use bevy_astar_examples::tile_sheet::tile_sheet_image;
 use bevy_ecs_tilemap::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -275,21 +273,7 @@ fn tile_sheet() -> Image {
             data.extend([r, g, b, 255]);
         }
     }
-    let mut image = Image::new(
-        Extent3d {
-            width,
-            height: side,
-            depth_or_array_layers: 1,
-        },
-        TextureDimension::D2,
-        data,
-        TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::default(),
-    );
-    image.texture_descriptor.usage =
-        TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_SRC | TextureUsages::COPY_DST;
-    image.sampler = ImageSampler::nearest();
-    image
+    tile_sheet_image(width, side, data)
 }
 
 /// A cheap, repeatable per-pixel noise in 0..1.

@@ -29,7 +29,8 @@ pub enum PathAlgorithm {
     /// Jump point search, much faster than A* on open maps, where it can honour the request:
     /// eight neighbours without corner cutting, the octile heuristic unweighted, no window or
     /// partial path, and a grid without terrain costs. Other requests run A*, with the same
-    /// optimal cost; [`Path::algorithm`] says which ran. It records no trace, so the debug
+    /// optimal cost, and so do all on a hexagonal map (jump point search has no hexagonal
+    /// form); [`Path::algorithm`] says which ran. It records no trace, so the debug
     /// overlay draws its path only.
     JumpPoint,
     /// A flow field towards the goal, shared by every agent with the same goal, movement rule
@@ -44,9 +45,10 @@ pub enum PathAlgorithm {
     /// city-like maps, see the core's `HierarchyOptions::detour_per_crossing` for the bound),
     /// not always optimal. The hierarchy is made on the first such request and built in the
     /// background (requests run A* until nine sectors in ten are built); map changes mark the
-    /// sectors they touch, which are searched cell by cell until rebuilt. Agents of other kinds, and requests with a weight, window, limit,
-    /// partial or closest-reachable path, or trace, run A*; [`Path::algorithm`] says which
-    /// ran. No trace is recorded.
+    /// sectors they touch, which are searched cell by cell until rebuilt. Agents of other
+    /// kinds, requests with a weight, window, limit, partial or closest-reachable path, or
+    /// trace, and every request on a hexagonal map run A*; [`Path::algorithm`] says which ran.
+    /// No trace is recorded.
     Hierarchical,
 }
 

@@ -110,6 +110,7 @@ const ASTAR_GRID: &[Layer] = &[
             "grid",
             "movement",
             "heuristic",
+            "hex",
             "links",
         ],
         siblings: true,

@@ -290,3 +290,107 @@ fn an_agent_walks_a_hex_map_and_goes_round_a_tower() {
     assert_eq!(illegal_walk(&grid, &replanned.cells(), Movement::HEX), None);
     assert!(position_of(&app, agent).distance(goal_position) < 1e-2);
 }
+
+/// A hexagonal navigation grid (no tilemap) of `map`'s tiles, with a wall down tile column 6
+/// open on tile row 1, and hills (cost 3) on tile column 3.
+fn walled_hex_nav(map: astar_grid::hex::HexMap) -> NavGrid {
+    let grid = map
+        .grid_from_tiles(|(x, y)| match (x, y) {
+            (6, row) if row != 1 => 0,
+            (3, _) => 3,
+            _ => 1,
+        })
+        .expect("small");
+    NavGrid::new(grid)
+        .with_cell_size(Vec2::new(20.0, 23.0))
+        .with_shape(NavShape::Hex(map))
+}
+
+/// Every algorithm a request may ask for serves a hexagonal map with legal optimal paths: those
+/// that refuse hexes (jump point search, the sector hierarchy) run A* instead, and `Path`
+/// says so.
+#[test]
+fn every_algorithm_serves_a_hex_map_and_says_which_ran() {
+    use astar_grid::hex::{HexLayout, HexMap};
+    let map = HexMap::new(HexLayout::ColumnEven, 12, 8).expect("small");
+    let nav = walled_hex_nav(map);
+    let grid = nav.grid().clone();
+    let mut app = common::app_with(AStarPlugin::default());
+    app.insert_resource(nav);
+    let tile = |x: u32, y: u32| map.cell_of((x, y)).expect("on the map");
+    let algorithms = [
+        (PathAlgorithm::AStar, PathAlgorithm::AStar),
+        (PathAlgorithm::JumpPoint, PathAlgorithm::AStar),
+        (PathAlgorithm::FlowField, PathAlgorithm::FlowField),
+        (PathAlgorithm::Hierarchical, PathAlgorithm::AStar),
+    ];
+    let agents: Vec<(Entity, PathAlgorithm)> = algorithms
+        .iter()
+        .map(|&(asked, ran)| {
+            let request = PathRequest::new(tile(0, 5), tile(11, 6)).with_algorithm(asked);
+            (app.world_mut().spawn(request).id(), ran)
+        })
+        .collect();
+    common::settle(
+        &mut app,
+        &agents.iter().map(|&(agent, _)| agent).collect::<Vec<_>>(),
+    );
+    for (agent, ran) in agents {
+        let request = *app.world().get::<PathRequest>(agent).expect("request");
+        let found = common::path(&app, agent);
+        assert_eq!(found.algorithm, ran, "{:?}", request.algorithm);
+        assert_legal_and_optimal(&grid, &found, &request);
+    }
+}
+
+/// Twelve agents of one goal on a hexagonal map share one search, and agents two hexes wide
+/// (a disc of seven) keep their whole disc on open ground.
+#[test]
+fn hex_agents_share_goal_batches_and_wide_ones_keep_to_room_for_their_disc() {
+    use astar_grid::agent::Footprint;
+    use astar_grid::hex::{HexLayout, HexMap};
+    use astar_grid::{AgentGrid, TerrainProfile};
+    let map = HexMap::new(HexLayout::RowEven, 14, 10).expect("small");
+    let nav = walled_hex_nav(map);
+    let grid = nav.grid().clone();
+    let mut app = common::app_with(AStarPlugin::default());
+    app.insert_resource(nav);
+    let tile = |x: u32, y: u32| map.cell_of((x, y)).expect("on the map");
+    let goal = tile(12, 7);
+    let starts: Vec<Cell> = (0..12)
+        .map(|index| tile(index % 3, 2 + index / 3))
+        .collect();
+    let requests: Vec<PathRequest> = starts
+        .iter()
+        .map(|&start| PathRequest::new(start, goal))
+        .collect();
+    let agents = common::spawn_all(&mut app, &requests);
+    common::settle(&mut app, &agents);
+    for &agent in &agents {
+        let request = *app.world().get::<PathRequest>(agent).expect("request");
+        assert_legal_and_optimal(&grid, &common::path(&app, agent), &request);
+    }
+    assert!(
+        common::stats(&app).goal_batches >= 1,
+        "one batch served them"
+    );
+
+    let wide = PathRequest::new(tile(1, 3), tile(4, 7)).with_size(2);
+    let agent = common::spawn(&mut app, wide);
+    common::settle(&mut app, &[agent]);
+    let found = common::path(&app, agent);
+    assert!(found.is_found(), "{:?}", found.status);
+    let agent_grid =
+        AgentGrid::with_footprint(&grid, &TerrainProfile::identity(), 2, Footprint::Hex)
+            .expect("fits");
+    for &cell in found.cells().iter() {
+        assert!(agent_grid.fits(cell), "{cell}: its disc leaves open ground");
+        for covered in Footprint::Hex.cells(cell, 2) {
+            assert!(grid.is_walkable(covered), "{cell} covers {covered}");
+        }
+    }
+    assert_eq!(
+        illegal_walk(agent_grid.grid(), &found.cells(), Movement::HEX),
+        None
+    );
+}

@@ -127,61 +127,34 @@ mod tests {
         })
     }
 
+    /// Whether `grid` has a hex line of sight from `a` to `b` within `max_cost`.
+    fn sees(grid: &Grid, a: (u32, u32), b: (u32, u32), max_cost: u8) -> bool {
+        hex_line_of_sight(grid, Cell::new(a.0, a.1), Cell::new(b.0, b.1), max_cost)
+    }
+
     #[test]
     fn a_step_touches_its_two_hexes_only() {
         let open = grid(3, &[(2, 0), (0, 2)]);
         // (1, 1) to (2, 1) and (1, 1) to (2, 0) cross one edge each.
-        assert!(hex_line_of_sight(
-            &open,
-            Cell::new(1, 1),
-            Cell::new(2, 1),
-            1
-        ));
-        assert!(!hex_line_of_sight(
-            &open,
-            Cell::new(1, 1),
-            Cell::new(2, 0),
-            1
-        ));
-        assert!(hex_line_of_sight(
-            &open,
-            Cell::new(1, 1),
-            Cell::new(0, 1),
-            1
-        ));
+        assert!(sees(&open, (1, 1), (2, 1), 1));
+        assert!(!sees(&open, (1, 1), (2, 0), 1));
+        assert!(sees(&open, (1, 1), (0, 1), 1));
     }
 
     #[test]
     fn a_segment_along_an_edge_needs_both_hexes() {
         // From (0, 0) to (1, 1) the segment runs along the edge between (1, 0) and (0, 1).
-        let (a, b) = (Cell::new(0, 0), Cell::new(1, 1));
-        assert!(hex_line_of_sight(&grid(2, &[]), a, b, 1));
-        assert!(!hex_line_of_sight(&grid(2, &[(1, 0)]), a, b, 1));
-        assert!(!hex_line_of_sight(&grid(2, &[(0, 1)]), a, b, 1));
+        assert!(sees(&grid(2, &[]), (0, 0), (1, 1), 1));
+        assert!(!sees(&grid(2, &[(1, 0)]), (0, 0), (1, 1), 1));
+        assert!(!sees(&grid(2, &[(0, 1)]), (0, 0), (1, 1), 1));
     }
 
     #[test]
     fn a_long_straight_line_checks_every_hex_on_it() {
-        let open = grid(8, &[]);
-        assert!(hex_line_of_sight(
-            &open,
-            Cell::new(0, 7),
-            Cell::new(7, 0),
-            1
-        ));
+        assert!(sees(&grid(8, &[]), (0, 7), (7, 0), 1));
         let walled = grid(8, &[(4, 3)]);
-        assert!(!hex_line_of_sight(
-            &walled,
-            Cell::new(0, 7),
-            Cell::new(7, 0),
-            1
-        ));
-        assert!(hex_line_of_sight(
-            &walled,
-            Cell::new(0, 0),
-            Cell::new(7, 0),
-            1
-        ));
+        assert!(!sees(&walled, (0, 7), (7, 0), 1));
+        assert!(sees(&walled, (0, 0), (7, 0), 1));
     }
 
     #[test]
@@ -189,24 +162,9 @@ mod tests {
         let mut swamp = grid(4, &[]);
         swamp.set_cost(Cell::new(1, 0), 5).expect("on the grid");
         // Beside the edge the segment runs along: touched, not entered.
-        assert!(hex_line_of_sight(
-            &swamp,
-            Cell::new(0, 0),
-            Cell::new(1, 1),
-            1
-        ));
+        assert!(sees(&swamp, (0, 0), (1, 1), 1));
         // Through its middle: entered.
-        assert!(!hex_line_of_sight(
-            &swamp,
-            Cell::new(0, 0),
-            Cell::new(2, 0),
-            1
-        ));
-        assert!(hex_line_of_sight(
-            &swamp,
-            Cell::new(0, 0),
-            Cell::new(2, 0),
-            5
-        ));
+        assert!(!sees(&swamp, (0, 0), (2, 0), 1));
+        assert!(sees(&swamp, (0, 0), (2, 0), 5));
     }
 }
