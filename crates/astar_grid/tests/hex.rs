@@ -197,8 +197,20 @@ fn expect_closest(
         "{}: wrong closest cell",
         what
     );
+    check_walk(graph, cells, (start, end), (cost, optimum), what)
+}
+
+/// Checks that `cells`, a walk from `from` to `end`, costs `cost` by the sum of its steps, and
+/// that `cost` is the optimum.
+fn check_walk(
+    graph: &HexGraph,
+    cells: &[Cell],
+    (from, end): (Cell, Cell),
+    (cost, optimum): (f64, f64),
+    what: &str,
+) -> Result<(), TestCaseError> {
     let sum = graph
-        .path_cost(cells, start, end)
+        .path_cost(cells, from, end)
         .map_err(|error| fail(format!("{what}: {error}")))?;
     prop_assert!(close(sum, cost), "{}: cost {} vs steps {}", what, cost, sum);
     prop_assert!(
@@ -290,18 +302,7 @@ fn check_field_path(
         cell,
         end
     );
-    let sum = graph
-        .path_cost(cells, cell, end)
-        .map_err(|error| fail(format!("{what}: {error}")))?;
-    prop_assert!(close(sum, cost), "{}: cost {} vs steps {}", what, cost, sum);
-    prop_assert!(
-        close(cost, optimum),
-        "{}: cost {}, optimum {}",
-        what,
-        cost,
-        optimum
-    );
-    Ok(())
+    check_walk(graph, cells, (cell, end), (cost, optimum), what)
 }
 
 proptest! {
