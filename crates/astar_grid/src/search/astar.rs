@@ -125,9 +125,6 @@ struct Plan {
     weight: WeightPlan,
     /// The heuristic and weight again when they are the unweighted octile distance.
     octile: Option<OctileTerms>,
-    /// On a hexagonal grid with the unweighted octile heuristic (the hex distance): a straight
-    /// step's cost, by which the hex distance is scaled.
-    hex: Option<f64>,
     max_expansions: u32,
     /// Padded inclusive bounds (min x, min y, max x, max y), when a window is set.
     window: Option<[u32; 4]>,
@@ -218,22 +215,6 @@ impl Priority for OctilePriority {
     #[inline(always)]
     fn f(self, g: f64, x: u32, y: u32) -> f64 {
         g + self.0.estimate(x.abs_diff(self.1.0), y.abs_diff(self.1.1))
-    }
-}
-
-/// The unweighted hex distance on a hexagonal grid, scaled by a straight step's cost `.0`,
-/// towards the padded goal `.1`: the same numbers as [`AnyPriority`] with the octile heuristic
-/// (the hex distance there) and no weight.
-#[derive(Clone, Copy, Debug)]
-struct HexPriority(f64, (u32, u32));
-
-impl Priority for HexPriority {
-    #[inline(always)]
-    fn f(self, g: f64, x: u32, y: u32) -> f64 {
-        let dx = i64::from(x) - i64::from(self.1.0);
-        let dy = i64::from(y) - i64::from(self.1.1);
-        let steps = dx.abs().max(dy.abs()).max((dx + dy).abs());
-        g + self.0 * steps as f64
     }
 }
 
@@ -391,18 +372,9 @@ impl<'a> ActiveSearch<'a> {
             self.searcher.link_bound = bound;
             return status;
         }
-        let on_small = self.grid.raw().len() < LARGE_GRID;
-        if let Some(straight) = self.plan.hex {
-            let hex = HexPriority(straight, goal);
-            return if on_small {
-                self.expand_with(budget, hex, small)
-            } else {
-                self.expand_with(budget, hex, large)
-            };
-        }
         match (
             self.plan.octile.map(|octile| OctilePriority(octile, goal)),
-            on_small,
+            self.grid.raw().len() < LARGE_GRID,
         ) {
             (Some(octile), true) => self.expand_with(budget, octile, small),
             (Some(octile), false) => self.expand_with(budget, octile, large),
@@ -412,7 +384,7 @@ impl<'a> ActiveSearch<'a> {
     }
 
     /// [`ActiveSearch::expand`] with the priorities computed by `priority` and the open list
-    /// `open_list` picks. Each of its forms is a function of its own, laid out on its own;
+    /// `open_list` picks. Each of its four forms is a function of its own, laid out on its own;
     /// the functions it calls are inlined into it.
     #[inline(never)]
     fn expand_with<B: Buckets, P: Priority>(
@@ -799,10 +771,6 @@ impl Plan {
                 && options.weighting.is_unit()
                 && neighborhood != Neighborhood::Hex)
                 .then(|| heuristic.octile()),
-            hex: (resolved == Heuristic::Octile
-                && options.weighting.is_unit()
-                && neighborhood == Neighborhood::Hex)
-                .then(|| options.cost.straight()),
             max_expansions: options.max_expansions.unwrap_or(u32::MAX),
             window,
             window_clips,
