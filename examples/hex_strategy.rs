@@ -370,19 +370,27 @@ fn show_status(
     let status = match unit {
         None => "Left click a unit to select it (infantry white, cavalry orange).".to_owned(),
         Some((kind, path)) => {
-            let route = match path {
-                Some(path) if path.is_found() => format!(
-                    "path cost {:.0} over {} hexes",
-                    path.cost(),
-                    path.cells().len().saturating_sub(1)
-                ),
-                Some(path) if path.status == PathStatus::NoPath => "no way there".to_owned(),
-                _ => "left click a hex to send it".to_owned(),
-            };
+            let route = path.map_or_else(|| "left click a hex to send it".to_owned(), route_line);
             format!("Selected: {}, {route}.", kind.name())
         }
     };
     text.0 = format!("{status}  Right click: raise or clear a rock.");
+}
+
+/// What the status line says of a unit's path.
+fn route_line(path: &Path) -> String {
+    match &path.status {
+        PathStatus::Found => format!(
+            "path cost {:.0} over {} hexes",
+            path.cost(),
+            path.cells().len().saturating_sub(1)
+        ),
+        PathStatus::NoPath => "no way there".to_owned(),
+        PathStatus::Invalid(error) => format!("cannot go there: {error}"),
+        PathStatus::InvalidKind(error) => format!("cannot go there: {error}"),
+        PathStatus::LimitReached(limit) => format!("search stopped: {limit:?}"),
+        _ => "searching".to_owned(),
+    }
 }
 
 /// A strip of pointy-topped hexagons, one per [`Terrain`], painted in code (transparent outside
