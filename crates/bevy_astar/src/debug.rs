@@ -380,9 +380,20 @@ fn draw_traces(
         }
         if agent_size > 1 {
             let footprint = size * f32::from(agent_size);
+            // A disc of hexes reaches `size - 1` hexes and a half from its centre.
+            let reach = (f32::from(agent_size) - 0.5) * size.min_element();
             for &cell in path.cells().iter() {
                 let center = nav.footprint_center(cell, agent_size);
-                gizmos.rect_2d(center, footprint, footprint_color);
+                match nav.shape() {
+                    NavShape::Square => gizmos.rect_2d(center, footprint, footprint_color),
+                    NavShape::Hex(_) => {
+                        gizmos.circle_2d(center, reach, footprint_color);
+                    }
+                    NavShape::Diamond | NavShape::Staggered => {
+                        let scale = f32::from(agent_size);
+                        draw_cell(&mut gizmos, (&nav, center), scale, footprint_color);
+                    }
+                }
             }
         }
         gizmos.linestrip_2d(path.waypoints().iter().copied(), path_color);
