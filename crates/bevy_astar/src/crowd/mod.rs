@@ -44,6 +44,13 @@
 //!    it stands (its request's start moves there), unless it is already within reach of its
 //!    goal, where it stops: a crowd round one goal cannot all stand on it.
 //!
+//! Isometric and hexagonal maps: the core's walls are square cells, which these cells are not.
+//! There the crowd steps in an open box around the map, agents keep to their waypoints (no
+//! line of sight ahead), and writing a step back refuses any move whose centre would enter a
+//! cell the profile cannot enter: the agent steps towards its own cell's centre instead. Agents
+//! avoid each other as anywhere, and stay on walkable cells, but walls give them no half-planes
+//! to steer by.
+//!
 //! Opposing flows: agents heading for different places have different priorities (from the
 //! 8 x 8-cell square of the map their goal lies in, unless [`CrowdAvoidance::priority`] says), and
 //! where two agents walk against each other the one of lower priority takes the larger share of
