@@ -216,10 +216,16 @@ impl HexMap {
     #[must_use]
     pub fn tile_of(&self, cell: Cell) -> Option<(u32, u32)> {
         let tile = if self.layout.is_row() {
-            let column = (cell.x + self.layout.shift(cell.y)).checked_sub(self.offset)?;
+            let column = cell
+                .x
+                .checked_add(self.layout.shift(cell.y))?
+                .checked_sub(self.offset)?;
             (column, cell.y)
         } else {
-            let row = (cell.y + self.layout.shift(cell.x)).checked_sub(self.offset)?;
+            let row = cell
+                .y
+                .checked_add(self.layout.shift(cell.x))?
+                .checked_sub(self.offset)?;
             (cell.x, row)
         };
         (tile.0 < self.columns && tile.1 < self.rows).then_some(tile)
@@ -264,7 +270,26 @@ impl HexMap {
     /// or `None` when that hex lies off the axial grid. Points on an edge between two hexes go
     /// to one of them.
     #[must_use]
-    pub fn cell_at(&self, (x, y): (f64, f64)) -> Option<Cell> {
+    pub fn cell_at(&self, point: (f64, f64)) -> Option<Cell> {
+        self.cell_in(point, self.grid_size())
+    }
+
+    /// [`HexMap::cell_at`] on a grid of `width` x `height` cells laid out as this map's axial
+    /// grid, which may be larger than it: floors of the map stacked in one grid, say. `None`
+    /// when the hex lies off that grid.
+    ///
+    /// ```
+    /// use astar_grid::hex::{HexLayout, HexMap};
+    /// use astar_grid::Cell;
+    ///
+    /// let map = HexMap::new(HexLayout::Row, 4, 3)?;
+    /// let above = map.center(Cell::new(1, 5)); // two rows above the map's own grid
+    /// assert_eq!(map.cell_at(above), None);
+    /// assert_eq!(map.cell_in(above, (4, 8)), Some(Cell::new(1, 5)));
+    /// # Ok::<(), astar_grid::hex::HexMapError>(())
+    /// ```
+    #[must_use]
+    pub fn cell_in(&self, (x, y): (f64, f64), (width, height): (u32, u32)) -> Option<Cell> {
         let (q, r) = if self.layout.is_row() {
             let r = y / 0.75;
             (x - r / 2.0, r)
@@ -279,7 +304,6 @@ impl HexMap {
         } else {
             (q, r + shift)
         };
-        let (width, height) = self.grid_size();
         let inside = |value: f64, limit: u32| value >= 0.0 && value < f64::from(limit);
         (inside(x, width) && inside(y, height)).then(|| Cell::new(x as u32, y as u32))
     }
@@ -437,6 +461,20 @@ mod tests {
             // Tile (0, 0) sits at the origin; tile (1, 0) one width along (or 0.75 of one).
             let origin = map.cell_of((0, 0)).expect("on the map");
             assert_eq!(map.center(origin), (0.0, 0.0));
+        }
+    }
+
+    #[test]
+    fn cells_far_off_the_map_hold_no_tile() {
+        for layout in HexLayout::ALL {
+            let map = HexMap::new(layout, 4, 4).expect("small");
+            for cell in [
+                Cell::new(u32::MAX, 1),
+                Cell::new(1, u32::MAX),
+                Cell::new(u32::MAX, u32::MAX),
+            ] {
+                assert_eq!(map.tile_of(cell), None, "{layout} {cell}");
+            }
         }
     }
 

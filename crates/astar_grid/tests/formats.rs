@@ -304,6 +304,17 @@ fn a_tall_thin_hexagonal_map_cannot_claim_a_huge_grid() {
     // The same map as columns is a narrow strip, and reads.
     let text = text.replacen("hex-row-odd", "hex-column-odd", 1);
     assert!(parse_map_file(&text, &Legend::moving_ai()).is_ok());
+    // Small maps many times longer one way than the other read too.
+    let row = format!(
+        "type hex-column-odd\nheight 1\nwidth 40\nmap\n{}\n",
+        ".".repeat(40)
+    );
+    assert!(parse_map_file(&row, &Legend::moving_ai()).is_ok());
+    let tall = format!(
+        "type hex-row-odd\nheight 200\nwidth 10\nmap\n{}",
+        "..........\n".repeat(200)
+    );
+    assert!(parse_map_file(&tall, &Legend::moving_ai()).is_ok());
 }
 
 /// A header or version value that is not a number is reported where it stands, even when the

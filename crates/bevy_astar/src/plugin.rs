@@ -268,6 +268,7 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                 .chain()
                 .in_set(PathfindingSystems::Invalidate),
             (
+                match_requests_to_map,
                 queue_changed_requests,
                 poll_flow_fields,
                 dispatch_searches,

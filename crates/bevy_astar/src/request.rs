@@ -226,6 +226,9 @@ pub(crate) struct PathRequestState {
     /// A found path that a map change cut: repaired rather than searched again when the agent
     /// is dispatched, if it still fits the request.
     pub cut_path: Option<Arc<SearchOutcome>>,
+    /// The movement rule the request asked for before a hexagonal map replaced it with
+    /// [`Movement::HEX`](astar_grid::Movement::HEX), given back on a map of another shape.
+    pub requested_movement: Option<Movement>,
 }
 
 impl PathRequestState {

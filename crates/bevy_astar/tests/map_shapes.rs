@@ -241,8 +241,7 @@ fn an_agent_walks_a_hex_map_and_goes_round_a_tower() {
             Transform::from_translation(nav.cell_center(start).extend(0.0)),
         ))
         .id();
-    app.update();
-    app.update();
+    common::settle(&mut app, &[agent]);
     let request = *app.world().get::<PathRequest>(agent).expect("request");
     assert_eq!(request.options.movement, Movement::HEX, "the map's rule");
     let first = app.world().get::<Path>(agent).expect("path").clone();
@@ -392,5 +391,136 @@ fn hex_agents_share_goal_batches_and_wide_ones_keep_to_room_for_their_disc() {
     assert_eq!(
         illegal_walk(agent_grid.grid(), &found.cells(), Movement::HEX),
         None
+    );
+}
+
+/// An open hexagonal navigation grid of `map` with 10-unit cells.
+fn open_hex(map: astar_grid::hex::HexMap) -> NavGrid {
+    NavGrid::new(map.grid_from_tiles(|_| 1).expect("small"))
+        .with_cell_size(Vec2::splat(10.0))
+        .with_shape(NavShape::Hex(map))
+}
+
+/// A request made for square cells searches hexes while the map is hexagonal, and its own rule
+/// again once a square map replaces it.
+#[test]
+fn a_request_gets_its_own_movement_back_on_a_square_map() {
+    use astar_grid::hex::{HexLayout, HexMap};
+    let map = HexMap::new(HexLayout::Row, 8, 8).expect("small");
+    let mut app = common::app_with(AStarPlugin::default());
+    app.insert_resource(open_hex(map));
+    let request = PathRequest::new(Cell::new(1, 1), Cell::new(6, 6));
+    let agent = common::spawn(&mut app, request);
+    common::settle(&mut app, &[agent]);
+    let movement = |app: &App| {
+        app.world()
+            .get::<PathRequest>(agent)
+            .expect("request")
+            .options
+            .movement
+    };
+    assert_eq!(movement(&app), Movement::HEX);
+    let hex_path = common::path(&app, agent);
+    assert_eq!(
+        illegal_walk(
+            &app.world().resource::<NavGrid>().grid().clone(),
+            &hex_path.cells(),
+            Movement::HEX
+        ),
+        None
+    );
+
+    app.insert_resource(NavGrid::new(Grid::new(8, 8)).with_cell_size(Vec2::splat(10.0)));
+    common::settle(&mut app, &[agent]);
+    assert_eq!(movement(&app), Movement::EIGHT);
+    let square = app.world().resource::<NavGrid>().grid().clone();
+    assert_legal_and_optimal(&square, &common::path(&app, agent), &request);
+}
+
+/// A request written after Invalidate but before Dispatch on a hexagonal map is searched with
+/// the map's rule all the same.
+#[test]
+fn a_request_written_between_the_stages_searches_hexes() {
+    use astar_grid::hex::{HexLayout, HexMap};
+    #[derive(Resource)]
+    struct Rewrite(Entity);
+    let map = HexMap::new(HexLayout::Row, 9, 9).expect("small");
+    let mut app = common::app_with(AStarPlugin::default());
+    app.insert_resource(open_hex(map));
+    let agent = common::spawn(&mut app, PathRequest::new(Cell::new(0, 0), Cell::new(1, 1)));
+    common::settle(&mut app, &[agent]);
+    app.insert_resource(Rewrite(agent)).add_systems(
+        Update,
+        (|rewrite: Option<Res<Rewrite>>,
+          mut commands: Commands,
+          mut requests: Query<&mut PathRequest>| {
+            let Some(rewrite) = rewrite else { return };
+            if let Ok(mut request) = requests.get_mut(rewrite.0) {
+                *request = PathRequest::new(Cell::new(2, 2), Cell::new(7, 7));
+            }
+            commands.remove_resource::<Rewrite>();
+        })
+        .after(PathfindingSystems::Invalidate)
+        .before(PathfindingSystems::Dispatch),
+    );
+    common::settle(&mut app, &[agent]);
+    for _ in 0..10 {
+        app.update();
+    }
+    let grid = app.world().resource::<NavGrid>().grid().clone();
+    let found = common::path(&app, agent);
+    assert_eq!(found.cells().first(), Some(&Cell::new(2, 2)));
+    assert_eq!(illegal_walk(&grid, &found.cells(), Movement::HEX), None);
+    let request = *app.world().get::<PathRequest>(agent).expect("request");
+    assert_legal_and_optimal(&grid, &found, &request);
+}
+
+/// An avoiding agent on a hexagonal map whose hex is blocked under it steps off onto open
+/// ground and reaches its goal.
+#[test]
+fn an_avoiding_agent_steps_off_a_hex_blocked_under_it() {
+    use astar_grid::hex::{HexLayout, HexMap};
+    let map = HexMap::new(HexLayout::RowOdd, 14, 9).expect("small");
+    let mut app = common::app_with(AStarPlugin::default());
+    app.insert_resource(open_hex(map));
+    let (start, goal) = (
+        map.cell_of((1, 4)).expect("on the map"),
+        map.cell_of((12, 4)).expect("on the map"),
+    );
+    let position = app.world().resource::<NavGrid>().cell_center(start);
+    let agent = app
+        .world_mut()
+        .spawn((
+            PathRequest::new(start, goal),
+            PathFollower::new(30.0),
+            CrowdAvoidance::default(),
+            Transform::from_translation(position.extend(0.0)),
+        ))
+        .id();
+    for _ in 0..70 {
+        app.update();
+    }
+    let under = {
+        let nav = app.world().resource::<NavGrid>();
+        nav.world_to_cell(position_of(&app, agent))
+            .expect("on the map")
+    };
+    assert_ne!(under, goal);
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .block(under)
+        .expect("on the map");
+    let goal_position = app.world().resource::<NavGrid>().cell_center(goal);
+    for _ in 0..common::MAX_FRAMES {
+        app.update();
+        if position_of(&app, agent).distance(goal_position) < 1.0 {
+            break;
+        }
+    }
+    assert!(
+        position_of(&app, agent).distance(goal_position) < 1.0,
+        "at {} with {:?}",
+        position_of(&app, agent),
+        common::path(&app, agent).status
     );
 }

@@ -67,7 +67,10 @@ pub fn parse_map_file(text: &str, legend: &Legend) -> Result<MapFile, ParseError
     let map = HexMap::new(layout, tiles.width(), tiles.height()).map_err(|_| too_large())?;
     let (width, height) = map.grid_size();
     let buffer = Grid::buffer_len(width, height).ok_or_else(too_large)?;
-    if buffer as u64 > (text.len() as u64).saturating_mul(BUFFER_BYTES_PER_CELL) {
+    let allowed = (text.len() as u64)
+        .saturating_mul(BUFFER_BYTES_PER_CELL)
+        .max(HEX_BUFFER_FLOOR);
+    if buffer as u64 > allowed {
         return Err(too_large());
     }
     let grid = map
@@ -308,6 +311,11 @@ fn read_row(
         },
     ))
 }
+
+/// Bytes a hexagonal map's axial grid may take whatever its file's size: its cells that hold
+/// no tile make a long, narrow map's grid many times larger than its file, and below this no
+/// file is refused for it (16 MiB).
+const HEX_BUFFER_FLOOR: u64 = 1 << 24;
 
 /// Bytes of a grid's bordered buffer for each of its cells, at most: a `w` x `h` grid with cells
 /// keeps `(w + 2) * (h + 2)` bytes, no more than `9 * w * h`.

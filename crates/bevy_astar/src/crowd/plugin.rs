@@ -622,13 +622,30 @@ fn enters_a_wall(open: bool, (nav, walls): (Option<&NavGrid>, &Grid), moved: Vec
     open && !cell.is_some_and(|cell| walls.is_walkable(cell))
 }
 
-/// `from` moved up to `reach` towards the centre of the cell it stands in.
-fn toward_own_center(nav: &NavGrid, from: Vec3, reach: f32) -> Vec3 {
-    let Some(cell) = nav.world_to_cell(from.truncate()) else {
+/// How far around its cell an agent standing on a cell `walls` blocks looks for open ground.
+const OPEN_GROUND_REACH: u32 = 3;
+
+/// `from` moved up to `reach` towards the centre of the cell it stands in when `walls` lets it
+/// stand there (a cell is convex: the way stays in it), else towards the nearest centre of a
+/// cell `walls` lets it enter, within [`OPEN_GROUND_REACH`] cells (a wall raised under it).
+fn toward_open_ground((nav, walls): (&NavGrid, &Grid), from: Vec3, reach: f32) -> Vec3 {
+    let at = from.truncate();
+    let Some(cell) = nav.world_to_cell(at) else {
         return from;
     };
-    let way = (nav.cell_center(cell) - from.truncate()).clamp_length_max(reach);
-    from + way.extend(0.0)
+    let target = if walls.is_walkable(cell) {
+        Some(nav.cell_center(cell))
+    } else {
+        let span = |value: u32| value.saturating_sub(OPEN_GROUND_REACH)..=value + OPEN_GROUND_REACH;
+        span(cell.y)
+            .flat_map(|y| span(cell.x).map(move |x| Cell::new(x, y)))
+            .filter(|&near| walls.is_walkable(near))
+            .map(|near| nav.cell_center(near))
+            .min_by(|a, b| a.distance_squared(at).total_cmp(&b.distance_squared(at)))
+    };
+    target.map_or(from, |target| {
+        from + (target - at).clamp_length_max(reach).extend(0.0)
+    })
 }
 
 /// Writes a finished step back to the agents still on the paths they were gathered on:
@@ -652,12 +669,11 @@ fn write_back(
             if item.transform.translation == member.translation {
                 let moved = space.world(agent.position).extend(member.translation.z);
                 if enters_a_wall(step.open_walls.is_some(), (nav, &crowd.walls), moved) {
-                    // Towards the centre of its own cell instead, as far as it would have
-                    // gone (a cell is convex: the way stays in it); the next gathering reads
-                    // the position again.
+                    // Towards open ground instead, as far as it would have gone; the next
+                    // gathering reads the position again.
                     let from = item.transform.translation;
                     item.transform.translation = nav.map_or(from, |nav| {
-                        toward_own_center(nav, from, moved.distance(from))
+                        toward_open_ground((nav, &crowd.walls), from, moved.distance(from))
                     });
                     member.translation = Vec3::NAN;
                 } else {
@@ -687,9 +703,14 @@ fn write_back(
             if let Ok(mut item) = agents.get_mut(member.entity)
                 && item.path.revision == member.revision
             {
-                // Where the agent stands: the crowd's own position, unless writing it back
-                // was refused (it lay in a wall of a map that is not square).
-                let at = item.transform.translation.truncate();
+                // Where the agent stands: the crowd's own position, or in the open box of a
+                // map that is not square, where writing it back may have been refused, the
+                // agent's.
+                let at = if step.open_walls.is_some() {
+                    item.transform.translation.truncate()
+                } else {
+                    space.world(core.agents()[index].position)
+                };
                 act_on_event(event, (&mut item.request, at), nav, stats);
             }
         }

@@ -77,7 +77,10 @@ impl TreeRoute {
     /// tree that weighs the crowd: its versions follow the crowd's counts, and the density
     /// check ([`reread_crowded_routes`](super::density::reread_crowded_routes)) asks for a new
     /// route where the tree offers a better way.
-    fn due_now(&mut self, walker: &RouteWalker, radius: f32) -> Due {
+    ///
+    /// In the open box of a map that is not square (`open`, [`GridSpace::open`]) a route's
+    /// points are no grid cells, so any change of its tree counts as crossing it.
+    fn due_now(&mut self, walker: &RouteWalker, radius: f32, open: bool) -> Due {
         if self.due != Due::No || walker.is_finished() {
             return self.due;
         }
@@ -87,7 +90,8 @@ impl TreeRoute {
         let Some(read) = self.generation.filter(|&read| read != generation) else {
             return Due::No;
         };
-        let crossed = generation != read + 1
+        let crossed = open
+            || generation != read + 1
             || changed.is_none_or(|changed| {
                 changed
                     .boxes()
@@ -184,7 +188,8 @@ pub(super) fn read_tree_routes(
         let Some(tree) = &mut route.tree else {
             continue;
         };
-        match tree.due_now(&core.walkers()[index], core.agents()[index].radius) {
+        let open = space.open().is_some();
+        match tree.due_now(&core.walkers()[index], core.agents()[index].radius, open) {
             Due::Fresh => chosen.push(index),
             Due::Again if again < MOST_ROUTES_REREAD_A_STEP => {
                 again += 1;

@@ -21,22 +21,38 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// On a hexagonal map, gives every request the movement rule of hexagonal grids
-/// ([`NavShape::movement_for`](crate::NavShape::movement_for)), without counting as a change of
-/// the request: a request made for square cells then searches the hexes it stands on.
+/// ([`NavShape::movement_for`](crate::NavShape::movement_for)), keeping the rule it asked for;
+/// on a map of another shape, gives that rule back. Either is a change of the request, which is
+/// searched again. Runs at the start of Invalidate and again at the start of Dispatch, so that
+/// a request written between the two is searched with the map's rule too. Does nothing on maps
+/// that were never hexagonal (`rewrote` remembers whether any rule is held).
 pub(crate) fn match_requests_to_map(
     nav: Option<Res<NavGrid>>,
-    mut requests: Query<&mut PathRequest>,
+    mut rewrote: Local<bool>,
+    mut requests: Query<(&mut PathRequest, &mut PathRequestState)>,
 ) {
     let Some(shape) = nav.map(|nav| nav.shape()) else {
         return;
     };
-    if !shape.is_hex() {
+    if !shape.is_hex() && !*rewrote {
         return;
     }
-    for mut request in &mut requests {
-        let movement = shape.movement_for(request.options.movement);
-        if request.options.movement != movement {
-            request.bypass_change_detection().options.movement = movement;
+    *rewrote = shape.is_hex();
+    for (mut request, mut state) in &mut requests {
+        let asked = request.options.movement;
+        let movement = match state.requested_movement {
+            Some(original) if !shape.is_hex() => original,
+            _ => shape.movement_for(asked),
+        };
+        if movement != asked {
+            if shape.is_hex() {
+                state.requested_movement = Some(asked);
+            } else {
+                state.requested_movement = None;
+            }
+            request.options.movement = movement;
+        } else if !shape.is_hex() {
+            state.requested_movement = None;
         }
     }
 }

@@ -523,7 +523,7 @@ impl CellGeometry {
         size: u8,
         (width, height): (u32, u32),
     ) -> Option<Cell> {
-        let local = (center - self.footprint_offset(size) - self.origin) / self.cell_size - 0.5;
-        self.shape.cell_at(local, (width, height))
+        let from_corner = (center - self.footprint_offset(size) - self.origin) / self.cell_size;
+        self.shape.cell_at(from_corner, (width, height))
     }
 }

@@ -146,11 +146,15 @@ impl NavShape {
         }
     }
 
-    /// The cell holding `local` (in cell sizes from the centre of cell `(0, 0)`) on a grid of
-    /// `width` x `height` cells, or `None` outside it.
-    pub(crate) fn cell_at(self, local: Vec2, (width, height): (u32, u32)) -> Option<Cell> {
+    /// The cell holding the point `from_corner` (in cell sizes from the outer corner of cell
+    /// `(0, 0)`, half a cell before its centre either way) on a grid of `width` x `height` cells,
+    /// or `None` outside it.
+    pub(crate) fn cell_at(self, from_corner: Vec2, (width, height): (u32, u32)) -> Option<Cell> {
+        let local = from_corner - 0.5;
         let (x, y) = match self {
-            Self::Square => (local.x.round_ties_up(), local.y.round_ties_up()),
+            // Square cells are read from the corner itself, so that no rounding of the half
+            // cell moves a point just outside the grid into it.
+            Self::Square => (from_corner.x.floor(), from_corner.y.floor()),
             Self::Diamond => (
                 (local.x - local.y).round_ties_up(),
                 (local.x + local.y).round_ties_up(),
@@ -160,9 +164,8 @@ impl NavShape {
                 (x, (local.x + local.y).round_ties_up() - x)
             }
             Self::Hex(map) => {
-                return map
-                    .cell_at((f64::from(local.x), f64::from(local.y)))
-                    .filter(|cell| cell.x < width && cell.y < height);
+                let point = (f64::from(local.x), f64::from(local.y));
+                return map.cell_in(point, (width, height));
             }
         };
         let inside = x.is_finite() && x >= 0.0 && y >= 0.0 && x < width as f32 && y < height as f32;
@@ -206,6 +209,11 @@ mod tests {
         shapes
     }
 
+    /// The cell holding `local`, measured from the centre of cell `(0, 0)`.
+    fn cell_at(shape: NavShape, local: Vec2, bounds: (u32, u32)) -> Option<Cell> {
+        shape.cell_at(local + 0.5, bounds)
+    }
+
     fn size(shape: NavShape) -> (u32, u32) {
         match shape {
             NavShape::Hex(map) => map.grid_size(),
@@ -226,12 +234,12 @@ mod tests {
                         continue;
                     }
                     let center = shape.point(x as f32, y as f32);
-                    assert_eq!(shape.cell_at(center, bounds), Some(cell), "{shape:?}");
+                    assert_eq!(cell_at(shape, center, bounds), Some(cell), "{shape:?}");
                     // A fifth of the way towards any neighbour's centre stays in the cell.
                     for (dx, dy) in [(1, 0), (0, 1), (-1, 0), (0, -1), (1, -1), (-1, 1)] {
                         let other = shape.point(x as f32 + dx as f32, y as f32 + dy as f32);
                         let near = center + (other - center) / 5.0;
-                        assert_eq!(shape.cell_at(near, bounds), Some(cell), "{shape:?} {cell}");
+                        assert_eq!(cell_at(shape, near, bounds), Some(cell), "{shape:?} {cell}");
                     }
                 }
             }
@@ -247,8 +255,8 @@ mod tests {
             };
             let at = shape.point(zero.x as f32, zero.y as f32);
             assert!(at.length() < 1e-5, "{shape:?}: {at}");
-            assert_eq!(shape.cell_at(Vec2::splat(-40.0), size(shape)), None);
-            assert_eq!(shape.cell_at(Vec2::NAN, size(shape)), None);
+            assert_eq!(cell_at(shape, Vec2::splat(-40.0), size(shape)), None);
+            assert_eq!(cell_at(shape, Vec2::NAN, size(shape)), None);
         }
     }
 
@@ -295,6 +303,38 @@ mod tests {
                 assert_eq!(shape.tile_of_cell(cell), Some((x, y)), "{shape:?}");
             }
         }
+    }
+
+    /// Square cells are read from the cells' corners, so a point a hair outside the grid stays
+    /// outside (a half-cell shift, rounded, would bring it in).
+    #[test]
+    fn square_points_just_outside_the_grid_are_outside() {
+        let nav = crate::NavGrid::new(astar_grid::Grid::new(4, 4));
+        assert_eq!(nav.world_to_cell(Vec2::new(-1e-8, 0.5)), None);
+        assert_eq!(
+            nav.world_to_cell(Vec2::new(0.0, 0.0)),
+            Some(Cell::new(0, 0))
+        );
+        assert_eq!(
+            nav.world_to_cell(Vec2::new(3.999, 1.0)),
+            Some(Cell::new(3, 1))
+        );
+        assert_eq!(nav.world_to_cell(Vec2::new(4.0, 1.0)), None);
+        let wide =
+            crate::NavGrid::new(astar_grid::Grid::new(4, 4)).with_cell_size(Vec2::splat(32.0));
+        assert_eq!(wide.world_to_cell(Vec2::new(5.0, -4e-7)), None);
+    }
+
+    /// A hexagonal grid taller than its map (floors stacked) finds cells on every floor.
+    #[test]
+    fn stacked_hex_floors_have_cells_under_their_points() {
+        let map = HexMap::new(HexLayout::RowOdd, 5, 4).expect("small");
+        let (width, height) = map.grid_size();
+        let upper = Cell::new(3, height + 2);
+        let shape = NavShape::Hex(map);
+        let center = shape.point(upper.x as f32, upper.y as f32);
+        assert_eq!(cell_at(shape, center, (width, 2 * height + 1)), Some(upper));
+        assert_eq!(cell_at(shape, center, (width, height)), None);
     }
 
     #[test]
