@@ -1448,11 +1448,13 @@ proptest! {
         let profile = TerrainProfile::identity().with_impassable(forbid_value);
         let mut terrain = grid;
         let built = AgentGrid::with_footprint(&terrain, &profile, size, Footprint::Hex);
+        let span = 2 * u32::from(size) - 1;
         let Ok(mut agent) = built else {
-            // Only a map smaller than the agent is refused.
-            prop_assert!(u32::from(size) > terrain.width() || u32::from(size) > terrain.height());
+            // Only a map narrower or lower than the agent's disc is refused.
+            prop_assert!(span > terrain.width() || span > terrain.height());
             return Ok(());
         };
+        prop_assert!(span <= terrain.width() && span <= terrain.height());
         let check = |agent: &AgentGrid, terrain: &Grid| -> Result<(), TestCaseError> {
             for (cell, value) in agent.grid().cells() {
                 let expected = hex_footprint_value(terrain, &profile, size, cell);

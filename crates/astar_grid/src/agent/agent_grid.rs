@@ -131,7 +131,8 @@ impl AgentGrid {
     /// ```
     ///
     /// # Errors
-    /// As [`AgentGrid::new`].
+    /// As [`AgentGrid::new`]; [`AgentError::LargerThanMap`] also when the disc of hexes, `2 *
+    /// size - 1` cells across, is wider or taller than the map.
     pub fn with_footprint(
         terrain: &Grid,
         profile: &TerrainProfile,
@@ -139,7 +140,12 @@ impl AgentGrid {
         footprint: Footprint,
     ) -> Result<Self, AgentError> {
         check_kind(profile, size)?;
-        if u32::from(size) > terrain.width() || u32::from(size) > terrain.height() {
+        // A disc of hexes spans `2 * size - 1` columns and rows.
+        let span = match footprint {
+            Footprint::Square => u32::from(size),
+            Footprint::Hex => 2 * u32::from(size) - 1,
+        };
+        if span > terrain.width() || span > terrain.height() {
             return Err(AgentError::LargerThanMap {
                 size,
                 width: terrain.width(),

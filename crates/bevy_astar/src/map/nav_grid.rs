@@ -291,7 +291,9 @@ impl NavGrid {
         changed
     }
 
-    /// Replaces the whole grid, keeping the placement in the world; every agent searches again.
+    /// Replaces the whole grid, keeping the placement in the world and the cells' shape (a
+    /// hexagonal grid of another size needs its own [`NavShape::Hex`], set with
+    /// [`NavGrid::with_shape`] on a new `NavGrid`); every agent searches again.
     pub fn replace_grid(&mut self, grid: Grid) {
         self.grid = Arc::new(grid);
         self.pending.clear();
