@@ -243,6 +243,11 @@ fn map_types_other_than_octile_are_refused() {
         ParseErrorKind::UnsupportedMapType("hex-row-odd".to_owned())
     );
     assert!(parse_map_file(hex, &Legend::moving_ai()).is_ok());
+    // The type is refused before the rows are read: a faulty row does not hide it.
+    let faulty = "type hex-row\nheight 2\nwidth 1\nmap\n?\n";
+    let error = parse_map(faulty).expect_err("not octile");
+    assert_eq!((error.line, error.column), (1, 6));
+    assert!(matches!(error.kind, ParseErrorKind::UnsupportedMapType(_)));
     let error = parse_map_file(
         "type hex-diagonal\nheight 1\nwidth 1\nmap\n.\n",
         &Legend::moving_ai(),

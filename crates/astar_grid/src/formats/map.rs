@@ -53,7 +53,7 @@ pub struct MapFile {
 /// [`ParseErrorKind::TooLarge`] also when a hexagonal map's axial grid would take far more
 /// memory than the file's size warrants.
 pub fn parse_map_file(text: &str, legend: &Legend) -> Result<MapFile, ParseError> {
-    let (tiles, header) = parse_tiles(text, legend)?;
+    let (tiles, header) = parse_tiles(text, legend, ShapesRead::Any)?;
     let layout = match header.shape {
         None => {
             return Ok(MapFile {
@@ -123,22 +123,34 @@ pub fn parse_map(text: &str) -> Result<Grid, ParseError> {
 /// # Errors
 /// A [`ParseError`] naming the line and column of the first problem.
 pub fn parse_map_with(text: &str, legend: &Legend) -> Result<Grid, ParseError> {
-    let (grid, header) = parse_tiles(text, legend)?;
-    match header.shape {
-        None => Ok(grid),
-        Some(layout) => Err(ParseError::new(
-            header.type_at.0,
-            header.type_at.1,
-            ParseErrorKind::UnsupportedMapType(layout.name().to_owned()),
-        )),
-    }
+    parse_tiles(text, legend, ShapesRead::Square).map(|(grid, _)| grid)
+}
+
+/// Which map types a reader takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ShapesRead {
+    /// `type octile` only: another type is refused where it is named, before the rows are read.
+    Square,
+    /// Every type.
+    Any,
 }
 
 /// Reads a map file's header and its rows of cells as written, one cell per character.
-fn parse_tiles(text: &str, legend: &Legend) -> Result<(Grid, Header), ParseError> {
+fn parse_tiles(
+    text: &str,
+    legend: &Legend,
+    shapes: ShapesRead,
+) -> Result<(Grid, Header), ParseError> {
     // A final line ending does not start another (empty) row.
     let mut lines = numbered_lines(text.strip_suffix('\n').unwrap_or(text));
     let header = read_header(&mut lines)?;
+    if let (ShapesRead::Square, Some(layout)) = (shapes, header.shape) {
+        return Err(ParseError::new(
+            header.type_at.0,
+            header.type_at.1,
+            ParseErrorKind::UnsupportedMapType(layout.name().to_owned()),
+        ));
+    }
     check_claimed_size(text, &header)?;
     let mut grid = Grid::try_new(header.width, header.height)
         .map_err(|_| ParseError::new(header.last_line, 1, ParseErrorKind::TooLarge))?;
