@@ -38,17 +38,14 @@ impl CellDistance {
     /// The distance from `a` to `b` (columns and rows, padded or not alike).
     #[inline]
     pub(crate) fn between(self, a: (u32, u32), b: (u32, u32)) -> f64 {
-        let (dx, dy) = (a.0.abs_diff(b.0), a.1.abs_diff(b.1));
-        if self.hex && (a.0 < b.0) != (a.1 < b.1) {
-            // A diagonal step covers one column and one row.
-            f64::from(dx.max(dy))
+        if self.hex {
+            crate::hex::steps_between(a, b) as f64
         } else {
-            self.of(dx, dy)
+            self.of(a.0.abs_diff(b.0), a.1.abs_diff(b.1))
         }
     }
 
-    /// The distance of a displacement of `dx` columns and `dy` rows in absolute value whose
-    /// signs agree (or on a square grid, whatever its signs).
+    /// The distance of a displacement of `dx` columns and `dy` rows on a square grid.
     #[inline]
     pub(crate) fn of(self, dx: u32, dy: u32) -> f64 {
         let (long, short) = (dx.max(dy), dx.min(dy));

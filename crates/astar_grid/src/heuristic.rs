@@ -1,6 +1,6 @@
 //! Distance estimates that guide A*, and the weights that trade optimality for speed.
 
-use crate::{Cell, CostModel, Neighborhood};
+use crate::{Cell, CostModel, Neighborhood, hex};
 use core::f64::consts::SQRT_2;
 
 /// An estimate of the remaining cost from a cell to the goal.
@@ -265,28 +265,26 @@ impl HeuristicFn {
     /// The estimate from `a` to `b` (columns and rows, padded or not alike).
     #[inline]
     pub(crate) fn between(&self, a: (u32, u32), b: (u32, u32)) -> f64 {
-        let (dx, dy) = (a.0.abs_diff(b.0), a.1.abs_diff(b.1));
         if self.hex {
-            self.hex_estimate(dx, dy, (a.0 < b.0) != (a.1 < b.1))
+            self.hex_estimate(a, b)
         } else {
-            self.estimate(dx, dy)
+            self.estimate(a.0.abs_diff(b.0), a.1.abs_diff(b.1))
         }
     }
 
-    /// The estimate on a hexagonal grid for a displacement of `dx` columns and `dy` rows in
-    /// absolute value, `opposite` when the two have opposite signs (the direction a diagonal
-    /// step takes).
-    fn hex_estimate(&self, dx: u32, dy: u32, opposite: bool) -> f64 {
-        let (dx, dy) = (f64::from(dx), f64::from(dy));
+    /// The estimate from `a` to `b` on a hexagonal grid, whose distances depend on the
+    /// displacement's signs.
+    fn hex_estimate(&self, a: (u32, u32), b: (u32, u32)) -> f64 {
+        let (dx, dy) = (a.0.abs_diff(b.0), a.1.abs_diff(b.1));
         match self.kind {
-            Heuristic::Manhattan => self.straight * (dx + dy),
-            Heuristic::Octile if opposite => self.straight * dx.max(dy),
-            Heuristic::Octile => self.straight * (dx + dy),
+            Heuristic::Manhattan => self.straight * f64::from(dx + dy),
+            Heuristic::Octile => self.straight * hex::steps_between(a, b) as f64,
             Heuristic::Euclidean => {
-                let cross = if opposite { -dx * dy } else { dx * dy };
-                self.euclidean_unit * (dx * dx + dy * dy + cross).sqrt()
+                let dq = f64::from(b.0) - f64::from(a.0);
+                let dr = f64::from(b.1) - f64::from(a.1);
+                self.euclidean_unit * hex::center_distance(dq, dr)
             }
-            Heuristic::Chebyshev => self.chebyshev_unit * dx.max(dy),
+            Heuristic::Chebyshev => self.chebyshev_unit * f64::from(dx.max(dy)),
             Heuristic::Zero => 0.0,
         }
     }

@@ -344,11 +344,24 @@ fn round_axial(q: f64, r: f64) -> (f64, f64) {
 /// ```
 #[must_use]
 pub fn hex_distance(a: Cell, b: Cell) -> u64 {
-    let dq = i64::from(b.x) - i64::from(a.x);
-    let dr = i64::from(b.y) - i64::from(a.y);
+    steps_between((a.x, a.y), (b.x, b.y))
+}
+
+/// [`hex_distance`] between two columns and rows (padded or not alike).
+#[inline]
+pub(crate) fn steps_between(a: (u32, u32), b: (u32, u32)) -> u64 {
+    let dq = i64::from(b.0) - i64::from(a.0);
+    let dr = i64::from(b.1) - i64::from(a.1);
     dq.unsigned_abs()
         .max(dr.unsigned_abs())
         .max((dq + dr).unsigned_abs())
+}
+
+/// The distance between the centres of two hexes `dq` columns and `dr` rows apart, hexes one
+/// apart being neighbours: `sqrt(dq² + dq·dr + dr²)`.
+#[inline]
+pub(crate) fn center_distance(dq: f64, dr: f64) -> f64 {
+    (dq * dq + dq * dr + dr * dr).sqrt()
 }
 
 #[cfg(test)]

@@ -407,7 +407,7 @@ impl AgentGrid {
         for index in anchors {
             let anchor = self.cell_at(index);
             let value = self.derived_value(terrain, anchor);
-            // In bounds: anchors_within keeps to the map.
+            // In bounds: anchor_indices keeps to the map.
             if self.grid.set_cost(anchor, value) != Ok(value) {
                 updated.push(anchor);
             }

@@ -199,23 +199,19 @@ impl Clearance {
         let reach = usize::from(MAX_AGENT_SIZE);
         if changed.len().saturating_mul(reach * reach) >= self.values.len() {
             self.recompute_all(terrain, |cell| updated.push(cell));
-        } else if self.footprint == Footprint::Hex {
-            // A hex's clearance reads the hexes within `MAX_AGENT_SIZE - 1` steps of it.
+        } else {
+            // The cells whose clearance reads a changed cell: anchors up and left of it, or on a
+            // hexagonal grid the hexes within `MAX_AGENT_SIZE - 1` steps; bottom-right first.
             let bounds = (self.width, self.height);
-            let near = Footprint::Hex.anchor_indices(changed, MAX_AGENT_SIZE, bounds);
+            let near = self
+                .footprint
+                .anchor_indices(changed, MAX_AGENT_SIZE, bounds);
             for &index in near.iter().rev() {
                 let cell = self.cell_at(index);
-                let value = self.hex_value(terrain, cell);
-                if value != self.values[index] {
-                    self.values[index] = value;
-                    updated.push(cell);
-                }
-            }
-        } else {
-            let anchors = anchors_within(changed, MAX_AGENT_SIZE, self.width, self.height);
-            for &index in anchors.iter().rev() {
-                let cell = self.cell_at(index);
-                let value = self.recompute(terrain, cell);
+                let value = match self.footprint {
+                    Footprint::Square => self.recompute(terrain, cell),
+                    Footprint::Hex => self.hex_value(terrain, cell),
+                };
                 if value != self.values[index] {
                     self.values[index] = value;
                     updated.push(cell);

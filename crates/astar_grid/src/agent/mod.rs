@@ -67,11 +67,7 @@ pub use profile::{HEAVY_SWAMP_COST, TerrainProfile};
 /// ```
 #[must_use]
 pub fn anchors_covering(cells: &[Cell], size: u8, width: u32, height: u32) -> Vec<Cell> {
-    let width_cells = width.max(1) as usize;
-    clearance::anchors_within(cells, size, width, height)
-        .into_iter()
-        .map(|index| Cell::new((index % width_cells) as u32, (index / width_cells) as u32))
-        .collect()
+    Footprint::Square.anchors_covering(cells, size, width, height)
 }
 
 /// The largest agent side, in cells, that [`Clearance`] records and [`AgentGrid`] accepts.

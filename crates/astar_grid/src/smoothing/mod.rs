@@ -242,12 +242,11 @@ pub fn smooth_path_cells(
 fn cell_distance(a: Cell, b: Cell, neighborhood: Neighborhood) -> f64 {
     let dx = f64::from(a.x) - f64::from(b.x);
     let dy = f64::from(a.y) - f64::from(b.y);
-    let cross = if neighborhood == Neighborhood::Hex {
-        dx * dy
+    if neighborhood == Neighborhood::Hex {
+        crate::hex::center_distance(dx, dy)
     } else {
-        0.0
-    };
-    (dx * dx + dy * dy + cross).sqrt()
+        (dx * dx + dy * dy).sqrt()
+    }
 }
 
 /// Checks that `path` is a non-empty sequence of walkable cells, each a neighbour of the next
