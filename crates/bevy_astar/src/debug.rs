@@ -356,43 +356,35 @@ fn draw_traces(
         // A search of a larger agent expands footprint anchors (top-left cells): each is drawn
         // at its footprint's centre, where the path's waypoints run.
         let agent_size = request.map_or(1, |request| request.size);
-        let square =
+        let outline =
             |gizmos: &mut Gizmos<PathfindingGizmos>, cell: Cell, scale: f32, color: Color| {
                 let center = nav.footprint_center(cell, agent_size);
-                if nav.shape() == NavShape::Square {
-                    gizmos.rect_2d(center, size * scale, color);
-                } else {
-                    draw_cell(gizmos, (&nav, center), scale, color);
-                }
+                draw_cell(gizmos, (&nav, center), scale, color);
             };
         if let Some(PathTrace { trace, replay_step }) = trace {
             let step = replay_step.unwrap_or(u32::MAX);
             for &cell in trace.closed_at(step) {
-                square(&mut gizmos, cell, 0.7, closed_color);
+                outline(&mut gizmos, cell, 0.7, closed_color);
             }
             let open: Vec<Cell> = match replay_step {
                 Some(step) => trace.open_at(*step).collect(),
                 None => trace.open_set().collect(),
             };
             for cell in open {
-                square(&mut gizmos, cell, 0.45, open_color);
+                outline(&mut gizmos, cell, 0.45, open_color);
             }
         }
         if agent_size > 1 {
-            let footprint = size * f32::from(agent_size);
+            let scale = f32::from(agent_size);
             // A disc of hexes reaches `size - 1` hexes and a half from its centre.
-            let reach = (f32::from(agent_size) - 0.5) * size.min_element();
+            let reach = (scale - 0.5) * size.min_element();
             for &cell in path.cells().iter() {
                 let center = nav.footprint_center(cell, agent_size);
-                match nav.shape() {
-                    NavShape::Square => gizmos.rect_2d(center, footprint, footprint_color),
-                    NavShape::Hex(_) => {
-                        gizmos.circle_2d(center, reach, footprint_color);
-                    }
-                    NavShape::Diamond | NavShape::Staggered => {
-                        let scale = f32::from(agent_size);
-                        draw_cell(&mut gizmos, (&nav, center), scale, footprint_color);
-                    }
+                if nav.shape().is_hex() {
+                    gizmos.circle_2d(center, reach, footprint_color);
+                } else {
+                    // A square of `size` cells is a cell `size` times as large.
+                    draw_cell(&mut gizmos, (&nav, center), scale, footprint_color);
                 }
             }
         }

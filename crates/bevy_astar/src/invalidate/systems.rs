@@ -40,19 +40,16 @@ pub(crate) fn match_requests_to_map(
     *rewrote = shape.is_hex();
     for (mut request, mut state) in &mut requests {
         let asked = request.options.movement;
-        let movement = match state.requested_movement {
-            Some(original) if !shape.is_hex() => original,
-            _ => shape.movement_for(asked),
-        };
-        if movement != asked {
-            if shape.is_hex() {
+        if shape.is_hex() {
+            let movement = shape.movement_for(asked);
+            if movement != asked {
                 state.requested_movement = Some(asked);
-            } else {
-                state.requested_movement = None;
+                request.options.movement = movement;
             }
-            request.options.movement = movement;
-        } else if !shape.is_hex() {
-            state.requested_movement = None;
+        } else if let Some(original) = state.requested_movement.take()
+            && original != asked
+        {
+            request.options.movement = original;
         }
     }
 }
