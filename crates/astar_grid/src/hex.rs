@@ -258,7 +258,26 @@ impl HexMap {
     /// of a width apart. `y` grows with the row.
     #[must_use]
     pub fn center(&self, cell: Cell) -> (f64, f64) {
-        let (q, r) = self.axial(cell);
+        self.position((f64::from(cell.x), f64::from(cell.y)))
+    }
+
+    /// Where the point of fractional grid coordinates `(x, y)` lies, in the units of
+    /// [`HexMap::center`]: a cell's centre at whole coordinates, and in between the map from
+    /// cells to centres carried on linearly (the centre of an agent's footprint, say).
+    ///
+    /// ```
+    /// use astar_grid::hex::{HexLayout, HexMap};
+    /// use astar_grid::Cell;
+    ///
+    /// let map = HexMap::new(HexLayout::Column, 3, 3)?;
+    /// let (a, b) = (map.center(Cell::new(0, 1)), map.center(Cell::new(1, 1)));
+    /// let half_way = map.position((0.5, 1.0));
+    /// assert_eq!(half_way, ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0));
+    /// # Ok::<(), astar_grid::hex::HexMapError>(())
+    /// ```
+    #[must_use]
+    pub fn position(&self, point: (f64, f64)) -> (f64, f64) {
+        let (q, r) = self.axial(point);
         if self.layout.is_row() {
             (q + r / 2.0, 0.75 * r)
         } else {
@@ -308,13 +327,13 @@ impl HexMap {
         (inside(x, width) && inside(y, height)).then(|| Cell::new(x as u32, y as u32))
     }
 
-    /// The axial coordinates of `cell`, with tile `(0, 0)` at `(0, 0)`.
-    fn axial(&self, cell: Cell) -> (f64, f64) {
+    /// The axial coordinates of the grid point `(x, y)`, with tile `(0, 0)` at `(0, 0)`.
+    fn axial(&self, (x, y): (f64, f64)) -> (f64, f64) {
         let shift = f64::from(self.offset);
         if self.layout.is_row() {
-            (f64::from(cell.x) - shift, f64::from(cell.y))
+            (x - shift, y)
         } else {
-            (f64::from(cell.x), f64::from(cell.y) - shift)
+            (x, y - shift)
         }
     }
 }

@@ -137,11 +137,8 @@ impl NavShape {
             Self::Diamond => Vec2::new(x + y, y - x) / 2.0,
             Self::Staggered => Vec2::new(2.0 * x + y, y) / 2.0,
             Self::Hex(map) => {
-                // Hex centres are affine in the cell's coordinates: the centre of cell (0, 0)
-                // (tile (0, 0) is at the origin) plus the linear part.
-                let (center_x, center_y) = map.center(Cell::new(0, 0));
-                let (dx, dy) = hex_linear(map, f64::from(x), f64::from(y));
-                Vec2::new((center_x + dx) as f32, (center_y + dy) as f32)
+                let (x, y) = map.position((f64::from(x), f64::from(y)));
+                Vec2::new(x as f32, y as f32)
             }
         }
     }
@@ -170,15 +167,6 @@ impl NavShape {
         };
         let inside = x.is_finite() && x >= 0.0 && y >= 0.0 && x < width as f32 && y < height as f32;
         inside.then(|| Cell::new(x as u32, y as u32))
-    }
-}
-
-/// The linear part of a hex map's cell-to-centre map, applied to `(x, y)`.
-fn hex_linear(map: HexMap, x: f64, y: f64) -> (f64, f64) {
-    if map.layout().is_row() {
-        (x + y / 2.0, 0.75 * y)
-    } else {
-        (0.75 * x, y + x / 2.0)
     }
 }
 
