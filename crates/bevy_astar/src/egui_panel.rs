@@ -443,8 +443,11 @@ fn search_rows(stats: &PathfindingStats, figures: &ShownFigures) -> Vec<(&'stati
         ("Cache misses", stats.cache_misses.to_string()),
         ("Joined a running search", stats.shared_searches.to_string()),
         (
-            "Goal batches (requests)",
-            format!("{} ({})", stats.goal_batches, stats.batched_requests),
+            "Goal batches / sector fields (requests)",
+            format!(
+                "{} / {} ({})",
+                stats.goal_batches, stats.sector_field_batches, stats.batched_requests
+            ),
         ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
     ]

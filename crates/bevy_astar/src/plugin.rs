@@ -16,6 +16,7 @@ use crate::engine::flow_field::{
 use crate::engine::goal_batch::{GoalBatches, KeptGoalSearches};
 use crate::engine::hierarchical::{Hierarchies, build_hierarchies, record_hierarchy_changes};
 use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
+use crate::engine::sector_field::KeptSectorFields;
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{
     PendingInvalidations, invalidate_paths, invalidate_results, match_requests_to_map,
@@ -240,6 +241,7 @@ fn init_resources(app: &mut App) {
         .init_resource::<JumpPoints>()
         .init_resource::<Hierarchies>()
         .init_resource::<KeptGoalSearches>()
+        .init_resource::<KeptSectorFields>()
         .init_resource::<RetiredOutcomes>()
         .init_resource::<StageGateHold>()
         .init_resource::<MainThreadWork>()

@@ -126,9 +126,12 @@ pub struct PathfindingSettings {
     /// options while their hierarchy is mostly unbuilt (they would run that A* search).
     /// Their paths are as cheap as their own searches' (ties may be broken differently), and
     /// [`Path::algorithm`](crate::Path::algorithm) reports
-    /// [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField). A batch counts as one
-    /// search against the caps. This is what lets a tower that cuts the paths of a thousand
-    /// creeps re-path them all in a frame or two. 0 turns batching off.
+    /// [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField). Once the hierarchy is
+    /// built, hierarchical requests for one goal are answered instead off the goal's sector
+    /// flow field, with the hierarchy's near-optimal paths; the field is kept, and answers
+    /// the goal's later requests however few. A batch counts as one search against the caps.
+    /// This is what lets a tower that cuts the paths of a thousand creeps re-path them all in
+    /// a frame or two. 0 turns batching off.
     pub goal_batch_min: usize,
     /// Fewest agents with optimal requests for one goal (the requests
     /// [`PathfindingSettings::goal_batch_min`] takes), gathered in one frame's dispatch or

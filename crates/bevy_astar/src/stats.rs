@@ -29,7 +29,11 @@ pub struct PathfindingStats {
     /// Of those, batches that resumed the Dijkstra an earlier batch for the same goal left on
     /// the same map, instead of growing their own.
     pub goal_batches_resumed: u64,
-    /// Requests answered by those batches.
+    /// Batches of hierarchical requests for one goal answered off the goal's sector field
+    /// (one [`SectorFlowField`](astar_grid::SectorFlowField) over the hierarchy, measured only
+    /// in the sectors the agents cross); each also counts in `searches_started`.
+    pub sector_field_batches: u64,
+    /// Requests answered by those batches and by the goal batches.
     pub batched_requests: u64,
     /// Results thrown away because the map changed under them while they were computed; their
     /// agents were queued again.

@@ -694,6 +694,76 @@ fn hierarchical_requests_for_one_goal_share_a_batch_while_the_hierarchy_is_built
 }
 
 #[test]
+fn a_hierarchical_crowd_shares_its_goal_s_sector_field_and_later_agents_read_it() {
+    let grid = city_grid();
+    let goal = Cell::new(158, 105);
+    let starts: Vec<Cell> = (0..12).map(|i| Cell::new(0, i * 9)).collect();
+    let mut app = app_with_grid(AStarPlugin::default().with_cache_capacity(0), grid);
+    let request =
+        |start, goal| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::Hierarchical);
+    let mut agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| spawn(&mut app, request(start, goal)))
+        .collect();
+    settle(&mut app, &agents);
+    // Asked again at once with the hierarchy built, the crowd is answered off one sector
+    // field, with the hierarchy's paths.
+    search_again_once_built(&mut app, &agents);
+    let crowd = stats(&app);
+    assert!(crowd.sector_field_batches >= 1);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_legal_and_near_optimal(&current_grid(&app), &found, start, goal);
+        assert_eq!(found.algorithm, PathAlgorithm::Hierarchical);
+    }
+    // A later agent alone reads its path off the field kept for the goal.
+    let late_start = Cell::new(1, 50);
+    let late = spawn(&mut app, request(late_start, goal));
+    settle(&mut app, &[late]);
+    let read = stats(&app);
+    assert_eq!(read.sector_field_batches, crowd.sector_field_batches + 1);
+    assert_eq!(read.searches_started, crowd.searches_started + 1);
+    let found = path(&app, late);
+    assert_legal_and_near_optimal(&current_grid(&app), &found, late_start, goal);
+    assert_eq!(found.algorithm, PathAlgorithm::Hierarchical);
+    // An agent alone for a goal with no field searches the hierarchy.
+    let elsewhere = (Cell::new(1, 50), Cell::new(100, 2));
+    let lone = spawn(&mut app, request(elsewhere.0, elsewhere.1));
+    settle(&mut app, &[lone]);
+    assert_eq!(stats(&app).sector_field_batches, read.sector_field_batches);
+    assert_legal_and_near_optimal(
+        &current_grid(&app),
+        &path(&app, lone),
+        elsewhere.0,
+        elsewhere.1,
+    );
+    agents.push(late);
+    let mut starts = starts;
+    starts.push(late_start);
+
+    // A tower on the late agent's path: the paths it cuts are searched again round it while the
+    // hierarchy is rebuilt, and once it is, the crowd shares a field over the new hierarchy.
+    let cells = path(&app, late).cells().to_vec();
+    let tower = cells[cells.len() / 2];
+    block(&mut app, tower);
+    settle(&mut app, &agents);
+    let now = current_grid(&app);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert!(!found.cells().contains(&tower));
+        assert_legal_and_near_optimal(&now, &found, start, goal);
+    }
+    let before = stats(&app).sector_field_batches;
+    search_again_once_built(&mut app, &agents);
+    assert!(stats(&app).sector_field_batches > before);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert!(!found.cells().contains(&tower));
+        assert_legal_and_near_optimal(&now, &found, start, goal);
+    }
+}
+
+#[test]
 fn hierarchical_requests_get_legal_near_optimal_paths_and_follow_towers() {
     let grid = city_grid();
     // No result cache: a request asked again searches again.

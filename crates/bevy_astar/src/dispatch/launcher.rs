@@ -1,5 +1,6 @@
-//! Starting background searches within the frame's caps: one search for one request, or one
-//! Dijkstra from the goal for a batch of requests, and the bookkeeping of who waits for them.
+//! Starting background searches within the frame's caps: one search for one request, one
+//! Dijkstra from the goal for a batch of requests, or one sector field for a batch of
+//! hierarchical requests, and the bookkeeping of who waits for them.
 
 use crate::NavVersion;
 use crate::background::{
@@ -10,6 +11,7 @@ use crate::engine::goal_batch::BatchMember;
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
 use crate::engine::hierarchical::Hierarchies;
 use crate::engine::jump_point::JumpPoints;
+use crate::engine::sector_field::{KeptSectorFields, run_sector_field_batch};
 use crate::engine::{SearchEngine, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::kinds::KindKey;
@@ -22,7 +24,7 @@ use crate::trace::PathDebug;
 use crate::{
     NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats, TerrainProfiles,
 };
-use astar_grid::Grid;
+use astar_grid::{Grid, Hierarchy};
 use bevy::prelude::*;
 use core::future::Future;
 use core::sync::atomic::AtomicBool;
@@ -183,13 +185,19 @@ impl<'a> Launcher<'a> {
     }
 
     /// Starts one gathered group of requests for a goal, whose agents are marked as searching
-    /// already: as one batch when it is large enough, otherwise one search per request. Empties
-    /// `group` (whose list can then be reused) and returns the members the caps leave for a
-    /// later frame.
+    /// already: as one batch when it is large enough (off the goal's sector field when every
+    /// request is hierarchical and the hierarchy is built, which also answers smaller groups
+    /// once the goal has a field kept), otherwise one search per request. Empties `group`
+    /// (whose list can then be reused) and returns the members the caps leave for a later
+    /// frame.
     pub(super) fn start_group(
         &mut self,
         group: &mut Vec<BatchMember>,
-        (in_flight, kept): (&mut InFlightSearches, &mut KeptGoalSearches),
+        (in_flight, kept, fields): (
+            &mut InFlightSearches,
+            &mut KeptGoalSearches,
+            &mut KeptSectorFields,
+        ),
         nav: &NavGrid,
         (jump_points, hierarchies): (&mut JumpPoints, &mut Hierarchies),
         stats: &mut PathfindingStats,
@@ -200,7 +208,36 @@ impl<'a> Launcher<'a> {
         let first_job = first.job;
         // The group shares its goal and its agent kind, and so its grid.
         let searched = (Arc::clone(&first.grid), first.job.kind);
-        if group.len() >= self.settings.goal_batch_min.max(2) {
+        let large = group.len() >= self.settings.goal_batch_min.max(2);
+        let hierarchy = answering_hierarchy(group, nav, hierarchies);
+        if let Some(hierarchy) = hierarchy.as_ref().filter(|built| built.pending() == 0) {
+            let key = FieldKey::of_job(&first_job);
+            if large || fields.holds(&key, hierarchy) {
+                if !self.may_start(in_flight) {
+                    return core::mem::take(group);
+                }
+                stats.searches_started += 1;
+                stats.sector_field_batches += 1;
+                stats.batched_requests += group.len() as u64;
+                stats.cache_misses += group.len() as u64;
+                let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
+                let members = group.drain(..).map(|member| member.waiting).collect();
+                let resumed = fields.take_for(key, hierarchy, self.retired);
+                let hierarchy = Arc::clone(hierarchy);
+                self.start(
+                    in_flight,
+                    searched,
+                    (members, false),
+                    move |grid, cancelled| async move {
+                        run_sector_field_batch(&grid, &hierarchy, &jobs, &cancelled, resumed).await
+                    },
+                );
+                return Vec::new();
+            }
+        }
+        // A hierarchy that answers is never batched by a search over the whole map, which
+        // would cost more than a few hierarchical searches.
+        if large && hierarchy.is_none() {
             if !self.may_start(in_flight) {
                 return core::mem::take(group);
             }
@@ -239,5 +276,25 @@ impl<'a> Launcher<'a> {
             self.start_search(in_flight, grid, stats, member.waiting, member.job, engine);
         }
         left
+    }
+}
+
+/// The hierarchy that answers every request of `group` now, when each is hierarchical (and of
+/// the default agent kind) and its hierarchy answers rather than A* while it is built.
+fn answering_hierarchy(
+    group: &[BatchMember],
+    nav: &NavGrid,
+    hierarchies: &mut Hierarchies,
+) -> Option<Arc<Hierarchy>> {
+    let first = group.first()?;
+    let hierarchical = group
+        .iter()
+        .all(|member| matches!(member.alone, SearchEngine::Hierarchical(_)));
+    if !hierarchical {
+        return None;
+    }
+    match hierarchies.engine_for(nav, &first.job.options) {
+        SearchEngine::Hierarchical(hierarchy) => hierarchy,
+        _ => None,
     }
 }

@@ -59,19 +59,16 @@ pub(crate) struct QueuedRequest<'a> {
     /// Whether the request's agent kind can be searched and its footprint fits at the
     /// endpoints.
     pub kind_fit: Result<(), KindError>,
-    /// For a hierarchical request, whether the hierarchy answers it now (rather than A* while
-    /// the hierarchy is built).
-    pub hierarchy_answers: bool,
 }
 
 /// Whether `job` may join its goal's batch: a request whose own search would be optimal and
-/// unlimited ([`GoalBatches::accepts`]), or a hierarchical request that would fall back to
-/// such an A* search while its hierarchy is built (`hierarchy_answers` false). A batch's
-/// optimal answer is never worse than a hierarchical one.
-fn joins_batch(job: &SearchJob, hierarchy_answers: bool) -> bool {
+/// unlimited ([`GoalBatches::accepts`]), or a hierarchical request with such options. The
+/// launcher answers a batch of hierarchical requests off the goal's sector field once their
+/// hierarchy is built, and by one optimal search from the goal while it is not (never worse
+/// than a hierarchical answer).
+fn joins_batch(job: &SearchJob) -> bool {
     GoalBatches::accepts(job)
         || (job.algorithm == PathAlgorithm::Hierarchical
-            && !hierarchy_answers
             && GoalBatches::accepts_options(PathAlgorithm::AStar, &job.options))
 }
 
@@ -102,10 +99,7 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
         .cut_path
         .filter(|_| job.algorithm != PathAlgorithm::FlowField && !job.options.trace)
         .and_then(|old| old.repairable_for(&job));
-    if settings.goal_batch_min > 0
-        && repair.is_none()
-        && joins_batch(&job, queued.hierarchy_answers)
-    {
+    if settings.goal_batch_min > 0 && repair.is_none() && joins_batch(&job) {
         return Route::JoinBatch(job, SearchEngine::alone(job.algorithm, job.kind));
     }
     if !context.may_start {
@@ -153,7 +147,6 @@ mod tests {
             cached: false,
             running: false,
             kind_fit: Ok(()),
-            hierarchy_answers: false,
         }
     }
 
@@ -203,27 +196,34 @@ mod tests {
     }
 
     #[test]
-    fn hierarchical_requests_join_a_batch_only_while_their_hierarchy_is_built() {
+    fn hierarchical_requests_with_options_a_batch_honours_join_a_batch() {
         let grid = Grid::new(8, 8);
         let settings = PathfindingSettings::default();
         let context = context(&settings, &grid);
         let request =
             PathRequest::new(Cell::new(0, 3), GOAL).with_algorithm(PathAlgorithm::Hierarchical);
-        let mut waiting = queued(&request);
         assert_eq!(
-            route(&context, &waiting),
+            route(&context, &queued(&request)),
             Route::JoinBatch(job(&request), SearchEngine::Hierarchical(None))
         );
-        waiting.hierarchy_answers = true;
-        assert_eq!(
-            route(&context, &waiting),
-            Route::Start(job(&request), SearchEngine::Hierarchical(None))
-        );
-        // Options a batch could not honour start alone, whatever the hierarchy.
+        // Options a batch could not honour start alone.
         let limited = request.with_options(request.options.with_max_expansions(100));
         assert_eq!(
             route(&context, &queued(&limited)),
             Route::Start(job(&limited), SearchEngine::Hierarchical(None))
+        );
+        // With batches off, every request starts alone.
+        let unbatched = PathfindingSettings {
+            goal_batch_min: 0,
+            ..settings.clone()
+        };
+        let alone = RouteContext {
+            settings: &unbatched,
+            ..context
+        };
+        assert_eq!(
+            route(&alone, &queued(&request)),
+            Route::Start(job(&request), SearchEngine::Hierarchical(None))
         );
     }
 

@@ -16,6 +16,7 @@ use crate::engine::goal_batch::{
 };
 use crate::engine::hierarchical::Hierarchies;
 use crate::engine::jump_point::JumpPoints;
+use crate::engine::sector_field::KeptSectorFields;
 use crate::engine::{SearchEngine, outcome_of};
 use crate::goal_tree::{PublishedTree, SharedRoute, SharedTree};
 use crate::in_flight::{InFlightSearches, SearchMember, Subscriber};
@@ -91,6 +92,7 @@ pub(crate) struct DispatchContext<'w> {
     layers: ResMut<'w, AgentLayers>,
     batches: ResMut<'w, GoalBatches>,
     kept: ResMut<'w, KeptGoalSearches>,
+    sector_fields: ResMut<'w, KeptSectorFields>,
     work: Res<'w, MainThreadWork>,
 }
 
@@ -183,6 +185,7 @@ struct Dispatcher<'a, 'w, 's> {
     notifier: PathNotifier<'w, 's>,
     batches: &'a mut GoalBatches,
     kept: &'a mut KeptGoalSearches,
+    sector_fields: &'a mut KeptSectorFields,
     /// Gathered requests the caps did not let start this frame.
     denied: Vec<BatchMember>,
     /// Paths that may still be written this frame from goals' shared trees
@@ -222,6 +225,7 @@ impl<'a, 'w, 's> Dispatcher<'a, 'w, 's> {
             layers,
             batches,
             kept,
+            sector_fields,
             work,
         } = context;
         Self {
@@ -244,6 +248,7 @@ impl<'a, 'w, 's> Dispatcher<'a, 'w, 's> {
             notifier,
             batches,
             kept,
+            sector_fields,
             denied: Vec::new(),
             paths_left: settings.max_paths_applied_per_frame.max(1),
             trace_all: debug.as_deref().is_some_and(|debug| debug.trace_all_agents),
@@ -360,7 +365,6 @@ impl Dispatcher<'_, '_, '_> {
             cached: self.cache.contains(&key),
             running: self.in_flight.is_running(&key),
             kind_fit,
-            hierarchy_answers: self.hierarchy_answers(&job),
         };
         let context = RouteContext {
             settings: self.launcher.settings,
@@ -501,7 +505,7 @@ impl Dispatcher<'_, '_, '_> {
             }
             let left = self.launcher.start_group(
                 &mut members,
-                (self.in_flight, self.kept),
+                (self.in_flight, self.kept, self.sector_fields),
                 self.nav,
                 (&mut *self.jump_points, &mut *self.hierarchies),
                 self.stats,
@@ -529,6 +533,17 @@ impl Dispatcher<'_, '_, '_> {
             capacity: settings.max_flow_fields,
         };
         let min = settings.shared_goal_min_agents;
+        // Hierarchical crowds whose hierarchy answers share their goal's sector field instead,
+        // which measures only the sectors they cross.
+        let hierarchical: Vec<Option<SearchJob>> = self
+            .batches
+            .groups()
+            .map(BatchGroup::hierarchical_job)
+            .collect();
+        let on_sector_fields: Vec<bool> = hierarchical
+            .iter()
+            .map(|job| job.is_some_and(|job| self.hierarchy_answers(&job)))
+            .collect();
         // Goals are looked up only where a tree or a count could make them share: with many
         // goals of a few agents each, a frame's thousands of groups cost a comparison each.
         let (serving, counted) = (self.fields.serves_any(), self.fields.counted_any(min));
@@ -536,7 +551,11 @@ impl Dispatcher<'_, '_, '_> {
         let sharing: Vec<FieldKey> = self
             .batches
             .groups()
-            .filter_map(|group| {
+            .zip(on_sector_fields)
+            .filter_map(|(group, on_sector_field)| {
+                if on_sector_field {
+                    return None;
+                }
                 let key = group.key()?;
                 let shares = group.agents() >= min
                     || (serving && self.fields.serves_routes(&key))

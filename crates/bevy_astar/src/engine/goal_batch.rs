@@ -77,6 +77,19 @@ impl BatchGroup {
             .map(|member| FieldKey::of_job(&member.job))
     }
 
+    /// The first request of a group whose requests are all hierarchical (of the default agent
+    /// kind), which the goal's sector field may answer.
+    pub(crate) fn hierarchical_job(&self) -> Option<SearchJob> {
+        let hierarchical = self
+            .members
+            .iter()
+            .all(|member| matches!(member.alone, SearchEngine::Hierarchical(_)));
+        self.members
+            .first()
+            .filter(|_| hierarchical)
+            .map(|member| member.job)
+    }
+
     /// How many agents wait for the group's answer.
     pub(crate) fn agents(&self) -> usize {
         self.members

@@ -15,7 +15,7 @@ use crate::background::{BackgroundTask, Placement, slice_point};
 use crate::{NavChange, NavChanged, NavGrid, PathAlgorithm};
 use astar_grid::{
     Algorithm, Cell, CostModel, Grid, Hierarchy, HierarchyOptions, HierarchySearcher, Movement,
-    SearchOptions, Searcher,
+    SearchError, SearchOptions, SearchResult, Searcher,
 };
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -259,6 +259,18 @@ pub(crate) fn build_hierarchies(
     (stats.hierarchy_sectors, stats.hierarchy_sectors_waiting) = hierarchies.sector_counts();
 }
 
+/// The hierarchical path of `job` over `hierarchy` (a hierarchy of `grid`), searched by this
+/// thread's searcher.
+pub(super) fn search_hierarchy(
+    grid: &Grid,
+    hierarchy: &Hierarchy,
+    job: &SearchJob,
+) -> Result<SearchResult, SearchError> {
+    SEARCHER.with_borrow_mut(|hierarchical| {
+        hierarchical.find_path(grid, hierarchy, job.start, job.goal)
+    })
+}
+
 /// Runs `job` over `hierarchy` (a hierarchy of `grid`), or by A* on `grid` when its options
 /// are beyond the hierarchy or the hierarchy cannot answer; `None` when a fallback A* was
 /// cancelled.
@@ -273,11 +285,7 @@ pub(super) async fn run(
     let fits = Algorithm::Hierarchical.check_options(&job.options).is_ok()
         && (cut.movement, cut.cost) == (job.options.movement, job.options.cost);
     let answer = fits
-        .then(|| {
-            SEARCHER.with_borrow_mut(|hierarchical| {
-                hierarchical.find_path(grid, hierarchy, job.start, job.goal)
-            })
-        })
+        .then(|| search_hierarchy(grid, hierarchy, job))
         .filter(Result::is_ok);
     match answer {
         Some(result) => Some(EngineAnswer {

@@ -9,6 +9,8 @@
 //! - [`flow_field`]: shared fields per goal, kept up to date under map edits;
 //! - [`goal_batch`]: many optimal requests for one goal, one Dijkstra from the goal;
 //! - [`hierarchical`]: a search over the grid's sector hierarchy, for huge maps, else A*;
+//! - [`sector_field`]: many hierarchical requests for one goal, one sector flow field over
+//!   the hierarchy, kept for the goal's later requests;
 //! - [`repair`]: a cut path spliced around the cut, else A*.
 //!
 //! Adding an engine means a module here, a variant of [`SearchEngine`] (what dispatch's `route`
@@ -22,6 +24,7 @@ pub(crate) mod goal_batch;
 pub(crate) mod hierarchical;
 pub(crate) mod jump_point;
 pub(crate) mod repair;
+pub(crate) mod sector_field;
 
 use crate::kinds::KindKey;
 use crate::map::PathFootprint;
