@@ -726,27 +726,44 @@ fn a_hierarchical_crowd_shares_its_goal_s_sector_field_and_later_agents_read_it(
     let found = path(&app, late);
     assert_legal_and_near_optimal(&current_grid(&app), &found, late_start, goal);
     assert_eq!(found.algorithm, PathAlgorithm::Hierarchical);
-    // An agent alone for a goal with no field searches the hierarchy.
-    let elsewhere = (Cell::new(1, 50), Cell::new(100, 2));
-    let lone = spawn(&mut app, request(elsewhere.0, elsewhere.1));
-    settle(&mut app, &[lone]);
-    assert_eq!(stats(&app).sector_field_batches, read.sector_field_batches);
-    assert_legal_and_near_optimal(
-        &current_grid(&app),
-        &path(&app, lone),
-        elsewhere.0,
-        elsewhere.1,
-    );
+    // Agents streaming one at a time to another goal search the hierarchy each, until the
+    // goal has had goal_batch_min requests: from then on they read its field.
+    let other_goal = Cell::new(100, 2);
+    let least = PathfindingSettings::default().goal_batch_min;
+    for number in 1..=least + 1 {
+        let start = Cell::new(1, 10 + 4 * number as u32);
+        let lone = spawn(&mut app, request(start, other_goal));
+        settle(&mut app, &[lone]);
+        let fields = stats(&app).sector_field_batches - read.sector_field_batches;
+        assert_eq!(
+            fields,
+            (number + 1).saturating_sub(least) as u64,
+            "request {number}"
+        );
+        let found = path(&app, lone);
+        assert_legal_and_near_optimal(&current_grid(&app), &found, start, other_goal);
+        assert_eq!(found.algorithm, PathAlgorithm::Hierarchical);
+    }
     agents.push(late);
     let mut starts = starts;
     starts.push(late_start);
 
-    // A tower on the late agent's path: the paths it cuts are searched again round it while the
-    // hierarchy is rebuilt, and once it is, the crowd shares a field over the new hierarchy.
-    let cells = path(&app, late).cells().to_vec();
-    let tower = cells[cells.len() / 2];
+    // A tower on the crowd's way: the paths it cuts wait for the sectors around it to be built
+    // again, then are read off the goal's field over the new hierarchy (one task, not a search
+    // each), round the tower.
+    let cells = path(&app, agents[0]).cells().to_vec();
+    let tower = cells[cells.len() * 3 / 4];
+    let crossing = agents
+        .iter()
+        .filter(|&&agent| path(&app, agent).cells().contains(&tower))
+        .count();
+    assert!(crossing >= 2, "{crossing} paths cross the tower");
+    let before = stats(&app);
     block(&mut app, tower);
     settle(&mut app, &agents);
+    let after = stats(&app);
+    assert_eq!(after.searches_started, before.searches_started + 1);
+    assert_eq!(after.sector_field_batches, before.sector_field_batches + 1);
     let now = current_grid(&app);
     for (&agent, &start) in agents.iter().zip(&starts) {
         let found = path(&app, agent);

@@ -659,6 +659,27 @@ impl Hierarchy {
         self.queue.len()
     }
 
+    /// A number that names the hierarchy as it is: unique among all hierarchies made in the
+    /// process, changed by every edit marked and every sector built (not by the landmarks),
+    /// and shared by a copy until either changes. A [`SectorFlowField`] answers only for the
+    /// revision it was made from.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions};
+    ///
+    /// let grid = Grid::new(32, 32);
+    /// let mut hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(8))?;
+    /// let copy = hierarchy.clone();
+    /// assert_eq!(copy.revision(), hierarchy.revision());
+    /// hierarchy.cells_changed([Cell::new(3, 3)]);
+    /// assert_ne!(copy.revision(), hierarchy.revision());
+    /// # Ok::<(), astar_grid::HierarchyError>(())
+    /// ```
+    #[must_use]
+    pub const fn revision(&self) -> u64 {
+        self.revision
+    }
+
     /// The sector holding `cell`, or `None` off the grid. Sectors are numbered row by row.
     #[must_use]
     pub fn sector_of(&self, cell: Cell) -> Option<usize> {

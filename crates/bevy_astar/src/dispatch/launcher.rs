@@ -185,9 +185,10 @@ impl<'a> Launcher<'a> {
     }
 
     /// Starts one gathered group of requests for a goal, whose agents are marked as searching
-    /// already: as one batch when it is large enough (off the goal's sector field when every
-    /// request is hierarchical and the hierarchy is built, which also answers smaller groups
-    /// once the goal has a field kept), otherwise one search per request. Empties `group`
+    /// already: as one batch when it is large enough, otherwise one search per request. When
+    /// every request is hierarchical and the hierarchy is built, the batch reads the goal's
+    /// sector field, as soon as the goal has had `goal_batch_min` hierarchical requests in all
+    /// (groups of any size, over any number of frames). Empties `group`
     /// (whose list can then be reused) and returns the members the caps leave for a later
     /// frame.
     pub(super) fn start_group(
@@ -208,11 +209,13 @@ impl<'a> Launcher<'a> {
         let first_job = first.job;
         // The group shares its goal and its agent kind, and so its grid.
         let searched = (Arc::clone(&first.grid), first.job.kind);
-        let large = group.len() >= self.settings.goal_batch_min.max(2);
-        let hierarchy = answering_hierarchy(group, nav, hierarchies);
-        if let Some(hierarchy) = hierarchy.as_ref().filter(|built| built.pending() == 0) {
+        let least = self.settings.goal_batch_min.max(2);
+        let large = group.len() >= least;
+        let hierarchy = field_hierarchy(group, nav, hierarchies);
+        if let Some(hierarchy) = hierarchy.as_ref() {
             let key = FieldKey::of_job(&first_job);
-            if large || fields.holds(&key, hierarchy) {
+            let asked = fields.count_requests(key, group.len());
+            if asked >= least || fields.holds(&key, hierarchy) {
                 if !self.may_start(in_flight) {
                     return core::mem::take(group);
                 }
@@ -222,21 +225,21 @@ impl<'a> Launcher<'a> {
                 stats.cache_misses += group.len() as u64;
                 let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
                 let members = group.drain(..).map(|member| member.waiting).collect();
-                let resumed = fields.take_for(key, hierarchy, self.retired);
+                let shared = fields.field_for(key, self.retired);
                 let hierarchy = Arc::clone(hierarchy);
                 self.start(
                     in_flight,
                     searched,
                     (members, false),
                     move |grid, cancelled| async move {
-                        run_sector_field_batch(&grid, &hierarchy, &jobs, &cancelled, resumed).await
+                        run_sector_field_batch(&grid, &hierarchy, &jobs, &cancelled, shared).await
                     },
                 );
                 return Vec::new();
             }
         }
-        // A hierarchy that answers is never batched by a search over the whole map, which
-        // would cost more than a few hierarchical searches.
+        // A hierarchy built whole is never batched by a search over the whole map, which would
+        // cost more than a few hierarchical searches.
         if large && hierarchy.is_none() {
             if !self.may_start(in_flight) {
                 return core::mem::take(group);
@@ -279,9 +282,9 @@ impl<'a> Launcher<'a> {
     }
 }
 
-/// The hierarchy that answers every request of `group` now, when each is hierarchical (and of
-/// the default agent kind) and its hierarchy answers rather than A* while it is built.
-fn answering_hierarchy(
+/// The hierarchy the goal's sector field is made over for `group`, when every request of it is
+/// hierarchical (and of the default agent kind) and the hierarchy has been built whole.
+fn field_hierarchy(
     group: &[BatchMember],
     nav: &NavGrid,
     hierarchies: &mut Hierarchies,
@@ -293,8 +296,5 @@ fn answering_hierarchy(
     if !hierarchical {
         return None;
     }
-    match hierarchies.engine_for(nav, &first.job.options) {
-        SearchEngine::Hierarchical(hierarchy) => hierarchy,
-        _ => None,
-    }
+    hierarchies.for_fields(nav, &first.job.options)
 }

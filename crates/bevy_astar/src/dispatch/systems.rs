@@ -31,7 +31,7 @@ use crate::{
     NavGrid, NavVersion, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats, TerrainProfiles,
 };
-use astar_grid::{AgentGrid, Algorithm, Cell, CostModel, Grid, Movement};
+use astar_grid::{AgentGrid, Cell, Grid};
 use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
@@ -177,9 +177,6 @@ struct Dispatcher<'a, 'w, 's> {
     fields: &'a mut FlowFields,
     jump_points: &'a mut JumpPoints,
     hierarchies: &'a mut Hierarchies,
-    /// Per movement rule and cost model asked about this frame, whether the hierarchy answers
-    /// hierarchical requests (asked once a frame, not once a request).
-    hierarchy_answers: Vec<((Movement, CostModel), bool)>,
     profiles: &'a TerrainProfiles,
     layers: &'a mut AgentLayers,
     notifier: PathNotifier<'w, 's>,
@@ -242,7 +239,6 @@ impl<'a, 'w, 's> Dispatcher<'a, 'w, 's> {
             fields,
             jump_points,
             hierarchies,
-            hierarchy_answers: Vec::new(),
             profiles,
             layers,
             notifier,
@@ -319,24 +315,6 @@ impl Dispatcher<'_, '_, '_> {
         stats.queue_length = queue.len();
         stats.in_flight = in_flight.len();
         served
-    }
-
-    /// Whether `job` is a hierarchical request that its hierarchy answers now (rather than A*
-    /// while it is built); asks the hierarchies once a frame per movement rule and cost model.
-    fn hierarchy_answers(&mut self, job: &SearchJob) -> bool {
-        if job.algorithm != PathAlgorithm::Hierarchical
-            || !job.kind.is_default()
-            || Algorithm::Hierarchical.check_options(&job.options).is_err()
-        {
-            return false;
-        }
-        let key = (job.options.movement, job.options.cost);
-        if let Some(&(_, answers)) = self.hierarchy_answers.iter().find(|(k, _)| *k == key) {
-            return answers;
-        }
-        let answers = self.hierarchies.answers(self.nav, &job.options);
-        self.hierarchy_answers.push((key, answers));
-        answers
     }
 
     /// Serves the queue entry `waiting`: drops it when stale (the agent was despawned or queued
@@ -542,7 +520,13 @@ impl Dispatcher<'_, '_, '_> {
             .collect();
         let on_sector_fields: Vec<bool> = hierarchical
             .iter()
-            .map(|job| job.is_some_and(|job| self.hierarchy_answers(&job)))
+            .map(|job| {
+                job.is_some_and(|job| {
+                    self.hierarchies
+                        .for_fields(self.nav, &job.options)
+                        .is_some()
+                })
+            })
             .collect();
         // Goals are looked up only where a tree or a count could make them share: with many
         // goals of a few agents each, a frame's thousands of groups cost a comparison each.

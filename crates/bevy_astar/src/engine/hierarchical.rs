@@ -7,8 +7,10 @@
 //!
 //! The hierarchy is kept per movement rule and cost model that requests ask for, from the
 //! first such request on: map changes mark the sectors they touch at once (those are searched
-//! cell by cell), and the sectors waiting are built in the background, a slice at a time,
-//! followed by the landmarks that guide the searches.
+//! cell by cell), and the sectors waiting are built in the background, a slice at a time. The
+//! built hierarchy is published at once (goals' sector fields need every sector built); the
+//! landmarks that guide the searches are measured after, in a task of their own, and published
+//! unless the map changed meanwhile.
 
 use super::{EngineAnswer, SearchEngine, SearchJob, astar};
 use crate::background::{BackgroundTask, Placement, slice_point};
@@ -50,6 +52,13 @@ struct HierarchyEntry {
     grid_id: u64,
     /// The build running, on a copy of the hierarchy and a snapshot of the grid.
     build: Option<BackgroundTask<Hierarchy>>,
+    /// The landmarks being measured on a copy of the built hierarchy, and the count of
+    /// [`HierarchyEntry::marks`] when they started.
+    landmarks: Option<(BackgroundTask<Hierarchy>, u64)>,
+    /// Map changes marked so far.
+    marks: u64,
+    /// Whether a build has landed: sectors waiting since were marked by map changes.
+    built_once: bool,
     /// Sectors the running build has built so far.
     built_so_far: Arc<AtomicUsize>,
     /// The cells changed since the running build's snapshot: its sectors built over them are
@@ -67,11 +76,22 @@ impl Hierarchies {
         }
     }
 
-    /// Whether a hierarchical request with `options` on `nav` would search the hierarchy now
-    /// (rather than fall back to A* while it is built); makes the hierarchy on the first
-    /// request, so that it starts building.
-    pub(crate) fn answers(&mut self, nav: &NavGrid, options: &SearchOptions) -> bool {
-        self.prepare(nav, options).is_some()
+    /// The hierarchy goals' sector fields are made over for hierarchical requests with
+    /// `options` on `nav`: once it has been built whole, even while sectors that map changes
+    /// marked wait to be built again (a field's batch builds those on a copy of its own first);
+    /// `None` before, and for options beyond it.
+    pub(crate) fn for_fields(
+        &mut self,
+        nav: &NavGrid,
+        options: &SearchOptions,
+    ) -> Option<Arc<Hierarchy>> {
+        let _ = self.prepare(nav, options);
+        self.entries
+            .get(&(options.movement, options.cost))
+            .filter(|entry| {
+                entry.built_once && Algorithm::Hierarchical.check_options(options).is_ok()
+            })
+            .map(|entry| Arc::clone(&entry.hierarchy))
     }
 
     /// The hierarchy of `options`' movement rule and cost model, made (with no sector built
@@ -96,6 +116,9 @@ impl Hierarchies {
                 hierarchy: Arc::new(hierarchy),
                 grid_id: nav.id(),
                 build: None,
+                landmarks: None,
+                marks: 0,
+                built_once: false,
                 built_so_far: Arc::default(),
                 changed_during_build: Vec::new(),
             };
@@ -123,38 +146,29 @@ impl Hierarchies {
         }
     }
 
-    /// Collects finished builds, and starts a build for each hierarchy with sectors waiting.
+    /// Collects finished builds and landmarks, and starts a build for each hierarchy with
+    /// sectors waiting, or its landmarks once every sector is built.
     fn advance(&mut self, nav: &NavGrid, placement: Placement<'_>) {
         self.entries.retain(|_, entry| entry.grid_id == nav.id());
         for entry in self.entries.values_mut() {
-            if let Some(task) = entry.build.as_mut()
-                && let Some(mut built) = task.check_ready()
-            {
-                built.cells_changed(entry.changed_during_build.drain(..));
-                entry.hierarchy = Arc::new(built);
-                entry.build = None;
-            }
+            entry.land();
             if entry.build.is_none() && entry.hierarchy.pending() > 0 {
+                entry.start_build(nav, placement);
+            } else if entry.build.is_none()
+                && entry.landmarks.is_none()
+                && !entry.hierarchy.has_landmarks()
+            {
                 let mut copy = Hierarchy::clone(&entry.hierarchy);
                 let grid = nav.snapshot();
-                entry.changed_during_build.clear();
-                entry.built_so_far = Arc::default();
-                let built_so_far = Arc::clone(&entry.built_so_far);
-                entry.build = Some(BackgroundTask::spawn(
+                let task = BackgroundTask::spawn(
                     async move {
-                        while copy.pending() > 0 {
-                            let Ok(built) = copy.build_sectors(&grid, SECTORS_PER_SLICE) else {
-                                break;
-                            };
-                            built_so_far.fetch_add(built, Ordering::Relaxed);
-                            slice_point().await;
-                        }
                         // The grid's size cannot differ: it is the hierarchy's own snapshot.
                         let _ = copy.prepare_landmarks(&grid);
                         copy
                     },
                     placement,
-                ));
+                );
+                entry.landmarks = Some((task, entry.marks));
             }
         }
     }
@@ -202,6 +216,50 @@ impl Hierarchies {
 }
 
 impl HierarchyEntry {
+    /// Publishes a finished build (with the cells changed meanwhile marked on it), and
+    /// finished landmarks when the map has not changed since they started.
+    fn land(&mut self) {
+        if let Some(task) = self.build.as_mut()
+            && let Some(mut built) = task.check_ready()
+        {
+            built.cells_changed(self.changed_during_build.drain(..));
+            self.hierarchy = Arc::new(built);
+            self.build = None;
+            self.built_once = true;
+        }
+        if let Some((task, marks)) = self.landmarks.as_mut()
+            && let Some(guided) = task.check_ready()
+        {
+            if *marks == self.marks && guided.revision() == self.hierarchy.revision() {
+                self.hierarchy = Arc::new(guided);
+            }
+            self.landmarks = None;
+        }
+    }
+
+    /// Starts building the sectors waiting, on a copy of the hierarchy and a snapshot of
+    /// `nav`'s grid.
+    fn start_build(&mut self, nav: &NavGrid, placement: Placement<'_>) {
+        let mut copy = Hierarchy::clone(&self.hierarchy);
+        let grid = nav.snapshot();
+        self.changed_during_build.clear();
+        self.built_so_far = Arc::default();
+        let built_so_far = Arc::clone(&self.built_so_far);
+        self.build = Some(BackgroundTask::spawn(
+            async move {
+                while copy.pending() > 0 {
+                    let Ok(built) = copy.build_sectors(&grid, SECTORS_PER_SLICE) else {
+                        break;
+                    };
+                    built_so_far.fetch_add(built, Ordering::Relaxed);
+                    slice_point().await;
+                }
+                copy
+            },
+            placement,
+        ));
+    }
+
     /// Marks the sectors `change` touches: its cells and the ends of its links.
     fn mark(&mut self, change: &NavChange) {
         let cells: Vec<Cell> = change
@@ -217,6 +275,7 @@ impl HierarchyEntry {
             self.changed_during_build.extend_from_slice(&cells);
         }
         if !self.hierarchy.already_marked(cells.iter().copied()) {
+            self.marks += 1;
             Arc::make_mut(&mut self.hierarchy).cells_changed(cells);
         }
     }
@@ -316,10 +375,12 @@ mod tests {
     fn settle(hierarchies: &mut Hierarchies, nav: &NavGrid, work: &MainThreadWork) {
         for _ in 0..10_000 {
             hierarchies.advance(nav, placement(work));
-            let busy = hierarchies
-                .entries
-                .values()
-                .any(|entry| entry.build.is_some() || entry.hierarchy.pending() > 0);
+            let busy = hierarchies.entries.values().any(|entry| {
+                entry.build.is_some()
+                    || entry.landmarks.is_some()
+                    || entry.hierarchy.pending() > 0
+                    || !entry.hierarchy.has_landmarks()
+            });
             if !busy {
                 return;
             }
@@ -367,6 +428,48 @@ mod tests {
             .hierarchy(cut.movement, cut.cost)
             .map(Hierarchy::has_landmarks);
         assert_eq!(guided, Some(true));
+    }
+
+    #[test]
+    fn a_built_hierarchy_is_published_before_its_landmarks_which_an_edit_meanwhile_drops() {
+        let mut grid = Grid::new(128, 128);
+        grid.fill_rect(Cell::new(60, 0), Cell::new(63, 100), 0);
+        let mut nav = NavGrid::new(grid);
+        let work = MainThreadWork::default();
+        let mut hierarchies = Hierarchies::default();
+        let options = SearchOptions::default();
+        let cut = HierarchyOptions::default();
+        let _ = hierarchies.engine_for(&nav, &options);
+        hierarchies.advance(&nav, placement(&work));
+        work.run(core::time::Duration::MAX);
+        // The build lands: every sector built, searched and shared at once; the landmarks
+        // start.
+        hierarchies.advance(&nav, placement(&work));
+        let built = hierarchies.hierarchy(cut.movement, cut.cost).expect("made");
+        assert_eq!(built.pending(), 0);
+        assert!(!built.has_landmarks());
+        assert!(matches!(
+            hierarchies.engine_for(&nav, &options),
+            SearchEngine::Hierarchical(Some(_))
+        ));
+        // An edit while they are measured: they are dropped when they land, and measured again
+        // once the sectors it marked are built again.
+        nav.block(Cell::new(10, 10)).expect("inside");
+        let change = Arc::new(nav.take_changes());
+        hierarchies.record(&change, nav.id());
+        let marked = hierarchies.for_fields(&nav, &options).expect("built once");
+        assert!(marked.pending() > 0);
+        work.run(core::time::Duration::MAX);
+        hierarchies.advance(&nav, placement(&work));
+        let marked = hierarchies.hierarchy(cut.movement, cut.cost).expect("made");
+        assert!(!marked.has_landmarks());
+        assert!(marked.pending() > 0);
+        settle(&mut hierarchies, &nav, &work);
+        let rebuilt = hierarchies.for_fields(&nav, &options).expect("built once");
+        assert_eq!(rebuilt.pending(), 0);
+        let guided = hierarchies.hierarchy(cut.movement, cut.cost).expect("made");
+        assert!(guided.has_landmarks());
+        assert!(*guided == Hierarchy::build(nav.grid(), cut).expect("valid"));
     }
 
     #[test]

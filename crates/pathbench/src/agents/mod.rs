@@ -131,9 +131,25 @@ pub struct AgentsArgs {
     pub doors: usize,
     /// `bevy_astar`'s agents ask for `PathAlgorithm::Hierarchical` (the sector hierarchy,
     /// built in the background from the first request) instead of A*; with `--shared off`,
-    /// every agent searches its own path over it.
+    /// crowds for one goal share its sector flow field. A cut agent counts as re-pathed once
+    /// its cells ahead are a legal walk to the goal (hierarchical paths are near optimal).
     #[arg(long)]
     pub hierarchical: bool,
+    /// Whose routes the towers are planned on: every library's (`every`, so that each
+    /// library's agents walk over them, whichever run), or only the map's own shortest paths
+    /// (`map`: skips building `bevy_northstar`'s grid, which takes a quarter of an hour at
+    /// 4096 x 4096).
+    #[arg(long, value_enum, value_name = "WHOSE", default_value_t = TowersOn::Every)]
+    pub towers_on: TowersOn,
+}
+
+/// Whose routes the towers are planned on, for the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TowersOn {
+    /// The map's shortest paths, and preferably every library's routes too.
+    Every,
+    /// The map's shortest paths only.
+    Map,
 }
 
 /// Whether `bevy_astar`'s avoiding agents get density-aware routes, for the command line.
@@ -255,10 +271,13 @@ impl Scenario {
         let frames = u64::from(args.seconds) * u64::from(FRAME_RATE);
         let placements = usize::try_from(frames.div_ceil(PLACEMENT_INTERVAL) - 1)
             .map_err(|_| "too many tower placements".to_owned())?;
-        let mut routes: Vec<Box<dyn map::Routes>> = roster
-            .iter()
-            .filter_map(|contender| contender.routes(&map))
-            .collect();
+        let mut routes: Vec<Box<dyn map::Routes>> = match args.towers_on {
+            TowersOn::Every => roster
+                .iter()
+                .filter_map(|contender| contender.routes(&map))
+                .collect(),
+            TowersOn::Map => Vec::new(),
+        };
         let mut peers: Vec<&mut dyn map::Routes> = routes
             .iter_mut()
             .map(|routes| &mut **routes as &mut dyn map::Routes)
@@ -607,6 +626,7 @@ mod tests {
             density_weight: 1.0,
             doors: 0,
             hierarchical: false,
+            towers_on: TowersOn::Every,
         }
     }
 
@@ -734,6 +754,7 @@ mod tests {
             density_weight: 1.0,
             doors: 0,
             hierarchical: false,
+            towers_on: TowersOn::Every,
         };
         let scenario = |args: AgentsArgs| Scenario::new(&args, &roster(&args));
         assert!(scenario(args(0, 1, 64, 1.0)).is_err());

@@ -71,17 +71,17 @@ pub fn cost_along(grid: &Grid, cells: &[Cell], movement: Movement, cost: CostMod
 
 /// The cost of walking `ahead` (the cells still ahead of an agent, the one it stands on first)
 /// on `grid` with its first cell, when every step is legal on `grid` under `movement` (so it
-/// avoids every blocked cell) and it ends at the goal of `field`; `None` otherwise, and for
-/// no cells.
+/// avoids every blocked cell) and it ends at a cell `is_goal` accepts; `None` otherwise, and
+/// for no cells.
 fn walk_to_goal(
     grid: &Grid,
-    field: &FlowField,
+    is_goal: impl Fn(Cell) -> bool,
     ahead: &[Cell],
     movement: Movement,
     cost: CostModel,
 ) -> Option<(Cell, f64)> {
     let (&first, &last) = (ahead.first()?, ahead.last()?);
-    if !field.is_goal(last) || !grid.is_walkable(first) {
+    if !is_goal(last) || !grid.is_walkable(first) {
         return None;
     }
     Some((first, cost_along(grid, ahead, movement, cost)?))
@@ -97,24 +97,25 @@ pub fn on_shortest_path(
     movement: Movement,
     cost: CostModel,
 ) -> bool {
-    walk_to_goal(grid, field, ahead, movement, cost).is_some_and(|(first, walked)| {
+    let is_goal = |cell| field.is_goal(cell);
+    walk_to_goal(grid, is_goal, ahead, movement, cost).is_some_and(|(first, walked)| {
         field
             .cost_at(first)
             .is_some_and(|optimum| (walked - optimum).abs() <= COST_TOLERANCE * optimum.max(1.0))
     })
 }
 
-/// Whether the cells `ahead` are a legal walk to the goal of `field` ([`walk_to_goal`]): what
-/// a cut agent's new path must be where routes weigh the crowd, and so are not the shortest on
-/// the map.
+/// Whether the cells `ahead` are a legal walk to `goal` ([`walk_to_goal`]): what a cut agent's
+/// new path must be where paths are not the shortest on the map (routes that weigh the crowd,
+/// and hierarchical paths).
 pub fn legal_to_goal(
     grid: &Grid,
-    field: &FlowField,
+    goal: Cell,
     ahead: &[Cell],
     movement: Movement,
     cost: CostModel,
 ) -> bool {
-    walk_to_goal(grid, field, ahead, movement, cost).is_some()
+    walk_to_goal(grid, |cell| cell == goal, ahead, movement, cost).is_some()
 }
 
 #[cfg(test)]
@@ -165,7 +166,7 @@ mod tests {
         assert!(!check(&[(0, 2), (1, 2), (2, 2), (3, 1), (3, 2)]));
         // Where routes weigh the crowd, a legal walk to the goal is enough.
         let legal =
-            |list: &[(u32, u32)]| legal_to_goal(&grid, field, &cells(list), RULES.0, RULES.1);
+            |list: &[(u32, u32)]| legal_to_goal(&grid, goal, &cells(list), RULES.0, RULES.1);
         assert!(legal(&[(0, 2), (1, 2), (2, 2), (3, 1), (3, 2)]));
         assert!(!legal(&[(0, 0), (1, 1), (2, 2), (3, 2)]));
         assert!(!legal(&[(0, 2), (1, 2)]));

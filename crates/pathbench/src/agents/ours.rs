@@ -391,8 +391,9 @@ fn with_cells_ahead<R>(
 
 /// How a cut agent stands: re-pathed once its cells ahead avoid every blocked cell of `grid`
 /// (the map now) and cost what an optimal path from where it stands costs (`optimum` gives
-/// the goal's costs on `grid`), or, where routes weigh the crowd (`legal_only`), are a legal
-/// walk to the goal; a path of its own must be a new one too, so that an agent that walked
+/// the goal's costs on `grid`), or, where paths are not the shortest (`legal_only`: routes
+/// that weigh the crowd, hierarchical paths), are a legal walk to the goal, for which no
+/// optimum is measured; a path of its own must be a new one too, so that an agent that walked
 /// through the tower before its new path came does not count. The error of the optimum is kept
 /// in `failure`, and the agent counted as waiting.
 fn repath_status(
@@ -423,21 +424,23 @@ fn repath_status(
         return Repath::Waiting;
     }
     let rules = request_rules();
-    let field = match optimum.field(grid, walker.goal, rules) {
-        Ok(field) => field,
-        Err(error) => {
-            failure.get_or_insert(error);
-            return Repath::Waiting;
-        }
-    };
     let position = transform.translation.truncate();
-    let repathed = with_cells_ahead(path, follower, position, size, |ahead| {
-        if legal_only {
-            legal_to_goal(grid, field, ahead, rules.0, rules.1)
-        } else {
+    let repathed = if legal_only {
+        with_cells_ahead(path, follower, position, size, |ahead| {
+            legal_to_goal(grid, walker.goal, ahead, rules.0, rules.1)
+        })
+    } else {
+        let field = match optimum.field(grid, walker.goal, rules) {
+            Ok(field) => field,
+            Err(error) => {
+                failure.get_or_insert(error);
+                return Repath::Waiting;
+            }
+        };
+        with_cells_ahead(path, follower, position, size, |ahead| {
             on_shortest_path(grid, field, ahead, rules.0, rules.1)
-        }
-    });
+        })
+    };
     if repathed {
         Repath::Done
     } else {
@@ -453,8 +456,13 @@ impl Contender for Ours {
     fn search(&self) -> String {
         let settings = &self.settings;
         format!(
-            "A* (8 neighbours, no corner cutting, octile), {}, result cache, {}, \
+            "{} (8 neighbours, no corner cutting, octile), {}, result cache, {}, \
              at most {} paths applied a frame, {} us a stage{}",
+            if self.algorithm == PathAlgorithm::Hierarchical {
+                "the sector hierarchy (shared sector fields per goal)"
+            } else {
+                "A*"
+            },
             if cfg!(feature = "multi_threaded") {
                 "background tasks"
             } else {
@@ -571,7 +579,8 @@ impl Contender for Ours {
         }
         let grid = world.resource::<NavGrid>().snapshot();
         let size = grid.width();
-        let legal_only = self.crowd && self.crowd_settings.route_density_weight > 0.0;
+        let legal_only = (self.crowd && self.crowd_settings.route_density_weight > 0.0)
+            || self.algorithm == PathAlgorithm::Hierarchical;
         let mut failure = None;
         world.resource_scope(|world, mut optimum: Mut<OptimalCosts>| {
             watch.update(frame, placements, |agent| {
