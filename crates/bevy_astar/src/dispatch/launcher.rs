@@ -219,12 +219,8 @@ impl<'a> Launcher<'a> {
                 if !self.may_start(in_flight) {
                     return core::mem::take(group);
                 }
-                stats.searches_started += 1;
                 stats.sector_field_batches += 1;
-                stats.batched_requests += group.len() as u64;
-                stats.cache_misses += group.len() as u64;
-                let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
-                let members = group.drain(..).map(|member| member.waiting).collect();
+                let (jobs, members) = take_batch(group, stats);
                 let shared = fields.field_for(key, self.retired);
                 let hierarchy = Arc::clone(hierarchy);
                 self.start(
@@ -244,12 +240,8 @@ impl<'a> Launcher<'a> {
             if !self.may_start(in_flight) {
                 return core::mem::take(group);
             }
-            stats.searches_started += 1;
             stats.goal_batches += 1;
-            stats.batched_requests += group.len() as u64;
-            stats.cache_misses += group.len() as u64;
-            let jobs: Vec<SearchJob> = group.iter().map(|member| member.job).collect();
-            let members = group.drain(..).map(|member| member.waiting).collect();
+            let (jobs, members) = take_batch(group, stats);
             let resumed = kept.take_for(FieldKey::of_job(&first_job), &searched.0, self.retired);
             stats.goal_batches_resumed += u64::from(resumed.1.is_some());
             self.start(
@@ -280,6 +272,20 @@ impl<'a> Launcher<'a> {
         }
         left
     }
+}
+
+/// The jobs and the waiting agents of `group`, taken out of it for one batch, counted in
+/// `stats` as one search answering them all.
+fn take_batch(
+    group: &mut Vec<BatchMember>,
+    stats: &mut PathfindingStats,
+) -> (Vec<SearchJob>, Vec<SearchMember>) {
+    stats.searches_started += 1;
+    stats.batched_requests += group.len() as u64;
+    stats.cache_misses += group.len() as u64;
+    let jobs = group.iter().map(|member| member.job).collect();
+    let members = group.drain(..).map(|member| member.waiting).collect();
+    (jobs, members)
 }
 
 /// The hierarchy the goal's sector field is made over for `group`, when every request of it is

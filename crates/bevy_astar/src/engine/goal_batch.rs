@@ -240,8 +240,47 @@ const MOST_KEPT_SEARCHES: usize = 4;
 /// the first group's Dijkstra rather than each growing its own over the whole map.
 #[derive(Resource, Default)]
 pub(crate) struct KeptGoalSearches {
-    slots: HashMap<FieldKey, (KeptSlot, u64)>,
+    slots: RecentSlots<KeptSlot>,
+}
+
+/// One slot per goal for what its searches leave, the least recently used goal's slot dropped
+/// beyond a number of goals.
+#[derive(Default)]
+pub(crate) struct RecentSlots<T> {
+    slots: HashMap<FieldKey, (T, u64)>,
     uses: u64,
+}
+
+impl<T: Default + Send + Sync + 'static> RecentSlots<T> {
+    /// The slot of `key`, made now when it has none; when `most` goals have slots already, the
+    /// least recently used goal's slot is dropped first, to `retired`.
+    pub(crate) fn slot(&mut self, key: FieldKey, most: usize, retired: &mut RetiredOutcomes) -> &T {
+        self.uses += 1;
+        if !self.slots.contains_key(&key) && self.slots.len() >= most {
+            let oldest = self
+                .slots
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(&key, _)| key);
+            if let Some((slot, _)) = oldest.and_then(|oldest| self.slots.remove(&oldest)) {
+                retired.retire_search(slot);
+            }
+        }
+        let (slot, used) = self.slots.entry(key).or_default();
+        *used = self.uses;
+        slot
+    }
+
+    /// The slot of `key`, if it has one.
+    pub(crate) fn get(&self, key: &FieldKey) -> Option<&T> {
+        self.slots.get(key).map(|(slot, _)| slot)
+    }
+
+    /// How many goals have slots.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
 }
 
 impl KeptGoalSearches {
@@ -255,19 +294,7 @@ impl KeptGoalSearches {
         grid: &Arc<Grid>,
         retired: &mut RetiredOutcomes,
     ) -> (KeptSlot, Option<KeptSearch>) {
-        self.uses += 1;
-        if !self.slots.contains_key(&field) && self.slots.len() >= MOST_KEPT_SEARCHES {
-            let oldest = self
-                .slots
-                .iter()
-                .min_by_key(|(_, (_, used))| *used)
-                .map(|(&key, _)| key);
-            if let Some((slot, _)) = oldest.and_then(|oldest| self.slots.remove(&oldest)) {
-                retired.retire_search(slot);
-            }
-        }
-        let (slot, used) = self.slots.entry(field).or_default();
-        *used = self.uses;
+        let slot = self.slots.slot(field, MOST_KEPT_SEARCHES, retired);
         let kept = slot.try_lock().ok().and_then(|mut kept| {
             kept.take_if(|search| core::ptr::eq(search.grid(), Arc::as_ptr(grid)))
         });

@@ -9,6 +9,7 @@
 //! made, each request searches the hierarchy on its own. It records no trace.
 
 use super::flow_field::{FieldKey, field_result};
+use super::goal_batch::RecentSlots;
 use super::hierarchical::search_hierarchy;
 use super::{SearchJob, SearchOutcome, outcome_of};
 use crate::PathAlgorithm;
@@ -68,8 +69,7 @@ impl SharedField {
 /// hierarchical requests each goal has had.
 #[derive(Resource, Default)]
 pub(crate) struct KeptSectorFields {
-    slots: HashMap<FieldKey, (Arc<SharedField>, u64)>,
-    uses: u64,
+    slots: RecentSlots<Arc<SharedField>>,
     asked: HashMap<FieldKey, usize>,
 }
 
@@ -91,7 +91,7 @@ impl KeptSectorFields {
     pub(crate) fn holds(&self, key: &FieldKey, hierarchy: &Hierarchy) -> bool {
         self.slots
             .get(key)
-            .is_some_and(|(shared, _)| shared.answers_for(hierarchy))
+            .is_some_and(|shared| shared.answers_for(hierarchy))
     }
 
     /// The field of `key`'s goal, shared with the batches that read it. The least recently
@@ -101,20 +101,7 @@ impl KeptSectorFields {
         key: FieldKey,
         retired: &mut RetiredOutcomes,
     ) -> Arc<SharedField> {
-        self.uses += 1;
-        if !self.slots.contains_key(&key) && self.slots.len() >= MOST_KEPT_FIELDS {
-            let oldest = self
-                .slots
-                .iter()
-                .min_by_key(|(_, (_, used))| *used)
-                .map(|(&key, _)| key);
-            if let Some((shared, _)) = oldest.and_then(|oldest| self.slots.remove(&oldest)) {
-                retired.retire_search(shared);
-            }
-        }
-        let (shared, used) = self.slots.entry(key).or_default();
-        *used = self.uses;
-        Arc::clone(shared)
+        Arc::clone(self.slots.slot(key, MOST_KEPT_FIELDS, retired))
     }
 }
 
