@@ -9,8 +9,10 @@
 //! first such request on: map changes mark the sectors they touch at once (those are searched
 //! cell by cell), and the sectors waiting are built in the background, a slice at a time. The
 //! built hierarchy is published at once (goals' sector fields need every sector built); the
-//! landmarks that guide the searches are measured after, in a task of their own, and published
-//! unless the map changed meanwhile.
+//! landmarks that guide the searches are measured after, in a task of their own, once the map
+//! has not changed for [`QUIET_FRAMES`] runs (on a huge map they take a few hundred
+//! milliseconds of a core, which towers placed every half second would otherwise spend again
+//! and again), and published unless the map changed meanwhile.
 
 use super::{EngineAnswer, SearchEngine, SearchJob, astar};
 use crate::background::{BackgroundTask, Placement, slice_point};
@@ -32,6 +34,9 @@ const SECTORS_PER_SLICE: usize = 4;
 /// through many sectors cell by cell is slower than A* itself.
 const MOSTLY_BUILT: usize = 10;
 
+/// Runs of [`build_hierarchies`] without a map change before the landmarks are measured again.
+const QUIET_FRAMES: u64 = 60;
+
 std::thread_local! {
     /// The hierarchical searcher of this thread: it grows to the hierarchy it searches and is
     /// then reused.
@@ -42,6 +47,8 @@ std::thread_local! {
 #[derive(Resource, Default)]
 pub(crate) struct Hierarchies {
     entries: HashMap<(Movement, CostModel), HierarchyEntry>,
+    /// Runs of [`Hierarchies::advance`] so far.
+    runs: u64,
 }
 
 /// One hierarchy, the grid it belongs to, and its build in the background.
@@ -57,6 +64,9 @@ struct HierarchyEntry {
     landmarks: Option<(BackgroundTask<Hierarchy>, u64)>,
     /// Map changes marked so far.
     marks: u64,
+    /// [`HierarchyEntry::marks`] as [`Hierarchies::advance`] last saw it, and the run in which
+    /// it saw it change.
+    marks_seen: (u64, u64),
     /// Whether a build has landed: sectors waiting since were marked by map changes.
     built_once: bool,
     /// Sectors the running build has built so far.
@@ -118,6 +128,7 @@ impl Hierarchies {
                 build: None,
                 landmarks: None,
                 marks: 0,
+                marks_seen: (0, 0),
                 built_once: false,
                 built_so_far: Arc::default(),
                 changed_during_build: Vec::new(),
@@ -149,14 +160,20 @@ impl Hierarchies {
     /// Collects finished builds and landmarks, and starts a build for each hierarchy with
     /// sectors waiting, or its landmarks once every sector is built.
     fn advance(&mut self, nav: &NavGrid, placement: Placement<'_>) {
+        self.runs += 1;
         self.entries.retain(|_, entry| entry.grid_id == nav.id());
         for entry in self.entries.values_mut() {
             entry.land();
+            if entry.marks_seen.0 != entry.marks {
+                entry.marks_seen = (entry.marks, self.runs);
+            }
+            let quiet = self.runs - entry.marks_seen.1 >= QUIET_FRAMES || entry.marks == 0;
             if entry.build.is_none() && entry.hierarchy.pending() > 0 {
                 entry.start_build(nav, placement);
             } else if entry.build.is_none()
                 && entry.landmarks.is_none()
                 && !entry.hierarchy.has_landmarks()
+                && quiet
             {
                 let mut copy = Hierarchy::clone(&entry.hierarchy);
                 let grid = nav.snapshot();
@@ -464,6 +481,15 @@ mod tests {
         let marked = hierarchies.hierarchy(cut.movement, cut.cost).expect("made");
         assert!(!marked.has_landmarks());
         assert!(marked.pending() > 0);
+        // The sectors are built again at once; the landmarks wait for the map to be quiet.
+        for _ in 0..3 {
+            hierarchies.advance(&nav, placement(&work));
+            work.run(core::time::Duration::MAX);
+        }
+        hierarchies.advance(&nav, placement(&work));
+        let entry = hierarchies.entries.values().next().expect("made");
+        assert_eq!(entry.hierarchy.pending(), 0);
+        assert!(entry.landmarks.is_none() && !entry.hierarchy.has_landmarks());
         settle(&mut hierarchies, &nav, &work);
         let rebuilt = hierarchies.for_fields(&nav, &options).expect("built once");
         assert_eq!(rebuilt.pending(), 0);
