@@ -393,6 +393,10 @@ fn show_status(
                 "paths: {hierarchical} hierarchical; while the sectors build, {batched} shared \
                  and {other} A*; {waiting} waiting"
             ));
+            ui.label(format!(
+                "hierarchical paths read off the base's sector field: {} batches",
+                stats.sector_field_batches
+            ));
             ui.label("arrows/WASD pan, wheel zooms, Z whole map, G sectors, click: tower");
         });
     Ok(())
