@@ -75,7 +75,9 @@ impl NavShape {
         }
     }
 
-    /// The corners of a cell around its centre, in cell sizes, in order around it.
+    /// The corners of a cell around its centre, in cell sizes, in order around it (what the
+    /// debug overlay draws).
+    #[cfg(any(feature = "debug", test))]
     pub(crate) fn outline(self) -> &'static [Vec2] {
         const SQUARE: [Vec2; 4] = [
             Vec2::new(0.5, 0.5),
