@@ -45,11 +45,13 @@ pub enum PathAlgorithm {
     /// city-like maps, see the core's `HierarchyOptions::detour_per_crossing` for the bound),
     /// not always optimal. The hierarchy is made on the first such request and built in the
     /// background (requests run A* until nine sectors in ten are built); map changes mark the
-    /// sectors they touch, which are searched cell by cell until rebuilt. Many requests for one
-    /// goal ([`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min)
-    /// in a frame) share the goal's sector flow field once every sector is built: it floods
-    /// only the sectors the agents cross, each once for all of them, and later requests for
-    /// that goal read their paths off it while the map stays as it is. Agents of other
+    /// sectors they touch, which are searched cell by cell until rebuilt. Once the hierarchy
+    /// has been built whole, requests for a goal that has had
+    /// [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min) of
+    /// them (over any number of frames) share the goal's sector flow field: it floods only the
+    /// sectors the agents cross, each once for all of them (sectors a map change marked are
+    /// built first, on a copy), and later requests for that goal read their paths off it while
+    /// the map stays as it is. Agents of other
     /// kinds, requests with a weight, window, limit, partial or closest-reachable path, or
     /// trace, and every request on a hexagonal map run A*; [`Path::algorithm`] says which ran.
     /// No trace is recorded.

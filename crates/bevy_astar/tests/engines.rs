@@ -780,6 +780,73 @@ fn a_hierarchical_crowd_shares_its_goal_s_sector_field_and_later_agents_read_it(
     }
 }
 
+/// A second edit inside sectors an earlier edit marked leaves the hierarchy's revision as it
+/// was; the goal's field, made over a copy built on the grid before the second edit, must not
+/// answer for the grid after it: every agent still finds the way the edits left.
+#[test]
+fn a_second_edit_in_a_marked_sector_is_not_answered_off_the_field_made_before_it() {
+    // 256 x 128, sectors of 64: a wall at x = 100..=101 with gap A at y 20..=21 (sector (1, 0))
+    // and gap B at y 100..=101.
+    let grid = Grid::from_fn(256, 128, |cell| {
+        let wall = (100..=101).contains(&cell.x)
+            && !(20..=21).contains(&cell.y)
+            && !(100..=101).contains(&cell.y);
+        u8::from(!wall)
+    });
+    let goal = Cell::new(240, 20);
+    let starts: Vec<Cell> = (0..12).map(|i| Cell::new(2, i * 5)).collect();
+    let settings = PathfindingSettings {
+        cache_capacity: 0,
+        search_thread: SearchThread::MainThread,
+        stage_budget: core::time::Duration::from_secs(30),
+        ..PathfindingSettings::default()
+    };
+    let mut app = app_with_grid(AStarPlugin::default().with_settings(settings), grid);
+    let request = |start| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::Hierarchical);
+    let agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| spawn(&mut app, request(start)))
+        .collect();
+    settle(&mut app, &agents);
+    search_again_once_built(&mut app, &agents);
+    let ask_again = |app: &mut App| {
+        for &agent in &agents {
+            let mut asked = app
+                .world_mut()
+                .get_mut::<PathRequest>(agent)
+                .expect("alive");
+            asked.set_changed();
+        }
+    };
+    // A tower in sector (1, 0), off the paths: the crowd, asked again, is answered off a field
+    // over a copy built on this grid, through gap A, before the background build lands.
+    block(&mut app, Cell::new(90, 40));
+    ask_again(&mut app);
+    app.update();
+    let through_gap_a = |found: &Path| {
+        found.cells().contains(&Cell::new(100, 20)) || found.cells().contains(&Cell::new(100, 21))
+    };
+    for &agent in &agents {
+        let found = path(&app, agent);
+        assert_eq!(found.status, PathStatus::Found);
+        assert!(through_gap_a(&found));
+    }
+    // The next frame, before that build lands: gap A closed, inside the sector marked already.
+    for y in 20..=21 {
+        for x in 100..=101 {
+            block(&mut app, Cell::new(x, y));
+        }
+    }
+    ask_again(&mut app);
+    settle(&mut app, &agents);
+    let now = current_grid(&app);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert_legal_and_near_optimal(&now, &found, start, goal);
+        assert!(!through_gap_a(&found));
+    }
+}
+
 #[test]
 fn hierarchical_requests_get_legal_near_optimal_paths_and_follow_towers() {
     let grid = city_grid();

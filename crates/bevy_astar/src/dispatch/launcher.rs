@@ -213,12 +213,12 @@ impl<'a> Launcher<'a> {
         let large = group.len() >= least;
         let hierarchy = field_hierarchy(group, nav, hierarchies);
         if let Some(hierarchy) = hierarchy.as_ref() {
+            if !self.may_start(in_flight) {
+                return core::mem::take(group);
+            }
             let key = FieldKey::of_job(&first_job);
             let asked = fields.count_requests(key, group.len());
             if asked >= least || fields.holds(&key, hierarchy) {
-                if !self.may_start(in_flight) {
-                    return core::mem::take(group);
-                }
                 stats.sector_field_batches += 1;
                 let (jobs, members) = take_batch(group, stats);
                 let shared = fields.field_for(key, self.retired);

@@ -2,8 +2,9 @@
 //! ([`Hierarchy`]), for huge maps, where it can honour the request (no weight, window, limit,
 //! partial or closest-reachable path, or trace; agents of the default kind). Other requests
 //! run A*, and [`Path::algorithm`](crate::Path::algorithm) says which ran. It records no
-//! trace. While the hierarchy is mostly unbuilt, requests that would fall back to A* join
-//! their goal's batch instead, as A* requests do (one search from the goal answers them all).
+//! trace. Requests it can honour join their goal's batch, as A* requests do: until the
+//! hierarchy has been built whole, one search from the goal answers them all; after, the
+//! goal's sector field does ([`super::sector_field`]).
 //!
 //! The hierarchy is kept per movement rule and cost model that requests ask for, from the
 //! first such request on: map changes mark the sectors they touch at once (those are searched
@@ -69,6 +70,10 @@ struct HierarchyEntry {
     marks_seen: (u64, u64),
     /// Whether a build has landed: sectors waiting since were marked by map changes.
     built_once: bool,
+    /// The [`Hierarchy::revision`] whose landmarks were last measured, whether or not they
+    /// could be (a sector with too many nodes, or a single sector, has none): not tried again
+    /// for the same revision.
+    landmarks_tried: Option<u64>,
     /// Sectors the running build has built so far.
     built_so_far: Arc<AtomicUsize>,
     /// The cells changed since the running build's snapshot: its sectors built over them are
@@ -130,6 +135,7 @@ impl Hierarchies {
                 marks: 0,
                 marks_seen: (0, 0),
                 built_once: false,
+                landmarks_tried: None,
                 built_so_far: Arc::default(),
                 changed_during_build: Vec::new(),
             };
@@ -173,6 +179,7 @@ impl Hierarchies {
             } else if entry.build.is_none()
                 && entry.landmarks.is_none()
                 && !entry.hierarchy.has_landmarks()
+                && entry.landmarks_tried != Some(entry.hierarchy.revision())
                 && quiet
             {
                 let mut copy = Hierarchy::clone(&entry.hierarchy);
@@ -248,6 +255,7 @@ impl HierarchyEntry {
             && let Some(guided) = task.check_ready()
         {
             if *marks == self.marks && guided.revision() == self.hierarchy.revision() {
+                self.landmarks_tried = Some(guided.revision());
                 self.hierarchy = Arc::new(guided);
             }
             self.landmarks = None;
@@ -396,7 +404,7 @@ mod tests {
                 entry.build.is_some()
                     || entry.landmarks.is_some()
                     || entry.hierarchy.pending() > 0
-                    || !entry.hierarchy.has_landmarks()
+                    || entry.landmarks_tried != Some(entry.hierarchy.revision())
             });
             if !busy {
                 return;
@@ -496,6 +504,22 @@ mod tests {
         let guided = hierarchies.hierarchy(cut.movement, cut.cost).expect("made");
         assert!(guided.has_landmarks());
         assert!(*guided == Hierarchy::build(nav.grid(), cut).expect("valid"));
+    }
+
+    #[test]
+    fn landmarks_that_cannot_be_measured_are_not_tried_again_for_the_same_hierarchy() {
+        // One sector: no landmarks can be picked.
+        let nav = NavGrid::new(Grid::new(64, 64));
+        let work = MainThreadWork::default();
+        let mut hierarchies = Hierarchies::default();
+        let _ = hierarchies.engine_for(&nav, &SearchOptions::default());
+        settle(&mut hierarchies, &nav, &work);
+        for _ in 0..2 * QUIET_FRAMES {
+            hierarchies.advance(&nav, placement(&work));
+            let entry = hierarchies.entries.values().next().expect("made");
+            assert!(entry.landmarks.is_none() && entry.build.is_none());
+            assert!(!entry.hierarchy.has_landmarks());
+        }
     }
 
     #[test]

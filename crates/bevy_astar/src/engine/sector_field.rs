@@ -32,35 +32,64 @@ const PATHS_PER_SLICE: usize = 4;
 /// Goals whose requests are counted, at most: past this many, the counts start again.
 const MOST_GOALS_COUNTED: usize = 4_096;
 
+/// Sectors a batch builds between two slice points on its copy of the hierarchy.
+const SECTORS_PER_SLICE: usize = 4;
+
 /// [`SharedField::revision`] while it holds no field.
 const NO_FIELD: u64 = u64::MAX;
 
 /// A goal's sector field, shared by the batches that read it, those running at once too: each
 /// locks it for a few paths at a time, so that a sector one batch measured serves the others.
 pub(crate) struct SharedField {
-    /// The [`Hierarchy::revision`] of the hierarchy the batches were given when the field was
-    /// made, or [`NO_FIELD`].
+    /// The [`Hierarchy::revision`] of the hierarchy the batches were given when the field held
+    /// was made, or [`NO_FIELD`]; read without the lock.
     revision: AtomicU64,
-    field: Mutex<Option<FieldOver>>,
+    kept: Mutex<Option<KeptField>>,
 }
 
-/// A sector field and the hierarchy it was made over: the hierarchy given, or a copy with the
-/// sectors waiting built.
-type FieldOver = (Arc<Hierarchy>, SectorFlowField);
+/// A goal's field, for one revision of the hierarchy (and, where sectors of it waited, one grid).
+struct KeptField {
+    /// The [`Hierarchy::revision`] of the hierarchy the batches were given.
+    revision: u64,
+    /// Where that hierarchy had sectors waiting: a copy with them built on the grid given, and
+    /// that grid (held, so that its address names it). The field answers for that grid only.
+    copy: Option<(Arc<Hierarchy>, Arc<Grid>)>,
+    /// The field; `None` where none could be made (the batches then search the hierarchy).
+    field: Option<SectorFlowField>,
+}
+
+impl KeptField {
+    /// Whether it answers for `hierarchy` on `grid`.
+    fn fits(&self, hierarchy: &Hierarchy, grid: &Arc<Grid>) -> bool {
+        self.revision == hierarchy.revision()
+            && self
+                .copy
+                .as_ref()
+                .is_none_or(|(_, built_on)| Arc::ptr_eq(built_on, grid))
+    }
+}
 
 impl Default for SharedField {
     fn default() -> Self {
         Self {
             revision: AtomicU64::new(NO_FIELD),
-            field: Mutex::new(None),
+            kept: Mutex::new(None),
         }
     }
 }
 
 impl SharedField {
-    /// Whether it holds a field that answers for `hierarchy` as it is.
+    /// Whether it holds a field made for `hierarchy` as it is.
     fn answers_for(&self, hierarchy: &Hierarchy) -> bool {
         self.revision.load(Ordering::Acquire) == hierarchy.revision()
+    }
+
+    /// Whether it holds a field (or found none could be made) for `hierarchy` on `grid`; false
+    /// while another batch holds it.
+    fn fits(&self, hierarchy: &Hierarchy, grid: &Arc<Grid>) -> bool {
+        self.kept
+            .try_lock()
+            .is_ok_and(|kept| kept.as_ref().is_some_and(|kept| kept.fits(hierarchy, grid)))
     }
 }
 
@@ -106,11 +135,13 @@ impl KeptSectorFields {
 }
 
 /// Answers `jobs`, which share their goal, movement rule and cost model, off the goal's sector
-/// field over `hierarchy` (a hierarchy of `grid`): the one `shared` holds when it was made from
-/// this hierarchy, else a new one left there for later batches (unless `shared` holds a field
-/// of a newer hierarchy, which this batch leaves alone). One outcome per job, in order; a job
-/// whose start or goal is invalid gets the error its own search would give, and where no field
-/// can be made, each job searches the hierarchy. `None` when `cancelled` was set before it
+/// field over `hierarchy` (a hierarchy of `grid`): the one `shared` holds when it was made for
+/// this hierarchy (and, where sectors of it wait, this grid), else a new one left there for
+/// later batches (unless `shared` holds a field of a newer hierarchy, which this batch leaves
+/// alone). Where sectors wait, the batch first builds them on a copy of the hierarchy, a few
+/// per slice. One outcome per job, in order; a job whose start or goal is invalid gets the
+/// error its own search would give, and a job the field does not answer (no field could be
+/// made, or it finds no way) searches the hierarchy. `None` when `cancelled` was set before it
 /// began or while it ran (checked between paths, where it may also yield, on the main thread
 /// once the frame's time is spent).
 pub(crate) async fn run_sector_field_batch(
@@ -121,13 +152,18 @@ pub(crate) async fn run_sector_field_batch(
     shared: Arc<SharedField>,
 ) -> Option<Vec<SearchOutcome>> {
     let began = Instant::now();
+    let mut copy = None;
+    if hierarchy.pending() > 0 && !shared.fits(hierarchy, grid) {
+        copy = built_copy(grid, hierarchy, cancelled).await?;
+    }
     let mut own = None;
     let mut outcomes = Vec::with_capacity(jobs.len());
     for chunk in jobs.chunks(PATHS_PER_SLICE) {
         if cancelled.load(Ordering::Relaxed) {
             return None; // nobody wants the answers any more
         }
-        read_chunk(grid, hierarchy, (&shared, &mut own), chunk, &mut outcomes);
+        let fields = (&*shared, &mut own);
+        read_chunk((grid, hierarchy, &copy), fields, chunk, &mut outcomes);
         slice_point().await;
     }
     let duration = began.elapsed();
@@ -137,66 +173,104 @@ pub(crate) async fn run_sector_field_batch(
     Some(outcomes)
 }
 
-/// Reads `chunk`'s outcomes into `outcomes`, off the field `shared` holds (made there first when
-/// it holds none, or one for an older hierarchy), or off a field of the batch's own (`own`)
-/// when `shared` holds one for a newer hierarchy.
-fn read_chunk(
+/// A copy of `hierarchy` with its sectors waiting built on `grid`, a few per slice (`None`
+/// inside when they cannot be built); `None` when `cancelled` was set meanwhile.
+async fn built_copy(
     grid: &Grid,
-    hierarchy: &Arc<Hierarchy>,
-    (shared, own): (&SharedField, &mut Option<Option<FieldOver>>),
+    hierarchy: &Hierarchy,
+    cancelled: &AtomicBool,
+) -> Option<Option<Arc<Hierarchy>>> {
+    let mut copy = Hierarchy::clone(hierarchy);
+    while copy.pending() > 0 {
+        if cancelled.load(Ordering::Relaxed) {
+            return None;
+        }
+        if copy.build_sectors(grid, SECTORS_PER_SLICE).is_err() {
+            return Some(None);
+        }
+        slice_point().await;
+    }
+    Some(Some(Arc::new(copy)))
+}
+
+/// Reads `chunk`'s outcomes into `outcomes`, off the field `shared` holds (made there first when
+/// it holds none, or one for an older hierarchy or another grid), or off a field of the batch's
+/// own (`own`) when `shared` holds one for a newer hierarchy. `copy` is the hierarchy with its
+/// sectors waiting built, where some wait.
+fn read_chunk(
+    (grid, hierarchy, copy): (&Arc<Grid>, &Hierarchy, &Option<Arc<Hierarchy>>),
+    (shared, own): (&SharedField, &mut Option<KeptField>),
     chunk: &[SearchJob],
     outcomes: &mut Vec<SearchOutcome>,
 ) {
     let Some(goal) = chunk.first().map(|job| job.goal) else {
         return;
     };
-    let mut kept = shared.field.lock().unwrap_or_else(PoisonError::into_inner);
-    let stored = shared.revision.load(Ordering::Acquire);
-    let field = if stored == hierarchy.revision() {
-        &mut *kept
-    } else if stored == NO_FIELD || stored < hierarchy.revision() {
-        *kept = field_over(grid, hierarchy, goal);
-        let revision = kept.as_ref().map_or(NO_FIELD, |_| hierarchy.revision());
-        shared.revision.store(revision, Ordering::Release);
-        &mut *kept
+    let mut held = shared.kept.lock().unwrap_or_else(PoisonError::into_inner);
+    let fits = held.as_ref().is_some_and(|kept| kept.fits(hierarchy, grid));
+    let newer = held
+        .as_ref()
+        .is_some_and(|kept| kept.revision > hierarchy.revision());
+    let mut kept = if fits {
+        held.as_mut()
+    } else if newer {
+        Some(own.get_or_insert_with(|| made_field((grid, hierarchy, copy), goal)))
     } else {
-        own.get_or_insert_with(|| field_over(grid, hierarchy, goal))
+        let made = made_field((grid, hierarchy, copy), goal);
+        let revision = made.field.as_ref().map_or(NO_FIELD, |_| made.revision);
+        shared.revision.store(revision, Ordering::Release);
+        Some(held.insert(made))
     };
     for job in chunk {
-        let result = match field.as_mut() {
-            Some((over, field)) => answer(grid, (over, field), job),
-            None => grid
-                .check_endpoints(job.start, job.goal)
-                .and_then(|()| search_hierarchy(grid, hierarchy, job)),
-        };
+        let result = answer(grid, hierarchy, kept.as_deref_mut(), job);
         outcomes.push(outcome_of(job, grid, result, PathAlgorithm::Hierarchical));
     }
 }
 
-/// A field towards `goal` over `hierarchy`, with the sectors waiting built first on a copy of
-/// it; `None` when none can be made.
-fn field_over(grid: &Grid, hierarchy: &Arc<Hierarchy>, goal: Cell) -> Option<FieldOver> {
-    let built = if hierarchy.pending() == 0 {
-        Arc::clone(hierarchy)
+/// The field towards `goal` for `hierarchy` on `grid`: over the hierarchy itself when no sector
+/// of it waits, else over `copy`, the hierarchy with those sectors built on `grid`.
+fn made_field(
+    (grid, hierarchy, copy): (&Arc<Grid>, &Hierarchy, &Option<Arc<Hierarchy>>),
+    goal: Cell,
+) -> KeptField {
+    let copy = (hierarchy.pending() > 0)
+        .then(|| {
+            copy.as_ref()
+                .map(|copy| (Arc::clone(copy), Arc::clone(grid)))
+        })
+        .flatten();
+    let over = copy.as_ref().map_or(hierarchy, |(copy, _)| copy.as_ref());
+    let field = if hierarchy.pending() > 0 && copy.is_none() {
+        None
     } else {
-        let mut copy = Hierarchy::clone(hierarchy);
-        copy.build_sectors(grid, usize::MAX).ok()?;
-        Arc::new(copy)
+        SectorFlowField::new(over, grid, goal).ok()
     };
-    let field = SectorFlowField::new(&built, grid, goal).ok()?;
-    Some((built, field))
+    KeptField {
+        revision: hierarchy.revision(),
+        copy,
+        field,
+    }
 }
 
-/// `job`'s path read off `field` (over the hierarchy `over`), or searched over that hierarchy
-/// when the field does not answer; the error of the job's endpoints when they are invalid.
+/// `job`'s path read off `kept`'s field, or searched over `hierarchy` where the field does not
+/// answer (there is none, or it finds no way, which a search then confirms); the error of the
+/// job's endpoints when they are invalid.
 fn answer(
     grid: &Grid,
-    (over, field): (&Hierarchy, &mut SectorFlowField),
+    hierarchy: &Hierarchy,
+    kept: Option<&mut KeptField>,
     job: &SearchJob,
 ) -> Result<SearchResult, SearchError> {
     grid.check_endpoints(job.start, job.goal)?;
-    match field.path_from(over, grid, job.start) {
-        Ok(path) => Ok(field_result(path)),
-        Err(_) => search_hierarchy(grid, over, job),
+    let read = kept.and_then(|kept| {
+        let over = kept
+            .copy
+            .as_ref()
+            .map_or(hierarchy, |(copy, _)| copy.as_ref());
+        kept.field.as_mut()?.path_from(over, grid, job.start).ok()?
+    });
+    match read {
+        Some(path) => Ok(field_result(Some(path))),
+        None => search_hierarchy(grid, hierarchy, job),
     }
 }
