@@ -20,7 +20,7 @@ use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
 use bevy::prelude::Resource;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 /// Goals whose sector fields are kept, at most.
 const MOST_KEPT_FIELDS: usize = 4;
@@ -52,8 +52,10 @@ struct KeptField {
     /// The [`Hierarchy::revision`] of the hierarchy the batches were given.
     revision: u64,
     /// Where that hierarchy had sectors waiting: a copy with them built on the grid given, and
-    /// that grid (held, so that its address names it). The field answers for that grid only.
-    copy: Option<(Arc<Hierarchy>, Arc<Grid>)>,
+    /// that grid, weakly (its address names it while the weak reference keeps the allocation;
+    /// a strong one would make the next edit copy the whole grid). The field answers for that
+    /// grid only.
+    copy: Option<(Arc<Hierarchy>, Weak<Grid>)>,
     /// The field; `None` where none could be made (the batches then search the hierarchy).
     field: Option<SectorFlowField>,
 }
@@ -65,7 +67,7 @@ impl KeptField {
             && self
                 .copy
                 .as_ref()
-                .is_none_or(|(_, built_on)| Arc::ptr_eq(built_on, grid))
+                .is_none_or(|(_, built_on)| core::ptr::eq(built_on.as_ptr(), Arc::as_ptr(grid)))
     }
 }
 
@@ -236,7 +238,7 @@ fn made_field(
     let copy = (hierarchy.pending() > 0)
         .then(|| {
             copy.as_ref()
-                .map(|copy| (Arc::clone(copy), Arc::clone(grid)))
+                .map(|copy| (Arc::clone(copy), Arc::downgrade(grid)))
         })
         .flatten();
     let over = copy.as_ref().map_or(hierarchy, |(copy, _)| copy.as_ref());
