@@ -7,7 +7,7 @@ use crate::background::{
     BackgroundTask, MainThreadWork, OUTCOMES_PER_SLICE, Placement, slice_point,
 };
 use crate::engine::flow_field::FieldKey;
-use crate::engine::goal_batch::BatchMember;
+use crate::engine::goal_batch::{BatchMember, hierarchical_job};
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
 use crate::engine::hierarchical::Hierarchies;
 use crate::engine::jump_point::JumpPoints;
@@ -24,7 +24,7 @@ use crate::trace::PathDebug;
 use crate::{
     NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats, TerrainProfiles,
 };
-use astar_grid::{Grid, Hierarchy};
+use astar_grid::Grid;
 use bevy::prelude::*;
 use core::future::Future;
 use core::sync::atomic::AtomicBool;
@@ -211,7 +211,8 @@ impl<'a> Launcher<'a> {
         let searched = (Arc::clone(&first.grid), first.job.kind);
         let least = self.settings.goal_batch_min.max(2);
         let large = group.len() >= least;
-        let hierarchy = field_hierarchy(group, nav, hierarchies);
+        let hierarchy =
+            hierarchical_job(group).and_then(|job| hierarchies.for_fields(nav, &job.options));
         if let Some(hierarchy) = hierarchy.as_ref() {
             if !self.may_start(in_flight) {
                 return core::mem::take(group);
@@ -286,21 +287,4 @@ fn take_batch(
     let jobs = group.iter().map(|member| member.job).collect();
     let members = group.drain(..).map(|member| member.waiting).collect();
     (jobs, members)
-}
-
-/// The hierarchy the goal's sector field is made over for `group`, when every request of it is
-/// hierarchical (and of the default agent kind) and the hierarchy has been built whole.
-fn field_hierarchy(
-    group: &[BatchMember],
-    nav: &NavGrid,
-    hierarchies: &mut Hierarchies,
-) -> Option<Arc<Hierarchy>> {
-    let first = group.first()?;
-    let hierarchical = group
-        .iter()
-        .all(|member| matches!(member.alone, SearchEngine::Hierarchical(_)));
-    if !hierarchical {
-        return None;
-    }
-    hierarchies.for_fields(nav, &first.job.options)
 }

@@ -12,7 +12,7 @@ use crate::engine::flow_field::{
     FieldContext, FieldKey, FieldLookup, FlowFields, TreeLookup, options_of_a_field,
 };
 use crate::engine::goal_batch::{
-    BatchGroup, BatchMember, GoalBatches, KeptGoalSearches, MOST_FRAMES_HELD,
+    BatchGroup, BatchMember, GoalBatches, KeptGoalSearches, MOST_FRAMES_HELD, hierarchical_job,
 };
 use crate::engine::hierarchical::Hierarchies;
 use crate::engine::jump_point::JumpPoints;
@@ -511,23 +511,6 @@ impl Dispatcher<'_, '_, '_> {
             capacity: settings.max_flow_fields,
         };
         let min = settings.shared_goal_min_agents;
-        // Hierarchical crowds whose hierarchy answers share their goal's sector field instead,
-        // which measures only the sectors they cross.
-        let hierarchical: Vec<Option<SearchJob>> = self
-            .batches
-            .groups()
-            .map(BatchGroup::hierarchical_job)
-            .collect();
-        let on_sector_fields: Vec<bool> = hierarchical
-            .iter()
-            .map(|job| {
-                job.is_some_and(|job| {
-                    self.hierarchies
-                        .for_fields(self.nav, &job.options)
-                        .is_some()
-                })
-            })
-            .collect();
         // Goals are looked up only where a tree or a count could make them share: with many
         // goals of a few agents each, a frame's thousands of groups cost a comparison each.
         let (serving, counted) = (self.fields.serves_any(), self.fields.counted_any(min));
@@ -535,8 +518,14 @@ impl Dispatcher<'_, '_, '_> {
         let sharing: Vec<FieldKey> = self
             .batches
             .groups()
-            .zip(on_sector_fields)
-            .filter_map(|(group, on_sector_field)| {
+            .filter_map(|group| {
+                // A hierarchical crowd whose hierarchy has been built whole shares its goal's
+                // sector field instead, which measures only the sectors it crosses.
+                let on_sector_field = hierarchical_job(&group.members).is_some_and(|job| {
+                    self.hierarchies
+                        .for_fields(self.nav, &job.options)
+                        .is_some()
+                });
                 if on_sector_field {
                     return None;
                 }

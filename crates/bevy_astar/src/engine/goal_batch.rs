@@ -31,6 +31,18 @@ pub(crate) struct BatchMember {
     pub grid: Arc<Grid>,
 }
 
+/// The first request of `members` when every one is hierarchical (of the default agent kind),
+/// so that the goal's sector field may answer them all.
+pub(crate) fn hierarchical_job(members: &[BatchMember]) -> Option<SearchJob> {
+    let hierarchical = members
+        .iter()
+        .all(|member| matches!(member.alone, SearchEngine::Hierarchical(_)));
+    members
+        .first()
+        .filter(|_| hierarchical)
+        .map(|member| member.job)
+}
+
 /// Frames a gathered group may be held back, at most, while the stages before Dispatch still
 /// have agents to send (a change's agents checked or queued over several frames): one Dijkstra
 /// then answers the whole crowd the change cut, instead of one per frame.
@@ -75,19 +87,6 @@ impl BatchGroup {
         self.members
             .first()
             .map(|member| FieldKey::of_job(&member.job))
-    }
-
-    /// The first request of a group whose requests are all hierarchical (of the default agent
-    /// kind), which the goal's sector field may answer.
-    pub(crate) fn hierarchical_job(&self) -> Option<SearchJob> {
-        let hierarchical = self
-            .members
-            .iter()
-            .all(|member| matches!(member.alone, SearchEngine::Hierarchical(_)));
-        self.members
-            .first()
-            .filter(|_| hierarchical)
-            .map(|member| member.job)
     }
 
     /// How many agents wait for the group's answer.
