@@ -60,14 +60,15 @@ struct HierarchyEntry {
     grid_id: u64,
     /// The build running, on a copy of the hierarchy and a snapshot of the grid.
     build: Option<BackgroundTask<Hierarchy>>,
-    /// The landmarks being measured on a copy of the built hierarchy, and the count of
-    /// [`HierarchyEntry::marks`] when they started.
-    landmarks: Option<(BackgroundTask<Hierarchy>, u64)>,
-    /// Map changes marked so far.
-    marks: u64,
-    /// [`HierarchyEntry::marks`] as [`Hierarchies::advance`] last saw it, and the run in which
-    /// it saw it change.
-    marks_seen: (u64, u64),
+    /// The landmarks being measured on a copy of the built hierarchy: published if the
+    /// hierarchy keeps the copy's revision meanwhile (every mark changes it).
+    landmarks: Option<BackgroundTask<Hierarchy>>,
+    /// Whether a map change marked the hierarchy since the last run of
+    /// [`Hierarchies::advance`].
+    marked: bool,
+    /// The last run of [`Hierarchies::advance`] that found the hierarchy marked; `None` while
+    /// no change ever marked it.
+    last_marked: Option<u64>,
     /// Whether a build has landed: sectors waiting since were marked by map changes.
     built_once: bool,
     /// The [`Hierarchy::revision`] whose landmarks were last measured, whether or not they
@@ -132,8 +133,8 @@ impl Hierarchies {
                 grid_id: nav.id(),
                 build: None,
                 landmarks: None,
-                marks: 0,
-                marks_seen: (0, 0),
+                marked: false,
+                last_marked: None,
                 built_once: false,
                 landmarks_tried: None,
                 built_so_far: Arc::default(),
@@ -170,10 +171,12 @@ impl Hierarchies {
         self.entries.retain(|_, entry| entry.grid_id == nav.id());
         for entry in self.entries.values_mut() {
             entry.land();
-            if entry.marks_seen.0 != entry.marks {
-                entry.marks_seen = (entry.marks, self.runs);
+            if core::mem::take(&mut entry.marked) {
+                entry.last_marked = Some(self.runs);
             }
-            let quiet = self.runs - entry.marks_seen.1 >= QUIET_FRAMES || entry.marks == 0;
+            let quiet = entry
+                .last_marked
+                .is_none_or(|run| self.runs - run >= QUIET_FRAMES);
             if entry.build.is_none() && entry.hierarchy.pending() > 0 {
                 entry.start_build(nav, placement);
             } else if entry.build.is_none()
@@ -192,7 +195,7 @@ impl Hierarchies {
                     },
                     placement,
                 );
-                entry.landmarks = Some((task, entry.marks));
+                entry.landmarks = Some(task);
             }
         }
     }
@@ -251,10 +254,10 @@ impl HierarchyEntry {
             self.build = None;
             self.built_once = true;
         }
-        if let Some((task, marks)) = self.landmarks.as_mut()
+        if let Some(task) = self.landmarks.as_mut()
             && let Some(guided) = task.check_ready()
         {
-            if *marks == self.marks && guided.revision() == self.hierarchy.revision() {
+            if guided.revision() == self.hierarchy.revision() {
                 self.landmarks_tried = Some(guided.revision());
                 self.hierarchy = Arc::new(guided);
             }
@@ -300,7 +303,7 @@ impl HierarchyEntry {
             self.changed_during_build.extend_from_slice(&cells);
         }
         if !self.hierarchy.already_marked(cells.iter().copied()) {
-            self.marks += 1;
+            self.marked = true;
             Arc::make_mut(&mut self.hierarchy).cells_changed(cells);
         }
     }
