@@ -275,13 +275,11 @@ impl HierarchyEntry {
         let built_so_far = Arc::clone(&self.built_so_far);
         self.build = Some(BackgroundTask::spawn(
             async move {
-                while copy.pending() > 0 {
-                    let Ok(built) = copy.build_sectors(&grid, SECTORS_PER_SLICE) else {
-                        break;
-                    };
+                build_waiting(&mut copy, &grid, |built| {
                     built_so_far.fetch_add(built, Ordering::Relaxed);
-                    slice_point().await;
-                }
+                    true
+                })
+                .await;
                 copy
             },
             placement,
@@ -344,6 +342,27 @@ pub(crate) fn build_hierarchies(
     };
     hierarchies.advance(&nav, placement);
     (stats.hierarchy_sectors, stats.hierarchy_sectors_waiting) = hierarchies.sector_counts();
+}
+
+/// Builds `hierarchy`'s sectors waiting from `grid`, [`SECTORS_PER_SLICE`] between two slice
+/// points; after each slice, `proceed` is told how many it built and says whether to go on.
+/// Returns whether every sector waiting was built (not when `proceed` stopped it, nor for a
+/// grid of another size).
+pub(super) async fn build_waiting(
+    hierarchy: &mut Hierarchy,
+    grid: &Grid,
+    mut proceed: impl FnMut(usize) -> bool,
+) -> bool {
+    while hierarchy.pending() > 0 {
+        let Ok(built) = hierarchy.build_sectors(grid, SECTORS_PER_SLICE) else {
+            return false;
+        };
+        if !proceed(built) {
+            return false;
+        }
+        slice_point().await;
+    }
+    true
 }
 
 /// The hierarchical path of `job` over `hierarchy` (a hierarchy of `grid`), searched by this

@@ -10,7 +10,7 @@
 
 use super::flow_field::{FieldKey, field_result};
 use super::goal_batch::RecentSlots;
-use super::hierarchical::search_hierarchy;
+use super::hierarchical::{build_waiting, search_hierarchy};
 use super::{SearchJob, SearchOutcome, outcome_of};
 use crate::PathAlgorithm;
 use crate::background::slice_point;
@@ -31,9 +31,6 @@ const PATHS_PER_SLICE: usize = 4;
 
 /// Goals whose requests are counted, at most: past this many, the counts start again.
 const MOST_GOALS_COUNTED: usize = 4_096;
-
-/// Sectors a batch builds between two slice points on its copy of the hierarchy.
-const SECTORS_PER_SLICE: usize = 4;
 
 /// [`SharedField::revision`] while it holds no field.
 const NO_FIELD: u64 = u64::MAX;
@@ -183,16 +180,11 @@ async fn built_copy(
     cancelled: &AtomicBool,
 ) -> Option<Option<Arc<Hierarchy>>> {
     let mut copy = Hierarchy::clone(hierarchy);
-    while copy.pending() > 0 {
-        if cancelled.load(Ordering::Relaxed) {
-            return None;
-        }
-        if copy.build_sectors(grid, SECTORS_PER_SLICE).is_err() {
-            return Some(None);
-        }
-        slice_point().await;
+    let built = build_waiting(&mut copy, grid, |_| !cancelled.load(Ordering::Relaxed)).await;
+    if cancelled.load(Ordering::Relaxed) {
+        return None;
     }
-    Some(Some(Arc::new(copy)))
+    Some(built.then(|| Arc::new(copy)))
 }
 
 /// Reads `chunk`'s outcomes into `outcomes`, off the field `shared` holds (made there first when
