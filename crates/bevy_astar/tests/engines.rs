@@ -61,12 +61,7 @@ fn jump_point_requests_get_optimal_paths_and_follow_map_edits() {
         .resource_mut::<NavGrid>()
         .set_cost(Cell::new(20, 3), 1)
         .expect("inside the grid");
-    for &agent in &agents {
-        app.world_mut()
-            .get_mut::<PathRequest>(agent)
-            .expect("agent alive")
-            .set_changed();
-    }
+    ask_again(&mut app, &agents);
     settle(&mut app, &agents);
     for (&agent, &start) in agents.iter().zip(&starts) {
         let found = path(&app, agent);
@@ -630,6 +625,30 @@ fn assert_legal_and_near_optimal(grid: &Grid, found: &Path, start: Cell, goal: C
     );
 }
 
+/// Marks the request of every one of `agents` changed, so that each is searched again.
+fn ask_again(app: &mut App, agents: &[Entity]) {
+    for &agent in agents {
+        let mut request = app
+            .world_mut()
+            .get_mut::<PathRequest>(agent)
+            .expect("alive");
+        request.set_changed();
+    }
+}
+
+/// A request for a hierarchical path from `start` to `goal`.
+fn hierarchical(start: Cell, goal: Cell) -> PathRequest {
+    PathRequest::new(start, goal).with_algorithm(PathAlgorithm::Hierarchical)
+}
+
+/// An agent asking for a hierarchical path from each of `starts` to `goal`.
+fn spawn_hierarchical(app: &mut App, starts: &[Cell], goal: Cell) -> Vec<Entity> {
+    starts
+        .iter()
+        .map(|&start| spawn(app, hierarchical(start, goal)))
+        .collect()
+}
+
 /// Has `agents` ask again, once every 200 frames, until the hierarchy's background build has
 /// landed and answers them all (at most 50 times: on a loaded machine the build takes longer
 /// than a fixed number of frames), and waits for their answers.
@@ -638,13 +657,7 @@ fn search_again_once_built(app: &mut App, agents: &[Entity]) {
         for _ in 0..200 {
             app.update();
         }
-        for &agent in agents {
-            let mut request = app
-                .world_mut()
-                .get_mut::<PathRequest>(agent)
-                .expect("alive");
-            request.set_changed();
-        }
+        ask_again(app, agents);
         settle(app, agents);
         let answered = |&agent: &Entity| path(app, agent).algorithm == PathAlgorithm::Hierarchical;
         if agents.iter().all(answered) {
@@ -661,11 +674,7 @@ fn hierarchical_requests_for_one_goal_share_a_batch_while_the_hierarchy_is_built
     let starts: Vec<Cell> = (0..12).map(|i| Cell::new(0, i * 9)).collect();
     assert!(starts.len() >= PathfindingSettings::default().goal_batch_min);
     let mut app = app_with_grid(AStarPlugin::default().with_cache_capacity(0), grid);
-    let request = |start| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::Hierarchical);
-    let agents: Vec<Entity> = starts
-        .iter()
-        .map(|&start| spawn(&mut app, request(start)))
-        .collect();
+    let agents = spawn_hierarchical(&mut app, &starts, goal);
     settle(&mut app, &agents);
     // The hierarchy is not built yet: one search from the goal answers the crowd, optimally,
     // instead of an A* search each.
@@ -699,12 +708,7 @@ fn a_hierarchical_crowd_shares_its_goal_s_sector_field_and_later_agents_read_it(
     let goal = Cell::new(158, 105);
     let starts: Vec<Cell> = (0..12).map(|i| Cell::new(0, i * 9)).collect();
     let mut app = app_with_grid(AStarPlugin::default().with_cache_capacity(0), grid);
-    let request =
-        |start, goal| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::Hierarchical);
-    let mut agents: Vec<Entity> = starts
-        .iter()
-        .map(|&start| spawn(&mut app, request(start, goal)))
-        .collect();
+    let mut agents = spawn_hierarchical(&mut app, &starts, goal);
     settle(&mut app, &agents);
     // Asked again at once with the hierarchy built, the crowd is answered off one sector
     // field, with the hierarchy's paths.
@@ -718,7 +722,7 @@ fn a_hierarchical_crowd_shares_its_goal_s_sector_field_and_later_agents_read_it(
     }
     // A later agent alone reads its path off the field kept for the goal.
     let late_start = Cell::new(1, 50);
-    let late = spawn(&mut app, request(late_start, goal));
+    let late = spawn(&mut app, hierarchical(late_start, goal));
     settle(&mut app, &[late]);
     let read = stats(&app);
     assert_eq!(read.sector_field_batches, crowd.sector_field_batches + 1);
@@ -732,7 +736,7 @@ fn a_hierarchical_crowd_shares_its_goal_s_sector_field_and_later_agents_read_it(
     let least = PathfindingSettings::default().goal_batch_min;
     for number in 1..=least + 1 {
         let start = Cell::new(1, 10 + 4 * number as u32);
-        let lone = spawn(&mut app, request(start, other_goal));
+        let lone = spawn(&mut app, hierarchical(start, other_goal));
         settle(&mut app, &[lone]);
         let fields = stats(&app).sector_field_batches - read.sector_field_batches;
         assert_eq!(
@@ -802,26 +806,13 @@ fn a_second_edit_in_a_marked_sector_is_not_answered_off_the_field_made_before_it
         ..PathfindingSettings::default()
     };
     let mut app = app_with_grid(AStarPlugin::default().with_settings(settings), grid);
-    let request = |start| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::Hierarchical);
-    let agents: Vec<Entity> = starts
-        .iter()
-        .map(|&start| spawn(&mut app, request(start)))
-        .collect();
+    let agents = spawn_hierarchical(&mut app, &starts, goal);
     settle(&mut app, &agents);
     search_again_once_built(&mut app, &agents);
-    let ask_again = |app: &mut App| {
-        for &agent in &agents {
-            let mut asked = app
-                .world_mut()
-                .get_mut::<PathRequest>(agent)
-                .expect("alive");
-            asked.set_changed();
-        }
-    };
     // A tower in sector (1, 0), off the paths: the crowd, asked again, is answered off a field
     // over a copy built on this grid, through gap A, before the background build lands.
     block(&mut app, Cell::new(90, 40));
-    ask_again(&mut app);
+    ask_again(&mut app, &agents);
     app.update();
     let through_gap_a = |found: &Path| {
         found.cells().contains(&Cell::new(100, 20)) || found.cells().contains(&Cell::new(100, 21))
@@ -837,7 +828,7 @@ fn a_second_edit_in_a_marked_sector_is_not_answered_off_the_field_made_before_it
             block(&mut app, Cell::new(x, y));
         }
     }
-    ask_again(&mut app);
+    ask_again(&mut app, &agents);
     settle(&mut app, &agents);
     let now = current_grid(&app);
     for (&agent, &start) in agents.iter().zip(&starts) {
@@ -857,8 +848,7 @@ fn hierarchical_requests_get_legal_near_optimal_paths_and_follow_towers() {
         (Cell::new(2, 117), Cell::new(157, 1)),
         (Cell::new(41, 2), Cell::new(41, 118)),
     ];
-    let request =
-        |(start, goal)| PathRequest::new(start, goal).with_algorithm(PathAlgorithm::Hierarchical);
+    let request = |(start, goal)| hierarchical(start, goal);
     let agents: Vec<Entity> = trips.map(|trip| spawn(&mut app, request(trip))).into();
     settle(&mut app, &agents);
     // The first requests make the hierarchy and run A* while it is built in the background.
