@@ -22,7 +22,7 @@ impl SearchOutcome {
         match self.status {
             PathStatus::Found => {
                 self.footprint.may_be_touched_by(change)
-                    && change.touches_path(&self.cells, self.options.movement)
+                    && change.touches_path_of(&self.cells, self.options.movement, &self.footprint)
                     || (policy == InvalidationPolicy::TouchedOrOpened && change.improves_any())
             }
             // With the closest reachable cell asked for, the path there is held to the same
@@ -90,13 +90,13 @@ pub(crate) fn affected_agent(
     }
     let shown = state
         .found
-        .and_then(|found| Some((found.shown_in(path)?, found.movement)))
+        .and_then(|found| Some((found.shown_in(path)?, found.movement, found.footprint)))
         .filter(|_| policy == InvalidationPolicy::TouchedCells && !change.is_whole_map());
-    if let Some((cells, movement)) = shown {
+    if let Some((cells, movement, footprint)) = shown {
         // What `SearchOutcome::affected_by` decides for a found path under this policy, the
         // footprint checked above.
         return change
-            .touches_path(cells, movement)
+            .touches_path_of(cells, movement, &footprint)
             .then(|| repair && change.cuts_path(cells, movement));
     }
     let applied = state.applied.as_ref()?;

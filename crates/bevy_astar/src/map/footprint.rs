@@ -21,6 +21,10 @@ pub(crate) struct PathFootprint {
     chunk: u32,
     /// One bit per chunk crossed, row by row.
     bits: [u64; 4],
+    /// Whether every step of the path moves at most one cell along each axis (no link jumps
+    /// from one cell to a far one), so that its cells can be scanned by their distance from a
+    /// changed cell ([`NavChange::touches_path_of`]).
+    unit_steps: bool,
 }
 
 impl PathFootprint {
@@ -35,6 +39,9 @@ impl PathFootprint {
             max: first,
             chunk: width.max(height).div_ceil(CHUNKS_PER_SIDE).max(1),
             bits: [0; 4],
+            unit_steps: cells
+                .windows(2)
+                .all(|step| chebyshev(step[0], step[1]) <= 1),
         };
         for cell in cells
             .iter()
@@ -63,6 +70,11 @@ impl PathFootprint {
             || change.link_ends().any(|end| self.covers(end))
     }
 
+    /// Whether every step of the path moves at most one cell along each axis.
+    pub(crate) const fn has_unit_steps(&self) -> bool {
+        self.unit_steps
+    }
+
     /// Whether `cell` lies in a chunk the path crosses, inside its bounding box.
     fn covers(&self, cell: Cell) -> bool {
         let inside = (self.min.x..=self.max.x).contains(&cell.x)
@@ -78,6 +90,13 @@ impl PathFootprint {
         let row = (cell.y / self.chunk).min(last);
         (row * CHUNKS_PER_SIDE + column) as usize
     }
+}
+
+/// The distance between two cells in steps of at most one cell along each axis.
+pub(crate) const fn chebyshev(a: Cell, b: Cell) -> u32 {
+    let dx = a.x.abs_diff(b.x);
+    let dy = a.y.abs_diff(b.y);
+    if dx > dy { dx } else { dy }
 }
 
 /// The corner cells of the diagonal steps of the path `cells` under `movement`

@@ -1,7 +1,8 @@
 //! Whether a map change touches a path: its cells, and the corner cells of its diagonal steps
 //! that the movement rule may not cut. The invalidation rule, the cache and repair all ask it.
 
-use super::{NavCellChange, NavChange, step_corner_cells};
+use super::footprint::chebyshev;
+use super::{NavCellChange, NavChange, PathFootprint, step_corner_cells};
 
 /// Changed cells [`NavChange::may_touch_rect`] checks one by one in a change with links; with
 /// more, a rectangle that meets the bounding box counts as touched.
@@ -67,6 +68,29 @@ impl NavChange {
             self.changed_inside(corner)
                 .is_some_and(NavCellChange::became_blocked)
         })
+    }
+
+    /// [`NavChange::touches_path`] for a path whose footprint is known. When the path moves
+    /// at most a cell along each axis a step ([`PathFootprint::has_unit_steps`]) and the change
+    /// is a few cells (a tower, a door), the path is read by its distance from each changed
+    /// cell: a cell `d` steps away from it is followed by at least `d - 1` that cannot be it,
+    /// so a long path far from the change is read a few cells in a stretch instead of whole.
+    pub(crate) fn touches_path_of(
+        &self,
+        cells: &[Cell],
+        movement: Movement,
+        footprint: &PathFootprint,
+    ) -> bool {
+        if self.whole_map || self.cells.len() > 4 || !footprint.has_unit_steps() {
+            return self.touches_path(cells, movement);
+        }
+        let corners = movement.corners_decide();
+        self.cells.values().any(|changed| {
+            holds_cell_of_unit_steps(cells, changed.cell)
+                || corners
+                    && changed.became_blocked()
+                    && is_step_corner_of_unit_steps(cells, changed.cell)
+        }) || self.worsens_a_step_of(cells)
     }
 
     /// Whether the change blocked a cell of the path `cells` or a corner cell of one of its
@@ -149,4 +173,135 @@ fn contains_cell(cells: &[Cell], target: Cell) -> bool {
             found | ((cell.x ^ target.x) | (cell.y ^ target.y) == 0)
         })
     })
+}
+
+/// Whether the path `cells`, whose steps move at most a cell along each axis, holds `target`:
+/// a cell `d` steps from it is followed by `d - 1` cells that cannot be it, which are skipped.
+fn holds_cell_of_unit_steps(cells: &[Cell], target: Cell) -> bool {
+    let mut index = 0;
+    while let Some(&cell) = cells.get(index) {
+        let distance = chebyshev(cell, target) as usize;
+        if distance == 0 {
+            return true;
+        }
+        index += distance;
+    }
+    false
+}
+
+/// Whether `target` is a corner cell of a diagonal step of the path `cells`, whose steps move
+/// at most a cell along each axis: such a step starts a step from `target`, and a cell `d`
+/// steps from it is followed by `d - 2` cells at least two steps from it, which are skipped.
+fn is_step_corner_of_unit_steps(cells: &[Cell], target: Cell) -> bool {
+    let mut index = 0;
+    while let Some(&from) = cells.get(index) {
+        let distance = chebyshev(from, target) as usize;
+        if distance == 1
+            && let Some(&to) = cells.get(index + 1)
+            && from.x != to.x
+            && from.y != to.y
+            && (target == Cell::new(to.x, from.y) || target == Cell::new(from.x, to.y))
+        {
+            return true;
+        }
+        index += distance.saturating_sub(1).max(1);
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use astar_grid::CornerRule;
+    use proptest::prelude::*;
+
+    /// A walk of unit steps from `start` on a 24 x 24 board (steps that would leave it stay put
+    /// on that axis), each step one of the eight directions or none.
+    fn walk(start: (u32, u32), steps: &[(i8, i8)]) -> Vec<Cell> {
+        let mut at = Cell::new(start.0, start.1);
+        let mut cells = vec![at];
+        for &(dx, dy) in steps {
+            let moved = |value: u32, delta: i8| {
+                value
+                    .checked_add_signed(i32::from(delta))
+                    .filter(|&value| value < 24)
+                    .unwrap_or(value)
+            };
+            at = Cell::new(moved(at.x, dx), moved(at.y, dy));
+            cells.push(at);
+        }
+        cells
+    }
+
+    fn any_movement() -> impl Strategy<Value = Movement> {
+        prop_oneof![
+            Just(Movement::FOUR),
+            Just(Movement::EIGHT),
+            Just(Movement::eight(CornerRule::One)),
+            Just(Movement::eight(CornerRule::Any)),
+            Just(Movement::HEX),
+        ]
+    }
+
+    proptest! {
+        /// Reading a path by distance from the change decides as reading every cell does, for
+        /// changes of one to four cells that block, open or change the cost of cells on the
+        /// path, beside it (its diagonals' corners) or anywhere else, under every movement rule.
+        /// The walks go in straight runs, as paths do, so that they come at changed cells from
+        /// afar.
+        #[test]
+        fn reading_by_distance_agrees_with_reading_every_cell(
+            start in (0u32..24, 0u32..24),
+            runs in prop::collection::vec(((-1i8..=1, -1i8..=1), 1usize..9), 0..24),
+            changed in prop::collection::vec(
+                (any::<prop::sample::Index>(), (-1i32..=1, -1i32..=1), 0u8..2, 0u8..3),
+                1..5,
+            ),
+            elsewhere in prop::option::of((0u32..24, 0u32..24)),
+            movement in any_movement(),
+        ) {
+            let steps: Vec<(i8, i8)> = runs
+                .iter()
+                .flat_map(|&(step, length)| core::iter::repeat_n(step, length))
+                .collect();
+            let cells = walk(start, &steps);
+            let footprint = PathFootprint::of(&cells, movement, 24, 24);
+            prop_assert!(footprint.has_unit_steps());
+            // Cells on or beside the path (a corner of a diagonal step lies beside both its
+            // ends), and maybe one anywhere.
+            let near = changed.iter().filter_map(|&(index, (dx, dy), before, after)| {
+                let on = cells[index.index(cells.len())];
+                let cell = Cell::new(on.x.checked_add_signed(dx)?, on.y.checked_add_signed(dy)?);
+                Some(NavCellChange { cell, before, after })
+            });
+            let anywhere = elsewhere.map(|(x, y)| NavCellChange {
+                cell: Cell::new(x, y),
+                before: 1,
+                after: 0,
+            });
+            let change = NavChange::from_cells(near.chain(anywhere));
+            prop_assert_eq!(
+                change.touches_path_of(&cells, movement, &footprint),
+                change.touches_path(&cells, movement)
+            );
+        }
+    }
+
+    #[test]
+    fn a_path_that_jumps_is_read_whole() {
+        // A link's jump from (0, 0) to (20, 0): the cell (10, 0) between its ends is not on the
+        // path, and (21, 0) is, though the first cell lies 21 steps from it.
+        let cells = [Cell::new(0, 0), Cell::new(20, 0), Cell::new(21, 0)];
+        let footprint = PathFootprint::of(&cells, Movement::EIGHT, 24, 24);
+        assert!(!footprint.has_unit_steps());
+        let blocking = |x| {
+            NavChange::from_cells([NavCellChange {
+                cell: Cell::new(x, 0),
+                before: 1,
+                after: 0,
+            }])
+        };
+        assert!(blocking(21).touches_path_of(&cells, Movement::EIGHT, &footprint));
+        assert!(!blocking(10).touches_path_of(&cells, Movement::EIGHT, &footprint));
+    }
 }
