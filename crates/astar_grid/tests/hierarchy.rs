@@ -582,6 +582,89 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A field renewed after edits of cells and links (told to the hierarchy, which is
+    /// rebuilt), once or twice in a row, answers as a field made new over the rebuilt
+    /// hierarchy: the same cost at every cell but for the rounding of its `f32` costs, and
+    /// walks that are legal and cost at most what it says; whatever the sectors each field
+    /// had measured.
+    #[test]
+    fn a_renewed_sector_flow_field_answers_as_a_new_one(
+        mut grid in random_grid(22, 22),
+        options in options(),
+        links in raw_links(),
+        goal in any::<prop::sample::Index>(),
+        rounds in prop::collection::vec((
+            prop::collection::vec(any::<prop::sample::Index>(), 0..=6),
+            prop::collection::vec((any::<prop::sample::Index>(), 0u8..=5, any::<bool>()), 1..=3),
+        ), 1..=2),
+        starts in prop::collection::vec(any::<prop::sample::Index>(), 1..=6),
+    ) {
+        add_links(&mut grid, &links);
+        let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+        let cells = walkable(&grid);
+        prop_assume!(!cells.is_empty());
+        prop_assume!((0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s)));
+        let goal = cells[goal.index(cells.len())];
+        let mut renewed = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+        let (width, height) = (grid.width(), grid.height());
+        let ids: Vec<_> = grid.links().iter().map(|(id, _)| id).collect();
+        for (measured, edits) in rounds {
+            for start in measured {
+                renewed.path_from(&hierarchy, &grid, cells[start.index(cells.len())]).expect("current");
+            }
+            for (place, value, toggle_link) in edits {
+                let index = place.index((width * height) as usize) as u32;
+                let cell = Cell::new(index % width, index / width);
+                if let Some(id) = ids.first().copied().filter(|_| toggle_link) {
+                    let (from, to, open) = grid.links().get(id).map(|l| (l.from, l.to, l.open)).expect("exists");
+                    grid.set_link_open(id, !open).expect("exists");
+                    hierarchy.cells_changed([from, to]);
+                } else {
+                    grid.set_cost(cell, value).expect("inside");
+                    hierarchy.cells_changed([cell]);
+                }
+            }
+            hierarchy.build_sectors(&grid, usize::MAX).expect("same grid");
+            prop_assume!((0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s)));
+            renewed = renewed.renewed(&hierarchy, &grid).expect("built");
+        }
+        let mut fresh = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+        for cell in walkable(&grid) {
+            let (kept, new) = (
+                renewed.cost_at(&hierarchy, &grid, cell).expect("current"),
+                fresh.cost_at(&hierarchy, &grid, cell).expect("current"),
+            );
+            match (kept, new) {
+                (None, None) => {}
+                (Some(kept), Some(new)) => prop_assert!(
+                    (kept - new).abs() <= 1e-5 * new.max(1.0),
+                    "at {:?}: renewed {} but new {}", cell, kept, new
+                ),
+                _ => return Err(TestCaseError::fail(format!("at {cell:?}: renewed {kept:?}, new {new:?}"))),
+            }
+        }
+        for start in starts {
+            let start = cells[start.index(cells.len())];
+            if !grid.is_walkable(start) {
+                continue;
+            }
+            let said = renewed.cost_at(&hierarchy, &grid, start).expect("current");
+            let walk = renewed.path_from(&hierarchy, &grid, start).expect("current");
+            prop_assert_eq!(walk.is_some(), said.is_some());
+            if let (Some(walk), Some(said)) = (walk, said) {
+                let cost = legal_cost(&grid, options.movement, options.cost, &walk.cells, start, goal)
+                    .map_err(TestCaseError::fail)?;
+                let tolerance = 1e-5 * said.max(1.0);
+                prop_assert!((cost - walk.cost).abs() <= tolerance, "reported {} but the steps cost {}", walk.cost, cost);
+                prop_assert!(cost <= said + tolerance, "walk {} dearer than the field said, {}", cost, said);
+            }
+        }
+    }
+}
+
 #[test]
 fn a_sector_flow_field_measures_only_the_sectors_it_is_asked_about() {
     let grid = Grid::new(64, 64);

@@ -65,6 +65,11 @@ pub struct SectorFlowField {
     /// Per sector, its cells' costs to the goal once measured.
     sectors: Vec<Option<SectorCosts>>,
     measured: usize,
+    /// The sectors the field this one renews had measured ([`SectorFlowField::renewed`]),
+    /// each taken when this one measures the sector; empty for a field made new.
+    earlier: Vec<Option<SectorCosts>>,
+    /// The sectors measured by keeping an earlier field's costs instead of flooding.
+    reused: usize,
     scratch: LocalSearch,
 }
 
@@ -78,12 +83,52 @@ const ARRIVED: u16 = u16::MAX;
 
 /// A measured sector: each cell's cost to the goal, `base` plus its offset, kept as `f32`
 /// (infinite where the goal cannot be reached; offsets from the sector's cheapest way out keep
-/// the rounding far below the price of a step), and the cell it steps to.
+/// the rounding far below the price of a step), and the cell it steps to; with what the flood
+/// started from, so that a renewed field can tell whether it would flood it alike.
 #[derive(Clone, Debug)]
 struct SectorCosts {
     base: f64,
     offsets: Box<[f32]>,
     next: Box<[u16]>,
+    /// The build of the sector measured ([`Hierarchy::build_of`]).
+    build: u64,
+    /// The flood's seeds: the nodes whose way leaves the sector at once (and the goal in its
+    /// own sector), each with its cost to the goal.
+    seeds: Box<[(Cell, f64)]>,
+}
+
+/// How far apart two seeds' changes of cost may be and still count as one shift: far below
+/// the rounding of the `f32` offsets a sector keeps.
+const SHIFT_TOLERANCE: f64 = 1e-9;
+
+impl SectorCosts {
+    /// Whether a flood from `seeds` over the sector as built by `build` would give these
+    /// costs shifted by one amount, and the same steps: the same build, the same seed cells,
+    /// and every seed's cost changed by the same amount.
+    fn floods_alike(&self, build: u64, seeds: &[(Cell, f64)]) -> bool {
+        let same_cells = self.seeds.len() == seeds.len()
+            && self
+                .seeds
+                .iter()
+                .zip(seeds)
+                .all(|(before, now)| before.0 == now.0);
+        let Some(shift) = self
+            .seeds
+            .first()
+            .zip(seeds.first())
+            .map(|(b, n)| n.1 - b.1)
+        else {
+            return self.build == build && same_cells;
+        };
+        let tolerance = |cost: f64| SHIFT_TOLERANCE * cost.abs().max(1.0);
+        self.build == build
+            && same_cells
+            && self
+                .seeds
+                .iter()
+                .zip(seeds)
+                .all(|(before, now)| (now.1 - before.1 - shift).abs() <= tolerance(now.1))
+    }
 }
 
 impl SectorFlowField {
@@ -138,12 +183,70 @@ impl SectorFlowField {
             open: OpenList::default(),
             sectors: vec![None; hierarchy.sectors.len()],
             measured: 0,
+            earlier: Vec::new(),
+            reused: 0,
             scratch: LocalSearch::default(),
         };
         if grid.is_walkable(goal) {
             field.join_goal(hierarchy, grid, goal_sector);
         }
         Ok(field)
+    }
+
+    /// This field's goal again, over `hierarchy` changed since this field was made (edits
+    /// marked and the sectors rebuilt): a field as [`SectorFlowField::new`] makes it, which
+    /// keeps what this one measured in a sector (or kept from the field it renewed, in the
+    /// sectors it did not measure), instead of flooding it again, where the
+    /// sector was not rebuilt since and every way out of it changed its cost by the same
+    /// amount (as upstream of a tower that every route passed). Costs and steps are then those
+    /// of a new field, but for the rounding of the `f32` costs (and ties between equal ways).
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyError, HierarchyOptions, SectorFlowField};
+    ///
+    /// let mut grid = Grid::new(64, 16);
+    /// let options = HierarchyOptions::default().with_sector_size(8);
+    /// let mut hierarchy = Hierarchy::build(&grid, options)?;
+    /// let (start, goal) = (Cell::new(1, 8), Cell::new(62, 8));
+    /// let mut field = SectorFlowField::new(&hierarchy, &grid, goal)?;
+    /// let before = field.path_from(&hierarchy, &grid, start)?.expect("open map");
+    /// // A wall on the way, with a gap at the bottom.
+    /// grid.fill_rect(Cell::new(30, 0), Cell::new(30, 12), 0);
+    /// hierarchy.cells_changed((0..=12).map(|y| Cell::new(30, y)));
+    /// hierarchy.build_sectors(&grid, usize::MAX)?;
+    /// let mut renewed = field.renewed(&hierarchy, &grid)?;
+    /// let after = renewed.path_from(&hierarchy, &grid, start)?.expect("through the gap");
+    /// assert!(after.cost > before.cost);
+    /// // The sectors past the wall, the goal's among them, were not flooded again.
+    /// assert!(renewed.sectors_reused() > 0);
+    /// let mut fresh = SectorFlowField::new(&hierarchy, &grid, goal)?;
+    /// let fresh = fresh.path_from(&hierarchy, &grid, start)?.expect("through the gap");
+    /// assert!((fresh.cost - after.cost).abs() < 1e-4);
+    /// # Ok::<(), HierarchyError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`SectorFlowField::new`].
+    pub fn renewed(self, hierarchy: &Hierarchy, grid: &Grid) -> Result<Self, HierarchyError> {
+        let mut field = Self::new(hierarchy, grid, self.goal)?;
+        if self.sectors.len() == field.sectors.len() {
+            let mut earlier = self.sectors;
+            // Sectors this field did not measure again keep what the one before had.
+            for (slot, older) in earlier.iter_mut().zip(self.earlier) {
+                if slot.is_none() {
+                    *slot = older;
+                }
+            }
+            field.earlier = earlier;
+        }
+        Ok(field)
+    }
+
+    /// How many of the sectors measured kept the costs of the field this one renews
+    /// ([`SectorFlowField::renewed`]) instead of being flooded again.
+    #[must_use]
+    pub const fn sectors_reused(&self) -> usize {
+        self.reused
     }
 
     /// Starts the search over the nodes: the goal's sector's nodes, each at its cost to the
@@ -187,20 +290,25 @@ impl SectorFlowField {
         self.measured
     }
 
-    /// Bytes held: the nodes' costs, the measured sectors and the scratch memory.
+    /// Bytes held: the nodes' costs, the measured sectors (and those of the field it renews
+    /// not measured again yet) and the scratch memory.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         let sectors: usize = self
             .sectors
             .iter()
+            .chain(&self.earlier)
             .flatten()
-            .map(|costs| costs.offsets.len() * (size_of::<f32>() + size_of::<u16>()))
+            .map(|costs| {
+                costs.offsets.len() * (size_of::<f32>() + size_of::<u16>())
+                    + costs.seeds.len() * size_of::<(Cell, f64)>()
+            })
             .sum();
         self.numbers.memory_bytes()
             + self.to_goal.capacity() * size_of::<f64>()
             + self.via.capacity() * size_of::<u32>()
             + self.settled.capacity()
-            + self.sectors.capacity() * size_of::<Option<SectorCosts>>()
+            + (self.sectors.capacity() + self.earlier.capacity()) * size_of::<Option<SectorCosts>>()
             + sectors
             + self.open.memory_bytes()
             + self.scratch.memory_bytes()
@@ -272,8 +380,10 @@ impl SectorFlowField {
             cost: 0.0,
         };
         // Steps of zero cost (links) can tie in ways that circle; the cells walked since the
-        // last step that cost something tell when a walk comes round again.
-        let mut since_cost: HashMap<Cell, usize> = HashMap::from([(cell, 0)]);
+        // last step that cost something tell when a walk comes round again. They are kept
+        // only along runs of such steps: `run_start` is where the run would begin.
+        let mut since_cost: HashMap<Cell, usize> = HashMap::new();
+        let mut run_start = (cell, 0);
         let most = grid.width() as usize * grid.height() as usize;
         let mut at = cell;
         while at != self.goal {
@@ -287,11 +397,19 @@ impl SectorFlowField {
                 return Ok(None);
             };
             if step > 0.0 {
-                since_cost.clear();
-            } else if let Some(&first) = since_cost.get(&next) {
-                return Ok(self.finish_by_search(hierarchy, grid, path, first));
+                if !since_cost.is_empty() {
+                    since_cost.clear();
+                }
+                run_start = (next, path.cells.len());
+            } else {
+                if since_cost.is_empty() {
+                    since_cost.insert(run_start.0, run_start.1);
+                }
+                if let Some(&first) = since_cost.get(&next) {
+                    return Ok(self.finish_by_search(hierarchy, grid, path, first));
+                }
+                since_cost.insert(next, path.cells.len());
             }
-            since_cost.insert(next, path.cells.len());
             path.cells.push(next);
             path.cost += step;
             at = next;
@@ -408,6 +526,18 @@ impl SectorFlowField {
             .map(|&(_, cost)| cost)
             .fold(f64::INFINITY, f64::min);
         let base = if base.is_finite() { base } else { 0.0 };
+        let build = hierarchy.build_of(sector);
+        let earlier = self.earlier.get_mut(sector).and_then(Option::take);
+        if let Some(earlier) = earlier.filter(|earlier| earlier.floods_alike(build, &seeds)) {
+            self.sectors[sector] = Some(SectorCosts {
+                base,
+                seeds: seeds.into_boxed_slice(),
+                ..earlier
+            });
+            self.measured += 1;
+            self.reused += 1;
+            return;
+        }
         self.scratch
             .flood_seeded(grid, hierarchy.rules(), (rect, &seeds), Flow::Backward);
         let mut offsets = Vec::with_capacity(rect.len());
@@ -430,6 +560,8 @@ impl SectorFlowField {
             base,
             offsets: offsets.into_boxed_slice(),
             next: next.into_boxed_slice(),
+            build,
+            seeds: seeds.into_boxed_slice(),
         });
         self.measured += 1;
     }

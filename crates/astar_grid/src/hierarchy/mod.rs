@@ -357,6 +357,11 @@ pub struct Hierarchy {
     /// build, so that a sector flow field can tell the hierarchy it was made from (a copy
     /// shares it until either changes).
     revision: u64,
+    /// Per sector, a number unique to the build that made it (0 before its first), drawn
+    /// like the revision: a sector with the same number in two hierarchies was built once,
+    /// from the same cells, so that a flow field renewed for a changed hierarchy can keep what
+    /// it measured there ([`SectorFlowField::renewed`](super::SectorFlowField::renewed)).
+    builds: Vec<u64>,
 }
 
 /// The next [`Hierarchy::revision`].
@@ -446,6 +451,7 @@ impl Hierarchy {
             scratch: LocalSearch::default(),
             landmarks: None,
             revision: next_revision(),
+            builds: vec![0; count],
         })
     }
 
@@ -573,6 +579,11 @@ impl Hierarchy {
         }
     }
 
+    /// The number of the build that made `sector` as it is (see `builds`).
+    pub(crate) fn build_of(&self, sector: usize) -> u64 {
+        self.builds.get(sector).copied().unwrap_or(0)
+    }
+
     fn build_sector(&mut self, grid: &Grid, sector: usize, nodes: &mut Vec<Cell>) {
         let rect = self.sector_rect_of(sector);
         let rules = self.rules();
@@ -588,6 +599,7 @@ impl Hierarchy {
             .exact_bounds
             .then(|| Box::new(SideBounds::measure(grid, rules, rect, &mut self.scratch)));
         if nodes.len() > self.options.node_capacity() {
+            self.builds[sector] = next_revision();
             self.sectors[sector] = Sector {
                 sides,
                 ..Sector::empty(SectorState::Exact)
@@ -615,6 +627,7 @@ impl Hierarchy {
             });
             exit_start.push(u16::try_from(exits.len()).unwrap_or(u16::MAX));
         }
+        self.builds[sector] = next_revision();
         self.sectors[sector] = Sector {
             state: SectorState::Built,
             nodes: nodes.clone(),
@@ -729,7 +742,8 @@ impl Hierarchy {
         self.sectors.iter().map(|sector| sector.nodes.len()).sum()
     }
 
-    /// Bytes held: the sectors' nodes and costs, the queue and the build's scratch memory.
+    /// Bytes held: the sectors' nodes and costs, the queue, the sectors' build numbers and the
+    /// build's scratch memory.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         let sectors: usize = self
@@ -744,6 +758,7 @@ impl Hierarchy {
             .sum();
         sectors
             + self.queue.capacity() * size_of::<u32>()
+            + self.builds.capacity() * size_of::<u64>()
             + self.scratch.memory_bytes()
             + self.landmarks.as_ref().map_or(0, Landmarks::memory_bytes)
     }
