@@ -4,7 +4,7 @@
 
 use crate::scen_report::{mean_and_worst, median};
 use crate::scen_run::is_legal;
-use astar_grid::{Cell, Engine, Grid, Hierarchy, HierarchySearcher, SectorFlowField};
+use astar_grid::{Cell, Engine, Grid, Hierarchy, HierarchySearcher, Path, SectorFlowField};
 use std::time::Instant;
 
 /// What the fields measured, over all goals.
@@ -27,6 +27,16 @@ pub struct FieldFigures {
     pub illegal: usize,
     /// Walks that did not reach a reachable goal, or reached one the baseline could not.
     pub unmatched: usize,
+    /// Per goal, after a tower on the middle of the longest walk: the milliseconds to walk
+    /// every agent along the goal's field renewed ([`SectorFlowField::renewed`]).
+    pub renewed_ms: Vec<f64>,
+    /// Per goal, after the same tower: the milliseconds to walk every agent along a field
+    /// made new, timed after the renewed one.
+    pub new_after_tower_ms: Vec<f64>,
+    /// Per goal, the share of the renewed field's sectors kept from the field before.
+    pub reused: Vec<f64>,
+    /// Renewed walks that are not legal, or whose cost is not the new field's.
+    pub renewed_mismatches: usize,
 }
 
 impl FieldFigures {
@@ -46,6 +56,10 @@ impl FieldFigures {
             "field_max_suboptimality": max_suboptimality,
             "field_illegal": self.illegal,
             "field_unmatched": self.unmatched,
+            "field_renewed_walks_median_ms": median(&self.renewed_ms),
+            "field_new_walks_after_tower_median_ms": median(&self.new_after_tower_ms),
+            "field_sectors_reused_median": median(&self.reused),
+            "field_renewed_mismatches": self.renewed_mismatches,
         })
     }
 }
@@ -94,6 +108,7 @@ pub fn measure(
         figures
             .searches_ms
             .push(clock.elapsed().as_secs_f64() * 1e3);
+        measure_renewal((grid, hierarchy), field, (&walks, starts), &mut figures)?;
         for (&start, walk) in starts.iter().zip(&walks) {
             let optimal = baseline
                 .find_path(start, goal)
@@ -113,4 +128,63 @@ pub fn measure(
         }
     }
     Ok(figures)
+}
+
+/// Places a tower on the middle cell of the longest of `walks` (the agents' walks from
+/// `starts` along `field`), rebuilds a copy of the hierarchy, then times every agent's walk
+/// along `field` renewed, and along a field made new, checking that they cost the same.
+fn measure_renewal(
+    (grid, hierarchy): (&Grid, &Hierarchy),
+    field: SectorFlowField,
+    (walks, starts): (&[Option<Path>], &[Cell]),
+    figures: &mut FieldFigures,
+) -> Result<(), String> {
+    let goal = field.goal();
+    let tower = walks
+        .iter()
+        .flatten()
+        .max_by_key(|walk| walk.cells.len())
+        .and_then(|walk| walk.cells.get(walk.cells.len() / 2).copied())
+        .filter(|&tower| tower != goal && !starts.contains(&tower));
+    let Some(tower) = tower else {
+        return Ok(());
+    };
+    let error = |error: astar_grid::HierarchyError| error.to_string();
+    let mut grid = grid.clone();
+    grid.set_cost(tower, 0).map_err(|error| error.to_string())?;
+    let mut hierarchy = hierarchy.clone();
+    hierarchy.cells_changed([tower]);
+    hierarchy.build_sectors(&grid, usize::MAX).map_err(error)?;
+    let walk_all = |field: &mut SectorFlowField| -> Result<Vec<Option<Path>>, String> {
+        starts
+            .iter()
+            .map(|&start| field.path_from(&hierarchy, &grid, start).map_err(error))
+            .collect()
+    };
+    let clock = Instant::now();
+    let mut renewed = field.renewed(&hierarchy, &grid).map_err(error)?;
+    let renewed_walks = walk_all(&mut renewed)?;
+    figures.renewed_ms.push(clock.elapsed().as_secs_f64() * 1e3);
+    let clock = Instant::now();
+    let mut fresh = SectorFlowField::new(&hierarchy, &grid, goal).map_err(error)?;
+    let fresh_walks = walk_all(&mut fresh)?;
+    figures
+        .new_after_tower_ms
+        .push(clock.elapsed().as_secs_f64() * 1e3);
+    figures
+        .reused
+        .push(renewed.sectors_reused() as f64 / renewed.sectors_measured().max(1) as f64);
+    let rules = (hierarchy.options().movement, hierarchy.options().cost);
+    for ((&start, kept), new) in starts.iter().zip(&renewed_walks).zip(&fresh_walks) {
+        let alike = match (kept, new) {
+            (Some(kept), Some(new)) => {
+                is_legal(&grid, kept, (start, goal), rules)
+                    && (kept.cost - new.cost).abs() <= 1e-4 * new.cost.max(1.0)
+            }
+            (None, None) => true,
+            _ => false,
+        };
+        figures.renewed_mismatches += usize::from(!alike);
+    }
+    Ok(())
 }

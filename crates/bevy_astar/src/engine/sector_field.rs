@@ -208,9 +208,10 @@ fn read_chunk(
     let mut kept = if fits {
         held.as_mut()
     } else if newer {
-        Some(own.get_or_insert_with(|| made_field((grid, hierarchy, copy), goal)))
+        Some(own.get_or_insert_with(|| made_field((grid, hierarchy, copy), goal, None)))
     } else {
-        let made = made_field((grid, hierarchy, copy), goal);
+        let earlier = held.take().and_then(|kept| kept.field);
+        let made = made_field((grid, hierarchy, copy), goal, earlier);
         let revision = made.field.as_ref().map_or(NO_FIELD, |_| made.revision);
         shared.revision.store(revision, Ordering::Release);
         Some(held.insert(made))
@@ -222,10 +223,13 @@ fn read_chunk(
 }
 
 /// The field towards `goal` for `hierarchy` on `grid`: over the hierarchy itself when no sector
-/// of it waits, else over `copy`, the hierarchy with those sectors built on `grid`.
+/// of it waits, else over `copy`, the hierarchy with those sectors built on `grid`. It renews
+/// `earlier`, the goal's field for an older hierarchy, where there is one
+/// ([`SectorFlowField::renewed`]): the sectors a change left alike are not flooded again.
 fn made_field(
     (grid, hierarchy, copy): (&Arc<Grid>, &Hierarchy, &Option<Arc<Hierarchy>>),
     goal: Cell,
+    earlier: Option<SectorFlowField>,
 ) -> KeptField {
     let copy = (hierarchy.pending() > 0)
         .then(|| {
@@ -237,7 +241,10 @@ fn made_field(
     let field = if hierarchy.pending() > 0 && copy.is_none() {
         None
     } else {
-        SectorFlowField::new(over, grid, goal).ok()
+        match earlier.filter(|earlier| earlier.goal() == goal) {
+            Some(earlier) => earlier.renewed(over, grid).ok(),
+            None => SectorFlowField::new(over, grid, goal).ok(),
+        }
     };
     KeptField {
         revision: hierarchy.revision(),
