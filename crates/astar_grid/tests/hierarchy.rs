@@ -314,6 +314,33 @@ fn queries() -> impl Strategy<Value = Vec<(prop::sample::Index, prop::sample::In
     )
 }
 
+/// Applies `edits` to `grid` and tells `hierarchy`: each sets the cost of the cell its index
+/// picks, or, when it says so and the grid has a link, opens or closes the first link.
+fn apply_edits(
+    grid: &mut Grid,
+    hierarchy: &mut Hierarchy,
+    edits: &[(prop::sample::Index, u8, bool)],
+) {
+    let (width, height) = (grid.width(), grid.height());
+    let first_link = grid.links().iter().map(|(id, _)| id).next();
+    for &(place, value, toggle_link) in edits {
+        if let Some(id) = first_link.filter(|_| toggle_link) {
+            let (from, to, open) = grid
+                .links()
+                .get(id)
+                .map(|link| (link.from, link.to, link.open))
+                .expect("exists");
+            grid.set_link_open(id, !open).expect("exists");
+            hierarchy.cells_changed([from, to]);
+        } else {
+            let index = place.index((width * height) as usize) as u32;
+            let cell = Cell::new(index % width, index / width);
+            grid.set_cost(cell, value).expect("inside");
+            hierarchy.cells_changed([cell]);
+        }
+    }
+}
+
 fn walkable(grid: &Grid) -> Vec<Cell> {
     grid.cells()
         .filter(|&(_, value)| value != 0)
@@ -361,21 +388,7 @@ proptest! {
     ) {
         add_links(&mut grid, &links);
         let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
-        let (width, height) = (grid.width(), grid.height());
-        let ids: Vec<_> = grid.links().iter().map(|(id, _)| id).collect();
-        for (place, value, toggle_link) in edits {
-            let index = place.index((width * height) as usize) as u32;
-            let cell = Cell::new(index % width, index / width);
-            let link = ids.first().copied().filter(|_| toggle_link);
-            if let Some(id) = link {
-                let (from, to, open) = grid.links().get(id).map(|l| (l.from, l.to, l.open)).expect("exists");
-                grid.set_link_open(id, !open).expect("exists");
-                hierarchy.cells_changed([from, to]);
-            } else {
-                grid.set_cost(cell, value).expect("inside");
-                hierarchy.cells_changed([cell]);
-            }
-        }
+        apply_edits(&mut grid, &mut hierarchy, &edits);
         hierarchy.build_sectors(&grid, partial).expect("same grid");
         prop_assert!(!hierarchy.has_landmarks() || hierarchy.pending() == 0);
         hierarchy.prepare_landmarks(&grid).expect("same grid");
@@ -609,24 +622,11 @@ proptest! {
         prop_assume!((0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s)));
         let goal = cells[goal.index(cells.len())];
         let mut renewed = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
-        let (width, height) = (grid.width(), grid.height());
-        let ids: Vec<_> = grid.links().iter().map(|(id, _)| id).collect();
         for (measured, edits) in rounds {
             for start in measured {
                 renewed.path_from(&hierarchy, &grid, cells[start.index(cells.len())]).expect("current");
             }
-            for (place, value, toggle_link) in edits {
-                let index = place.index((width * height) as usize) as u32;
-                let cell = Cell::new(index % width, index / width);
-                if let Some(id) = ids.first().copied().filter(|_| toggle_link) {
-                    let (from, to, open) = grid.links().get(id).map(|l| (l.from, l.to, l.open)).expect("exists");
-                    grid.set_link_open(id, !open).expect("exists");
-                    hierarchy.cells_changed([from, to]);
-                } else {
-                    grid.set_cost(cell, value).expect("inside");
-                    hierarchy.cells_changed([cell]);
-                }
-            }
+            apply_edits(&mut grid, &mut hierarchy, &edits);
             hierarchy.build_sectors(&grid, usize::MAX).expect("same grid");
             prop_assume!((0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s)));
             renewed = renewed.renewed(&hierarchy, &grid).expect("built");
