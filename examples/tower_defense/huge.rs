@@ -5,7 +5,7 @@
 //! The plugin builds the sector hierarchy in the background from the first request (A* answers
 //! meanwhile; the HUD counts which served the creeps' paths), and rebuilds the sectors a tower
 //! touches. Keys: arrows or WASD pan, the wheel zooms, `Z` shows the whole map, `G` draws the
-//! sectors. Left click builds a 4 x 4 tower.
+//! sectors. Left click builds a 4 x 4 tower on the street there, or the HUD says why not.
 
 use bevy::asset::RenderAssetUsages;
 use bevy::gizmos::config::GizmoConfigStore;
@@ -56,6 +56,7 @@ pub fn run() {
         .add_plugins(ScriptedInputPlugin)
         .insert_resource(city())
         .init_resource::<Arrivals>()
+        .init_resource::<LastClick>()
         .add_systems(Startup, setup)
         .add_systems(
             Update,
@@ -275,7 +276,7 @@ fn build_tower(
     buttons: Res<ButtonInput<MouseButton>>,
     window: Single<&Window, With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform)>,
-    mut nav: ResMut<NavGrid>,
+    (mut nav, mut last_click): (ResMut<NavGrid>, ResMut<LastClick>),
     arrivals: Res<Arrivals>,
     creeps: Query<&Transform, With<Creep>>,
 ) {
@@ -283,35 +284,85 @@ fn build_tower(
         return;
     }
     let (camera, transform) = *camera;
-    let Some(corner) = window
+    let Some(clicked) = window
         .cursor_position()
         .and_then(|position| camera.viewport_to_world_2d(transform, position).ok())
         .and_then(|world| nav.world_to_cell(world))
     else {
         return;
     };
-    let far = Cell::new(
-        (corner.x + TOWER - 1).min(SIDE - 1),
-        (corner.y + TOWER - 1).min(SIDE - 1),
-    );
-    let inside =
-        |cell: Cell| (corner.x..=far.x).contains(&cell.x) && (corner.y..=far.y).contains(&cell.y);
-    let open = (corner.y..=far.y)
-        .all(|y| (corner.x..=far.x).all(|x| nav.grid().is_walkable(Cell::new(x, y))));
-    let occupied = creeps
+    let standing: Vec<Cell> = creeps
         .iter()
         .filter_map(|creep| nav.world_to_cell(creep.translation.truncate()))
-        .any(inside);
-    if !open || occupied || inside(arrivals.base) || arrivals.spawns.iter().any(|&s| inside(s)) {
-        return;
-    }
+        .collect();
+    let taken = |corner: Cell, far: Cell| {
+        let inside = |cell: &Cell| {
+            (corner.x..=far.x).contains(&cell.x) && (corner.y..=far.y).contains(&cell.y)
+        };
+        standing.iter().any(inside) || inside(&arrivals.base) || arrivals.spawns.iter().any(inside)
+    };
+    let corner = match tower_corner_near(&nav, clicked, taken) {
+        Ok(corner) => corner,
+        Err(reason) => {
+            last_click.0 = reason;
+            return;
+        }
+    };
+    let far = Cell::new(corner.x + TOWER - 1, corner.y + TOWER - 1);
     nav.fill_rect(corner, far, 0);
+    last_click.0 = "tower built";
     let size = (TOWER as f32) * nav.cell_size();
     let center = (nav.cell_center(corner) + nav.cell_center(far)) / 2.0;
     commands.spawn((
         Sprite::from_color(Color::srgb(0.85, 0.3, 0.25), size),
         Transform::from_translation(center.extend(1.5)),
     ));
+}
+
+/// What the player's last click did, for the HUD.
+#[derive(Resource)]
+struct LastClick(&'static str);
+
+impl Default for LastClick {
+    fn default() -> Self {
+        Self("click a street to build a tower")
+    }
+}
+
+/// The corner of a tower's square near `clicked`: the square centred on it, else the nearest
+/// one within a few cells that lies wholly on open street and that `taken` (creeps, spawns,
+/// the base) leaves free; why there is none otherwise.
+fn tower_corner_near(
+    nav: &NavGrid,
+    clicked: Cell,
+    taken: impl Fn(Cell, Cell) -> bool,
+) -> Result<Cell, &'static str> {
+    const REACH: i32 = 3;
+    let half = (TOWER / 2) as i32;
+    let open = |corner: Cell, far: Cell| {
+        (corner.y..=far.y)
+            .all(|y| (corner.x..=far.x).all(|x| nav.grid().is_walkable(Cell::new(x, y))))
+    };
+    let mut offsets: Vec<(i32, i32)> = (-REACH..=REACH)
+        .flat_map(|dy| (-REACH..=REACH).map(move |dx| (dx, dy)))
+        .collect();
+    offsets.sort_by_key(|&(dx, dy)| dx * dx + dy * dy);
+    let mut reason = "no open street there to build on";
+    for (dx, dy) in offsets {
+        let Some(corner) = clicked.offset(dx - half, dy - half) else {
+            continue;
+        };
+        let far = Cell::new(corner.x + TOWER - 1, corner.y + TOWER - 1);
+        if far.x >= SIDE || far.y >= SIDE || !open(corner, far) {
+            continue;
+        }
+        if taken(corner, far) {
+            reason = "a creep, a spawn or the base stands there";
+            continue;
+        }
+        return Ok(corner);
+    }
+    Err(reason)
 }
 
 /// Arrows or WASD pan, the wheel zooms, `Z` shows the whole map.
@@ -363,6 +414,7 @@ fn show_status(
     creeps: Query<&Path, With<Creep>>,
     stats: Res<PathfindingStats>,
     time: Res<Time>,
+    last_click: Res<LastClick>,
 ) -> Result {
     let (mut hierarchical, mut batched, mut other, mut waiting) = (0, 0, 0, 0);
     for path in &creeps {
@@ -397,6 +449,7 @@ fn show_status(
                 "hierarchical paths read off the base's sector field: {} batches",
                 stats.sector_field_batches
             ));
+            ui.label(format!("last click: {}", last_click.0));
             ui.label("arrows/WASD pan, wheel zooms, Z whole map, G sectors, click: tower");
         });
     Ok(())
