@@ -39,9 +39,7 @@ impl PathFootprint {
             max: first,
             chunk: width.max(height).div_ceil(CHUNKS_PER_SIDE).max(1),
             bits: [0; 4],
-            unit_steps: cells
-                .windows(2)
-                .all(|step| chebyshev(step[0], step[1]) <= 1),
+            unit_steps: cells.windows(2).all(|step| step[0].is_adjacent_8(step[1])),
         };
         for cell in cells
             .iter()
@@ -90,13 +88,6 @@ impl PathFootprint {
         let row = (cell.y / self.chunk).min(last);
         (row * CHUNKS_PER_SIDE + column) as usize
     }
-}
-
-/// The distance between two cells in steps of at most one cell along each axis.
-pub(crate) const fn chebyshev(a: Cell, b: Cell) -> u32 {
-    let dx = a.x.abs_diff(b.x);
-    let dy = a.y.abs_diff(b.y);
-    if dx > dy { dx } else { dy }
 }
 
 /// The corner cells of the diagonal steps of the path `cells` under `movement`

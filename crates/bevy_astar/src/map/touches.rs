@@ -1,7 +1,6 @@
 //! Whether a map change touches a path: its cells, and the corner cells of its diagonal steps
 //! that the movement rule may not cut. The invalidation rule, the cache and repair all ask it.
 
-use super::footprint::chebyshev;
 use super::{NavCellChange, NavChange, PathFootprint, step_corner_cells};
 
 /// Changed cells [`NavChange::may_touch_rect`] checks one by one in a change with links; with
@@ -14,15 +13,21 @@ impl NavChange {
     /// change's bounding box is checked first.
     #[must_use]
     pub fn touches_any(&self, cells: &[Cell]) -> bool {
+        self.touches_any_read(cells, Reading::Whole)
+    }
+
+    /// [`NavChange::touches_any`], the path read as `reading` says when the change is a few
+    /// cells.
+    fn touches_any_read(&self, cells: &[Cell], reading: Reading) -> bool {
         if self.whole_map {
             return true;
         }
         if self.cells.len() <= 4 {
-            // A tower or two: a straight scan of the path for each changed cell.
+            // A tower or two: a scan of the path for each changed cell.
             return self
                 .cells
                 .keys()
-                .any(|&changed| contains_cell(cells, changed));
+                .any(|&changed| reading.holds(cells, changed));
         }
         cells
             .iter()
@@ -52,45 +57,44 @@ impl NavChange {
     /// ```
     #[must_use]
     pub fn touches_path(&self, cells: &[Cell], movement: Movement) -> bool {
-        if self.touches_any(cells) || self.worsens_a_step_of(cells) {
-            return true;
-        }
-        if !movement.corners_decide() {
-            return false;
-        }
-        if self.cells.len() <= 4 {
-            return self
-                .cells
-                .values()
-                .any(|changed| changed.became_blocked() && is_step_corner(cells, changed.cell));
-        }
-        step_corner_cells(cells, movement).any(|corner| {
-            self.changed_inside(corner)
-                .is_some_and(NavCellChange::became_blocked)
-        })
+        self.touches_path_read(cells, movement, Reading::Whole)
     }
 
-    /// [`NavChange::touches_path`] for a path whose footprint is known. When the path moves
-    /// at most a cell along each axis a step ([`PathFootprint::has_unit_steps`]) and the change
-    /// is a few cells (a tower, a door), the path is read by its distance from each changed
-    /// cell: a cell `d` steps away from it is followed by at least `d - 1` that cannot be it,
-    /// so a long path far from the change is read a few cells in a stretch instead of whole.
+    /// [`NavChange::touches_path`] for a path whose footprint is known: a path that moves at
+    /// most a cell along each axis a step ([`PathFootprint::has_unit_steps`]) is read by its
+    /// distance from each changed cell when the change is a few cells (a tower, a door).
     pub(crate) fn touches_path_of(
         &self,
         cells: &[Cell],
         movement: Movement,
         footprint: &PathFootprint,
     ) -> bool {
-        if self.whole_map || self.cells.len() > 4 || !footprint.has_unit_steps() {
-            return self.touches_path(cells, movement);
+        let reading = if footprint.has_unit_steps() {
+            Reading::ByDistance
+        } else {
+            Reading::Whole
+        };
+        self.touches_path_read(cells, movement, reading)
+    }
+
+    /// [`NavChange::touches_path`], the path read as `reading` says when the change is a few
+    /// cells.
+    fn touches_path_read(&self, cells: &[Cell], movement: Movement, reading: Reading) -> bool {
+        if self.touches_any_read(cells, reading) || self.worsens_a_step_of(cells) {
+            return true;
         }
-        let corners = movement.corners_decide();
-        self.cells.values().any(|changed| {
-            holds_cell_of_unit_steps(cells, changed.cell)
-                || corners
-                    && changed.became_blocked()
-                    && is_step_corner_of_unit_steps(cells, changed.cell)
-        }) || self.worsens_a_step_of(cells)
+        if !movement.corners_decide() {
+            return false;
+        }
+        if self.cells.len() <= 4 {
+            return self.cells.values().any(|changed| {
+                changed.became_blocked() && reading.has_step_corner(cells, changed.cell)
+            });
+        }
+        step_corner_cells(cells, movement).any(|corner| {
+            self.changed_inside(corner)
+                .is_some_and(NavCellChange::became_blocked)
+        })
     }
 
     /// Whether the change blocked a cell of the path `cells` or a corner cell of one of its
@@ -153,6 +157,35 @@ impl NavChange {
     }
 }
 
+/// How a path is scanned for a changed cell.
+#[derive(Clone, Copy)]
+enum Reading {
+    /// Every cell, compared without branches.
+    Whole,
+    /// By distance from the changed cell: a cell `d` steps from it is followed by at least
+    /// `d - 1` that cannot be it, so a long path far from the change is read a few cells a
+    /// stretch. Only for paths whose steps move at most a cell along each axis.
+    ByDistance,
+}
+
+impl Reading {
+    /// Whether the path `cells` holds `target`.
+    fn holds(self, cells: &[Cell], target: Cell) -> bool {
+        match self {
+            Self::Whole => contains_cell(cells, target),
+            Self::ByDistance => holds_cell_of_unit_steps(cells, target),
+        }
+    }
+
+    /// Whether `target` is a corner cell of a diagonal step of the path `cells`.
+    fn has_step_corner(self, cells: &[Cell], target: Cell) -> bool {
+        match self {
+            Self::Whole => is_step_corner(cells, target),
+            Self::ByDistance => is_step_corner_of_unit_steps(cells, target),
+        }
+    }
+}
+
 /// Whether `target` is a corner cell of a diagonal step of the path `cells`: compared without
 /// branches, like [`contains_cell`].
 fn is_step_corner(cells: &[Cell], target: Cell) -> bool {
@@ -173,6 +206,13 @@ fn contains_cell(cells: &[Cell], target: Cell) -> bool {
             found | ((cell.x ^ target.x) | (cell.y ^ target.y) == 0)
         })
     })
+}
+
+/// The distance between two cells in steps of at most one cell along each axis.
+const fn chebyshev(a: Cell, b: Cell) -> u32 {
+    let dx = a.x.abs_diff(b.x);
+    let dy = a.y.abs_diff(b.y);
+    if dx > dy { dx } else { dy }
 }
 
 /// Whether the path `cells`, whose steps move at most a cell along each axis, holds `target`:
