@@ -106,28 +106,17 @@ impl SectorCosts {
     /// costs shifted by one amount, and the same steps: the same build, the same seed cells,
     /// and every seed's cost changed by the same amount.
     fn floods_alike(&self, build: u64, seeds: &[(Cell, f64)]) -> bool {
-        let same_cells = self.seeds.len() == seeds.len()
-            && self
-                .seeds
-                .iter()
-                .zip(seeds)
-                .all(|(before, now)| before.0 == now.0);
-        let Some(shift) = self
+        let shift = self
             .seeds
             .first()
             .zip(seeds.first())
-            .map(|(b, n)| n.1 - b.1)
-        else {
-            return self.build == build && same_cells;
-        };
+            .map_or(0.0, |(before, now)| now.1 - before.1);
         let tolerance = |cost: f64| SHIFT_TOLERANCE * cost.abs().max(1.0);
         self.build == build
-            && same_cells
-            && self
-                .seeds
-                .iter()
-                .zip(seeds)
-                .all(|(before, now)| (now.1 - before.1 - shift).abs() <= tolerance(now.1))
+            && self.seeds.len() == seeds.len()
+            && self.seeds.iter().zip(seeds).all(|(before, now)| {
+                before.0 == now.0 && (now.1 - before.1 - shift).abs() <= tolerance(now.1)
+            })
     }
 }
 
@@ -528,18 +517,34 @@ impl SectorFlowField {
         let base = if base.is_finite() { base } else { 0.0 };
         let build = hierarchy.build_of(sector);
         let earlier = self.earlier.get_mut(sector).and_then(Option::take);
-        if let Some(earlier) = earlier.filter(|earlier| earlier.floods_alike(build, &seeds)) {
-            self.sectors[sector] = Some(SectorCosts {
-                base,
-                seeds: seeds.into_boxed_slice(),
-                ..earlier
-            });
-            self.measured += 1;
-            self.reused += 1;
-            return;
-        }
+        let (offsets, next) = match earlier.filter(|e| e.floods_alike(build, &seeds)) {
+            Some(earlier) => {
+                self.reused += 1;
+                (earlier.offsets, earlier.next)
+            }
+            None => self.flooded(hierarchy, grid, (rect, &seeds), base),
+        };
+        self.sectors[sector] = Some(SectorCosts {
+            base,
+            offsets,
+            next,
+            build,
+            seeds: seeds.into_boxed_slice(),
+        });
+        self.measured += 1;
+    }
+
+    /// Floods the sector `rect` backwards from `seeds`: each cell's cost to the goal as an
+    /// offset from `base`, and the cell it steps to.
+    fn flooded(
+        &mut self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+        (rect, seeds): (Rect, &[(Cell, f64)]),
+        base: f64,
+    ) -> (Box<[f32]>, Box<[u16]>) {
         self.scratch
-            .flood_seeded(grid, hierarchy.rules(), (rect, &seeds), Flow::Backward);
+            .flood_seeded(grid, hierarchy.rules(), (rect, seeds), Flow::Backward);
         let mut offsets = Vec::with_capacity(rect.len());
         let mut next = Vec::with_capacity(rect.len());
         for local in 0..rect.len() {
@@ -556,14 +561,7 @@ impl SectorFlowField {
                 None => LEAVE,
             });
         }
-        self.sectors[sector] = Some(SectorCosts {
-            base,
-            offsets: offsets.into_boxed_slice(),
-            next: next.into_boxed_slice(),
-            build,
-            seeds: seeds.into_boxed_slice(),
-        });
-        self.measured += 1;
+        (offsets.into_boxed_slice(), next.into_boxed_slice())
     }
 
     /// Runs the search over the nodes, backwards from the goal, until every node of `sector`
