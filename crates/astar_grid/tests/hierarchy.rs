@@ -665,6 +665,64 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Walks that join walks a field gave before (and take the rest of them) are the walks a
+    /// field that gave none steps: the same cells, at the same cost but for the order of the
+    /// sums; for a field made new and for one renewed after edits, whatever the order of the
+    /// starts.
+    #[test]
+    fn walks_that_join_earlier_ones_are_the_walks_stepped_alone(
+        mut grid in random_grid(22, 22),
+        options in options(),
+        links in raw_links(),
+        goal in any::<prop::sample::Index>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..=5, any::<bool>()), 0..=3),
+        before in prop::collection::vec(any::<prop::sample::Index>(), 0..=6),
+        starts in prop::collection::vec(any::<prop::sample::Index>(), 2..=12),
+    ) {
+        add_links(&mut grid, &links);
+        let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+        let cells = walkable(&grid);
+        prop_assume!(!cells.is_empty());
+        prop_assume!((0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s)));
+        let goal = cells[goal.index(cells.len())];
+        let mut field = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+        if !edits.is_empty() {
+            for start in before {
+                field.path_from(&hierarchy, &grid, cells[start.index(cells.len())]).expect("current");
+            }
+            apply_edits(&mut grid, &mut hierarchy, &edits);
+            hierarchy.build_sectors(&grid, usize::MAX).expect("same grid");
+            prop_assume!((0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s)));
+            field = field.renewed(&hierarchy, &grid).expect("built");
+        }
+        let untouched = field.clone();
+        for start in starts {
+            let start = cells[start.index(cells.len())];
+            let shared = field.path_from(&hierarchy, &grid, start).expect("current");
+            let alone = untouched.clone().path_from(&hierarchy, &grid, start).expect("current");
+            match (shared, alone) {
+                (None, None) => {}
+                (Some(shared), Some(alone)) => {
+                    prop_assert_eq!(&shared.cells, &alone.cells, "from {:?}", start);
+                    prop_assert!(
+                        (shared.cost - alone.cost).abs() <= 1e-9 * alone.cost.max(1.0),
+                        "from {:?}: {} joined, {} alone", start, shared.cost, alone.cost
+                    );
+                }
+                (shared, alone) => {
+                    return Err(TestCaseError::fail(format!(
+                        "from {start:?}: joined {:?}, alone {:?}",
+                        shared.map(|p| p.cost), alone.map(|p| p.cost)
+                    )));
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn a_sector_flow_field_measures_only_the_sectors_it_is_asked_about() {
     let grid = Grid::new(64, 64);

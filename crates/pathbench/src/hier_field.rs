@@ -15,6 +15,12 @@ pub struct FieldFigures {
     pub first_step_us: Vec<f64>,
     /// Per goal, the milliseconds to walk every agent to the goal along the field.
     pub walks_ms: Vec<f64>,
+    /// Per goal, once the field has measured every agent's sectors: the milliseconds to walk
+    /// every agent again, each joining the walks before it where it reaches one.
+    pub joined_ms: Vec<f64>,
+    /// Per goal, the same walks each stepped whole ([`SectorFlowField::forget_walks`] before
+    /// each), timed after the joined ones.
+    pub alone_ms: Vec<f64>,
     /// Per goal, the milliseconds of one hierarchical search per agent instead.
     pub searches_ms: Vec<f64>,
     /// Per goal, the sectors measured once every agent arrived.
@@ -49,6 +55,8 @@ impl FieldFigures {
             "field_first_step_median_us": median(&self.first_step_us),
             "field_first_step_p99_us": crate::hier::percentile(&self.first_step_us, 0.99),
             "field_walks_median_ms": median(&self.walks_ms),
+            "field_joined_walks_median_ms": median(&self.joined_ms),
+            "field_alone_walks_median_ms": median(&self.alone_ms),
             "field_searches_median_ms": median(&self.searches_ms),
             "field_sectors_measured_median": median(&self.sectors),
             "field_bytes_median": median(&self.bytes),
@@ -99,6 +107,7 @@ pub fn measure(
         figures.walks_ms.push(clock.elapsed().as_secs_f64() * 1e3);
         figures.sectors.push(field.sectors_measured() as f64);
         figures.bytes.push(field.memory_bytes() as f64);
+        measure_joining((grid, hierarchy), &mut field, starts, &mut figures)?;
         let clock = Instant::now();
         for &start in starts {
             searcher
@@ -128,6 +137,43 @@ pub fn measure(
         }
     }
     Ok(figures)
+}
+
+/// Walks every agent of `starts` along `field` (which has measured their sectors) twice, timed:
+/// joining the walks before it, then each stepped whole; the walks must match.
+fn measure_joining(
+    (grid, hierarchy): (&Grid, &Hierarchy),
+    field: &mut SectorFlowField,
+    starts: &[Cell],
+    figures: &mut FieldFigures,
+) -> Result<(), String> {
+    let error = |error: astar_grid::HierarchyError| error.to_string();
+    field.forget_walks();
+    let clock = Instant::now();
+    let joined: Vec<Option<Path>> = starts
+        .iter()
+        .map(|&start| field.path_from(hierarchy, grid, start).map_err(error))
+        .collect::<Result<_, _>>()?;
+    figures.joined_ms.push(clock.elapsed().as_secs_f64() * 1e3);
+    let clock = Instant::now();
+    let alone: Vec<Option<Path>> = starts
+        .iter()
+        .map(|&start| {
+            field.forget_walks();
+            field.path_from(hierarchy, grid, start).map_err(error)
+        })
+        .collect::<Result<_, _>>()?;
+    figures.alone_ms.push(clock.elapsed().as_secs_f64() * 1e3);
+    let same = |(joined, alone): (&Option<Path>, &Option<Path>)| match (joined, alone) {
+        (Some(joined), Some(alone)) => joined.cells == alone.cells,
+        (None, None) => true,
+        _ => false,
+    };
+    if joined.iter().zip(&alone).all(same) {
+        Ok(())
+    } else {
+        Err("a joined walk differs from the same walk stepped whole".to_owned())
+    }
 }
 
 /// Places a tower on the middle cell of the longest of `walks` (the agents' walks from

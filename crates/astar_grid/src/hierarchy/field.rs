@@ -2,6 +2,7 @@
 //! sector at a time, only in the sectors asked about, and shared by every agent walking to it.
 
 use super::local::{Flow, LocalSearch, Rect, StepRules};
+use super::walks::{KeptWalks, Passed};
 use super::{Hierarchy, HierarchyError, NodeNumbers, SectorState};
 use crate::movement::DIRECTIONS;
 use crate::search::{OpenEntry, OpenList};
@@ -23,11 +24,15 @@ use std::collections::HashMap;
 ///   optimal path from one sector into another, as hierarchical paths do. With links that
 ///   cost nothing, ties may make a walk by `next_step` alone come round again;
 ///   [`SectorFlowField::path_from`] notices and finishes by A*.
-/// - **Shared.** Any number of agents walking to the goal read the same field.
+/// - **Shared.** Any number of agents walking to the goal read the same field. The walks
+///   [`path_from`](SectorFlowField::path_from) gives are kept by the nodes they leave sectors
+///   from, so that a later walk reaching one of them takes the rest of the earlier walk: a
+///   crowd's paths cost the cells up to where they join, not their whole length.
 /// - **Edits.** The field belongs to the hierarchy as it was when made: once an edit is marked
 ///   ([`Hierarchy::cells_changed`]), its methods return [`HierarchyError::Changed`], and a new
 ///   field is made when the hierarchy is built again. Every step it gives is legal on the grid
-///   given.
+///   the hierarchy was told of; a walk taken from a kept one is not stepped again, so a grid
+///   changed without telling the hierarchy may be walked as it was.
 ///
 /// [`cost_at`]: SectorFlowField::cost_at
 /// [`HierarchyOptions::detour_per_crossing`]: super::HierarchyOptions::detour_per_crossing
@@ -70,6 +75,8 @@ pub struct SectorFlowField {
     earlier: Vec<Option<SectorCosts>>,
     /// The sectors measured by keeping an earlier field's costs instead of flooding.
     reused: usize,
+    /// The walks given, for later walks that join them.
+    walks: KeptWalks,
     scratch: LocalSearch,
 }
 
@@ -174,6 +181,7 @@ impl SectorFlowField {
             measured: 0,
             earlier: Vec::new(),
             reused: 0,
+            walks: KeptWalks::default(),
             scratch: LocalSearch::default(),
         };
         if grid.is_walkable(goal) {
@@ -231,6 +239,26 @@ impl SectorFlowField {
         Ok(field)
     }
 
+    /// Drops the walks kept for later walks to join ([`SectorFlowField::path_from`]), and the
+    /// memory they held; later walks step their whole way until they are kept again.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, SectorFlowField};
+    ///
+    /// let grid = Grid::new(64, 64);
+    /// let hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(8))?;
+    /// let mut field = SectorFlowField::new(&hierarchy, &grid, Cell::new(60, 60))?;
+    /// let first = field.path_from(&hierarchy, &grid, Cell::new(1, 1))?;
+    /// let held = field.memory_bytes();
+    /// field.forget_walks();
+    /// assert!(field.memory_bytes() < held);
+    /// assert_eq!(field.path_from(&hierarchy, &grid, Cell::new(1, 1))?, first);
+    /// # Ok::<(), astar_grid::HierarchyError>(())
+    /// ```
+    pub fn forget_walks(&mut self) {
+        self.walks = KeptWalks::default();
+    }
+
     /// How many of the sectors measured kept the costs of the field this one renews
     /// ([`SectorFlowField::renewed`]) instead of being flooded again.
     #[must_use]
@@ -280,7 +308,7 @@ impl SectorFlowField {
     }
 
     /// Bytes held: the nodes' costs, the measured sectors (and those of the field it renews
-    /// not measured again yet) and the scratch memory.
+    /// not measured again yet), the walks kept and the scratch memory.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         let sectors: usize = self
@@ -300,6 +328,7 @@ impl SectorFlowField {
             + (self.sectors.capacity() + self.earlier.capacity()) * size_of::<Option<SectorCosts>>()
             + sectors
             + self.open.memory_bytes()
+            + self.walks.memory_bytes()
             + self.scratch.memory_bytes()
     }
 
@@ -346,11 +375,32 @@ impl SectorFlowField {
         cell: Cell,
     ) -> Result<Option<Cell>, HierarchyError> {
         self.check(hierarchy, grid)?;
-        Ok(self.step_from(hierarchy, grid, cell).map(|(next, _)| next))
+        Ok(self.step_from(hierarchy, grid, cell).map(|(next, ..)| next))
     }
 
     /// The cells from `cell` to the goal along [`SectorFlowField::next_step`], and what their
-    /// steps cost; `None` when the goal cannot be reached from `cell`.
+    /// steps cost; `None` when the goal cannot be reached from `cell`. A walk that reaches a
+    /// node an earlier walk left its sector from takes the rest of that walk, the cells its
+    /// steps would give, without stepping them.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, SectorFlowField};
+    ///
+    /// let grid = Grid::new(64, 64);
+    /// let hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(8))?;
+    /// let goal = Cell::new(60, 60);
+    /// let mut field = SectorFlowField::new(&hierarchy, &grid, goal)?;
+    /// let first = field.path_from(&hierarchy, &grid, Cell::new(2, 2))?.expect("open map");
+    /// let second = field.path_from(&hierarchy, &grid, Cell::new(2, 3))?.expect("open map");
+    /// assert_eq!(second.cells.last(), Some(&goal));
+    /// // A field that gave no walk before gives the same one.
+    /// let mut new = SectorFlowField::new(&hierarchy, &grid, goal)?;
+    /// let alone = new.path_from(&hierarchy, &grid, Cell::new(2, 3))?.expect("open map");
+    /// assert_eq!(second.cells, alone.cells);
+    /// assert!((second.cost - alone.cost).abs() < 1e-9);
+    /// assert!(first.cost > 0.0);
+    /// # Ok::<(), astar_grid::HierarchyError>(())
+    /// ```
     ///
     /// # Errors
     /// As [`SectorFlowField::cost_at`].
@@ -374,6 +424,8 @@ impl SectorFlowField {
         let mut since_cost: HashMap<Cell, usize> = HashMap::new();
         let mut run_start = (cell, 0);
         let most = grid.width() as usize * grid.height() as usize;
+        let mut passed: Vec<Passed> = Vec::new();
+        let mut joined = None;
         let mut at = cell;
         while at != self.goal {
             if path.cells.len() > most {
@@ -381,10 +433,19 @@ impl SectorFlowField {
                 let last = path.cells.len() - 1;
                 return Ok(self.finish_by_search(hierarchy, grid, path, last));
             }
-            let Some((next, step)) = self.step_from(hierarchy, grid, at) else {
+            let Some((next, step, leaving)) = self.step_from(hierarchy, grid, at) else {
                 // The grid changed without the hierarchy being told: no way on from here.
                 return Ok(None);
             };
+            if let Some(node) = leaving {
+                if let Some(mark) = self.walks.mark(node) {
+                    joined = Some((path.cells.len() - 1, mark));
+                    self.walks.append_rest(mark, &mut path.cells);
+                    path.cost += mark.cost_left();
+                    break;
+                }
+                passed.push((node, path.cells.len() - 1, path.cost));
+            }
             if step > 0.0 {
                 if !since_cost.is_empty() {
                     since_cost.clear();
@@ -403,6 +464,11 @@ impl SectorFlowField {
             path.cost += step;
             at = next;
         }
+        // The walks kept hold at most as many cells as the sectors measured.
+        let side = hierarchy.options().sector_size as usize;
+        let room = self.measured.saturating_mul(side.saturating_mul(side));
+        self.walks
+            .keep(&path.cells, (&passed, path.cost), joined, room);
         Ok(Some(path))
     }
 
@@ -447,22 +513,35 @@ impl SectorFlowField {
     }
 
     /// The next step from `cell` and its cost: along the sector's flood towards the way out
-    /// of it, then along the search over the nodes; `None` at the goal, where it cannot be
-    /// reached, and where the step is not legal on `grid`.
-    fn step_from(&mut self, hierarchy: &Hierarchy, grid: &Grid, cell: Cell) -> Option<(Cell, f64)> {
+    /// of it, then along the search over the nodes; with the number of `cell`'s node when the
+    /// step leaves the sector from it. `None` at the goal, where it cannot be reached, and
+    /// where the step is not legal on `grid`.
+    fn step_from(
+        &mut self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+        cell: Cell,
+    ) -> Option<(Cell, f64, Option<u32>)> {
         let (sector, costs, local) = self.measured_sector(hierarchy, grid, cell)?;
-        let next = match *costs.next.get(local)? {
+        let (next, leaving) = match *costs.next.get(local)? {
             ARRIVED => return None,
             LEAVE => {
-                let node = hierarchy.node_index(sector, cell)?;
-                let via = self.via[self.numbers.number(sector, node) as usize];
-                let (to_sector, to_local) = self.numbers.locate(via);
-                *hierarchy.sectors[to_sector].nodes.get(to_local)?
+                let node = self
+                    .numbers
+                    .number(sector, hierarchy.node_index(sector, cell)?);
+                let (to_sector, to_local) = self.numbers.locate(self.via[node as usize]);
+                (
+                    *hierarchy.sectors[to_sector].nodes.get(to_local)?,
+                    Some(node),
+                )
             }
-            inside => hierarchy.sector_rect_of(sector).cell(usize::from(inside)),
+            inside => (
+                hierarchy.sector_rect_of(sector).cell(usize::from(inside)),
+                None,
+            ),
         };
         let rules = hierarchy.rules();
-        step_cost(grid, rules, cell, next).map(|cost| (next, cost))
+        step_cost(grid, rules, cell, next).map(|cost| (next, cost, leaving))
     }
 
     /// The cost of `cell`, measuring its sector first if need be.

@@ -9,6 +9,7 @@ mod field;
 mod landmarks;
 mod local;
 mod search;
+mod walks;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
