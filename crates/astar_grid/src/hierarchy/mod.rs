@@ -12,6 +12,7 @@ mod search;
 mod walks;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bounds::SideBounds;
@@ -318,6 +319,9 @@ fn pruned_costs(exact: &[f64], count: usize) -> Vec<f32> {
 /// - **Memory.** Per sector, its node cells, a matrix of `f32` costs and its nodes' steps into
 ///   the sectors around; with the landmarks, about 0.9 bytes a cell on 4096 x 4096 city-like
 ///   maps with the defaults ([`Hierarchy::memory_bytes`]).
+/// - **Copies share.** A clone shares every sector (and the landmarks) with the hierarchy it
+///   was copied from until either rebuilds it: copying a 4096 x 4096 hierarchy costs a
+///   reference per sector, so a copy can be marked or built on while the other is read.
 ///
 /// One hierarchy serves one grid and one [`Movement`] and [`CostModel`]; agents of another size
 /// or profile search a hierarchy of their own [`AgentGrid`](crate::AgentGrid).
@@ -348,12 +352,14 @@ pub struct Hierarchy {
     width: u32,
     height: u32,
     columns: u32,
-    sectors: Vec<Sector>,
+    /// Each sector shared with the copies of the hierarchy until either rebuilds it, so that a
+    /// copy costs a reference per sector, not the sectors' memory.
+    sectors: Vec<Arc<Sector>>,
     /// Sectors waiting to be built, each once (those whose state is `Pending`).
     queue: VecDeque<u32>,
     scratch: LocalSearch,
     /// The landmarks' distances, while every sector is built as when they were measured.
-    landmarks: Option<Landmarks>,
+    landmarks: Option<Arc<Landmarks>>,
     /// Unique among all hierarchies and all their states since: changed by every mark and
     /// build, so that a sector flow field can tell the hierarchy it was made from (a copy
     /// shares it until either changes).
@@ -441,7 +447,7 @@ impl Hierarchy {
         let size = options.sector_size;
         let columns = grid.width().div_ceil(size);
         let count = columns as usize * grid.height().div_ceil(size) as usize;
-        let pending = Sector::empty(SectorState::Pending);
+        let pending = Arc::new(Sector::empty(SectorState::Pending));
         Ok(Self {
             options,
             width: grid.width(),
@@ -494,7 +500,7 @@ impl Hierarchy {
         self.check_grid(grid)?;
         if self.landmarks.is_none() {
             let count = usize::from(self.options.landmarks);
-            self.landmarks = Landmarks::pick(self, grid, count);
+            self.landmarks = Landmarks::pick(self, grid, count).map(Arc::new);
         }
         Ok(self.landmarks.is_some())
     }
@@ -575,7 +581,7 @@ impl Hierarchy {
         if entry.state != SectorState::Pending {
             self.landmarks = None;
             self.revision = next_revision();
-            *entry = Sector::empty(SectorState::Pending);
+            *entry = Arc::new(Sector::empty(SectorState::Pending));
             self.queue.push_back(sector as u32);
         }
     }
@@ -601,10 +607,10 @@ impl Hierarchy {
             .then(|| Box::new(SideBounds::measure(grid, rules, rect, &mut self.scratch)));
         if nodes.len() > self.options.node_capacity() {
             self.builds[sector] = next_revision();
-            self.sectors[sector] = Sector {
+            self.sectors[sector] = Arc::new(Sector {
                 sides,
                 ..Sector::empty(SectorState::Exact)
-            };
+            });
             return;
         }
         let count = nodes.len();
@@ -629,14 +635,14 @@ impl Hierarchy {
             exit_start.push(u16::try_from(exits.len()).unwrap_or(u16::MAX));
         }
         self.builds[sector] = next_revision();
-        self.sectors[sector] = Sector {
+        self.sectors[sector] = Arc::new(Sector {
             state: SectorState::Built,
             nodes: nodes.clone(),
             costs: pruned_costs(&exact, count),
             exits,
             exit_start,
             sides,
-        };
+        });
     }
 
     fn rules(&self) -> StepRules {
@@ -751,7 +757,10 @@ impl Hierarchy {
             .sectors
             .iter()
             .map(|sector| {
-                size_of::<Sector>()
+                // The reference, the shared allocation's two counts, and the sector.
+                size_of::<Arc<Sector>>()
+                    + 2 * size_of::<usize>()
+                    + size_of::<Sector>()
                     + sector.sides.as_ref().map_or(0, |_| size_of::<SideBounds>())
                     + sector.nodes.capacity() * size_of::<Cell>()
                     + sector.costs.capacity() * size_of::<f32>()
@@ -761,7 +770,10 @@ impl Hierarchy {
             + self.queue.capacity() * size_of::<u32>()
             + self.builds.capacity() * size_of::<u64>()
             + self.scratch.memory_bytes()
-            + self.landmarks.as_ref().map_or(0, Landmarks::memory_bytes)
+            + self
+                .landmarks
+                .as_ref()
+                .map_or(0, |landmarks| landmarks.memory_bytes())
     }
 
     fn sector_rect_of(&self, sector: usize) -> Rect {
@@ -782,5 +794,47 @@ impl Hierarchy {
             .nodes
             .binary_search_by_key(&(cell.y, cell.x), |node| (node.y, node.x))
             .ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_shares_every_sector_until_one_of_the_two_marks_or_builds_it() {
+        let mut grid = Grid::new(32, 32);
+        let options = HierarchyOptions::default().with_sector_size(8);
+        let built = Hierarchy::build(&grid, options).expect("valid options");
+        let mut copy = built.clone();
+        let shared = |a: &Hierarchy, b: &Hierarchy| {
+            a.sectors
+                .iter()
+                .zip(&b.sectors)
+                .filter(|(a, b)| Arc::ptr_eq(a, b))
+                .count()
+        };
+        assert_eq!(shared(&built, &copy), 16);
+        assert!(Arc::ptr_eq(
+            built.landmarks.as_ref().expect("measured"),
+            copy.landmarks.as_ref().expect("copied")
+        ));
+        // A wall across the corner sector's middle: the copy marks the sectors around it.
+        grid.fill_rect(Cell::new(0, 4), Cell::new(6, 4), 0);
+        copy.cells_changed((0..=6).map(|x| Cell::new(x, 4)));
+        let marked = copy.pending();
+        assert!(marked > 0 && built.pending() == 0);
+        assert_eq!(shared(&built, &copy), 16 - marked);
+        // Rebuilt, the copy is the changed grid's hierarchy; the original is still the old one.
+        copy.build_sectors(&grid, usize::MAX).expect("same grid");
+        assert_eq!(
+            copy,
+            Hierarchy::build(&grid, options).expect("valid options")
+        );
+        assert_eq!(
+            built,
+            Hierarchy::build(&Grid::new(32, 32), options).expect("valid")
+        );
+        assert_ne!(built, copy);
     }
 }
