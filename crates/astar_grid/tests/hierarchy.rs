@@ -341,6 +341,45 @@ fn apply_edits(
     }
 }
 
+/// `grid` with `links` added, its hierarchy built whole, its walkable cells, and the one of
+/// them `goal` picks; `None` when a sector keeps too many nodes to be built, or no cell is
+/// walkable.
+fn built_with_goal(
+    grid: &mut Grid,
+    options: HierarchyOptions,
+    links: &[(prop::sample::Index, prop::sample::Index, f64, bool)],
+    goal: prop::sample::Index,
+) -> Option<(Hierarchy, Vec<Cell>, Cell)> {
+    add_links(grid, links);
+    let hierarchy = Hierarchy::build(grid, options).expect("valid options");
+    let cells = walkable(grid);
+    let all_built = (0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s));
+    let goal = *cells.get(goal.index(cells.len().max(1)))?;
+    all_built.then_some((hierarchy, cells, goal))
+}
+
+/// `field` renewed after `edits` (told to `hierarchy`, which is rebuilt), once it has walked
+/// from the cells of `walked` that the indices pick; `None` when a sector keeps too many
+/// nodes to be built.
+fn renewed_after_edits(
+    mut field: SectorFlowField,
+    (grid, hierarchy): (&mut Grid, &mut Hierarchy),
+    (cells, walked): (&[Cell], &[prop::sample::Index]),
+    edits: &[(prop::sample::Index, u8, bool)],
+) -> Option<SectorFlowField> {
+    for start in walked {
+        field
+            .path_from(hierarchy, grid, cells[start.index(cells.len())])
+            .expect("current");
+    }
+    apply_edits(grid, hierarchy, edits);
+    hierarchy
+        .build_sectors(grid, usize::MAX)
+        .expect("same grid");
+    let all_built = (0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s));
+    all_built.then(|| field.renewed(hierarchy, grid).expect("built"))
+}
+
 fn walkable(grid: &Grid) -> Vec<Cell> {
     grid.cells()
         .filter(|&(_, value)| value != 0)
@@ -615,21 +654,16 @@ proptest! {
         ), 1..=2),
         starts in prop::collection::vec(any::<prop::sample::Index>(), 1..=6),
     ) {
-        add_links(&mut grid, &links);
-        let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
-        let cells = walkable(&grid);
-        prop_assume!(!cells.is_empty());
-        prop_assume!((0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s)));
-        let goal = cells[goal.index(cells.len())];
+        let Some((mut hierarchy, cells, goal)) = built_with_goal(&mut grid, options, &links, goal) else {
+            return Err(TestCaseError::reject("a sector keeps too many nodes, or no cell is walkable"));
+        };
         let mut renewed = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
         for (measured, edits) in rounds {
-            for start in measured {
-                renewed.path_from(&hierarchy, &grid, cells[start.index(cells.len())]).expect("current");
-            }
-            apply_edits(&mut grid, &mut hierarchy, &edits);
-            hierarchy.build_sectors(&grid, usize::MAX).expect("same grid");
-            prop_assume!((0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s)));
-            renewed = renewed.renewed(&hierarchy, &grid).expect("built");
+            let walked = (&cells[..], &measured[..]);
+            let Some(next) = renewed_after_edits(renewed, (&mut grid, &mut hierarchy), walked, &edits) else {
+                return Err(TestCaseError::reject("a sector keeps too many nodes"));
+            };
+            renewed = next;
         }
         let mut fresh = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
         for cell in walkable(&grid) {
@@ -682,21 +716,16 @@ proptest! {
         before in prop::collection::vec(any::<prop::sample::Index>(), 0..=6),
         starts in prop::collection::vec(any::<prop::sample::Index>(), 2..=12),
     ) {
-        add_links(&mut grid, &links);
-        let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
-        let cells = walkable(&grid);
-        prop_assume!(!cells.is_empty());
-        prop_assume!((0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s)));
-        let goal = cells[goal.index(cells.len())];
+        let Some((mut hierarchy, cells, goal)) = built_with_goal(&mut grid, options, &links, goal) else {
+            return Err(TestCaseError::reject("a sector keeps too many nodes, or no cell is walkable"));
+        };
         let mut field = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
         if !edits.is_empty() {
-            for start in before {
-                field.path_from(&hierarchy, &grid, cells[start.index(cells.len())]).expect("current");
-            }
-            apply_edits(&mut grid, &mut hierarchy, &edits);
-            hierarchy.build_sectors(&grid, usize::MAX).expect("same grid");
-            prop_assume!((0..hierarchy.sector_count()).all(|s| hierarchy.is_built(s)));
-            field = field.renewed(&hierarchy, &grid).expect("built");
+            let walked = (&cells[..], &before[..]);
+            let Some(next) = renewed_after_edits(field, (&mut grid, &mut hierarchy), walked, &edits) else {
+                return Err(TestCaseError::reject("a sector keeps too many nodes"));
+            };
+            field = next;
         }
         let untouched = field.clone();
         for start in starts {
