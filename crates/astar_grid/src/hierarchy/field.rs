@@ -730,3 +730,35 @@ fn step_cost(grid: &Grid, rules: StepRules, from: Cell, to: Cell) -> Option<f64>
     grid.step_cost(from, to, rules.movement, rules.cost)
         .filter(|_| grid.is_walkable(to))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hierarchy::HierarchyOptions;
+
+    #[test]
+    fn a_walk_is_kept_from_its_first_node_and_one_that_joins_at_once_keeps_nothing() {
+        let grid = Grid::new(64, 64);
+        let options = HierarchyOptions::default().with_sector_size(8);
+        let hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+        let mut field = SectorFlowField::new(&hierarchy, &grid, Cell::new(60, 60)).expect("built");
+        let walk = |field: &mut SectorFlowField, from: Cell| {
+            let path = field.path_from(&hierarchy, &grid, from).expect("current");
+            path.expect("open map").cells
+        };
+        let first = walk(&mut field, Cell::new(1, 1));
+        let (walks, cells) = field.walks.counts();
+        assert_eq!(walks, 1);
+        assert!(
+            cells > 0 && cells < first.len(),
+            "{cells} of {} kept",
+            first.len()
+        );
+        // The same walk again joins at its first node: nothing of its own to keep.
+        assert_eq!(walk(&mut field, Cell::new(1, 1)), first);
+        assert_eq!(field.walks.counts(), (1, cells));
+        // A walk from another sector keeps its own part.
+        walk(&mut field, Cell::new(1, 40));
+        assert_eq!(field.walks.counts().0, 2);
+    }
+}

@@ -750,7 +750,8 @@ impl Hierarchy {
     }
 
     /// Bytes held: the sectors' nodes and costs, the queue, the sectors' build numbers and the
-    /// build's scratch memory.
+    /// build's scratch memory. A sector shared with copies ([`Clone`]) counts in each of them,
+    /// as do the sectors waiting, which share one empty sector.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         let sectors: usize = self

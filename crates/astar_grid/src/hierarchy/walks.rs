@@ -76,8 +76,9 @@ impl KeptWalks {
 
     /// Keeps the walk `cells` (of cost `total`) that `passed` the nodes listed, and `joined`
     /// a kept walk at the node of the mark given, at the index of its cell in `cells`; its
-    /// nodes are marked up to that one. Keeps nothing once the segments would hold more than
-    /// `most_cells`.
+    /// nodes are marked up to that one. Only the cells from its first node on are kept (a later
+    /// walk joins at a node); a walk that passed no node of its own is not kept. Keeps nothing
+    /// once the segments would hold more than `most_cells`.
     pub(super) fn keep(
         &mut self,
         cells: &[Cell],
@@ -86,29 +87,39 @@ impl KeptWalks {
         most_cells: usize,
     ) {
         let own = joined.map_or(cells.len(), |(index, _)| index + 1);
-        let Ok(segment) = u32::try_from(self.segments.len()) else {
+        let marked: Vec<&Passed> = passed.iter().filter(|passed| passed.1 < own).collect();
+        let Some(&&(_, first, _)) = marked.first() else {
             return;
         };
-        if own > cells.len() || self.cells.saturating_add(own) > most_cells {
+        let kept = own.saturating_sub(first);
+        let (Ok(segment), Ok(_)) = (u32::try_from(self.segments.len()), u32::try_from(own)) else {
+            return;
+        };
+        if own > cells.len() || self.cells.saturating_add(kept) > most_cells {
             return;
         }
-        for &(node, index, before) in passed.iter().filter(|passed| passed.1 < own) {
-            let Ok(index) = u32::try_from(index) else {
-                return;
-            };
+        for &&(node, index, before) in &marked {
+            // Below `own`, which fits in a `u32`.
+            let index = (index - first) as u32;
             self.at_node.entry(node).or_insert(Mark {
                 place: Place { segment, index },
                 cost_left: total - before,
             });
         }
         self.segments.push(Segment {
-            cells: cells[..own].into(),
+            cells: cells[first..own].into(),
             then: joined.map(|(_, mark)| Place {
                 segment: mark.place.segment,
                 index: mark.place.index + 1,
             }),
         });
-        self.cells += own;
+        self.cells += kept;
+    }
+
+    /// The walks kept, and the cells they hold.
+    #[cfg(test)]
+    pub(super) fn counts(&self) -> (usize, usize) {
+        (self.segments.len(), self.cells)
     }
 
     /// Bytes held.
@@ -131,31 +142,51 @@ mod tests {
     fn a_walk_that_joins_a_kept_one_at_a_node_takes_the_rest_of_it_through_every_segment() {
         let mut walks = KeptWalks::default();
         // The first walk, 0..10 along row 0, leaves sectors from nodes 7 (at x 3) and 9 (at
-        // x 6), each step costing 1.
+        // x 6), each step costing 1: its cells from x 3 on are kept.
         let first = cells(0..10);
         walks.keep(&first, (&[(7, 3, 3.0), (9, 6, 6.0)], 9.0), None, 100);
+        assert_eq!(walks.cells, 7);
         let at_seven = walks.mark(7).expect("marked");
         assert_eq!(at_seven.cost_left(), 6.0);
+        assert_eq!(walks.mark(9).expect("marked").cost_left(), 3.0);
         assert!(walks.mark(8).is_none());
-        // A second walk reaches x 3 from below and joins there: it holds its own cells only.
-        let mut second = vec![Cell::new(3, 2), Cell::new(3, 1), Cell::new(3, 0)];
+        // A second walk leaves its sector from node 4 at (3, 2), reaches x 3 from below and
+        // joins there: it keeps its own cells from node 4 to the join.
+        let mut second = vec![
+            Cell::new(3, 3),
+            Cell::new(3, 2),
+            Cell::new(3, 1),
+            Cell::new(3, 0),
+        ];
         walks.append_rest(at_seven, &mut second);
-        assert_eq!(&second[3..], &first[4..]);
-        walks.keep(&second, (&[(4, 0, 0.0)], 8.0), Some((2, at_seven)), 100);
-        assert_eq!(walks.cells, 13);
-        // A third walk joins the second at its node 4 and runs on through the first.
-        let mut third = vec![Cell::new(3, 3)];
-        walks.append_rest(walks.mark(4).expect("marked"), &mut third);
-        let mut expected = vec![Cell::new(3, 3), Cell::new(3, 1), Cell::new(3, 0)];
+        assert_eq!(&second[4..], &first[4..]);
+        walks.keep(&second, (&[(4, 1, 1.0)], 9.0), Some((3, at_seven)), 100);
+        assert_eq!(walks.cells, 10);
+        // A third walk joins the second at its node 4 and runs on through the first, at the
+        // cost the second had left from there.
+        let at_four = walks.mark(4).expect("marked");
+        assert_eq!(at_four.cost_left(), 8.0);
+        let mut third = vec![Cell::new(2, 2), Cell::new(3, 2)];
+        walks.append_rest(at_four, &mut third);
+        let mut expected = vec![
+            Cell::new(2, 2),
+            Cell::new(3, 2),
+            Cell::new(3, 1),
+            Cell::new(3, 0),
+        ];
         expected.extend(&first[4..]);
         assert_eq!(third, expected);
-        // A walk joining at the last cell of a segment goes on at once to the next one.
-        walks.keep(&cells(20..22), (&[(11, 1, 1.0)], 1.0), None, 100);
-        let mut fourth = vec![Cell::new(21, 0)];
-        walks.append_rest(walks.mark(11).expect("marked"), &mut fourth);
-        assert_eq!(fourth, [Cell::new(21, 0)]);
-        // Past the limit, nothing more is kept.
+        // A fourth walk leaves from node 5 at (4, 3) and joins the second at node 4: a walk
+        // reaching node 5 runs on through all three segments.
+        let fourth = [Cell::new(4, 3), Cell::new(3, 2)];
+        walks.keep(&fourth, (&[(5, 0, 0.0)], 9.5), Some((1, at_four)), 100);
+        let mut fifth = vec![Cell::new(4, 3)];
+        walks.append_rest(walks.mark(5).expect("marked"), &mut fifth);
+        assert_eq!(&fifth[1..], &expected[1..]);
+        // A walk that passed no node of its own keeps nothing; past the limit, nothing more.
+        walks.keep(&cells(20..22), (&[], 1.0), None, 100);
         walks.keep(&cells(30..40), (&[(12, 0, 0.0)], 9.0), None, 20);
         assert!(walks.mark(12).is_none());
+        assert_eq!(walks.cells, 12);
     }
 }
