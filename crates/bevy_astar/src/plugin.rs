@@ -5,6 +5,7 @@ use crate::PathfindingSystems;
 use crate::apply::{free_retired_outcomes, poll_searches};
 use crate::background::{
     MainThreadWork, StageGateHold, advance_main_thread_work, close_stage_gate, open_stage_gate,
+    prepare_spare_grid,
 };
 use crate::cache::PathCache;
 use crate::connectivity::sync_connectivity;
@@ -277,6 +278,7 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                 build_hierarchies,
                 advance_main_thread_work,
                 release_flow_fields,
+                prepare_spare_grid,
             )
                 .chain()
                 .in_set(PathfindingSystems::Dispatch),

@@ -6,7 +6,7 @@ use astar_grid::{Cell, CostModel, Grid, GridError, Link, LinkError, LinkId, Move
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 /// Source of grid identities, so that a replaced or cloned grid is recognised as a new map.
 static NEXT_GRID_ID: AtomicU64 = AtomicU64::new(1);
@@ -18,7 +18,9 @@ fn next_grid_id() -> u64 {
 /// The grid the agents search, as a resource.
 ///
 /// Searches run in the background on a snapshot of the grid (an [`Arc`]); editing the grid while
-/// they run copies it once, so the game never waits for a search. Every edit goes through a
+/// they run copies it once, so the game never waits for a search. On grids of a million cells
+/// or more, the plugin makes that copy on a background thread ahead of the edit, while searches
+/// hold the grid, so that the edit does not copy the grid on the frame. Every edit goes through a
 /// method that records the changed cell, so the [`NavVersion`](crate::NavVersion) and the
 /// [`NavChanged`](crate::NavChanged) change set cannot be forgotten: they are published once per
 /// frame in [`PathfindingSystems::Invalidate`](crate::PathfindingSystems::Invalidate).
@@ -54,7 +56,23 @@ pub struct NavGrid {
     /// (`None`: it did not exist), in the order of first edits.
     pending_links: Vec<(LinkId, Option<Link>)>,
     id: u64,
+    /// A copy of the grid made off the main thread, for the next edit while searches hold it.
+    spare: SpareGrid,
 }
+
+/// A copy of the grid made off the main thread for the next edit to take while searches still
+/// hold the grid ([`NavGrid::spare_to_make`]): the grid it copies, weakly (its address names it
+/// while the weak reference keeps the allocation), and the copy once made.
+#[derive(Debug, Default)]
+struct SpareGrid {
+    of: Weak<Grid>,
+    copy: Arc<Mutex<Option<Grid>>>,
+}
+
+/// Cells from which a grid that searches hold is copied off the main thread ahead of its next
+/// edit ([`NavGrid::spare_to_make`]); a smaller one is copied by the edit, in less time than
+/// handing the copy over would save.
+pub(crate) const SPARE_MIN_CELLS: u64 = 1 << 20;
 
 impl Clone for NavGrid {
     /// A copy with its own identity: inserted as the resource, it counts as a new map.
@@ -67,6 +85,7 @@ impl Clone for NavGrid {
             pending: HashMap::default(),
             pending_links: Vec::new(),
             id: next_grid_id(),
+            spare: SpareGrid::default(),
         }
     }
 }
@@ -87,6 +106,7 @@ impl NavGrid {
             pending: HashMap::default(),
             pending_links: Vec::new(),
             id: next_grid_id(),
+            spare: SpareGrid::default(),
         }
     }
 
@@ -247,7 +267,7 @@ impl NavGrid {
         if before == cost {
             return Ok(false);
         }
-        Arc::make_mut(&mut self.grid).set_cost(cell, cost)?;
+        self.grid_mut().set_cost(cell, cost)?;
         self.pending.entry(cell).or_insert(before);
         Ok(true)
     }
@@ -299,6 +319,43 @@ impl NavGrid {
         self.pending.clear();
         self.pending_links.clear();
         self.id = next_grid_id();
+    }
+
+    /// The grid to edit: the grid itself when nothing else holds it (a spare copy made of it
+    /// before is then out of date, and dropped); else the spare copy made of it off the main
+    /// thread, when it is ready; else a copy made now.
+    fn grid_mut(&mut self) -> &mut Grid {
+        if Arc::get_mut(&mut self.grid).is_some() {
+            self.spare = SpareGrid::default();
+        } else if core::ptr::eq(self.spare.of.as_ptr(), Arc::as_ptr(&self.grid)) {
+            let ready = self
+                .spare
+                .copy
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(copy) = ready {
+                self.grid = Arc::new(copy);
+            }
+        }
+        Arc::make_mut(&mut self.grid)
+    }
+
+    /// When something besides this resource holds the grid (a search), the grid has
+    /// [`SPARE_MIN_CELLS`] or more, and no spare copy of it is made or being made: the grid to
+    /// copy, and the slot to put the copy in, which the next edit takes.
+    pub(crate) fn spare_to_make(&mut self) -> Option<(Arc<Grid>, Arc<Mutex<Option<Grid>>>)> {
+        let cells = u64::from(self.grid.width()) * u64::from(self.grid.height());
+        let made = core::ptr::eq(self.spare.of.as_ptr(), Arc::as_ptr(&self.grid));
+        if cells < SPARE_MIN_CELLS || Arc::strong_count(&self.grid) < 2 || made {
+            return None;
+        }
+        let copy = Arc::new(Mutex::new(None));
+        self.spare = SpareGrid {
+            of: Arc::downgrade(&self.grid),
+            copy: Arc::clone(&copy),
+        };
+        Some((Arc::clone(&self.grid), copy))
     }
 
     /// Whether cells or links were edited since the last published map version.
@@ -356,7 +413,7 @@ impl NavGrid {
     /// negative or not finite, a terrain of 0, a largest footprint of 0, too many links. The
     /// grid is unchanged then.
     pub fn add_link(&mut self, link: Link) -> Result<LinkId, LinkError> {
-        let id = Arc::make_mut(&mut self.grid).add_link(link)?;
+        let id = self.grid_mut().add_link(link)?;
         self.note_link_edit(id, None);
         Ok(id)
     }
@@ -367,7 +424,7 @@ impl NavGrid {
     /// [`LinkError::Unknown`] when the grid has no such link.
     pub fn remove_link(&mut self, id: LinkId) -> Result<Link, LinkError> {
         let before = self.grid.links().get(id).copied();
-        let link = Arc::make_mut(&mut self.grid).remove_link(id)?;
+        let link = self.grid_mut().remove_link(id)?;
         self.note_link_edit(id, before);
         Ok(link)
     }
@@ -382,7 +439,7 @@ impl NavGrid {
         if before.open == open {
             return Ok(open);
         }
-        let was_open = Arc::make_mut(&mut self.grid).set_link_open(id, open)?;
+        let was_open = self.grid_mut().set_link_open(id, open)?;
         self.note_link_edit(id, Some(before));
         Ok(was_open)
     }
@@ -527,5 +584,53 @@ impl CellGeometry {
     ) -> Option<Cell> {
         let from_corner = (center - self.footprint_offset(size) - self.origin) / self.cell_size;
         self.shape.cell_at(from_corner, (width, height))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Puts a copy of `grid` in `slot`, as the background task does.
+    fn fill(slot: &Mutex<Option<Grid>>, grid: Arc<Grid>) {
+        *slot.lock().expect("not poisoned") = Some(Grid::clone(&grid));
+    }
+
+    #[test]
+    fn an_edit_while_searches_hold_the_grid_takes_the_spare_copy_made_of_it_and_never_an_old_one() {
+        let side = 1 << 10;
+        let mut nav = NavGrid::new(Grid::new(side, side));
+        assert!(nav.spare_to_make().is_none(), "nothing else holds the grid");
+        let search = nav.snapshot();
+        let (grid, slot) = nav.spare_to_make().expect("held, and a million cells");
+        assert!(
+            nav.spare_to_make().is_none(),
+            "one spare of a grid at a time"
+        );
+        fill(&slot, grid);
+        // The edit takes the spare; the search's snapshot keeps the grid it had.
+        assert_eq!(nav.block(Cell::new(1, 1)), Ok(true));
+        assert!(
+            slot.lock().expect("not poisoned").is_none(),
+            "the spare was taken"
+        );
+        assert!(!nav.is_walkable(Cell::new(1, 1)) && search.is_walkable(Cell::new(1, 1)));
+        drop(search);
+        // A spare made of the grid, which is then edited in place once nothing holds it, is
+        // out of date: the next edit while a search holds the grid copies it anew.
+        let search = nav.snapshot();
+        let (grid, slot) = nav.spare_to_make().expect("held again");
+        fill(&slot, grid);
+        drop(search);
+        assert_eq!(nav.block(Cell::new(2, 2)), Ok(true));
+        let search = nav.snapshot();
+        assert_eq!(nav.block(Cell::new(3, 3)), Ok(true));
+        let blocked = |grid: &Grid| [1, 2, 3].map(|at| !grid.is_walkable(Cell::new(at, at)));
+        assert_eq!(blocked(nav.grid()), [true, true, true]);
+        assert_eq!(blocked(&search), [true, true, false]);
+        // Small grids are copied by the edit.
+        let mut small = NavGrid::new(Grid::new(64, 64));
+        let _held = small.snapshot();
+        assert!(small.spare_to_make().is_none());
     }
 }
