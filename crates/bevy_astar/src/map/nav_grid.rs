@@ -66,8 +66,11 @@ pub struct NavGrid {
 #[derive(Debug, Default)]
 struct SpareGrid {
     of: Weak<Grid>,
-    copy: Arc<Mutex<Option<Grid>>>,
+    copy: SpareSlot,
 }
+
+/// Where a spare copy of the grid lands once made.
+pub(crate) type SpareSlot = Arc<Mutex<Option<Grid>>>;
 
 /// Cells from which a grid that searches hold is copied off the main thread ahead of its next
 /// edit ([`NavGrid::spare_to_make`]); a smaller one is copied by the edit, in less time than
@@ -321,9 +324,9 @@ impl NavGrid {
         self.id = next_grid_id();
     }
 
-    /// The grid to edit: the grid itself when nothing else holds it (a spare copy made of it
-    /// before is then out of date, and dropped); else the spare copy made of it off the main
-    /// thread, when it is ready; else a copy made now.
+    /// The grid to edit: the grid itself when nothing else holds it (nor a spare's weak
+    /// reference: a spare left is of an older grid, and its memory is let go); else the spare
+    /// copy made of it off the main thread, when it is ready; else a copy made now.
     fn grid_mut(&mut self) -> &mut Grid {
         if Arc::get_mut(&mut self.grid).is_some() {
             self.spare = SpareGrid::default();
@@ -344,7 +347,7 @@ impl NavGrid {
     /// When something besides this resource holds the grid (a search), the grid has
     /// [`SPARE_MIN_CELLS`] or more, and no spare copy of it is made or being made: the grid to
     /// copy, and the slot to put the copy in, which the next edit takes.
-    pub(crate) fn spare_to_make(&mut self) -> Option<(Arc<Grid>, Arc<Mutex<Option<Grid>>>)> {
+    pub(crate) fn spare_to_make(&mut self) -> Option<(Arc<Grid>, SpareSlot)> {
         let cells = u64::from(self.grid.width()) * u64::from(self.grid.height());
         let made = core::ptr::eq(self.spare.of.as_ptr(), Arc::as_ptr(&self.grid));
         if cells < SPARE_MIN_CELLS || Arc::strong_count(&self.grid) < 2 || made {
@@ -628,6 +631,19 @@ mod tests {
         let blocked = |grid: &Grid| [1, 2, 3].map(|at| !grid.is_walkable(Cell::new(at, at)));
         assert_eq!(blocked(nav.grid()), [true, true, true]);
         assert_eq!(blocked(&search), [true, true, false]);
+        // A spare whose copy lands after an edit copied the grid anew is of the grid before
+        // that edit: it is never taken.
+        let _held = nav.snapshot();
+        let (grid, slot) = nav.spare_to_make().expect("held again");
+        assert_eq!(nav.block(Cell::new(4, 4)), Ok(true));
+        fill(&slot, grid);
+        let _search = nav.snapshot();
+        assert_eq!(nav.block(Cell::new(5, 5)), Ok(true));
+        assert!(!nav.is_walkable(Cell::new(4, 4)) && !nav.is_walkable(Cell::new(5, 5)));
+        assert!(
+            slot.lock().expect("not poisoned").is_some(),
+            "the old copy was left"
+        );
         // Small grids are copied by the edit.
         let mut small = NavGrid::new(Grid::new(64, 64));
         let _held = small.snapshot();
