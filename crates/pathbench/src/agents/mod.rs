@@ -141,6 +141,10 @@ pub struct AgentsArgs {
     /// 4096 x 4096).
     #[arg(long, value_enum, value_name = "WHOSE", default_value_t = TowersOn::Every)]
     pub towers_on: TowersOn,
+    /// Towers are squares of N x N cells (1 to 8), the planned cell their corner nearest the
+    /// origin, clipped to the map and kept off the spawns and goals (1: a cell, the default).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub tower_side: u32,
 }
 
 /// Whose routes the towers are planned on, for the command line.
@@ -236,6 +240,8 @@ pub struct Scenario {
     pub paced: bool,
     /// The doors of `--doors` (links on the map, none on the tower cells).
     pub doors: Vec<astar_grid::Link>,
+    /// The side of a tower's square, in cells.
+    pub tower_side: u32,
 }
 
 impl Scenario {
@@ -264,6 +270,12 @@ impl Scenario {
             ));
         }
         check_sharing(args)?;
+        if !(1..=8).contains(&args.tower_side) {
+            return Err(format!(
+                "--tower-side must be between 1 and 8, not {}",
+                args.tower_side
+            ));
+        }
         let map = map::TowerMap::generate(args.size, args.seed)?;
         let goals = map.place_goals(args.goals, args.seed)?;
         let agent_goals = map::agent_goals(args.agents, &goals, args.seed);
@@ -295,7 +307,23 @@ impl Scenario {
             frames,
             paced: !args.unpaced,
             doors,
+            tower_side: args.tower_side,
         })
+    }
+
+    /// The cells of the tower planned at `tower`: the square of [`Scenario::tower_side`] cells
+    /// a side from it, clipped to the map, without the spawns and goals; `tower` first.
+    pub fn tower_cells(&self, tower: Cell) -> Vec<Cell> {
+        let size = self.map.size();
+        let kept = |cell: &Cell| !self.map.spawns.contains(cell) && !self.goals.contains(cell);
+        (0..self.tower_side)
+            .flat_map(|dy| (0..self.tower_side).map(move |dx| (dx, dy)))
+            .filter_map(|(dx, dy)| {
+                let cell = Cell::new(tower.x.checked_add(dx)?, tower.y.checked_add(dy)?);
+                (cell.x < size && cell.y < size).then_some(cell)
+            })
+            .filter(kept)
+            .collect()
     }
 
     /// The door toggled at placement `index`, if the run has doors.
@@ -627,12 +655,47 @@ mod tests {
             doors: 0,
             hierarchical: false,
             towers_on: TowersOn::Every,
+            tower_side: 1,
         }
     }
 
     fn small_scenario(peer: Peer) -> Scenario {
         let args = small_args(peer);
         Scenario::new(&args, &roster(&args)).unwrap()
+    }
+
+    #[test]
+    fn a_tower_of_several_cells_is_a_square_clipped_to_the_map_and_off_spawns_and_goals() {
+        let mut args = small_args(Peer::None);
+        args.tower_side = 3;
+        let roster = roster(&args);
+        let scenario = Scenario::new(&args, &roster).unwrap();
+        let tower = scenario.towers[0];
+        let square = scenario.tower_cells(tower);
+        assert_eq!(square.first(), Some(&tower));
+        assert!(
+            square
+                .iter()
+                .all(|cell| cell.x - tower.x < 3 && cell.y - tower.y < 3)
+        );
+        // At the map's corner it is clipped; on a spawn or the goal it leaves them open.
+        assert_eq!(scenario.tower_cells(Cell::new(63, 63)), [Cell::new(63, 63)]);
+        let spawn = scenario.map.spawns[0];
+        assert!(!scenario.tower_cells(spawn).contains(&spawn));
+        assert!(
+            !scenario
+                .tower_cells(scenario.map.goal)
+                .contains(&scenario.map.goal)
+        );
+        args.tower_side = 9;
+        assert!(Scenario::new(&args, &roster).is_err());
+        // Its placement blocks the whole square.
+        let ours = &roster[0];
+        let mut app = ours.build_app(&scenario);
+        let (placement, _) = ours.place_tower(app.world_mut(), &scenario, tower).unwrap();
+        assert_eq!(placement.tower, tower);
+        let nav = app.world().resource::<NavGrid>();
+        assert!(square.iter().all(|&cell| !nav.is_walkable(cell)));
     }
 
     #[test]
@@ -755,6 +818,7 @@ mod tests {
             doors: 0,
             hierarchical: false,
             towers_on: TowersOn::Every,
+            tower_side: 1,
         };
         let scenario = |args: AgentsArgs| Scenario::new(&args, &roster(&args));
         assert!(scenario(args(0, 1, 64, 1.0)).is_err());

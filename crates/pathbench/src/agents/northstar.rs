@@ -252,13 +252,19 @@ fn place_tower(
     search: NorthstarSearch,
     tower: Cell,
 ) -> Result<(Placement, Vec<Watched>), String> {
-    let tower_position = position(tower);
+    let square: Vec<_> = scenario
+        .tower_cells(tower)
+        .into_iter()
+        .map(position)
+        .collect();
     let mut grids = world.query::<&mut OrdinalGrid>();
     let mut grid = grids
         .single_mut(world)
         .map_err(|error| format!("bevy_northstar grid: {error}"))?;
     let edit_started = Instant::now();
-    grid.set_nav(tower_position, Nav::Impassable);
+    for &cell in &square {
+        grid.set_nav(cell, Nav::Impassable);
+    }
     grid.build();
     let edit_time = edit_started.elapsed();
 
@@ -273,10 +279,10 @@ fn place_tower(
     let mut crushed = Vec::new();
     let mut cut = Vec::new();
     for (entity, walker, agent, next, path) in agents.iter(world) {
-        if agent.0 == tower_position {
+        if square.contains(&agent.0) {
             crushed.push(entity);
-        } else if next.is_some_and(|next| next.0 == tower_position)
-            || path.is_some_and(|path| path.is_position_in_path(tower_position))
+        } else if next.is_some_and(|next| square.contains(&next.0))
+            || path.is_some_and(|path| square.iter().any(|&cell| path.is_position_in_path(cell)))
         {
             cut.push(Watched {
                 entity,

@@ -313,11 +313,16 @@ fn place_tower(
     tower: Cell,
 ) -> Result<(Placement, Vec<Watched>), String> {
     let size = scenario.map.size();
+    let square = scenario.tower_cells(tower);
     let edit_started = Instant::now();
-    let blocked = world.resource_mut::<NavGrid>().block(tower);
+    let mut nav = world.resource_mut::<NavGrid>();
+    let mut blocked = false;
+    for &cell in &square {
+        blocked |= nav.block(cell).map_err(|error| error.to_string())?;
+    }
     let edit_time = edit_started.elapsed();
-    if !blocked.map_err(|error| error.to_string())? {
-        return Err(format!("tower {tower} placed on a blocked cell"));
+    if !blocked {
+        return Err(format!("tower {tower} placed on blocked cells"));
     }
     let mut agents = world.query::<(
         Entity,
@@ -330,7 +335,7 @@ fn place_tower(
     let mut cut = Vec::new();
     let mut crushed = 0;
     for (entity, mut walker, path, follower, mut transform, mut request) in agents.iter_mut(world) {
-        if cell_at(transform.translation.truncate(), size) == Some(tower) {
+        if cell_at(transform.translation.truncate(), size).is_some_and(|at| square.contains(&at)) {
             crushed += 1;
             restart(scenario, &mut walker, &mut transform, &mut request);
             continue;
@@ -341,7 +346,7 @@ fn place_tower(
         let position = transform.translation.truncate();
         if walking
             && with_cells_ahead(path, follower, position, size, |ahead| {
-                ahead.contains(&tower)
+                ahead.iter().any(|cell| square.contains(cell))
             })
         {
             cut.push(Watched {

@@ -366,6 +366,7 @@ pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
             "frames": scenario.frames,
             "towers": scenario.towers.len(),
             "towers_on_both_routes": scenario.shared_towers,
+            "tower_side": scenario.tower_side,
             "speed": scenario.speed,
             "paced": scenario.paced,
             "repair_cut_paths": args.repair_cut_paths,
