@@ -5,11 +5,10 @@ use crate::PathfindingSystems;
 use crate::apply::{free_retired_outcomes, poll_searches};
 use crate::background::{
     MainThreadWork, StageGateHold, advance_main_thread_work, close_stage_gate, open_stage_gate,
-    prepare_spare_grid,
 };
 use crate::cache::PathCache;
 use crate::connectivity::sync_connectivity;
-use crate::dispatch::{dispatch_searches, queue_changed_requests};
+use crate::dispatch::{dispatch_searches, prepare_spare_grid, queue_changed_requests};
 use crate::engine::flow_field::{
     FlowFields, announce_route_changes, invalidate_flow_fields, poll_flow_fields,
     release_flow_fields,

@@ -5,6 +5,8 @@
 
 mod launcher;
 mod route;
+mod spare_grid;
 mod systems;
 
+pub(crate) use spare_grid::prepare_spare_grid;
 pub(crate) use systems::{dispatch_searches, queue_changed_requests};
