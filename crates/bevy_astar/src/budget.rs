@@ -67,6 +67,11 @@ impl StageClock {
         self.budget = self.budget.saturating_sub(time);
     }
 
+    /// The time left of the budget now (none once it is spent).
+    pub(crate) fn left(&self) -> Duration {
+        self.budget.saturating_sub(self.began.elapsed())
+    }
+
     /// Whether an earlier call found the budget spent.
     pub(crate) const fn was_spent(&self) -> bool {
         self.spent

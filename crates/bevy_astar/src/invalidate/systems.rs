@@ -15,8 +15,10 @@ use crate::{
     NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats, TerrainProfiles,
 };
 use bevy::platform::collections::HashSet;
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::utils::Parallel;
+use core::time::Duration;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -71,9 +73,26 @@ pub(crate) fn invalidate_results(
     }
 }
 
-/// Agents one pass of the scan checks: the scan of every agent's path against a change goes a
-/// window of agents at a time, in parallel, until the stage budget is spent.
+/// Agents one pass of the scan checks at most: the scan of every agent's path against a change
+/// goes a window of agents at a time, in parallel, until the stage budget is spent.
 const SCAN_WINDOW: usize = 512;
+
+/// Agents of the window a frame always scans, budget or not, so that the scan moves on.
+const FORCED_SCAN_WINDOW: usize = 64;
+
+/// The agents of the next window of the scan: as many as `left` of the budget covers at
+/// `per_agent` (the time an agent took in the windows before), between
+/// [`FORCED_SCAN_WINDOW`] and [`SCAN_WINDOW`]; [`FORCED_SCAN_WINDOW`] for the window a frame
+/// always scans (`forced`), so that one slow window cannot stall the frame.
+fn scan_window_size(left: Duration, per_agent: Duration, forced: bool) -> usize {
+    if forced {
+        return FORCED_SCAN_WINDOW;
+    }
+    let fits = left.as_nanos() / per_agent.as_nanos().max(1);
+    usize::try_from(fits)
+        .unwrap_or(usize::MAX)
+        .clamp(FORCED_SCAN_WINDOW, SCAN_WINDOW)
+}
 
 /// The work a map change left for later frames: agents still to check against it, and agents
 /// it affected still to be queued again, each oldest first.
@@ -81,6 +100,8 @@ const SCAN_WINDOW: usize = 512;
 pub(crate) struct PendingInvalidations {
     scans: VecDeque<PendingScan>,
     agents: VecDeque<PendingInvalidation>,
+    /// The time the scan took an agent in its last window (none before the first).
+    scan_per_agent: Duration,
 }
 
 /// A map change whose agents are not all checked yet.
@@ -141,16 +162,23 @@ pub(crate) fn invalidate_paths(
         });
     }
     let mut clock = StageClock::start(settings.stage_budget);
-    // The agents found in earlier frames first, then the scan with the time left (at least one
-    // window a frame, so that it always moves), then the agents it found.
+    // The agents found in earlier frames first, then the scan with the time left, in windows
+    // sized to it (at least a small window a frame, so that it always moves), then the agents
+    // it found.
     queue_affected(pending, &mut agents, (queue, stats, retired), &mut clock);
     let mut first_window = true;
+    let mut per_agent = pending.scan_per_agent;
     while let Some(scan) = pending.scans.front_mut() {
-        if !core::mem::take(&mut first_window) && clock.is_over() {
+        let forced = core::mem::take(&mut first_window) && clock.is_over();
+        if !forced && clock.is_over() {
             break;
         }
-        let window = scan.checked..(scan.checked + SCAN_WINDOW).min(scan.agents.len());
+        let size = scan_window_size(clock.left(), per_agent, forced);
+        let window = scan.checked..(scan.checked + size).min(scan.agents.len());
+        let started = Instant::now();
         scan_window(scan, window.clone(), &settings, &agents, &mut affected);
+        let scanned = u32::try_from(window.len()).unwrap_or(u32::MAX).max(1);
+        per_agent = started.elapsed() / scanned;
         let mut found: Vec<PendingInvalidation> = affected.drain().collect();
         found.sort_unstable_by_key(|waiting| waiting.entity);
         pending.agents.extend(found);
@@ -159,6 +187,7 @@ pub(crate) fn invalidate_paths(
             pending.scans.pop_front();
         }
     }
+    pending.scan_per_agent = per_agent;
     queue_affected(pending, &mut agents, (queue, stats, retired), &mut clock);
     stats.carried_over.invalidations = pending.agents.len();
     stats.carried_over.scans = pending.scans.len();
@@ -298,4 +327,39 @@ pub(crate) fn publish_map_changes(
         kinds: kinds.kinds,
         kinds_reset: kinds.reset.then_some(whole_map),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scan_window_holds_what_the_budget_left_covers_within_its_bounds() {
+        let micros = Duration::from_micros;
+        // The window a frame always scans is small, whatever the budget.
+        assert_eq!(
+            scan_window_size(Duration::ZERO, micros(5), true),
+            FORCED_SCAN_WINDOW
+        );
+        assert_eq!(
+            scan_window_size(micros(900), Duration::ZERO, true),
+            FORCED_SCAN_WINDOW
+        );
+        // 1 ms left at 5 us an agent: 200 agents.
+        assert_eq!(scan_window_size(micros(1_000), micros(5), false), 200);
+        // Cheap agents, or none measured yet: the largest window.
+        assert_eq!(
+            scan_window_size(micros(1_000), Duration::from_nanos(100), false),
+            SCAN_WINDOW
+        );
+        assert_eq!(
+            scan_window_size(micros(1_000), Duration::ZERO, false),
+            SCAN_WINDOW
+        );
+        // Dear agents and little time: the smallest.
+        assert_eq!(
+            scan_window_size(micros(50), micros(10), false),
+            FORCED_SCAN_WINDOW
+        );
+    }
 }
