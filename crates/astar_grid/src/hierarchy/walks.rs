@@ -5,10 +5,10 @@
 use crate::Cell;
 use std::collections::HashMap;
 
-/// The walks a field has given, as segments: each holds one walk's cells up to and including
-/// the node where it joined an earlier walk (all of them when it joined none), and where in
-/// the earlier segments the rest lies. Each node a walk left a sector from is marked with its
-/// place and the cost left from there to the goal.
+/// The walks a field has given, as segments: each holds one walk's cells from the first node it
+/// left a sector from up to and including the node where it joined an earlier walk (to the
+/// goal when it joined none), and where in the earlier segments the rest lies. Each node a walk
+/// left a sector from is marked with its place and the cost left from there to the goal.
 ///
 /// A field's walk from a node is always the same (its measured sectors and settled nodes never
 /// change), so the rest of an earlier walk is the rest the later walk would step.
@@ -47,6 +47,14 @@ impl Mark {
     pub(super) const fn cost_left(&self) -> f64 {
         self.cost_left
     }
+
+    /// The place of the cell after the node's, where the rest of the kept walk begins.
+    const fn rest(&self) -> Place {
+        Place {
+            segment: self.place.segment,
+            index: self.place.index + 1,
+        }
+    }
 }
 
 /// A node a walk left a sector from: its number, the index of its cell in the walk, and the
@@ -61,10 +69,7 @@ impl KeptWalks {
 
     /// Appends to `cells` the cells of the kept walk after the node of `mark`, to the goal.
     pub(super) fn append_rest(&self, mark: Mark, cells: &mut Vec<Cell>) {
-        let mut place = Some(Place {
-            segment: mark.place.segment,
-            index: mark.place.index + 1,
-        });
+        let mut place = Some(mark.rest());
         while let Some(Place { segment, index }) = place {
             let Some(segment) = self.segments.get(segment as usize) else {
                 return;
@@ -87,8 +92,9 @@ impl KeptWalks {
         most_cells: usize,
     ) {
         let own = joined.map_or(cells.len(), |(index, _)| index + 1);
-        let marked: Vec<&Passed> = passed.iter().filter(|passed| passed.1 < own).collect();
-        let Some(&&(_, first, _)) = marked.first() else {
+        // The nodes come in the order the walk passed them.
+        let marked = passed.iter().take_while(|passed| passed.1 < own);
+        let Some(&(_, first, _)) = marked.clone().next() else {
             return;
         };
         let kept = own.saturating_sub(first);
@@ -98,7 +104,7 @@ impl KeptWalks {
         if own > cells.len() || self.cells.saturating_add(kept) > most_cells {
             return;
         }
-        for &&(node, index, before) in &marked {
+        for &(node, index, before) in marked {
             // Below `own`, which fits in a `u32`.
             let index = (index - first) as u32;
             self.at_node.entry(node).or_insert(Mark {
@@ -108,10 +114,7 @@ impl KeptWalks {
         }
         self.segments.push(Segment {
             cells: cells[first..own].into(),
-            then: joined.map(|(_, mark)| Place {
-                segment: mark.place.segment,
-                index: mark.place.index + 1,
-            }),
+            then: joined.map(|(_, mark)| mark.rest()),
         });
         self.cells += kept;
     }
