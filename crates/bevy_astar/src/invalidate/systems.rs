@@ -169,11 +169,13 @@ pub(crate) fn invalidate_paths(
     let mut first_window = true;
     let mut per_agent = pending.scan_per_agent;
     while let Some(scan) = pending.scans.front_mut() {
-        let forced = core::mem::take(&mut first_window) && clock.is_over();
-        if !forced && clock.is_over() {
+        let first = core::mem::take(&mut first_window);
+        let over = clock.is_over();
+        if over && !first {
             break;
         }
-        let size = scan_window_size(clock.left(), per_agent, forced);
+        // Over the budget, the first window is the one the frame always scans.
+        let size = scan_window_size(clock.left(), per_agent, over);
         let window = scan.checked..(scan.checked + size).min(scan.agents.len());
         let started = Instant::now();
         scan_window(scan, window.clone(), &settings, &agents, &mut affected);

@@ -22,8 +22,8 @@ impl NavChange {
         self.touches_any_read(cells, Reading::Whole)
     }
 
-    /// [`NavChange::touches_any`], the path read as `reading` says when the change is a few
-    /// cells.
+    /// [`NavChange::touches_any`], the path read as `reading` says when the change is a tower
+    /// or a few cells.
     fn touches_any_read(&self, cells: &[Cell], reading: Reading) -> bool {
         if self.whole_map {
             return true;
@@ -96,8 +96,8 @@ impl NavChange {
         self.touches_path_read(cells, movement, reading)
     }
 
-    /// [`NavChange::touches_path`], the path read as `reading` says when the change is a few
-    /// cells.
+    /// [`NavChange::touches_path`], the path read as `reading` says when the change is a tower
+    /// or a few cells.
     fn touches_path_read(&self, cells: &[Cell], movement: Movement, reading: Reading) -> bool {
         if self.touches_any_read(cells, reading) || self.worsens_a_step_of(cells) {
             return true;
