@@ -294,6 +294,16 @@ fn options() -> impl Strategy<Value = HierarchyOptions> {
         })
 }
 
+/// Options with sectors of 6 to 12 cells, most of whose cells are not on a border.
+fn large_sector_options() -> impl Strategy<Value = HierarchyOptions> {
+    (options(), 6u32..=12, 2u32..=8).prop_map(|(options, size, spacing)| {
+        options
+            .with_sector_size(size)
+            .with_entrance_spacing(spacing)
+            .with_landmarks(0)
+    })
+}
+
 fn raw_links() -> impl Strategy<Value = Vec<(prop::sample::Index, prop::sample::Index, f64, bool)>>
 {
     prop::collection::vec(
@@ -441,6 +451,32 @@ proptest! {
         }
         hierarchy.build_sectors(&grid, usize::MAX).expect("same grid");
         prop_assert_eq!(hierarchy.pending(), 0);
+        prop_assert!(hierarchy == Hierarchy::build(&grid, options).expect("valid options"));
+    }
+
+    /// Rounds of edits inside sectors large enough to have inner cells, some sectors rebuilt
+    /// between rounds: a rebuild keeps the costs the edits cannot have changed, and floods the
+    /// rest again, so that the hierarchy equals one built fresh.
+    #[test]
+    fn rebuilds_that_keep_costs_equal_fresh_builds(
+        mut grid in random_grid(36, 36),
+        options in large_sector_options(),
+        links in raw_links(),
+        rounds in prop::collection::vec(
+            (
+                prop::collection::vec((any::<prop::sample::Index>(), 0u8..=5, any::<bool>()), 1..=4),
+                0usize..10,
+            ),
+            1..=3,
+        ),
+    ) {
+        add_links(&mut grid, &links);
+        let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+        for (edits, partial) in &rounds {
+            apply_edits(&mut grid, &mut hierarchy, edits);
+            hierarchy.build_sectors(&grid, *partial).expect("same grid");
+        }
+        hierarchy.build_sectors(&grid, usize::MAX).expect("same grid");
         prop_assert!(hierarchy == Hierarchy::build(&grid, options).expect("valid options"));
     }
 

@@ -101,7 +101,7 @@ impl SideBounds {
             if seeds.is_empty() {
                 continue;
             }
-            scratch.flood_seeded(grid, rules, (rect, &seeds), Flow::Forward);
+            scratch.flood_seeded(grid, rules, (rect, &seeds), Flow::Forward, &[]);
             for to in 0..4 {
                 inside[from * 4 + to] = f32_below(least_on_side(scratch, rect, to));
             }

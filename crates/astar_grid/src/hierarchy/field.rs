@@ -623,7 +623,7 @@ impl SectorFlowField {
         base: f64,
     ) -> (Box<[f32]>, Box<[u16]>) {
         self.scratch
-            .flood_seeded(grid, hierarchy.rules(), (rect, seeds), Flow::Backward);
+            .flood_seeded(grid, hierarchy.rules(), (rect, seeds), Flow::Backward, &[]);
         let mut offsets = Vec::with_capacity(rect.len());
         let mut next = Vec::with_capacity(rect.len());
         for local in 0..rect.len() {
@@ -683,7 +683,7 @@ impl SectorFlowField {
         let node = self.numbers.number(sector, local);
         for other in 0..count {
             let edge = entry.costs[other * count + local];
-            if other != local && edge.is_finite() {
+            if other != local && super::is_edge(edge) {
                 self.reach(
                     self.numbers.number(sector, other),
                     cost + f64::from(edge),

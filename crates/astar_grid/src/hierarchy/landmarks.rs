@@ -155,7 +155,7 @@ impl Graph<'_> {
         let count = entry.nodes.len();
         let base = self.numbers.number(sector, 0);
         for (other, &cost) in entry.costs[local * count..][..count].iter().enumerate() {
-            if other != local && cost.is_finite() {
+            if other != local && super::is_edge(cost) {
                 visit(base + other as u32, f64::from(cost));
             }
         }

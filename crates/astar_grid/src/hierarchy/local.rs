@@ -242,9 +242,23 @@ impl LocalSearch {
         targets: &[Cell],
     ) {
         self.begin(rect);
+        let left = self.mark_targets(grid, rect, targets, Some(source));
+        self.seed(rect, source, 0.0);
+        self.settle_all(grid, rules, rect, flow, left);
+    }
+
+    /// Marks the walkable cells of `targets` inside `rect` (and `source`, walkable or not) as
+    /// the cells a search may stop once it has settled; returns how many, each counted once.
+    fn mark_targets(
+        &mut self,
+        grid: &Grid,
+        rect: Rect,
+        targets: &[Cell],
+        source: Option<Cell>,
+    ) -> usize {
         let mut left = 0;
         for &cell in targets {
-            if rect.contains(cell) && (grid.is_walkable(cell) || cell == source) {
+            if rect.contains(cell) && (grid.is_walkable(cell) || Some(cell) == source) {
                 let local = rect.local(cell);
                 if self.target[local] != self.generation {
                     self.target[local] = self.generation;
@@ -252,29 +266,31 @@ impl LocalSearch {
                 }
             }
         }
-        self.seed(rect, source, 0.0);
-        self.settle_all(grid, rules, rect, flow, left);
+        left
     }
 
     /// Dijkstra's algorithm inside `rect` from several cells at once, each with a cost to start
-    /// from (`seeds`, all inside the rectangle), until every cell reached is settled. Backwards
-    /// it finds, for each cell, the least over the seeds of the cost from the cell to the seed
-    /// plus the seed's own cost. Read the costs with [`LocalSearch::settled_cost`].
+    /// from (`seeds`, all inside the rectangle), until every cell reached is settled, or every
+    /// one of `targets` is when there are some. Backwards it finds, for each cell, the least
+    /// over the seeds of the cost from the cell to the seed plus the seed's own cost. Read the
+    /// costs with [`LocalSearch::settled_cost`].
     pub(crate) fn flood_seeded(
         &mut self,
         grid: &Grid,
         rules: StepRules,
         (rect, seeds): (Rect, &[(Cell, f64)]),
         flow: Flow,
+        targets: &[Cell],
     ) {
         self.begin(rect);
+        let left = self.mark_targets(grid, rect, targets, None);
         for &(cell, cost) in seeds {
             let local = rect.local(cell);
             if self.mark[local] != self.generation || cost < self.cost[local] {
                 self.seed(rect, cell, cost);
             }
         }
-        self.settle_all(grid, rules, rect, flow, 0);
+        self.settle_all(grid, rules, rect, flow, left);
     }
 
     fn seed(&mut self, rect: Rect, cell: Cell, cost: f64) {

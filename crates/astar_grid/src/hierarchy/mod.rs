@@ -8,16 +8,17 @@ mod exact;
 mod field;
 mod landmarks;
 mod local;
+mod rebuild;
 mod search;
 mod walks;
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bounds::SideBounds;
 use landmarks::Landmarks;
-use local::{Flow, LocalSearch, Rect, StepRules};
+use local::{LocalSearch, Rect, StepRules};
 
 pub use field::SectorFlowField;
 pub use search::{HierarchyRoute, HierarchySearcher};
@@ -220,11 +221,13 @@ enum SectorState {
 #[derive(Clone, Debug, PartialEq)]
 struct Sector {
     state: SectorState,
+    /// Whether a link, open or closed, had an end inside it when it was built.
+    linked: bool,
     /// Its node cells, sorted by row, then column.
     nodes: Vec<Cell>,
     /// Row `i` holds the cheapest cost inside the sector from node `i` to each node: infinite
-    /// when there is no way inside it, or when a way through a third node costs as much (see
-    /// [`pruned_costs`]).
+    /// when there is no way inside it, and negated when a way through a third node costs as
+    /// much (see [`pruned_costs`]; [`is_edge`] tells the edges searches relax).
     costs: Vec<f32>,
     /// The steps from its nodes into other sectors: those of node `i` are
     /// `exits[exit_start[i]..exit_start[i + 1]]`. Links are read from the grid instead.
@@ -240,12 +243,24 @@ impl Sector {
     const fn empty(state: SectorState) -> Self {
         Self {
             state,
+            linked: false,
             nodes: Vec::new(),
             costs: Vec::new(),
             exits: Vec::new(),
             exit_start: Vec::new(),
             sides: None,
         }
+    }
+
+    /// Bytes held: the shared allocation's two counts, the sector and what it points to.
+    fn memory_bytes(&self) -> usize {
+        2 * size_of::<usize>()
+            + size_of::<Self>()
+            + self.sides.as_ref().map_or(0, |_| size_of::<SideBounds>())
+            + self.nodes.capacity() * size_of::<Cell>()
+            + self.costs.capacity() * size_of::<f32>()
+            + self.exits.capacity() * size_of::<Exit>()
+            + self.exit_start.capacity() * size_of::<u16>()
     }
 
     /// The steps from node `local` into other sectors.
@@ -264,20 +279,29 @@ struct Exit {
     cost: f32,
 }
 
-/// Relative slack when comparing a cost with a sum of two costs: paths of equal length summed
-/// in different orders differ in their last bits.
-const SUM_SLACK: f64 = 1e-12;
+/// Relative slack when comparing a kept cost with a sum of two: each is the exact cost rounded
+/// to `f32` (a relative error of at most 2^-24), so ways of equal cost differ by a few parts
+/// in a hundred million.
+const SUM_SLACK: f64 = 1e-6;
 
-/// The `count` x `count` matrix of costs `exact` as kept: `f32`, without the edges that a way
-/// through a third node matches.
+/// Whether `cost`, as a sector keeps it, is an edge that searches relax: finite, and not left
+/// out (negated) because a way through a third node matches it (see [`pruned_costs`]).
+#[inline]
+fn is_edge(cost: f32) -> bool {
+    (0.0..f32::INFINITY).contains(&cost)
+}
+
+/// The `count` x `count` matrix of exact costs `exact` as kept, without the edges that a way
+/// through a third node matches: such an edge is kept negated, so that its cost stays known
+/// (a rebuild after an edit reuses it) and searches skip it ([`is_edge`]).
 ///
-/// The edge from `i` to `j` is left out (infinite) when some node `k` has
-/// `cost(i, k) + cost(k, j) <= cost(i, j)`, with both parts strictly cheaper than the edge.
-/// Every edge left out is then matched by a way through edges strictly cheaper than itself, so
-/// by induction on cost each is matched by edges kept, and distances over the kept edges are
-/// those over all of them. On open ground most of a sector's edges go: far fewer for a search
-/// to relax.
-fn pruned_costs(exact: &[f64], count: usize) -> Vec<f32> {
+/// The edge from `i` to `j` is left out when some node `k` has
+/// `cost(i, k) + cost(k, j) <= cost(i, j)` (within [`SUM_SLACK`]), with both parts strictly
+/// cheaper than the edge. Every edge left out is then matched by a way through edges strictly
+/// cheaper than itself, so by induction on cost each is matched by edges kept, and distances
+/// over the kept edges are those over all of them (within the slack). On open ground most of
+/// a sector's edges go: far fewer for a search to relax.
+fn pruned_costs(exact: &[f32], count: usize) -> Vec<f32> {
     let mut kept = Vec::with_capacity(exact.len());
     for i in 0..count {
         for j in 0..count {
@@ -290,9 +314,10 @@ fn pruned_costs(exact: &[f64], count: usize) -> Vec<f32> {
                         && k != j
                         && first < edge
                         && second < edge
-                        && first + second <= edge * (1.0 + SUM_SLACK)
+                        && f64::from(first) + f64::from(second)
+                            <= f64::from(edge) * (1.0 + SUM_SLACK)
                 });
-            kept.push(if matched { f32::INFINITY } else { edge as f32 });
+            kept.push(if matched { -edge } else { edge });
         }
     }
     kept
@@ -357,6 +382,9 @@ pub struct Hierarchy {
     sectors: Vec<Arc<Sector>>,
     /// Sectors waiting to be built, each once (those whose state is `Pending`).
     queue: VecDeque<u32>,
+    /// The sectors waiting because of an edit, as they were built, with the cells changed
+    /// since: their rebuild reuses what those cells cannot have changed.
+    stale: HashMap<u32, rebuild::Stale>,
     scratch: LocalSearch,
     /// The landmarks' distances, while every sector is built as when they were measured.
     landmarks: Option<Arc<Landmarks>>,
@@ -455,6 +483,7 @@ impl Hierarchy {
             columns,
             sectors: vec![pending; count],
             queue: (0..count as u32).collect(),
+            stale: HashMap::new(),
             scratch: LocalSearch::default(),
             landmarks: None,
             revision: next_revision(),
@@ -537,12 +566,16 @@ impl Hierarchy {
     /// sectors of each cell and of its eight neighbours. Give it each cell whose terrain
     /// changed (blocked, opened or re-costed) and both ends of each link added, removed,
     /// opened or closed. Cells off the grid are ignored.
+    ///
+    /// A marked sector remembers what it was and the cells given since, so that its rebuild
+    /// floods again only the costs between its nodes that a way through those cells could
+    /// change, while its nodes stay where they were.
     pub fn cells_changed(&mut self, cells: impl IntoIterator<Item = Cell>) {
         for cell in cells {
             for dy in -1..=1 {
                 for dx in -1..=1 {
                     if let Some(sector) = cell.offset(dx, dy).and_then(|c| self.sector_of(c)) {
-                        self.mark(sector);
+                        self.mark(sector, cell);
                     }
                 }
             }
@@ -550,8 +583,9 @@ impl Hierarchy {
     }
 
     /// Whether [`Hierarchy::cells_changed`] would leave the hierarchy as it is: every sector
-    /// it would mark for `cells` is waiting already. Lets a caller that shares the hierarchy
-    /// skip copying it for nothing.
+    /// it would mark for `cells` is waiting already, and already remembers each of the cells
+    /// (or keeps no record of them, to be flooded whole). Lets a caller that shares the
+    /// hierarchy skip copying it for nothing.
     ///
     /// ```
     /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions};
@@ -561,6 +595,8 @@ impl Hierarchy {
     /// assert!(!hierarchy.already_marked([Cell::new(8, 8)]));
     /// hierarchy.cells_changed([Cell::new(8, 8)]);
     /// assert!(hierarchy.already_marked([Cell::new(8, 8)]));
+    /// // Another cell of the same sectors is remembered too.
+    /// assert!(!hierarchy.already_marked([Cell::new(9, 9)]));
     /// # Ok::<(), astar_grid::HierarchyError>(())
     /// ```
     #[must_use]
@@ -570,20 +606,40 @@ impl Hierarchy {
                 (-1..=1).all(|dx| {
                     cell.offset(dx, dy)
                         .and_then(|near| self.sector_of(near))
-                        .is_none_or(|sector| self.sectors[sector].state == SectorState::Pending)
+                        .is_none_or(|sector| {
+                            self.sectors[sector].state == SectorState::Pending
+                                && self
+                                    .stale
+                                    .get(&(sector as u32))
+                                    .is_none_or(|stale| stale.cells.contains(&cell))
+                        })
                 })
             })
         })
     }
 
-    fn mark(&mut self, sector: usize) {
+    /// Marks `sector` for rebuilding because `cell` changed: a built sector is kept aside
+    /// with the cell, and one already waiting adds the cell to what it keeps.
+    fn mark(&mut self, sector: usize, cell: Cell) {
+        let key = sector as u32;
         let entry = &mut self.sectors[sector];
-        if entry.state != SectorState::Pending {
-            self.landmarks = None;
-            self.revision = next_revision();
-            *entry = Arc::new(Sector::empty(SectorState::Pending));
-            self.queue.push_back(sector as u32);
+        if entry.state == SectorState::Pending {
+            if let Some(stale) = self.stale.get_mut(&key)
+                && !stale.record(cell)
+            {
+                self.stale.remove(&key);
+            }
+            return;
         }
+        self.landmarks = None;
+        self.revision = next_revision();
+        let built = core::mem::replace(entry, Arc::new(Sector::empty(SectorState::Pending)));
+        if built.state == SectorState::Built {
+            let build = self.build_of(sector);
+            self.stale
+                .insert(key, rebuild::Stale::new(built, build, cell));
+        }
+        self.queue.push_back(key);
     }
 
     /// The number of the build that made `sector` as it is (see `builds`).
@@ -601,6 +657,7 @@ impl Hierarchy {
             self.options.entrance_spacing,
             nodes,
         );
+        let stale = self.stale.remove(&(sector as u32));
         let sides = self
             .options
             .exact_bounds
@@ -613,17 +670,27 @@ impl Hierarchy {
             });
             return;
         }
-        let count = nodes.len();
-        let mut exact = vec![f64::INFINITY; count * count];
-        for (row, &from) in nodes.iter().enumerate() {
-            self.scratch
-                .flood(grid, rules, (rect, from), Flow::Forward, nodes);
-            for (column, &to) in nodes.iter().enumerate() {
-                if let Some(cost) = self.scratch.settled_cost(to) {
-                    exact[row * count + column] = cost;
-                }
-            }
-        }
+        // An edited sector whose nodes stayed keeps the costs no way through the edited
+        // cells can change; any other is flooded from every node, and so is one with a link
+        // inside it, before or now: a way along a link need not step beside the cells it
+        // passes.
+        let linked = grid
+            .links()
+            .iter()
+            .any(|(_, link)| rect.contains(link.from) || rect.contains(link.to));
+        let same_nodes = stale.as_ref().filter(|stale| {
+            stale.built.state == SectorState::Built
+                && stale.built.nodes == *nodes
+                && !stale.built.linked
+                && !linked
+        });
+        let exact = same_nodes
+            .and_then(|stale| {
+                rebuild::updated_costs(&mut self.scratch, grid, (rules, rect), stale, nodes)
+            })
+            .unwrap_or_else(|| {
+                rebuild::flooded_costs(&mut self.scratch, grid, (rules, rect), nodes)
+            });
         let (mut exits, mut exit_start) = (Vec::new(), vec![0]);
         for &node in nodes.iter() {
             rules.steps_leaving(grid, (node, Some(rect)), false, |to, cost| {
@@ -634,15 +701,26 @@ impl Hierarchy {
             });
             exit_start.push(u16::try_from(exits.len()).unwrap_or(u16::MAX));
         }
-        self.builds[sector] = next_revision();
-        self.sectors[sector] = Arc::new(Sector {
+        let built = Sector {
             state: SectorState::Built,
+            linked,
             nodes: nodes.clone(),
-            costs: pruned_costs(&exact, count),
+            costs: pruned_costs(&exact, nodes.len()),
             exits,
             exit_start,
             sides,
-        });
+        };
+        // Rebuilt as it was, with none of its own cells edited (an edit beside it): the
+        // sector is the one built before, so a field renewed over it keeps what it measured.
+        if let Some(stale) = same_nodes.filter(|stale| {
+            !stale.cells.iter().any(|&cell| rect.contains(cell)) && *stale.built == built
+        }) {
+            self.builds[sector] = stale.build;
+            self.sectors[sector] = Arc::clone(&stale.built);
+            return;
+        }
+        self.builds[sector] = next_revision();
+        self.sectors[sector] = Arc::new(built);
     }
 
     fn rules(&self) -> StepRules {
@@ -757,17 +835,20 @@ impl Hierarchy {
         let sectors: usize = self
             .sectors
             .iter()
-            .map(|sector| {
-                // The reference, the shared allocation's two counts, and the sector.
-                size_of::<Arc<Sector>>()
-                    + 2 * size_of::<usize>()
-                    + size_of::<Sector>()
-                    + sector.sides.as_ref().map_or(0, |_| size_of::<SideBounds>())
-                    + sector.nodes.capacity() * size_of::<Cell>()
-                    + sector.costs.capacity() * size_of::<f32>()
+            .map(|sector| size_of::<Arc<Sector>>() + sector.memory_bytes())
+            .sum();
+        // Sectors waiting after an edit keep what they were until rebuilt.
+        let stale: usize = self
+            .stale
+            .values()
+            .map(|stale| {
+                size_of::<(u32, rebuild::Stale)>()
+                    + stale.built.memory_bytes()
+                    + stale.cells.capacity() * size_of::<Cell>()
             })
             .sum();
         sectors
+            + stale
             + self.queue.capacity() * size_of::<u32>()
             + self.builds.capacity() * size_of::<u64>()
             + self.scratch.memory_bytes()

@@ -653,7 +653,7 @@ impl HierarchySearcher {
                 let count = entry.nodes.len();
                 let row = &entry.costs[usize::from(local) * count..][..count];
                 for (other, &cost) in row.iter().enumerate() {
-                    if other != usize::from(local) && cost.is_finite() {
+                    if other != usize::from(local) && super::is_edge(cost) {
                         let next = Key::Node {
                             sector,
                             local: other as u8,
