@@ -160,9 +160,9 @@ impl Graph<'_> {
             }
         }
         let node_of = |cell| self.numbers.node_at(self.hierarchy, cell);
-        for exit in entry.exits_of(local) {
-            if let Some(next) = node_of(exit.to) {
-                visit(next, f64::from(exit.cost));
+        for (to, cost) in entry.exits_of(local, self.hierarchy.rules()) {
+            if let Some(next) = node_of(to) {
+                visit(next, cost);
             }
         }
         let rect = self.hierarchy.sector_rect_of(sector);

@@ -125,6 +125,21 @@ impl StepRules {
         }
     }
 
+    /// The steps the movement allows from the walkable `cell` out of `rect` on `grid`: entry
+    /// `k` is the terrain value of the cell a step by [`DIRECTIONS`]`[k]` enters, or 0 where
+    /// there is no such step.
+    pub(crate) fn steps_out_of(self, grid: &Grid, cell: Cell, rect: Rect) -> [u8; 8] {
+        let index = grid.index(cell);
+        let mut values = [0; 8];
+        for (value, &(dx, dy)) in values.iter_mut().zip(&DIRECTIONS[..self.directions()]) {
+            let leaves = cell.offset(dx, dy).is_some_and(|next| !rect.contains(next));
+            if let Some(next) = self.walk(grid, index, (dx, dy)).filter(|_| leaves) {
+                *value = grid.raw()[next];
+            }
+        }
+        values
+    }
+
     /// The price of a step by `(dx, dy)`, before the terrain of the cell entered.
     #[inline]
     pub(crate) fn base(self, (dx, dy): (i32, i32)) -> f64 {

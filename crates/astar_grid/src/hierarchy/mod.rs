@@ -23,6 +23,7 @@ use local::{LocalSearch, Rect, StepRules};
 pub use field::SectorFlowField;
 pub use search::{HierarchyRoute, HierarchySearcher};
 
+use crate::movement::DIRECTIONS;
 use crate::{Cell, CostModel, Grid, Movement, Neighborhood};
 
 /// The most nodes a sector ever keeps. A sector keeps at most
@@ -229,10 +230,11 @@ struct Sector {
     /// when there is no way inside it, and negated when a way through a third node costs as
     /// much (see [`pruned_costs`]; [`is_edge`] tells the edges searches relax).
     costs: Vec<f32>,
-    /// The steps from its nodes into other sectors: those of node `i` are
-    /// `exits[exit_start[i]..exit_start[i + 1]]`. Links are read from the grid instead.
-    exits: Vec<Exit>,
-    exit_start: Vec<u16>,
+    /// The steps from its nodes into other sectors: entry `k` of node `i`'s is the terrain
+    /// value of the cell node `i` steps onto by [`DIRECTIONS`]`[k]` out of the sector, or 0
+    /// where the movement allows no such step. Links are read from the grid. Kept current by
+    /// the marking of edits, which marks the sectors on both sides of a border.
+    exits: Vec<[u8; 8]>,
     /// Its least costs between sides, for exact searches; `None` while it waits, and when the
     /// options do not keep them.
     sides: Option<Box<SideBounds>>,
@@ -247,7 +249,6 @@ impl Sector {
             nodes: Vec::new(),
             costs: Vec::new(),
             exits: Vec::new(),
-            exit_start: Vec::new(),
             sides: None,
         }
     }
@@ -259,24 +260,23 @@ impl Sector {
             + self.sides.as_ref().map_or(0, |_| size_of::<SideBounds>())
             + self.nodes.capacity() * size_of::<Cell>()
             + self.costs.capacity() * size_of::<f32>()
-            + self.exits.capacity() * size_of::<Exit>()
-            + self.exit_start.capacity() * size_of::<u16>()
+            + self.exits.capacity() * size_of::<[u8; 8]>()
     }
 
-    /// The steps from node `local` into other sectors.
-    fn exits_of(&self, local: usize) -> &[Exit] {
-        let start = usize::from(self.exit_start[local]);
-        let end = usize::from(self.exit_start[local + 1]);
-        &self.exits[start..end]
+    /// The steps from node `local` into other sectors under `rules`: the cell each reaches
+    /// and what it costs.
+    fn exits_of(&self, local: usize, rules: StepRules) -> impl Iterator<Item = (Cell, f64)> {
+        let node = self.nodes[local];
+        let values = self.exits[local];
+        DIRECTIONS
+            .iter()
+            .zip(values)
+            .filter(|&(_, value)| value != 0)
+            .filter_map(move |(&step, value)| {
+                let to = node.offset(step.0, step.1)?;
+                Some((to, rules.base(step) * f64::from(value)))
+            })
     }
-}
-
-/// A step from a sector's node into another sector: the cell it reaches and its cost. Kept
-/// current by the marking of edits, which marks the sectors on both sides of a border.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Exit {
-    to: Cell,
-    cost: f32,
 }
 
 /// Relative slack when comparing a kept cost with a sum of two: each is the exact cost rounded
@@ -691,23 +691,16 @@ impl Hierarchy {
             .unwrap_or_else(|| {
                 rebuild::flooded_costs(&mut self.scratch, grid, (rules, rect), nodes)
             });
-        let (mut exits, mut exit_start) = (Vec::new(), vec![0]);
-        for &node in nodes.iter() {
-            rules.steps_leaving(grid, (node, Some(rect)), false, |to, cost| {
-                exits.push(Exit {
-                    to,
-                    cost: cost as f32,
-                });
-            });
-            exit_start.push(u16::try_from(exits.len()).unwrap_or(u16::MAX));
-        }
+        let exits = nodes
+            .iter()
+            .map(|&node| rules.steps_out_of(grid, node, rect))
+            .collect();
         let built = Sector {
             state: SectorState::Built,
             linked,
             nodes: nodes.clone(),
             costs: pruned_costs(&exact, nodes.len()),
             exits,
-            exit_start,
             sides,
         };
         // Rebuilt as it was, with none of its own cells edited (an edit beside it): the

@@ -667,10 +667,9 @@ impl HierarchySearcher {
                 {
                     visit(self, Key::Goal, cost);
                 }
-                let exits = entry.exits_of(usize::from(local));
-                for exit in exits {
-                    if let Some(next) = query.arrival(exit.to) {
-                        visit(self, next, f64::from(exit.cost));
+                for (to, cost) in entry.exits_of(usize::from(local), query.rules) {
+                    if let Some(next) = query.arrival(to) {
+                        visit(self, next, cost);
                     }
                 }
                 if query.links {
