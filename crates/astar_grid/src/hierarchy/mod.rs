@@ -336,14 +336,16 @@ fn pruned_costs(exact: &[f32], count: usize) -> Vec<f32> {
 /// - **Kept current.** [`Hierarchy::cells_changed`] takes the cells an edit changed (and both
 ///   ends of each link added, removed, opened or closed) and marks for rebuilding each sector
 ///   whose nodes or costs could depend on them: the sectors of the cells and of their eight
-///   neighbours. Rebuilt, it is equal to one built fresh ([`PartialEq`]).
+///   neighbours. A marked sector remembers the cells, and its rebuild floods again only the
+///   costs a way past them could change. Rebuilt, it is equal to one built fresh
+///   ([`PartialEq`]).
 /// - **Landmarks.** Once every sector is built, the distances from a few landmarks to every
 ///   node ([`Hierarchy::prepare_landmarks`]) give searches a far better estimate than the
 ///   straight line on maps whose walls force detours. An edit drops them until the hierarchy
 ///   is rebuilt.
 /// - **Memory.** Per sector, its node cells, a matrix of `f32` costs and its nodes' steps into
-///   the sectors around; with the landmarks, about 0.9 bytes a cell on 4096 x 4096 city-like
-///   maps with the defaults ([`Hierarchy::memory_bytes`]).
+///   the sectors around (8 bytes a node); with the landmarks, about 0.96 bytes a cell on
+///   4096 x 4096 city-like maps with the defaults ([`Hierarchy::memory_bytes`]).
 /// - **Copies share.** A clone shares every sector (and the landmarks) with the hierarchy it
 ///   was copied from until either rebuilds it: copying a 4096 x 4096 hierarchy costs a
 ///   reference per sector, so a copy can be marked or built on while the other is read.
