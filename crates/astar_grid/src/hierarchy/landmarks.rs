@@ -152,12 +152,9 @@ impl Graph<'_> {
     fn edges(&self, node: u32, mut visit: impl FnMut(u32, f64)) {
         let (sector, local) = self.numbers.locate(node);
         let entry = &self.hierarchy.sectors[sector];
-        let count = entry.nodes.len();
         let base = self.numbers.number(sector, 0);
-        for (other, &cost) in entry.costs[local * count..][..count].iter().enumerate() {
-            if other != local && super::is_edge(cost) {
-                visit(base + other as u32, f64::from(cost));
-            }
+        for (other, cost) in entry.edges_from(local) {
+            visit(base + other as u32, cost);
         }
         let node_of = |cell| self.numbers.node_at(self.hierarchy, cell);
         for (to, cost) in entry.exits_of(local, self.hierarchy.rules()) {

@@ -105,39 +105,42 @@ impl StepRules {
         links: bool,
         mut visit: impl FnMut(Cell, f64),
     ) {
-        let index = grid.index(cell);
-        let stays = |next: Cell| inside.is_some_and(|rect| rect.contains(next));
-        for &(dx, dy) in &DIRECTIONS[..self.directions()] {
-            if self.walk(grid, index, (dx, dy)).is_none() {
-                continue;
-            }
-            // A walkable neighbour lies inside the grid.
-            let next = Cell::new(
-                cell.x.wrapping_add_signed(dx),
-                cell.y.wrapping_add_signed(dy),
-            );
-            if !stays(next) {
-                visit(next, self.base((dx, dy)) * f64::from(grid.value(next)));
-            }
+        for (next, cost) in self.steps_of(cell, self.steps_out_of(grid, cell, inside)) {
+            visit(next, cost);
         }
         if links {
             links_leaving(grid, (cell, inside), visit);
         }
     }
 
-    /// The steps the movement allows from the walkable `cell` out of `rect` on `grid`: entry
-    /// `k` is the terrain value of the cell a step by [`DIRECTIONS`]`[k]` enters, or 0 where
-    /// there is no such step.
-    pub(crate) fn steps_out_of(self, grid: &Grid, cell: Cell, rect: Rect) -> [u8; 8] {
+    /// The steps the movement allows from the walkable `cell` on `grid`, leaving out the cells
+    /// inside `inside`: entry `k` is the terrain value of the cell a step by
+    /// [`DIRECTIONS`]`[k]` enters, or 0 where there is no such step.
+    pub(crate) fn steps_out_of(self, grid: &Grid, cell: Cell, inside: Option<Rect>) -> [u8; 8] {
         let index = grid.index(cell);
         let mut values = [0; 8];
         for (value, &(dx, dy)) in values.iter_mut().zip(&DIRECTIONS[..self.directions()]) {
-            let leaves = cell.offset(dx, dy).is_some_and(|next| !rect.contains(next));
-            if let Some(next) = self.walk(grid, index, (dx, dy)).filter(|_| leaves) {
+            let stays = cell
+                .offset(dx, dy)
+                .is_none_or(|next| inside.is_some_and(|rect| rect.contains(next)));
+            if let Some(next) = self.walk(grid, index, (dx, dy)).filter(|_| !stays) {
                 *value = grid.raw()[next];
             }
         }
         values
+    }
+
+    /// The steps `values` ([`StepRules::steps_out_of`]) from `cell`: the cell each enters and
+    /// what it costs.
+    pub(crate) fn steps_of(self, cell: Cell, values: [u8; 8]) -> impl Iterator<Item = (Cell, f64)> {
+        DIRECTIONS
+            .iter()
+            .zip(values)
+            .filter(|&(_, value)| value != 0)
+            .filter_map(move |(&step, value)| {
+                let next = cell.offset(step.0, step.1)?;
+                Some((next, self.base(step) * f64::from(value)))
+            })
     }
 
     /// The price of a step by `(dx, dy)`, before the terrain of the cell entered.

@@ -23,7 +23,6 @@ use local::{LocalSearch, Rect, StepRules};
 pub use field::SectorFlowField;
 pub use search::{HierarchyRoute, HierarchySearcher};
 
-use crate::movement::DIRECTIONS;
 use crate::{Cell, CostModel, Grid, Movement, Neighborhood};
 
 /// The most nodes a sector ever keeps. A sector keeps at most
@@ -266,16 +265,18 @@ impl Sector {
     /// The steps from node `local` into other sectors under `rules`: the cell each reaches
     /// and what it costs.
     fn exits_of(&self, local: usize, rules: StepRules) -> impl Iterator<Item = (Cell, f64)> {
-        let node = self.nodes[local];
-        let values = self.exits[local];
-        DIRECTIONS
+        rules.steps_of(self.nodes[local], self.exits[local])
+    }
+
+    /// The edges searches relax from node `local` to the other nodes of the sector: each
+    /// node's index and the edge's cost (see [`is_edge`]).
+    fn edges_from(&self, local: usize) -> impl Iterator<Item = (usize, f64)> {
+        let count = self.nodes.len();
+        self.costs[local * count..][..count]
             .iter()
-            .zip(values)
-            .filter(|&(_, value)| value != 0)
-            .filter_map(move |(&step, value)| {
-                let to = node.offset(step.0, step.1)?;
-                Some((to, rules.base(step) * f64::from(value)))
-            })
+            .enumerate()
+            .filter(move |&(other, &cost)| other != local && is_edge(cost))
+            .map(|(other, &cost)| (other, f64::from(cost)))
     }
 }
 
@@ -695,7 +696,7 @@ impl Hierarchy {
             });
         let exits = nodes
             .iter()
-            .map(|&node| rules.steps_out_of(grid, node, rect))
+            .map(|&node| rules.steps_out_of(grid, node, Some(rect)))
             .collect();
         let built = Sector {
             state: SectorState::Built,

@@ -148,7 +148,6 @@ fn pairs_to_flood(
         for j in 0..count {
             let old = exact[i * count + j];
             let open_pair = i != j
-                && !changed.is_empty()
                 && (old.is_finite() || !only_blocked)
                 && changed
                     .iter()

@@ -650,16 +650,12 @@ impl HierarchySearcher {
             Key::Goal => {}
             Key::Node { sector, local } => {
                 let entry = &query.hierarchy.sectors[sector as usize];
-                let count = entry.nodes.len();
-                let row = &entry.costs[usize::from(local) * count..][..count];
-                for (other, &cost) in row.iter().enumerate() {
-                    if other != usize::from(local) && super::is_edge(cost) {
-                        let next = Key::Node {
-                            sector,
-                            local: other as u8,
-                        };
-                        visit(self, next, f64::from(cost));
-                    }
+                for (other, cost) in entry.edges_from(usize::from(local)) {
+                    let next = Key::Node {
+                        sector,
+                        local: other as u8,
+                    };
+                    visit(self, next, cost);
                 }
                 if sector == query.goal_sector
                     && let Some(&cost) = self.to_goal.get(usize::from(local))
