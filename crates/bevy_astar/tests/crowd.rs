@@ -734,7 +734,7 @@ fn avoiding_agents_cross_a_hex_map_without_standing_on_a_wall() {
     let grid = map
         .grid_from_tiles(|(x, y)| u8::from(x != 7 || y == 4 || y == 5))
         .expect("small");
-    let mut app = common::app_with(AStarPlugin::default());
+    let mut app = common::app_with(crowd_plugin());
     app.insert_resource(
         NavGrid::new(grid)
             .with_cell_size(Vec2::new(CELL, CELL * 1.15))
