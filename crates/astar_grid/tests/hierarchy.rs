@@ -788,6 +788,84 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A view answers as its field does, in the measured sectors and nowhere else; once the
+    /// field measured ahead, a walk from every measured cell is answered whole, and a field
+    /// renewed after edits measures again every sector the one before had measured.
+    #[test]
+    fn a_view_answers_as_its_field_for_every_measured_cell_and_nowhere_else(
+        mut grid in random_grid(22, 22),
+        options in options(),
+        links in raw_links(),
+        goal in any::<prop::sample::Index>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..=5, any::<bool>()), 0..=3),
+        before in prop::collection::vec(any::<prop::sample::Index>(), 0..=6),
+        starts in prop::collection::vec(any::<prop::sample::Index>(), 0..=4),
+        ahead in any::<bool>(),
+    ) {
+        let Some((mut hierarchy, cells, goal)) = built_with_goal(&mut grid, options, &links, goal) else {
+            return Err(TestCaseError::reject("a sector keeps too many nodes, or no cell is walkable"));
+        };
+        let mut field = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+        let mut measured_before = Vec::new();
+        if !edits.is_empty() {
+            let walked = (&cells[..], &before[..]);
+            let old_grid = grid.clone();
+            let Some(next) = renewed_after_edits(field, (&mut grid, &mut hierarchy), walked, &edits) else {
+                return Err(TestCaseError::reject("a sector keeps too many nodes"));
+            };
+            // The sectors the field had measured before the edits (its walks measured them).
+            let old = Hierarchy::build(&old_grid, options).expect("valid options");
+            let mut replay = SectorFlowField::new(&old, &old_grid, goal).expect("built");
+            for start in &before {
+                replay.path_from(&old, &old_grid, cells[start.index(cells.len())]).expect("current");
+            }
+            let replayed = replay.view(&old).expect("current");
+            measured_before = cells.iter().copied().filter(|&cell| replayed.is_measured(cell)).collect();
+            field = next;
+        }
+        for start in &starts {
+            field.path_from(&hierarchy, &grid, cells[start.index(cells.len())]).expect("current");
+        }
+        if ahead {
+            field.measure_ahead(&hierarchy, &grid).expect("current");
+            for &cell in &measured_before {
+                let view = field.view(&hierarchy).expect("current");
+                prop_assert!(view.is_measured(cell), "{:?} was measured before the edits", cell);
+            }
+        }
+        let view = field.view(&hierarchy).expect("current");
+        let untouched = field.clone();
+        for (cell, _) in grid.cells() {
+            let measured = view.is_measured(cell);
+            let read = view.cost_at(cell);
+            if !measured {
+                prop_assert_eq!(read, None);
+                prop_assert_eq!(view.path_from(&grid, cell), None);
+                continue;
+            }
+            // The field reads a measured sector without measuring anything more.
+            let mut own = untouched.clone();
+            prop_assert_eq!(read, own.cost_at(&hierarchy, &grid, cell).expect("current"));
+            prop_assert_eq!(
+                view.next_step(&grid, cell),
+                own.next_step(&hierarchy, &grid, cell).expect("current")
+            );
+            let walk = view.path_from(&grid, cell);
+            if ahead || walk.is_some() {
+                let alone = own.path_from(&hierarchy, &grid, cell).expect("current");
+                prop_assert_eq!(walk.is_some(), alone.is_some(), "from {:?}", cell);
+                if let (Some(walk), Some(alone)) = (walk, alone) {
+                    prop_assert_eq!(&walk.cells, &alone.cells, "from {:?}", cell);
+                    prop_assert!((walk.cost - alone.cost).abs() <= 1e-9 * alone.cost.max(1.0));
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn a_sector_flow_field_measures_only_the_sectors_it_is_asked_about() {
     let grid = Grid::new(64, 64);

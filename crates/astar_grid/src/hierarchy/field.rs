@@ -3,11 +3,12 @@
 
 use super::local::{Flow, LocalSearch, Rect, StepRules};
 use super::walks::{KeptWalks, Passed};
-use super::{Hierarchy, HierarchyError, NodeNumbers, SectorState};
+use super::{Hierarchy, HierarchyError, NodeNumbers, SectorFieldView, SectorState};
 use crate::movement::DIRECTIONS;
 use crate::search::{OpenEntry, OpenList};
 use crate::{Cell, Grid, Path, SearchOptions, Searcher};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One goal's flow field over a built [`Hierarchy`], measured lazily a sector at a time.
 ///
@@ -67,12 +68,12 @@ pub struct SectorFlowField {
     via: Vec<u32>,
     settled: Vec<bool>,
     open: OpenList,
-    /// Per sector, its cells' costs to the goal once measured.
-    sectors: Vec<Option<SectorCosts>>,
+    /// Per sector, its cells' costs to the goal once measured (shared with the views taken).
+    sectors: Vec<Option<Arc<SectorCosts>>>,
     measured: usize,
     /// The sectors the field this one renews had measured ([`SectorFlowField::renewed`]),
     /// each taken when this one measures the sector; empty for a field made new.
-    earlier: Vec<Option<SectorCosts>>,
+    earlier: Vec<Option<Arc<SectorCosts>>>,
     /// The sectors measured by keeping an earlier field's costs instead of flooding.
     reused: usize,
     /// The walks given, for later walks that join them.
@@ -93,10 +94,10 @@ const ARRIVED: u16 = u16::MAX;
 /// the rounding far below the price of a step), and the cell it steps to; with what the flood
 /// started from, so that a renewed field can tell whether it would flood it alike.
 #[derive(Clone, Debug)]
-struct SectorCosts {
+pub(super) struct SectorCosts {
     base: f64,
-    offsets: Box<[f32]>,
-    next: Box<[u16]>,
+    offsets: Arc<[f32]>,
+    next: Arc<[u16]>,
     /// The build of the sector measured ([`Hierarchy::build_of`]).
     build: u64,
     /// The flood's seeds: the nodes whose way leaves the sector at once (and the goal in its
@@ -266,6 +267,93 @@ impl SectorFlowField {
         self.reused
     }
 
+    /// A copy of what the field has measured, to read from other threads while the field
+    /// measures on: [`SectorFieldView`] answers for the cells of the sectors measured so far,
+    /// on the grid the field was measured on. Its sectors' costs are shared with the field,
+    /// not copied; the nodes' ways are (4 bytes a node).
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, SectorFlowField};
+    ///
+    /// let grid = Grid::new(64, 64);
+    /// let hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(8))?;
+    /// let mut field = SectorFlowField::new(&hierarchy, &grid, Cell::new(60, 60))?;
+    /// let walked = field.path_from(&hierarchy, &grid, Cell::new(2, 2))?.expect("open map");
+    /// let view = field.view(&hierarchy)?;
+    /// assert_eq!(view.path_from(&grid, Cell::new(2, 2)), Some(walked));
+    /// // A sector no walk crossed is not measured: the view does not answer there.
+    /// assert_eq!(view.cost_at(Cell::new(60, 2)), None);
+    /// # Ok::<(), astar_grid::HierarchyError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`HierarchyError::Changed`] when `hierarchy` is not the one the field was made from, as
+    /// it was.
+    pub fn view(&self, hierarchy: &Hierarchy) -> Result<SectorFieldView, HierarchyError> {
+        if hierarchy.revision != self.revision {
+            return Err(HierarchyError::Changed);
+        }
+        Ok(SectorFieldView::new(
+            (self.goal, hierarchy.clone()),
+            self.numbers.clone(),
+            self.via.clone().into_boxed_slice(),
+            (self.sectors.clone().into_boxed_slice(), self.measured),
+        ))
+    }
+
+    /// Measures the sectors a walk from a measured cell goes on into, and theirs in turn, so
+    /// that every walk from a measured cell crosses measured sectors only and a
+    /// [`view`](SectorFlowField::view) answers it whole; on a field that
+    /// [renews](SectorFlowField::renewed) another, the sectors that one had measured first,
+    /// so that the cells where agents stood before an edit are answered after it. Returns how
+    /// many sectors it measured.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, SectorFlowField};
+    ///
+    /// let grid = Grid::new(64, 64);
+    /// let hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(8))?;
+    /// let goal = Cell::new(60, 60);
+    /// let mut field = SectorFlowField::new(&hierarchy, &grid, goal)?;
+    /// field.cost_at(&hierarchy, &grid, Cell::new(2, 2))?; // measures one far sector only
+    /// assert!(field.view(&hierarchy)?.path_from(&grid, Cell::new(2, 2)).is_none());
+    /// assert!(field.measure_ahead(&hierarchy, &grid)? > 0);
+    /// let view = field.view(&hierarchy)?;
+    /// let walk = view.path_from(&grid, Cell::new(2, 2)).expect("every sector on the way");
+    /// assert_eq!(walk.cells.last(), Some(&goal));
+    /// # Ok::<(), astar_grid::HierarchyError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`SectorFlowField::cost_at`].
+    pub fn measure_ahead(
+        &mut self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+    ) -> Result<usize, HierarchyError> {
+        self.check(hierarchy, grid)?;
+        let before = self.measured;
+        let earlier: Vec<usize> = (0..self.earlier.len())
+            .filter(|&sector| self.earlier[sector].is_some() && self.sectors[sector].is_none())
+            .collect();
+        for sector in earlier {
+            self.measure(hierarchy, grid, sector);
+        }
+        let mut ahead: Vec<usize> = (0..self.sectors.len())
+            .filter(|&sector| self.sectors[sector].is_some())
+            .collect();
+        while let Some(sector) = ahead.pop() {
+            let next: Vec<usize> = self.reading().sectors_after(hierarchy, sector).collect();
+            for next in next {
+                if self.sectors[next].is_none() {
+                    self.measure(hierarchy, grid, next);
+                    ahead.push(next);
+                }
+            }
+        }
+        Ok(self.measured - before)
+    }
+
     /// Starts the search over the nodes: the goal's sector's nodes, each at its cost to the
     /// goal inside the sector.
     fn join_goal(&mut self, hierarchy: &Hierarchy, grid: &Grid, sector: usize) {
@@ -325,7 +413,8 @@ impl SectorFlowField {
             + self.to_goal.capacity() * size_of::<f64>()
             + self.via.capacity() * size_of::<u32>()
             + self.settled.capacity()
-            + (self.sectors.capacity() + self.earlier.capacity()) * size_of::<Option<SectorCosts>>()
+            + (self.sectors.capacity() + self.earlier.capacity())
+                * size_of::<Option<Arc<SectorCosts>>>()
             + sectors
             + self.open.memory_bytes()
             + self.walks.memory_bytes()
@@ -418,11 +507,7 @@ impl SectorFlowField {
             cells: vec![cell],
             cost: 0.0,
         };
-        // Steps of zero cost (links) can tie in ways that circle; the cells walked since the
-        // last step that cost something tell when a walk comes round again. They are kept
-        // only along runs of such steps: `run_start` is where the run would begin.
-        let mut since_cost: HashMap<Cell, usize> = HashMap::new();
-        let mut run_start = (cell, 0);
+        let mut rounds = ComingRound::new(cell);
         let most = grid.width() as usize * grid.height() as usize;
         let mut passed: Vec<Passed> = Vec::new();
         let mut joined = None;
@@ -446,19 +531,8 @@ impl SectorFlowField {
                 }
                 passed.push((node, path.cells.len() - 1, path.cost));
             }
-            if step > 0.0 {
-                if !since_cost.is_empty() {
-                    since_cost.clear();
-                }
-                run_start = (next, path.cells.len());
-            } else {
-                if since_cost.is_empty() {
-                    since_cost.insert(run_start.0, run_start.1);
-                }
-                if let Some(&first) = since_cost.get(&next) {
-                    return Ok(self.finish_by_search(hierarchy, grid, path, first));
-                }
-                since_cost.insert(next, path.cells.len());
+            if let Some(first) = rounds.came_round(next, step, path.cells.len()) {
+                return Ok(self.finish_by_search(hierarchy, grid, path, first));
             }
             path.cells.push(next);
             path.cost += step;
@@ -478,31 +552,42 @@ impl SectorFlowField {
         &self,
         hierarchy: &Hierarchy,
         grid: &Grid,
-        mut path: Path,
+        path: Path,
         keep: usize,
     ) -> Option<Path> {
-        let rules = hierarchy.rules();
-        path.cells.truncate(keep + 1);
-        path.cost = path
-            .cells
-            .windows(2)
-            .map(|pair| step_cost(grid, rules, pair[0], pair[1]).unwrap_or(f64::INFINITY))
-            .sum();
-        let options = SearchOptions {
-            movement: rules.movement,
-            cost: rules.cost,
-            ..SearchOptions::default()
-        };
-        let from = *path.cells.last()?;
-        let rest = Searcher::new()
-            .find_path(grid, from, self.goal, &options)
-            .ok()?;
-        let rest = rest.found()?;
-        path.cells.extend(rest.cells.iter().skip(1));
-        path.cost += rest.cost;
-        Some(path)
+        finish_by_search((hierarchy, grid), self.goal, path, keep)
     }
+}
 
+/// `path` cut back to its cell at `keep` (where a walk along zero-cost steps came round
+/// again), then finished by A* on `grid` to `goal`; `None` when it finds no way.
+pub(super) fn finish_by_search(
+    (hierarchy, grid): (&Hierarchy, &Grid),
+    goal: Cell,
+    mut path: Path,
+    keep: usize,
+) -> Option<Path> {
+    let rules = hierarchy.rules();
+    path.cells.truncate(keep + 1);
+    path.cost = path
+        .cells
+        .windows(2)
+        .map(|pair| step_cost(grid, rules, pair[0], pair[1]).unwrap_or(f64::INFINITY))
+        .sum();
+    let options = SearchOptions {
+        movement: rules.movement,
+        cost: rules.cost,
+        ..SearchOptions::default()
+    };
+    let from = *path.cells.last()?;
+    let rest = Searcher::new().find_path(grid, from, goal, &options).ok()?;
+    let rest = rest.found()?;
+    path.cells.extend(rest.cells.iter().skip(1));
+    path.cost += rest.cost;
+    Some(path)
+}
+
+impl SectorFlowField {
     fn check(&self, hierarchy: &Hierarchy, grid: &Grid) -> Result<(), HierarchyError> {
         hierarchy.check_grid(grid)?;
         if hierarchy.revision == self.revision {
@@ -522,49 +607,32 @@ impl SectorFlowField {
         grid: &Grid,
         cell: Cell,
     ) -> Option<(Cell, f64, Option<u32>)> {
-        let (sector, costs, local) = self.measured_sector(hierarchy, grid, cell)?;
-        let (next, leaving) = match *costs.next.get(local)? {
-            ARRIVED => return None,
-            LEAVE => {
-                let node = self
-                    .numbers
-                    .number(sector, hierarchy.node_index(sector, cell)?);
-                let (to_sector, to_local) = self.numbers.locate(self.via[node as usize]);
-                (
-                    *hierarchy.sectors[to_sector].nodes.get(to_local)?,
-                    Some(node),
-                )
-            }
-            inside => (
-                hierarchy.sector_rect_of(sector).cell(usize::from(inside)),
-                None,
-            ),
-        };
-        let rules = hierarchy.rules();
-        step_cost(grid, rules, cell, next).map(|cost| (next, cost, leaving))
+        let sector = self.measured_sector(hierarchy, grid, cell)?;
+        self.reading().step_in(hierarchy, grid, sector, cell)
+    }
+
+    /// What reading the measured sectors needs.
+    fn reading(&self) -> Measured<'_> {
+        Measured {
+            numbers: &self.numbers,
+            via: &self.via,
+            sectors: &self.sectors,
+        }
     }
 
     /// The cost of `cell`, measuring its sector first if need be.
     fn measured_cost(&mut self, hierarchy: &Hierarchy, grid: &Grid, cell: Cell) -> Option<f64> {
-        let (_, costs, local) = self.measured_sector(hierarchy, grid, cell)?;
-        let offset = *costs.offsets.get(local)?;
-        offset.is_finite().then(|| costs.base + f64::from(offset))
+        self.measured_sector(hierarchy, grid, cell)?;
+        self.reading().cost(hierarchy, cell)
     }
 
-    /// `cell`'s sector, measured first if it is not yet: its number, its costs, and `cell`'s
-    /// index among its cells; `None` off the grid.
-    fn measured_sector(
-        &mut self,
-        hierarchy: &Hierarchy,
-        grid: &Grid,
-        cell: Cell,
-    ) -> Option<(usize, &SectorCosts, usize)> {
+    /// The number of `cell`'s sector, measured first if it is not yet; `None` off the grid.
+    fn measured_sector(&mut self, hierarchy: &Hierarchy, grid: &Grid, cell: Cell) -> Option<usize> {
         let sector = hierarchy.sector_of(cell)?;
         if self.sectors[sector].is_none() {
             self.measure(hierarchy, grid, sector);
         }
-        let local = hierarchy.sector_rect_of(sector).local(cell);
-        Some((sector, self.sectors[sector].as_ref()?, local))
+        Some(sector)
     }
 
     /// Settles `sector`'s nodes, then floods the sector backwards from the ways out of it:
@@ -599,17 +667,17 @@ impl SectorFlowField {
         let (offsets, next) = match earlier.filter(|e| e.floods_alike(build, &seeds)) {
             Some(earlier) => {
                 self.reused += 1;
-                (earlier.offsets, earlier.next)
+                (Arc::clone(&earlier.offsets), Arc::clone(&earlier.next))
             }
             None => self.flooded(hierarchy, grid, (rect, &seeds), base),
         };
-        self.sectors[sector] = Some(SectorCosts {
+        self.sectors[sector] = Some(Arc::new(SectorCosts {
             base,
             offsets,
             next,
             build,
             seeds: seeds.into_boxed_slice(),
-        });
+        }));
         self.measured += 1;
     }
 
@@ -621,7 +689,7 @@ impl SectorFlowField {
         grid: &Grid,
         (rect, seeds): (Rect, &[(Cell, f64)]),
         base: f64,
-    ) -> (Box<[f32]>, Box<[u16]>) {
+    ) -> (Arc<[f32]>, Arc<[u16]>) {
         self.scratch
             .flood_seeded(grid, hierarchy.rules(), (rect, seeds), Flow::Backward, &[]);
         let mut offsets = Vec::with_capacity(rect.len());
@@ -640,7 +708,7 @@ impl SectorFlowField {
                 None => LEAVE,
             });
         }
-        (offsets.into_boxed_slice(), next.into_boxed_slice())
+        (offsets.into(), next.into())
     }
 
     /// Runs the search over the nodes, backwards from the goal, until every node of `sector`
@@ -721,6 +789,130 @@ impl SectorFlowField {
                 }
             }
         }
+    }
+}
+
+/// A field's measured sectors and its nodes' ways, as reading them needs: the field's own, or
+/// a view's copy ([`SectorFieldView`](super::SectorFieldView)).
+pub(super) struct Measured<'a> {
+    pub(super) numbers: &'a NodeNumbers,
+    pub(super) via: &'a [u32],
+    pub(super) sectors: &'a [Option<Arc<SectorCosts>>],
+}
+
+impl Measured<'_> {
+    /// `cell`'s sector if it is measured: its number, its costs, and `cell`'s index among its
+    /// cells.
+    pub(super) fn sector(
+        &self,
+        hierarchy: &Hierarchy,
+        cell: Cell,
+    ) -> Option<(usize, &SectorCosts, usize)> {
+        let sector = hierarchy.sector_of(cell)?;
+        let costs = self.sectors.get(sector)?.as_deref()?;
+        Some((sector, costs, hierarchy.sector_rect_of(sector).local(cell)))
+    }
+
+    /// The cost from `cell` to the goal where its sector is measured; `None` where it is not,
+    /// and where the goal cannot be reached.
+    pub(super) fn cost(&self, hierarchy: &Hierarchy, cell: Cell) -> Option<f64> {
+        let (_, costs, local) = self.sector(hierarchy, cell)?;
+        let offset = *costs.offsets.get(local)?;
+        offset.is_finite().then(|| costs.base + f64::from(offset))
+    }
+
+    /// The next step from `cell` of the measured `sector` and its cost: along the sector's
+    /// flood towards the way out of it, then along the search over the nodes; with the number
+    /// of `cell`'s node when the step leaves the sector from it. `None` at the goal, where it
+    /// cannot be reached, where the sector is not measured, and where the step is not legal
+    /// on `grid`.
+    pub(super) fn step_in(
+        &self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+        sector: usize,
+        cell: Cell,
+    ) -> Option<(Cell, f64, Option<u32>)> {
+        let costs = self.sectors.get(sector)?.as_deref()?;
+        let local = hierarchy.sector_rect_of(sector).local(cell);
+        let (next, leaving) = match *costs.next.get(local)? {
+            ARRIVED => return None,
+            LEAVE => {
+                let node = self
+                    .numbers
+                    .number(sector, hierarchy.node_index(sector, cell)?);
+                let (to_sector, to_local) = self.numbers.locate(*self.via.get(node as usize)?);
+                (
+                    *hierarchy.sectors[to_sector].nodes.get(to_local)?,
+                    Some(node),
+                )
+            }
+            inside => (
+                hierarchy.sector_rect_of(sector).cell(usize::from(inside)),
+                None,
+            ),
+        };
+        let rules = hierarchy.rules();
+        step_cost(grid, rules, cell, next).map(|cost| (next, cost, leaving))
+    }
+
+    /// The sectors a walk from a cell of the measured `sector` leaves it for: where each of its
+    /// ways out goes on to (none from the goal's own sector's goal).
+    pub(super) fn sectors_after<'h>(
+        &'h self,
+        hierarchy: &'h Hierarchy,
+        sector: usize,
+    ) -> impl Iterator<Item = usize> + 'h {
+        let seeds = self
+            .sectors
+            .get(sector)
+            .and_then(Option::as_deref)
+            .map_or(&[][..], |costs| &costs.seeds[..]);
+        let numbers = self.numbers;
+        seeds.iter().filter_map(move |&(cell, _)| {
+            let node = numbers.number(sector, hierarchy.node_index(sector, cell)?);
+            let via = *self.via.get(node as usize)?;
+            (via != NO_NODE).then(|| numbers.locate(via).0)
+        })
+    }
+}
+
+/// Tells when a walk along steps that cost nothing (links, which can tie in ways that circle)
+/// comes round again: the cells walked since the last step that cost something, by their
+/// index in the walk, kept only along runs of such steps.
+pub(super) struct ComingRound {
+    since_cost: HashMap<Cell, usize>,
+    /// Where the run of steps that cost nothing would begin, and its index.
+    run_start: (Cell, usize),
+}
+
+impl ComingRound {
+    /// For a walk from `cell`.
+    pub(super) fn new(cell: Cell) -> Self {
+        Self {
+            since_cost: HashMap::new(),
+            run_start: (cell, 0),
+        }
+    }
+
+    /// Notes the walk's step onto `next`, its cell at `index`, costing `step`: the index of
+    /// the walk's cell `next` when the walk came round to it.
+    pub(super) fn came_round(&mut self, next: Cell, step: f64, index: usize) -> Option<usize> {
+        if step > 0.0 {
+            if !self.since_cost.is_empty() {
+                self.since_cost.clear();
+            }
+            self.run_start = (next, index);
+            return None;
+        }
+        if self.since_cost.is_empty() {
+            self.since_cost.insert(self.run_start.0, self.run_start.1);
+        }
+        if let Some(&first) = self.since_cost.get(&next) {
+            return Some(first);
+        }
+        self.since_cost.insert(next, index);
+        None
     }
 }
 

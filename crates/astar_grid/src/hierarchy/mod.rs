@@ -10,6 +10,7 @@ mod landmarks;
 mod local;
 mod rebuild;
 mod search;
+mod view;
 mod walks;
 
 use std::collections::{HashMap, VecDeque};
@@ -22,6 +23,7 @@ use local::{LocalSearch, Rect, StepRules};
 
 pub use field::SectorFlowField;
 pub use search::{HierarchyRoute, HierarchySearcher};
+pub use view::SectorFieldView;
 
 use crate::{Cell, CostModel, Grid, Movement, Neighborhood};
 
