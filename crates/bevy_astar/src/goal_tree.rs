@@ -1,19 +1,67 @@
-//! A goal's shared tree of shortest paths as the agents on it read it: the newest version the
-//! plugin published ([`SharedTree`]), and one agent's route on it ([`SharedRoute`]), whose
-//! cells and waypoints are read from the tree on demand.
+//! A goal's shared tree of ways to it as the agents on it read it: the newest version the
+//! plugin published ([`SharedTree`]), what it is read off ([`RouteTree`]: a tree of shortest
+//! paths over the map, or a view of the goal's sector field), and one agent's route on it
+//! ([`SharedRoute`]), whose cells and waypoints are read from the tree on demand.
 
 use crate::NavVersion;
 use crate::map::{CellGeometry, CrowdCostLayer};
-use astar_grid::{Cell, CostModel, GoalTree, Grid, Movement, SmoothingOptions, smooth_path_cells};
+use astar_grid::{
+    Cell, CostModel, GoalTree, Grid, Movement, SectorFieldView, SmoothingOptions, smooth_path_cells,
+};
 use bevy::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 use std::sync::{Arc, PoisonError, RwLock};
+
+/// What a goal's shared routes are read off: every cell's next step towards the goal and its
+/// cost.
+#[derive(Clone, Debug)]
+pub(crate) enum RouteTree {
+    /// A tree of shortest paths over the map (a goal's shared tree).
+    Goal(Arc<GoalTree>),
+    /// A view of the goal's sector field over the hierarchy, which answers for the sectors it
+    /// measured (hierarchical requests).
+    Sectors(Arc<SectorFieldView>),
+}
+
+impl RouteTree {
+    /// The cell to step onto from `cell` on `grid`, the grid the tree was made on; `None` at
+    /// the goal and where the tree does not reach the goal (or does not answer).
+    pub(crate) fn next_step(&self, grid: &Grid, cell: Cell) -> Option<Cell> {
+        match self {
+            Self::Goal(tree) => tree.next_step(cell),
+            Self::Sectors(view) => view.next_step(grid, cell),
+        }
+    }
+
+    /// The cost from `cell` to the goal; `None` where the tree does not reach the goal from it
+    /// (or does not answer there).
+    pub(crate) fn cost_at(&self, cell: Cell) -> Option<f64> {
+        match self {
+            Self::Goal(tree) => tree.cost_at(cell),
+            Self::Sectors(view) => view.cost_at(cell),
+        }
+    }
+
+    /// The cells from `cell` to the goal along the tree on `grid`, and their cost; `None`
+    /// where it does not reach the goal from `cell`.
+    pub(crate) fn path_from(&self, grid: &Grid, cell: Cell) -> Option<astar_grid::Path> {
+        match self {
+            Self::Goal(tree) => tree.path_from(grid, cell).ok().flatten(),
+            Self::Sectors(view) => view.path_from(grid, cell),
+        }
+    }
+
+    /// Whether it is `tree`.
+    pub(crate) fn is_goal_tree(&self, tree: &Arc<GoalTree>) -> bool {
+        matches!(self, Self::Goal(own) if Arc::ptr_eq(own, tree))
+    }
+}
 
 /// One version of a goal's tree, with what reading it needs.
 #[derive(Debug)]
 pub(crate) struct PublishedTree {
     /// The tree: every cell's next step towards the goal and its cost.
-    pub tree: Arc<GoalTree>,
+    pub tree: RouteTree,
     /// The grid of the agent kind the tree matches.
     pub grid: Arc<Grid>,
     /// The map version of `grid`.
@@ -198,6 +246,14 @@ impl SharedTree {
         self.latest.write(changed);
     }
 
+    /// Makes `tree` the version read from now on without counting a new version: a version
+    /// that answers alike wherever the one before answered (it answers for more cells), so
+    /// that the agents on the tree need not look again.
+    pub(crate) fn publish_alike(&self, tree: PublishedTree) {
+        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
+        *current = Some(Arc::new(tree));
+    }
+
     /// The newest version, if one was published.
     pub(crate) fn current(&self) -> Option<Arc<PublishedTree>> {
         self.current
@@ -240,7 +296,7 @@ impl PublishedTree {
     /// the grid: a link is a run of its own), and that cell's footprint centre; `None` at the
     /// goal and where the goal cannot be reached.
     pub(crate) fn run_from(&self, from: Cell) -> Option<(Cell, Vec2)> {
-        let first = self.tree.next_step(from)?;
+        let first = self.tree.next_step(&self.grid, from)?;
         let links = !self.grid.links().is_empty();
         let by_link = |from: Cell, to: Cell| links && self.grid.link_step(from, to).is_some();
         if by_link(from, first) {
@@ -252,7 +308,7 @@ impl PublishedTree {
         );
         let mut end = first;
         for _ in 1..MOST_CELLS_A_RUN {
-            match self.tree.next_step(end) {
+            match self.tree.next_step(&self.grid, end) {
                 Some(next)
                     if (
                         i64::from(next.x) - i64::from(end.x),
@@ -376,13 +432,7 @@ impl SharedRoute {
     pub(crate) fn cells_from(&self, cell: Cell) -> Arc<[Cell]> {
         self.tree
             .current()
-            .and_then(|published| {
-                published
-                    .tree
-                    .path_from(&published.grid, cell)
-                    .ok()
-                    .flatten()
-            })
+            .and_then(|published| published.tree.path_from(&published.grid, cell))
             .map(|path| path.cells.into())
             .unwrap_or_default()
     }
@@ -392,13 +442,7 @@ impl SharedRoute {
     pub(crate) fn cost(&self) -> f64 {
         self.tree
             .current()
-            .and_then(|published| {
-                published
-                    .tree
-                    .path_from(&published.grid, self.start)
-                    .ok()
-                    .flatten()
-            })
+            .and_then(|published| published.tree.path_from(&published.grid, self.start))
             .map_or(0.0, |path| path.cost)
     }
 
@@ -419,7 +463,7 @@ impl SharedRoute {
         published: &PublishedTree,
         from: Cell,
     ) -> Option<Arc<[Vec2]>> {
-        let path = published.tree.path_from(&published.grid, from).ok()??;
+        let path = published.tree.path_from(&published.grid, from)?;
         let cells = if self.smoothing {
             smooth_path_cells(
                 &published.grid,
@@ -469,7 +513,7 @@ mod tests {
         let tree = GoalTree::build(&crowded, &[goal], Movement::EIGHT, CostModel::Octile)
             .expect("a walkable goal");
         PublishedTree {
-            tree: Arc::new(tree),
+            tree: RouteTree::Goal(Arc::new(tree)),
             grid: Arc::new(grid),
             map_version: NavVersion::default(),
             geometry: CellGeometry::default(),

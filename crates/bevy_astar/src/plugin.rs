@@ -16,7 +16,9 @@ use crate::engine::flow_field::{
 use crate::engine::goal_batch::{GoalBatches, KeptGoalSearches};
 use crate::engine::hierarchical::{Hierarchies, build_hierarchies, record_hierarchy_changes};
 use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
-use crate::engine::sector_field::KeptSectorFields;
+use crate::engine::sector_field::{
+    KeptSectorFields, note_sector_route_changes, renew_sector_routes,
+};
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{
     PendingInvalidations, invalidate_paths, invalidate_results, match_requests_to_map,
@@ -264,6 +266,7 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                     invalidate_flow_fields,
                     record_jump_point_changes,
                     record_hierarchy_changes,
+                    note_sector_route_changes,
                     sync_connectivity,
                 ),
             )
@@ -273,6 +276,7 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                 match_requests_to_map,
                 queue_changed_requests,
                 poll_flow_fields,
+                renew_sector_routes,
                 dispatch_searches,
                 build_hierarchies,
                 advance_main_thread_work,

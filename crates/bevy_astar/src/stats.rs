@@ -33,6 +33,10 @@ pub struct PathfindingStats {
     /// (one [`SectorFlowField`](astar_grid::SectorFlowField) over the hierarchy, measured only
     /// in the sectors the agents cross); each also counts in `searches_started`.
     pub sector_field_batches: u64,
+    /// Goals' sector fields renewed after map changes for the agents holding routes on them
+    /// (a route off a goal's field follows its newest view), counted as each renewal lands:
+    /// one per goal and change, however many agents the change cut.
+    pub sector_routes_renewed: u64,
     /// Requests answered by those batches and by the goal batches.
     pub batched_requests: u64,
     /// Results thrown away because the map changed under them while they were computed; their

@@ -667,6 +667,22 @@ fn search_again_once_built(app: &mut App, agents: &[Entity]) {
     }
 }
 
+/// Runs frames until `goals` goals' sector fields have been renewed for the agents on them
+/// since `renewed` renewals were counted (at most 50 rounds of 200 frames: renewals run in the
+/// background).
+fn wait_for_renewals(app: &mut App, renewed: u64, goals: u64) {
+    for _ in 0..50 {
+        for _ in 0..200 {
+            app.update();
+            if stats(app).sector_routes_renewed >= renewed + goals {
+                return;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the goal's field was not renewed");
+}
+
 #[test]
 fn hierarchical_requests_for_one_goal_share_a_batch_while_the_hierarchy_is_built() {
     let grid = city_grid();
@@ -752,9 +768,8 @@ fn a_hierarchical_crowd_shares_its_goal_s_sector_field_and_later_agents_read_it(
     let mut starts = starts;
     starts.push(late_start);
 
-    // A tower on the crowd's way: the paths it cuts wait for the sectors around it to be built
-    // again, then are read off the goal's field over the new hierarchy (one task, not a search
-    // each), round the tower.
+    // A tower on the crowd's way: no agent searches again. The agents hold routes on the
+    // goal's field, which is renewed once for them all in the background, round the tower.
     let cells = path(&app, agents[0]).cells().to_vec();
     let tower = cells[cells.len() * 3 / 4];
     let crossing = agents
@@ -764,10 +779,11 @@ fn a_hierarchical_crowd_shares_its_goal_s_sector_field_and_later_agents_read_it(
     assert!(crossing >= 2, "{crossing} paths cross the tower");
     let before = stats(&app);
     block(&mut app, tower);
-    settle(&mut app, &agents);
+    // Both goals' fields: the crowd's and the one the agents streaming to the other goal hold.
+    wait_for_renewals(&mut app, before.sector_routes_renewed, 2);
     let after = stats(&app);
-    assert_eq!(after.searches_started, before.searches_started + 1);
-    assert_eq!(after.sector_field_batches, before.sector_field_batches + 1);
+    assert_eq!(after.searches_started, before.searches_started);
+    assert_eq!(after.sector_field_batches, before.sector_field_batches);
     let now = current_grid(&app);
     for (&agent, &start) in agents.iter().zip(&starts) {
         let found = path(&app, agent);
@@ -893,4 +909,83 @@ fn hierarchical_requests_get_legal_near_optimal_paths_and_follow_towers() {
     let agent = spawn(&mut app, weighted);
     settle(&mut app, &[agent]);
     assert_eq!(path(&app, agent).algorithm, PathAlgorithm::AStar);
+}
+
+/// A hierarchical crowd answered off its goal's sector field holds routes on the field, not
+/// paths of its own. A tower across the routes is answered by one renewal of the field for the
+/// whole crowd, with no search for any agent, and every agent walks round it to the goal
+/// without ever standing on a blocked cell.
+#[test]
+fn a_hierarchical_crowd_walks_its_goal_s_field_round_a_tower_with_no_search_per_agent() {
+    let settings = PathfindingSettings {
+        cache_capacity: 0,
+        search_thread: SearchThread::MainThread,
+        stage_budget: core::time::Duration::from_secs(30),
+        ..PathfindingSettings::default()
+    };
+    let mut app = app_with_grid(AStarPlugin::default().with_settings(settings), city_grid());
+    let goal = Cell::new(158, 105);
+    let starts: Vec<Cell> = (0..12).map(|i| Cell::new(0, i * 9)).collect();
+    let agents = spawn_hierarchical(&mut app, &starts, goal);
+    settle(&mut app, &agents);
+    search_again_once_built(&mut app, &agents);
+    let now = current_grid(&app);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert!(found.is_shared(), "a route on the goal's field");
+        assert_eq!(found.algorithm, PathAlgorithm::Hierarchical);
+        assert_legal_and_near_optimal(&now, &found, start, goal);
+    }
+    // The crowd walks.
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let at = app.world().resource::<NavGrid>().cell_center(start);
+        app.world_mut().entity_mut(agent).insert((
+            PathFollower::new(300.0),
+            Transform::from_translation(at.extend(0.0)),
+        ));
+    }
+    // A tower three quarters along the first agent's route, on at least two routes.
+    let cells = path(&app, agents[0]).cells().to_vec();
+    let tower = cells[cells.len() * 3 / 4];
+    let crossing = agents
+        .iter()
+        .filter(|&&agent| path(&app, agent).cells().contains(&tower))
+        .count();
+    assert!(crossing >= 2, "{crossing} routes cross the tower");
+    let before = stats(&app);
+    block(&mut app, tower);
+    let mut arrived = false;
+    for _ in 0..common::MAX_FRAMES {
+        app.update();
+        let nav = app.world().resource::<NavGrid>();
+        let mut all_there = true;
+        for &agent in &agents {
+            let at = app.world().get::<Transform>(agent).expect("an agent");
+            let at = at.translation.truncate();
+            let cell = nav.world_to_cell(at);
+            assert!(
+                cell.is_some_and(|cell| nav.is_walkable(cell)),
+                "{agent} at {at}"
+            );
+            all_there &= at.distance(nav.cell_center(goal)) < 1.0;
+        }
+        if all_there {
+            arrived = true;
+            break;
+        }
+    }
+    assert!(arrived, "every agent reached the goal");
+    let after = stats(&app);
+    assert_eq!(after.searches_started, before.searches_started);
+    assert!(after.sector_routes_renewed > before.sector_routes_renewed);
+    assert_eq!(
+        after.agents_checked_for_changes,
+        before.agents_checked_for_changes
+    );
+    let now = current_grid(&app);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        let found = path(&app, agent);
+        assert!(!found.cells().contains(&tower));
+        assert_legal_and_near_optimal(&now, &found, start, goal);
+    }
 }

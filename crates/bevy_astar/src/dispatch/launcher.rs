@@ -11,7 +11,7 @@ use crate::engine::goal_batch::{BatchMember, hierarchical_job};
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
 use crate::engine::hierarchical::Hierarchies;
 use crate::engine::jump_point::JumpPoints;
-use crate::engine::sector_field::{KeptSectorFields, run_sector_field_batch};
+use crate::engine::sector_field::{KeptSectorFields, RoutePublishing, run_sector_field_batch};
 use crate::engine::{SearchEngine, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::kinds::KindKey;
@@ -223,13 +223,19 @@ impl<'a> Launcher<'a> {
                 stats.sector_field_batches += 1;
                 let (jobs, members) = take_batch(group, stats);
                 let shared = fields.field_for(key, self.retired);
+                let publishing = RoutePublishing {
+                    geometry: self.geometry,
+                    size: first_job.kind.size,
+                    map_version: self.map_version,
+                };
                 let hierarchy = Arc::clone(hierarchy);
                 self.start(
                     in_flight,
                     searched,
                     (members, false),
                     move |grid, cancelled| async move {
-                        run_sector_field_batch(&grid, &hierarchy, &jobs, &cancelled, shared).await
+                        let routes = (shared, publishing);
+                        run_sector_field_batch(&grid, &hierarchy, &jobs, &cancelled, routes).await
                     },
                 );
                 return Vec::new();

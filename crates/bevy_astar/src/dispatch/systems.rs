@@ -678,12 +678,16 @@ impl Dispatcher<'_, '_, '_> {
                 smoothing: job.smoothing,
                 movement: job.options.movement,
             };
-            self.notifier
-                .show_route(agent, route, published.map_version, retired);
+            self.notifier.show_route(
+                agent,
+                route,
+                (published.map_version, PathAlgorithm::FlowField),
+                retired,
+            );
             return;
         }
         let path = published.tree.path_from(&published.grid, job.start);
-        let result = field_result(path.ok().flatten());
+        let result = field_result(path);
         let mut outcome = outcome_of(job, &published.grid, Ok(result), PathAlgorithm::FlowField);
         outcome.map_version = published.map_version;
         let ready = ReadyOutcome::new(Arc::new(outcome));

@@ -11,7 +11,7 @@
 use super::goal_batch::GoalBatches;
 use super::{EngineAnswer, SearchJob};
 use crate::background::{BackgroundTask, MainThreadWork, Placement, slice_point};
-use crate::goal_tree::{ChangedCells, PublishedTree, SharedTree};
+use crate::goal_tree::{ChangedCells, PublishedTree, RouteTree, SharedTree};
 use crate::kinds::KindKey;
 use crate::map::{
     AgentLayers, CellGeometry, CrowdCostLayer, CrowdCosts, CrowdLayerChange, same_layer,
@@ -65,6 +65,20 @@ impl FieldKey {
     /// The agent kind whose grid the field is built on.
     pub(crate) const fn kind(&self) -> KindKey {
         self.kind
+    }
+
+    /// The goal.
+    pub(crate) const fn goal(&self) -> Cell {
+        self.goal
+    }
+
+    /// The search options of the field's movement rule and cost model.
+    pub(crate) fn options(&self) -> SearchOptions {
+        SearchOptions {
+            movement: self.movement,
+            cost: self.cost,
+            ..SearchOptions::default()
+        }
     }
 }
 
@@ -146,12 +160,12 @@ impl FieldSlot {
         };
         let published = self.shared.current();
         if published
-            .is_some_and(|tree| Arc::ptr_eq(&tree.tree, &ready.field) && tree.geometry == geometry)
+            .is_some_and(|tree| tree.tree.is_goal_tree(&ready.field) && tree.geometry == geometry)
         {
             return;
         }
         self.shared.publish(PublishedTree {
-            tree: Arc::clone(&ready.field),
+            tree: RouteTree::Goal(Arc::clone(&ready.field)),
             grid: Arc::clone(&ready.snapshot),
             map_version: ready.map_version,
             geometry,
@@ -235,6 +249,12 @@ pub(crate) struct FlowFields {
 }
 
 impl FlowFields {
+    /// Counts `updated`, a goal's routes a map change updated, for
+    /// [`announce_route_changes`].
+    pub(crate) fn note_updated(&mut self, updated: Option<Arc<SharedTree>>) {
+        self.updated_trees.extend(updated);
+    }
+
     /// The field for `key` if it matches `grid`, the current grid of the key's agent kind;
     /// otherwise starts building (or updating) it unless a build is running already.
     ///
@@ -634,7 +654,7 @@ async fn build_field(
             .filter(|_| slices % SLICES_BETWEEN_PARTIAL_TREES == 0)
         {
             partial.shared.publish(PublishedTree {
-                tree: Arc::new(growth.settled_so_far()),
+                tree: RouteTree::Goal(Arc::new(growth.settled_so_far())),
                 grid: Arc::clone(&grid),
                 map_version: partial.map_version,
                 geometry: partial.geometry,

@@ -254,11 +254,24 @@ impl<T: Default + Send + Sync + 'static> RecentSlots<T> {
     /// The slot of `key`, made now when it has none; when `most` goals have slots already, the
     /// least recently used goal's slot is dropped first, to `retired`.
     pub(crate) fn slot(&mut self, key: FieldKey, most: usize, retired: &mut RetiredOutcomes) -> &T {
+        self.slot_sparing(key, most, retired, |_| false)
+    }
+
+    /// As [`RecentSlots::slot`], but a slot `spared` says is in use is never dropped: with
+    /// every slot in use, the goals with slots may outnumber `most`.
+    pub(crate) fn slot_sparing(
+        &mut self,
+        key: FieldKey,
+        most: usize,
+        retired: &mut RetiredOutcomes,
+        spared: impl Fn(&T) -> bool,
+    ) -> &T {
         self.uses += 1;
         if !self.slots.contains_key(&key) && self.slots.len() >= most {
             let oldest = self
                 .slots
                 .iter()
+                .filter(|(_, (slot, _))| !spared(slot))
                 .min_by_key(|(_, (_, used))| *used)
                 .map(|(&key, _)| key);
             if let Some((slot, _)) = oldest.and_then(|oldest| self.slots.remove(&oldest)) {
@@ -273,6 +286,11 @@ impl<T: Default + Send + Sync + 'static> RecentSlots<T> {
     /// The slot of `key`, if it has one.
     pub(crate) fn get(&self, key: &FieldKey) -> Option<&T> {
         self.slots.get(key).map(|(slot, _)| slot)
+    }
+
+    /// Every goal's slot.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&FieldKey, &T)> {
+        self.slots.iter().map(|(key, (slot, _))| (key, slot))
     }
 
     /// How many goals have slots.

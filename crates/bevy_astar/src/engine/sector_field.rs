@@ -7,18 +7,30 @@
 //! that still wait to be built in the background are built first, on a copy of the hierarchy
 //! that the field keeps, so that a tower's crowd is answered at once. Where no field can be
 //! made, each request searches the hierarchy on its own. It records no trace.
+//!
+//! An agent answered off the goal's field is given a route on it, not a path of its own: the
+//! batch measures the sectors ahead of every measured cell, then publishes a view of the field
+//! ([`SectorFieldView`]) to the goal's [`SharedTree`], which followers read as they walk. After
+//! a map change, one renewal of the field ([`renew_routes`]) republishes it for every agent on
+//! it, instead of a search per agent cut.
 
-use super::flow_field::{FieldKey, field_result};
+use super::flow_field::{FieldKey, FlowFields, field_result};
 use super::goal_batch::RecentSlots;
 use super::hierarchical::{build_waiting, search_hierarchy};
 use super::{SearchJob, SearchOutcome, outcome_of};
-use crate::PathAlgorithm;
-use crate::background::slice_point;
+use crate::background::{BackgroundTask, MainThreadWork, Placement, slice_point};
+use crate::engine::hierarchical::Hierarchies;
+use crate::goal_tree::{ChangedCells, PublishedTree, RouteTree, SharedRoute, SharedTree};
+use crate::map::AgentLayers;
+use crate::map::CellGeometry;
 use crate::outcome::RetiredOutcomes;
-use astar_grid::{Cell, Grid, Hierarchy, SearchError, SearchResult, SectorFlowField};
+use crate::{NavChange, NavVersion, PathAlgorithm, PathStatus};
+use crate::{NavChanged, NavGrid, PathfindingSettings, PathfindingStats, TerrainProfiles};
+use astar_grid::{Cell, Grid, Hierarchy, SectorFlowField};
+use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
-use bevy::prelude::Resource;
+use bevy::prelude::{MessageReader, Res, ResMut, Resource};
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
@@ -42,6 +54,13 @@ pub(crate) struct SharedField {
     /// was made, or [`NO_FIELD`]; read without the lock.
     revision: AtomicU64,
     kept: Mutex<Option<KeptField>>,
+    /// The views of the field published to the agents given routes on it.
+    routes: Arc<SharedTree>,
+    /// The cells changed, and the ends of the links changed, since the view published last:
+    /// the next view of a newer hierarchy names them to the agents on it.
+    changes: Mutex<(Vec<Cell>, Vec<Cell>)>,
+    /// Whether a renewal of the field for the agents on it runs ([`renew_routes`]).
+    renewing: AtomicBool,
 }
 
 /// A goal's field, for one revision of the hierarchy (and, where sectors of it waited, one grid).
@@ -73,11 +92,30 @@ impl Default for SharedField {
         Self {
             revision: AtomicU64::new(NO_FIELD),
             kept: Mutex::new(None),
+            routes: Arc::default(),
+            changes: Mutex::default(),
+            renewing: AtomicBool::new(false),
         }
     }
 }
 
 impl SharedField {
+    /// Whether an agent holds a route on the field.
+    pub(crate) fn has_routes(&self) -> bool {
+        Arc::strong_count(&self.routes) > 1
+    }
+
+    /// Notes a map change for the next view of a newer hierarchy, while agents hold routes on
+    /// the field.
+    pub(crate) fn note_change(&self, change: &NavChange) {
+        if !self.has_routes() {
+            return;
+        }
+        let mut changes = self.changes.lock().unwrap_or_else(PoisonError::into_inner);
+        changes.0.extend(change.cells().map(|changed| changed.cell));
+        changes.1.extend(change.link_ends());
+    }
+
     /// Whether it holds a field made for `hierarchy` as it is.
     fn answers_for(&self, hierarchy: &Hierarchy) -> bool {
         self.revision.load(Ordering::Acquire) == hierarchy.revision()
@@ -99,6 +137,8 @@ impl SharedField {
 pub(crate) struct KeptSectorFields {
     slots: RecentSlots<Arc<SharedField>>,
     asked: HashMap<FieldKey, usize>,
+    /// The renewals of fields for the agents on them that run ([`renew_sector_routes`]).
+    renewals: Vec<BackgroundTask<Option<Arc<SharedTree>>>>,
 }
 
 impl KeptSectorFields {
@@ -123,14 +163,30 @@ impl KeptSectorFields {
     }
 
     /// The field of `key`'s goal, shared with the batches that read it. The least recently
-    /// used goal's field, dropped to make room, goes to `retired`.
+    /// used goal's field on which no agent holds a route, dropped to make room, goes to
+    /// `retired`.
     pub(crate) fn field_for(
         &mut self,
         key: FieldKey,
         retired: &mut RetiredOutcomes,
     ) -> Arc<SharedField> {
-        Arc::clone(self.slots.slot(key, MOST_KEPT_FIELDS, retired))
+        let slot = self
+            .slots
+            .slot_sparing(key, MOST_KEPT_FIELDS, retired, |shared| shared.has_routes());
+        Arc::clone(slot)
     }
+}
+
+/// What publishing a view of a goal's field to the agents on it needs of the frame a batch or
+/// renewal started in.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RoutePublishing {
+    /// Where the cells lie in the world.
+    pub geometry: CellGeometry,
+    /// The size of the agents' footprint.
+    pub size: u8,
+    /// The map version of the grid the field is measured on.
+    pub map_version: NavVersion,
 }
 
 /// Answers `jobs`, which share their goal, movement rule and cost model, off the goal's sector
@@ -138,17 +194,21 @@ impl KeptSectorFields {
 /// this hierarchy (and, where sectors of it wait, this grid), else a new one left there for
 /// later batches (unless `shared` holds a field of a newer hierarchy, which this batch leaves
 /// alone). Where sectors wait, the batch first builds them on a copy of the hierarchy, a few
-/// per slice. One outcome per job, in order; a job whose start or goal is invalid gets the
-/// error its own search would give, and a job the field does not answer (no field could be
-/// made, or it finds no way) searches the hierarchy. `None` when `cancelled` was set before it
-/// began or while it ran (checked between paths, where it may also yield, on the main thread
-/// once the frame's time is spent).
+/// per slice. One outcome per job, in order:
+/// - a job the shared field reaches the goal from gets a route on the goal's routes, and the
+///   batch then publishes a view of the field there (with `publishing`);
+/// - a job whose start or goal is invalid gets the error its own search would give;
+/// - a job read off the batch's own field gets that path, and one the field does not answer
+///   (no field could be made, or it finds no way) searches the hierarchy.
+///
+/// `None` when `cancelled` was set before it began or while it ran (checked between paths,
+/// where it may also yield, on the main thread once the frame's time is spent).
 pub(crate) async fn run_sector_field_batch(
     grid: &Arc<Grid>,
     hierarchy: &Arc<Hierarchy>,
     jobs: &[SearchJob],
     cancelled: &AtomicBool,
-    shared: Arc<SharedField>,
+    (shared, publishing): (Arc<SharedField>, RoutePublishing),
 ) -> Option<Vec<SearchOutcome>> {
     let began = Instant::now();
     let mut copy = None;
@@ -157,13 +217,18 @@ pub(crate) async fn run_sector_field_batch(
     }
     let mut own = None;
     let mut outcomes = Vec::with_capacity(jobs.len());
+    let mut routed = false;
     for chunk in jobs.chunks(PATHS_PER_SLICE) {
         if cancelled.load(Ordering::Relaxed) {
             return None; // nobody wants the answers any more
         }
         let fields = (&*shared, &mut own);
-        read_chunk((grid, hierarchy, &copy), fields, chunk, &mut outcomes);
+        routed |= read_chunk((grid, hierarchy, &copy), fields, chunk, &mut outcomes);
         slice_point().await;
+    }
+    if routed {
+        // A new version, of a newer grid, is announced by the renewal that follows.
+        publish_routes((grid, hierarchy), &shared, publishing);
     }
     let duration = began.elapsed();
     for outcome in &mut outcomes {
@@ -188,38 +253,119 @@ async fn built_copy(
 }
 
 /// Reads `chunk`'s outcomes into `outcomes`, off the field `shared` holds (made there first when
-/// it holds none, or one for an older hierarchy or another grid), or off a field of the batch's
-/// own (`own`) when `shared` holds one for a newer hierarchy. `copy` is the hierarchy with its
-/// sectors waiting built, where some wait.
+/// it holds none, or one for an older hierarchy or another grid: [`current_field`]), or off a
+/// field of the batch's own (`own`) when `shared` holds one for a newer hierarchy. `copy` is
+/// the hierarchy with its sectors waiting built, where some wait. Returns whether it gave a
+/// route on the shared field's routes.
 fn read_chunk(
     (grid, hierarchy, copy): (&Arc<Grid>, &Hierarchy, &Option<Arc<Hierarchy>>),
     (shared, own): (&SharedField, &mut Option<KeptField>),
     chunk: &[SearchJob],
     outcomes: &mut Vec<SearchOutcome>,
-) {
+) -> bool {
     let Some(goal) = chunk.first().map(|job| job.goal) else {
-        return;
+        return false;
     };
     let mut held = shared.kept.lock().unwrap_or_else(PoisonError::into_inner);
+    let (kept, on_shared) = current_field((grid, hierarchy, copy), shared, &mut held, (goal, own));
+    let routes = on_shared.then_some(&shared.routes);
+    let mut routed = false;
+    let mut kept = kept;
+    for job in chunk {
+        let outcome = answer(grid, hierarchy, kept.as_deref_mut(), (job, routes));
+        routed |= outcome.route.is_some();
+        outcomes.push(outcome);
+    }
+    routed
+}
+
+/// The field to read for `hierarchy` on `grid`: the one `held` (the shared field's) holds when
+/// it fits, else a field made (or renewed from the one held) and left there; or, when `held`
+/// holds a field of a newer hierarchy, the batch's `own`. With whether it is the shared one.
+fn current_field<'a>(
+    (grid, hierarchy, copy): (&Arc<Grid>, &Hierarchy, &Option<Arc<Hierarchy>>),
+    shared: &SharedField,
+    held: &'a mut Option<KeptField>,
+    (goal, own): (Cell, &'a mut Option<KeptField>),
+) -> (Option<&'a mut KeptField>, bool) {
     let fits = held.as_ref().is_some_and(|kept| kept.fits(hierarchy, grid));
     let newer = held
         .as_ref()
         .is_some_and(|kept| kept.revision > hierarchy.revision());
-    let mut kept = if fits {
-        held.as_mut()
+    if fits {
+        (held.as_mut(), true)
     } else if newer {
-        Some(own.get_or_insert_with(|| made_field((grid, hierarchy, copy), goal, None)))
+        let made = own.get_or_insert_with(|| made_field((grid, hierarchy, copy), goal, None));
+        (Some(made), false)
     } else {
         let earlier = held.take().and_then(|kept| kept.field);
         let made = made_field((grid, hierarchy, copy), goal, earlier);
         let revision = made.field.as_ref().map_or(NO_FIELD, |_| made.revision);
         shared.revision.store(revision, Ordering::Release);
-        Some(held.insert(made))
-    };
-    for job in chunk {
-        let result = answer(grid, hierarchy, kept.as_deref_mut(), job);
-        outcomes.push(outcome_of(job, grid, result, PathAlgorithm::Hierarchical));
+        (Some(held.insert(made)), true)
     }
+}
+
+/// Publishes a view of the field `shared` holds, once it has measured the sectors ahead of
+/// every measured cell, to the agents on the goal's routes; nothing when it holds no field for
+/// `hierarchy` on `grid` (a newer one replaced it: its own publication serves). A view of
+/// another grid than the last is a new version, which names the cells changed since
+/// ([`SharedField::note_change`]; not known for agents larger than a cell, whose grid widens
+/// each change); one of the same grid answers alike where the last answered, and replaces it
+/// without a new version ([`SharedTree::publish_alike`]). Returns whether it published a new
+/// version.
+fn publish_routes(
+    (grid, hierarchy): (&Arc<Grid>, &Hierarchy),
+    shared: &SharedField,
+    publishing: RoutePublishing,
+) -> bool {
+    let mut held = shared.kept.lock().unwrap_or_else(PoisonError::into_inner);
+    let Some(kept) = held.as_mut().filter(|kept| kept.fits(hierarchy, grid)) else {
+        return false;
+    };
+    let over = kept
+        .copy
+        .as_ref()
+        .map_or(hierarchy, |(copy, _)| copy.as_ref());
+    let Some(field) = kept.field.as_mut() else {
+        return false;
+    };
+    let view = match field.measure_ahead(over, grid) {
+        Ok(_) => field.view(over),
+        Err(error) => Err(error),
+    };
+    let Ok(view) = view else {
+        return false;
+    };
+    let same_grid = shared
+        .routes
+        .current()
+        .is_some_and(|published| Arc::ptr_eq(&published.grid, grid));
+    let changed = (!same_grid).then(|| {
+        let mut changes = shared
+            .changes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let (cells, ends) = core::mem::take(&mut *changes);
+        ChangedCells::of(&cells, &ends).filter(|_| publishing.size == 1)
+    });
+    let published = PublishedTree {
+        tree: RouteTree::Sectors(Arc::new(view)),
+        grid: Arc::clone(grid),
+        map_version: publishing.map_version,
+        geometry: publishing.geometry,
+        size: publishing.size,
+        complete: true,
+        changed: changed.flatten(),
+        crowd: None,
+    };
+    if same_grid {
+        // More sectors measured, those measured before alike: the agents read on.
+        shared.routes.publish_alike(published);
+    } else {
+        shared.routes.publish(published);
+    }
+    !same_grid
 }
 
 /// The field towards `goal` for `hierarchy` on `grid`: over the hierarchy itself when no sector
@@ -253,25 +399,173 @@ fn made_field(
     }
 }
 
-/// `job`'s path read off `kept`'s field, or searched over `hierarchy` where the field does not
-/// answer (there is none, or it finds no way, which a search then confirms); the error of the
-/// job's endpoints when they are invalid.
+/// Renews the goal's field that `shared` holds over `hierarchy` on `grid` (the goal's hierarchy
+/// and its kind's grid after map changes) and publishes a view of it to the agents on the
+/// goal's routes ([`publish_routes`]), which measures first the sectors the field before had
+/// measured and those ahead of them. Where sectors wait, they are first built on a copy of the
+/// hierarchy, a few per slice. Leaves `shared` free for the next renewal when done. Returns
+/// the goal's routes when it published a new version of them.
+async fn renew_routes(
+    (grid, hierarchy): (Arc<Grid>, Arc<Hierarchy>),
+    goal: Cell,
+    shared: Arc<SharedField>,
+    publishing: RoutePublishing,
+) -> Option<Arc<SharedTree>> {
+    let never = AtomicBool::new(false);
+    let mut copy = None;
+    if hierarchy.pending() > 0 && !shared.fits(&hierarchy, &grid) {
+        copy = built_copy(&grid, &hierarchy, &never).await.flatten();
+    }
+    let on_shared = {
+        let mut held = shared.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut own = None;
+        let current = (&grid, &*hierarchy, &copy);
+        current_field(current, &shared, &mut held, (goal, &mut own)).1
+    };
+    let published = on_shared && publish_routes((&grid, &hierarchy), &shared, publishing);
+    shared.renewing.store(false, Ordering::Release);
+    published.then(|| Arc::clone(&shared.routes))
+}
+
+/// What [`renew_sector_routes`] reads besides the fields: the map and its version, the
+/// hierarchies, the agent kinds' grids, and where background work runs.
+#[derive(SystemParam)]
+pub(crate) struct RouteUpkeep<'w> {
+    nav: Option<Res<'w, NavGrid>>,
+    version: Res<'w, NavVersion>,
+    settings: Res<'w, PathfindingSettings>,
+    work: Res<'w, MainThreadWork>,
+    hierarchies: ResMut<'w, Hierarchies>,
+    layers: ResMut<'w, AgentLayers>,
+    profiles: Res<'w, TerrainProfiles>,
+    stats: ResMut<'w, PathfindingStats>,
+    trees: ResMut<'w, FlowFields>,
+}
+
+/// Starts renewing in the background ([`renew_routes`]) each goal's sector field whose agents
+/// hold routes on a view of a grid their kind's grid is no longer, one renewal per goal at a
+/// time; lets go of the renewals that finished, counting them, and hands the routes they
+/// updated to [`announce_route_changes`](super::flow_field::announce_route_changes).
+pub(crate) fn renew_sector_routes(mut fields: ResMut<KeptSectorFields>, mut upkeep: RouteUpkeep) {
+    let KeptSectorFields {
+        slots, renewals, ..
+    } = &mut *fields;
+    renewals.retain_mut(|renewal| {
+        let Some(updated) = renewal.check_ready() else {
+            return true;
+        };
+        upkeep.stats.sector_routes_renewed += 1;
+        upkeep.trees.note_updated(updated);
+        false
+    });
+    let Some(nav) = upkeep.nav.as_deref() else {
+        return;
+    };
+    for (key, shared) in slots.iter() {
+        if !shared.has_routes() || shared.renewing.load(Ordering::Acquire) {
+            continue;
+        }
+        let Some(published) = shared.routes.current() else {
+            continue;
+        };
+        let Ok(grid) = upkeep.layers.grid_for(key.kind(), nav, &upkeep.profiles) else {
+            continue;
+        };
+        let grid = grid.snapshot;
+        if Arc::ptr_eq(&published.grid, &grid) {
+            continue;
+        }
+        let Some(hierarchy) = upkeep.hierarchies.for_fields(nav, &key.options()) else {
+            continue;
+        };
+        shared.renewing.store(true, Ordering::Release);
+        let publishing = RoutePublishing {
+            geometry: nav.geometry(),
+            size: key.kind().size,
+            map_version: *upkeep.version,
+        };
+        let renewal = renew_routes(
+            (grid, hierarchy),
+            key.goal(),
+            Arc::clone(shared),
+            publishing,
+        );
+        let placement = Placement {
+            thread: upkeep.settings.search_thread,
+            queue: &upkeep.work,
+        };
+        renewals.push(BackgroundTask::spawn(renewal, placement));
+    }
+}
+
+/// Notes this frame's map changes on the goals' fields whose agents hold routes
+/// ([`SharedField::note_change`]).
+pub(crate) fn note_sector_route_changes(
+    mut changes: MessageReader<NavChanged>,
+    fields: Res<KeptSectorFields>,
+) {
+    for message in changes.read() {
+        for (_, shared) in fields.slots.iter() {
+            shared.note_change(&message.change);
+        }
+    }
+}
+
+/// `job`'s outcome: a route on `routes` where `kept`'s field (the shared one's, when `routes`
+/// is given) reaches the goal from its start; else its path read off the field, or searched
+/// over `hierarchy` where the field does not answer (there is none, or it finds no way, which
+/// a search then confirms); the error of the job's endpoints when they are invalid.
 fn answer(
     grid: &Grid,
     hierarchy: &Hierarchy,
     kept: Option<&mut KeptField>,
-    job: &SearchJob,
-) -> Result<SearchResult, SearchError> {
-    grid.check_endpoints(job.start, job.goal)?;
+    (job, routes): (&SearchJob, Option<&Arc<SharedTree>>),
+) -> SearchOutcome {
+    if let Err(error) = grid.check_endpoints(job.start, job.goal) {
+        return outcome_of(job, grid, Err(error), PathAlgorithm::Hierarchical);
+    }
     let read = kept.and_then(|kept| {
         let over = kept
             .copy
             .as_ref()
             .map_or(hierarchy, |(copy, _)| copy.as_ref());
-        kept.field.as_mut()?.path_from(over, grid, job.start).ok()?
+        let field = kept.field.as_mut()?;
+        if routes.is_some() {
+            let cost = field.cost_at(over, grid, job.start).ok()?;
+            return cost.map(|_| FieldRead::Reached);
+        }
+        field
+            .path_from(over, grid, job.start)
+            .ok()?
+            .map(FieldRead::Walked)
     });
-    match read {
-        Some(path) => Ok(field_result(Some(path))),
-        None => search_hierarchy(grid, hierarchy, job),
-    }
+    let result = match (read, routes) {
+        (Some(FieldRead::Reached), Some(routes)) => return route_outcome(job, routes),
+        (Some(FieldRead::Walked(path)), _) => Ok(field_result(Some(path))),
+        _ => search_hierarchy(grid, hierarchy, job),
+    };
+    outcome_of(job, grid, result, PathAlgorithm::Hierarchical)
+}
+
+/// What a field read for a job gave.
+enum FieldRead {
+    /// The field reaches the goal from the start (its sector is measured).
+    Reached,
+    /// The walk off the field.
+    Walked(astar_grid::Path),
+}
+
+/// A found outcome for `job` that holds no path but a route on the goal's `routes`.
+fn route_outcome(job: &SearchJob, routes: &Arc<SharedTree>) -> SearchOutcome {
+    let mut outcome =
+        SearchOutcome::without_path(job, PathStatus::Found, PathAlgorithm::Hierarchical);
+    // A route follows the goal's routes as they are published, not one answer.
+    outcome.cacheable = false;
+    outcome.route = Some(SharedRoute {
+        tree: Arc::clone(routes),
+        start: job.start,
+        smoothing: job.smoothing,
+        movement: job.options.movement,
+    });
+    outcome
 }

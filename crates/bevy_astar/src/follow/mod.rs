@@ -327,7 +327,7 @@ mod tests {
         let tree = GoalTree::build(grid, &[goal], Movement::EIGHT, CostModel::Octile)
             .expect("a walkable goal");
         PublishedTree {
-            tree: Arc::new(tree),
+            tree: crate::goal_tree::RouteTree::Goal(Arc::new(tree)),
             grid: Arc::new(grid.clone()),
             map_version: NavVersion::default(),
             geometry: CellGeometry::default(),

@@ -8,6 +8,7 @@ mod retired;
 pub(crate) use notify::PathNotifier;
 pub(crate) use retired::RetiredOutcomes;
 
+use crate::goal_tree::SharedRoute;
 use crate::kinds::KindKey;
 use crate::map::{CellGeometry, PathFootprint};
 use crate::{NavVersion, PathAlgorithm, PathFailure, PathRequest, PathStatus};
@@ -86,6 +87,10 @@ pub(crate) struct SearchOutcome {
     pub cacheable: bool,
     /// The agent kind it was searched for, whose grid's changes can make it wrong.
     pub kind: KindKey,
+    /// The route on a goal's shared tree that answers it instead of `cells` (a hierarchical
+    /// request answered off its goal's sector field): the agent is given the route, and map
+    /// changes reach it through the tree.
+    pub route: Option<SharedRoute>,
 }
 
 /// The cells and world waypoints an agent's [`Path`](crate::Path) shows.
@@ -154,6 +159,7 @@ impl SearchOutcome {
             options: SearchOptions::default(),
             cacheable: true,
             kind: KindKey::DEFAULT,
+            route: None,
         }
     }
 
@@ -201,6 +207,7 @@ impl SearchOutcome {
             options: job.options,
             cacheable: true,
             kind: job.kind,
+            route: None,
         }
     }
 }

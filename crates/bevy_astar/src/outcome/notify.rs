@@ -31,6 +31,12 @@ impl PathNotifier<'_, '_> {
         nav: &NavGrid,
         retired: &mut RetiredOutcomes,
     ) {
+        if let Some(route) = ready.outcome.route.clone() {
+            let (version, algorithm) = (ready.outcome.map_version, ready.outcome.algorithm);
+            self.show_route((entity, path, state), route, (version, algorithm), retired);
+            retired.retire_ready(Some(ready));
+            return;
+        }
         let (outcome, (cells, waypoints)) = ready.shown_in(nav.geometry());
         path.status = outcome.status;
         let cost = outcome.cost;
@@ -65,14 +71,14 @@ impl PathNotifier<'_, '_> {
         retired.retire(state.set_applied(Some(outcome)));
     }
 
-    /// Shows `route`, on a goal's shared tree of map version `map_version`, in the agent's
-    /// path and announces it; the agent keeps no result of its own (map changes reach it
-    /// through the tree).
+    /// Shows `route`, on a goal's shared tree of map version `map_version` made by
+    /// `algorithm`, in the agent's path and announces it; the agent keeps no result of its own
+    /// (map changes reach it through the tree).
     pub(crate) fn show_route(
         &mut self,
         (entity, path, state): (Entity, &mut Path, &mut PathRequestState),
         route: SharedRoute,
-        map_version: NavVersion,
+        (map_version, algorithm): (NavVersion, PathAlgorithm),
         retired: &mut RetiredOutcomes,
     ) {
         path.status = PathStatus::Found;
@@ -80,7 +86,7 @@ impl PathNotifier<'_, '_> {
         path.map_version = map_version;
         path.revision += 1;
         path.search_time = Duration::ZERO;
-        path.algorithm = PathAlgorithm::FlowField;
+        path.algorithm = algorithm;
         let found = PathFound { entity };
         self.found.write(found);
         self.commands.trigger(found);
