@@ -450,6 +450,10 @@ fn search_rows(stats: &PathfindingStats, figures: &ShownFigures) -> Vec<(&'stati
             ),
         ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
+        (
+            "Sector routes renewed",
+            stats.sector_routes_renewed.to_string(),
+        ),
     ]
 }
 

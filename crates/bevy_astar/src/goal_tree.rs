@@ -254,6 +254,14 @@ impl SharedTree {
         *current = Some(Arc::new(tree));
     }
 
+    /// Withdraws the tree: a new version with none to read, whose change is not known, so
+    /// that every agent on it looks again and finds no way on.
+    pub(crate) fn withdraw(&self) {
+        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
+        *current = None;
+        self.latest.write(None);
+    }
+
     /// The newest version, if one was published.
     pub(crate) fn current(&self) -> Option<Arc<PublishedTree>> {
         self.current

@@ -292,3 +292,14 @@ impl FoundPath {
 fn cells_address(cells: &[Cell]) -> usize {
     cells.as_ptr() as usize
 }
+
+/// Makes `request` search again from `anchor`, where the agent stands (from wherever it stands
+/// with [`PathRequest::start_at_agent`]).
+pub(crate) fn search_again_from(request: &mut Mut<'_, PathRequest>, anchor: Option<Cell>) {
+    match anchor {
+        Some(anchor) if !request.start_at_agent && anchor != request.start => {
+            request.start = anchor;
+        }
+        _ => request.set_changed(),
+    }
+}

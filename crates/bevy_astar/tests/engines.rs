@@ -911,12 +911,10 @@ fn hierarchical_requests_get_legal_near_optimal_paths_and_follow_towers() {
     assert_eq!(path(&app, agent).algorithm, PathAlgorithm::AStar);
 }
 
-/// A hierarchical crowd answered off its goal's sector field holds routes on the field, not
-/// paths of its own. A tower across the routes is answered by one renewal of the field for the
-/// whole crowd, with no search for any agent, and every agent walks round it to the goal
-/// without ever standing on a blocked cell.
-#[test]
-fn a_hierarchical_crowd_walks_its_goal_s_field_round_a_tower_with_no_search_per_agent() {
+/// An app with searches on the main thread, and a crowd of 12 agents from the west edge of
+/// [`city_grid`] to one goal, each holding a route on the goal's sector field (checked legal and
+/// near optimal) and following it: the agents, their starts and the goal.
+fn hierarchical_crowd_on_routes() -> (App, Vec<Entity>, Vec<Cell>, Cell) {
     let settings = PathfindingSettings {
         cache_capacity: 0,
         search_thread: SearchThread::MainThread,
@@ -936,7 +934,6 @@ fn a_hierarchical_crowd_walks_its_goal_s_field_round_a_tower_with_no_search_per_
         assert_eq!(found.algorithm, PathAlgorithm::Hierarchical);
         assert_legal_and_near_optimal(&now, &found, start, goal);
     }
-    // The crowd walks.
     for (&agent, &start) in agents.iter().zip(&starts) {
         let at = app.world().resource::<NavGrid>().cell_center(start);
         app.world_mut().entity_mut(agent).insert((
@@ -944,6 +941,16 @@ fn a_hierarchical_crowd_walks_its_goal_s_field_round_a_tower_with_no_search_per_
             Transform::from_translation(at.extend(0.0)),
         ));
     }
+    (app, agents, starts, goal)
+}
+
+/// A hierarchical crowd answered off its goal's sector field holds routes on the field, not
+/// paths of its own. A tower across the routes is answered by one renewal of the field for the
+/// whole crowd, with no search for any agent, and every agent walks round it to the goal
+/// without ever standing on a blocked cell.
+#[test]
+fn a_hierarchical_crowd_walks_its_goal_s_field_round_a_tower_with_no_search_per_agent() {
+    let (mut app, agents, starts, goal) = hierarchical_crowd_on_routes();
     // A tower three quarters along the first agent's route, on at least two routes.
     let cells = path(&app, agents[0]).cells().to_vec();
     let tower = cells[cells.len() * 3 / 4];
@@ -987,5 +994,37 @@ fn a_hierarchical_crowd_walks_its_goal_s_field_round_a_tower_with_no_search_per_
         let found = path(&app, agent);
         assert!(!found.cells().contains(&tower));
         assert_legal_and_near_optimal(&now, &found, start, goal);
+    }
+}
+
+/// The goal walled off under a crowd on its field's routes: the routes lead nowhere, so each
+/// agent stops and searches again, and is told its goal is blocked, instead of standing
+/// still with a route that leads nowhere.
+#[test]
+fn agents_on_a_goal_s_field_search_again_when_the_goal_is_blocked() {
+    let (mut app, agents, _, goal) = hierarchical_crowd_on_routes();
+    for _ in 0..5 {
+        app.update();
+    }
+    block(&mut app, goal);
+    let told = |app: &App| {
+        agents
+            .iter()
+            .all(|&agent| path(app, agent).status.failure().is_some())
+    };
+    for _ in 0..common::MAX_FRAMES {
+        app.update();
+        if told(&app) {
+            break;
+        }
+    }
+    for &agent in &agents {
+        let found = path(&app, agent);
+        assert!(!found.is_shared());
+        assert_eq!(
+            found.status,
+            PathStatus::Invalid(SearchError::GoalBlocked(goal)),
+            "{agent}"
+        );
     }
 }

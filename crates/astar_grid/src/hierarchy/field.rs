@@ -305,8 +305,9 @@ impl SectorFlowField {
     /// that every walk from a measured cell crosses measured sectors only and a
     /// [`view`](SectorFlowField::view) answers it whole; on a field that
     /// [renews](SectorFlowField::renewed) another, the sectors that one had measured first,
-    /// so that the cells where agents stood before an edit are answered after it. Returns how
-    /// many sectors it measured.
+    /// so that the cells where agents stood before an edit are answered after it. Measures at
+    /// most `most` sectors (a flood each), so that a caller can spread the work; returns how
+    /// many it measured: fewer than `most` once nothing is left ahead.
     ///
     /// ```
     /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, SectorFlowField};
@@ -317,7 +318,8 @@ impl SectorFlowField {
     /// let mut field = SectorFlowField::new(&hierarchy, &grid, goal)?;
     /// field.cost_at(&hierarchy, &grid, Cell::new(2, 2))?; // measures one far sector only
     /// assert!(field.view(&hierarchy)?.path_from(&grid, Cell::new(2, 2)).is_none());
-    /// assert!(field.measure_ahead(&hierarchy, &grid)? > 0);
+    /// // Two sectors at a time, until nothing is left ahead.
+    /// while field.measure_ahead(&hierarchy, &grid, 2)? == 2 {}
     /// let view = field.view(&hierarchy)?;
     /// let walk = view.path_from(&grid, Cell::new(2, 2)).expect("every sector on the way");
     /// assert_eq!(walk.cells.last(), Some(&goal));
@@ -330,11 +332,13 @@ impl SectorFlowField {
         &mut self,
         hierarchy: &Hierarchy,
         grid: &Grid,
+        most: usize,
     ) -> Result<usize, HierarchyError> {
         self.check(hierarchy, grid)?;
         let before = self.measured;
         let earlier: Vec<usize> = (0..self.earlier.len())
             .filter(|&sector| self.earlier[sector].is_some() && self.sectors[sector].is_none())
+            .take(most)
             .collect();
         for sector in earlier {
             self.measure(hierarchy, grid, sector);
@@ -345,6 +349,9 @@ impl SectorFlowField {
         while let Some(sector) = ahead.pop() {
             let next: Vec<usize> = self.reading().sectors_after(hierarchy, sector).collect();
             for next in next {
+                if self.measured - before == most {
+                    return Ok(most);
+                }
                 if self.sectors[next].is_none() {
                     self.measure(hierarchy, grid, next);
                     ahead.push(next);

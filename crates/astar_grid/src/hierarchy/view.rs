@@ -14,8 +14,9 @@ use std::sync::Arc;
 ///   [`next_step`](SectorFieldView::next_step) and [`path_from`](SectorFieldView::path_from)
 ///   give what the field gives for the cells of the measured sectors, and nothing elsewhere. A
 ///   walk that goes on into a sector not measured gets no path:
-///   [`SectorFlowField::measure_ahead`](super::SectorFlowField::measure_ahead) before the view
-///   is taken makes every walk from a measured cell stay on measured sectors.
+///   [`SectorFlowField::measure_ahead`](super::SectorFlowField::measure_ahead), until nothing is
+///   left ahead, before the view is taken makes every walk from a measured cell stay on
+///   measured sectors.
 /// - **Its grid.** It reads the grid the field was measured on, as it was then; steps the grid
 ///   no longer allows are not given.
 /// - **Cost.** It holds a copy of the hierarchy (a reference per sector), the nodes' ways (4
@@ -31,7 +32,7 @@ use std::sync::Arc;
 /// let goal = Cell::new(60, 2);
 /// let mut field = SectorFlowField::new(&hierarchy, &grid, goal)?;
 /// field.cost_at(&hierarchy, &grid, Cell::new(2, 2))?;
-/// field.measure_ahead(&hierarchy, &grid)?;
+/// field.measure_ahead(&hierarchy, &grid, usize::MAX)?;
 /// let view = Arc::new(field.view(&hierarchy)?);
 ///
 /// // Another thread reads the way round the wall while the field goes on measuring.

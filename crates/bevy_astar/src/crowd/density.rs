@@ -2,9 +2,9 @@
 //! crowd's cost layer that the goals' shared trees weigh, and avoiding agents reading their
 //! routes again off a tree that weighed a newer count.
 
-use super::progress::search_again_from;
 use super::{CrowdAvoidance, CrowdSettings};
 use crate::map::{CrowdCostLayer, CrowdCosts};
+use crate::request::search_again_from;
 use crate::{NavGrid, Path, PathFollower, PathRequest, PathfindingStats};
 use bevy::prelude::*;
 use std::sync::Arc;

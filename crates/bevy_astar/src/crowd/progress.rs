@@ -1,8 +1,8 @@
 //! What an avoiding agent does on what the core's crowd step reports of it: counted when it
 //! was put back on legal ground, and searched again from where it stands when it is stuck.
 
+use crate::request::search_again_from;
 use crate::{NavGrid, PathRequest, PathfindingStats};
-use astar_grid::Cell;
 use astar_grid::crowd::RouteEvent;
 use bevy::prelude::*;
 
@@ -24,16 +24,5 @@ pub(super) fn act_on_event(
             let anchor = nav.and_then(|nav| nav.footprint_anchor(at, request.size));
             search_again_from(request, anchor);
         }
-    }
-}
-
-/// Makes `request` search again from `anchor`, where the agent stands (from wherever it stands
-/// with [`PathRequest::start_at_agent`]).
-pub(super) fn search_again_from(request: &mut Mut<'_, PathRequest>, anchor: Option<Cell>) {
-    match anchor {
-        Some(anchor) if !request.start_at_agent && anchor != request.start => {
-            request.start = anchor;
-        }
-        _ => request.set_changed(),
     }
 }

@@ -26,7 +26,7 @@ use crate::map::CellGeometry;
 use crate::outcome::RetiredOutcomes;
 use crate::{NavChange, NavVersion, PathAlgorithm, PathStatus};
 use crate::{NavChanged, NavGrid, PathfindingSettings, PathfindingStats, TerrainProfiles};
-use astar_grid::{Cell, Grid, Hierarchy, SectorFlowField};
+use astar_grid::{Cell, Grid, Hierarchy, SectorFieldView, SectorFlowField};
 use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
@@ -61,6 +61,8 @@ pub(crate) struct SharedField {
     changes: Mutex<(Vec<Cell>, Vec<Cell>)>,
     /// Whether a renewal of the field for the agents on it runs ([`renew_routes`]).
     renewing: AtomicBool,
+    /// The grid the last renewal was started for, weakly: each grid is renewed for once.
+    renewed_for: Mutex<Weak<Grid>>,
 }
 
 /// A goal's field, for one revision of the hierarchy (and, where sectors of it waited, one grid).
@@ -74,6 +76,10 @@ struct KeptField {
     copy: Option<(Arc<Hierarchy>, Weak<Grid>)>,
     /// The field; `None` where none could be made (the batches then search the hierarchy).
     field: Option<SectorFlowField>,
+    /// The map version of the grid the batch that made it was given: of two fields of one
+    /// revision (edits in sectors already waiting leave the revision as it is), the one of
+    /// the later grid is kept.
+    map_version: NavVersion,
 }
 
 impl KeptField {
@@ -95,6 +101,7 @@ impl Default for SharedField {
             routes: Arc::default(),
             changes: Mutex::default(),
             renewing: AtomicBool::new(false),
+            renewed_for: Mutex::default(),
         }
     }
 }
@@ -170,9 +177,13 @@ impl KeptSectorFields {
         key: FieldKey,
         retired: &mut RetiredOutcomes,
     ) -> Arc<SharedField> {
+        // A field agents hold routes on, or a batch or renewal holds, is kept: its routes
+        // would not be renewed after map changes once let go of.
+        let spared =
+            |shared: &Arc<SharedField>| Arc::strong_count(shared) > 1 || shared.has_routes();
         let slot = self
             .slots
-            .slot_sparing(key, MOST_KEPT_FIELDS, retired, |shared| shared.has_routes());
+            .slot_sparing(key, MOST_KEPT_FIELDS, retired, spared);
         Arc::clone(slot)
     }
 }
@@ -222,13 +233,13 @@ pub(crate) async fn run_sector_field_batch(
         if cancelled.load(Ordering::Relaxed) {
             return None; // nobody wants the answers any more
         }
-        let fields = (&*shared, &mut own);
+        let fields = (&*shared, &mut own, publishing.map_version);
         routed |= read_chunk((grid, hierarchy, &copy), fields, chunk, &mut outcomes);
         slice_point().await;
     }
     if routed {
         // A new version, of a newer grid, is announced by the renewal that follows.
-        publish_routes((grid, hierarchy), &shared, publishing);
+        publish_routes((grid, hierarchy), &shared, publishing).await;
     }
     let duration = began.elapsed();
     for outcome in &mut outcomes {
@@ -259,7 +270,7 @@ async fn built_copy(
 /// route on the shared field's routes.
 fn read_chunk(
     (grid, hierarchy, copy): (&Arc<Grid>, &Hierarchy, &Option<Arc<Hierarchy>>),
-    (shared, own): (&SharedField, &mut Option<KeptField>),
+    (shared, own, map_version): (&SharedField, &mut Option<KeptField>, NavVersion),
     chunk: &[SearchJob],
     outcomes: &mut Vec<SearchOutcome>,
 ) -> bool {
@@ -267,7 +278,8 @@ fn read_chunk(
         return false;
     };
     let mut held = shared.kept.lock().unwrap_or_else(PoisonError::into_inner);
-    let (kept, on_shared) = current_field((grid, hierarchy, copy), shared, &mut held, (goal, own));
+    let current = (goal, map_version, own);
+    let (kept, on_shared) = current_field((grid, hierarchy, copy), shared, &mut held, current);
     let routes = on_shared.then_some(&shared.routes);
     let mut routed = false;
     let mut kept = kept;
@@ -286,57 +298,133 @@ fn current_field<'a>(
     (grid, hierarchy, copy): (&Arc<Grid>, &Hierarchy, &Option<Arc<Hierarchy>>),
     shared: &SharedField,
     held: &'a mut Option<KeptField>,
-    (goal, own): (Cell, &'a mut Option<KeptField>),
+    (goal, map_version, own): (Cell, NavVersion, &'a mut Option<KeptField>),
 ) -> (Option<&'a mut KeptField>, bool) {
     let fits = held.as_ref().is_some_and(|kept| kept.fits(hierarchy, grid));
-    let newer = held
-        .as_ref()
-        .is_some_and(|kept| kept.revision > hierarchy.revision());
+    let newer = held.as_ref().is_some_and(|kept| {
+        kept.revision > hierarchy.revision()
+            || kept.revision == hierarchy.revision() && kept.map_version > map_version
+    });
+    let made_for = (goal, map_version);
     if fits {
         (held.as_mut(), true)
     } else if newer {
-        let made = own.get_or_insert_with(|| made_field((grid, hierarchy, copy), goal, None));
+        let made = own.get_or_insert_with(|| made_field((grid, hierarchy, copy), made_for, None));
         (Some(made), false)
     } else {
         let earlier = held.take().and_then(|kept| kept.field);
-        let made = made_field((grid, hierarchy, copy), goal, earlier);
+        let made = made_field((grid, hierarchy, copy), made_for, earlier);
         let revision = made.field.as_ref().map_or(NO_FIELD, |_| made.revision);
         shared.revision.store(revision, Ordering::Release);
         (Some(held.insert(made)), true)
     }
 }
 
+/// The field towards `goal` for `hierarchy` on `grid`: over the hierarchy itself when no sector
+/// of it waits, else over `copy`, the hierarchy with those sectors built on `grid`. It renews
+/// `earlier`, the goal's field for an older hierarchy, where there is one
+/// ([`SectorFlowField::renewed`]): the sectors a change left alike are not flooded again.
+/// `map_version` is the version of `grid`.
+fn made_field(
+    (grid, hierarchy, copy): (&Arc<Grid>, &Hierarchy, &Option<Arc<Hierarchy>>),
+    (goal, map_version): (Cell, NavVersion),
+    earlier: Option<SectorFlowField>,
+) -> KeptField {
+    let copy = (hierarchy.pending() > 0)
+        .then(|| {
+            copy.as_ref()
+                .map(|copy| (Arc::clone(copy), Arc::downgrade(grid)))
+        })
+        .flatten();
+    let over = copy.as_ref().map_or(hierarchy, |(copy, _)| copy.as_ref());
+    let field = if hierarchy.pending() > 0 && copy.is_none() {
+        None
+    } else {
+        match earlier.filter(|earlier| earlier.goal() == goal) {
+            Some(earlier) => earlier.renewed(over, grid).ok(),
+            None => SectorFlowField::new(over, grid, goal).ok(),
+        }
+    };
+    KeptField {
+        revision: hierarchy.revision(),
+        copy,
+        field,
+        map_version,
+    }
+}
+
+/// Sectors a publication measures ahead between two slice points (and two locks of the field).
+const SECTORS_AHEAD_PER_SLICE: usize = 16;
+
+/// What [`publish_routes`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Publication {
+    /// A new version, of another grid than the last.
+    New,
+    /// A version that answers alike where the last answered, of the same grid.
+    Alike,
+    /// Nothing: the field held is for a newer hierarchy or grid, whose publication serves.
+    Superseded,
+    /// Nothing: no field could be made for this hierarchy and grid.
+    Failed,
+}
+
 /// Publishes a view of the field `shared` holds, once it has measured the sectors ahead of
-/// every measured cell, to the agents on the goal's routes; nothing when it holds no field for
-/// `hierarchy` on `grid` (a newer one replaced it: its own publication serves). A view of
-/// another grid than the last is a new version, which names the cells changed since
-/// ([`SharedField::note_change`]; not known for agents larger than a cell, whose grid widens
-/// each change); one of the same grid answers alike where the last answered, and replaces it
-/// without a new version ([`SharedTree::publish_alike`]). Returns whether it published a new
-/// version.
-fn publish_routes(
+/// every measured cell (a few per slice), to the agents on the goal's routes; nothing when it
+/// holds no field for `hierarchy` on `grid` (a newer one replaced it meanwhile: its own
+/// publication serves). A view of another grid than the last is a new version, which names the
+/// cells changed since ([`SharedField::note_change`]; not known for agents larger than a cell,
+/// whose grid widens each change); one of the same grid answers alike where the last answered,
+/// and replaces it without a new version ([`SharedTree::publish_alike`]).
+async fn publish_routes(
     (grid, hierarchy): (&Arc<Grid>, &Hierarchy),
     shared: &SharedField,
     publishing: RoutePublishing,
-) -> bool {
+) -> Publication {
+    loop {
+        if let Some(done) = publish_step((grid, hierarchy), shared, publishing) {
+            return done;
+        }
+        slice_point().await;
+    }
+}
+
+/// One slice of [`publish_routes`]: measures up to [`SECTORS_AHEAD_PER_SLICE`] sectors ahead,
+/// then, with none left, publishes; `None` while sectors are left.
+fn publish_step(
+    (grid, hierarchy): (&Arc<Grid>, &Hierarchy),
+    shared: &SharedField,
+    publishing: RoutePublishing,
+) -> Option<Publication> {
     let mut held = shared.kept.lock().unwrap_or_else(PoisonError::into_inner);
     let Some(kept) = held.as_mut().filter(|kept| kept.fits(hierarchy, grid)) else {
-        return false;
+        return Some(Publication::Superseded);
     };
     let over = kept
         .copy
         .as_ref()
         .map_or(hierarchy, |(copy, _)| copy.as_ref());
     let Some(field) = kept.field.as_mut() else {
-        return false;
+        return Some(Publication::Failed);
     };
-    let view = match field.measure_ahead(over, grid) {
-        Ok(_) => field.view(over),
-        Err(error) => Err(error),
+    let Ok(measured) = field.measure_ahead(over, grid, SECTORS_AHEAD_PER_SLICE) else {
+        return Some(Publication::Failed);
     };
-    let Ok(view) = view else {
-        return false;
-    };
+    if measured == SECTORS_AHEAD_PER_SLICE {
+        return None;
+    }
+    Some(match field.view(over) {
+        Ok(view) => publish_view(shared, (view, grid), publishing),
+        Err(_) => Publication::Failed,
+    })
+}
+
+/// Publishes `view`, of `grid`, to the agents on the goal's routes ([`publish_routes`]).
+fn publish_view(
+    shared: &SharedField,
+    (view, grid): (SectorFieldView, &Arc<Grid>),
+    publishing: RoutePublishing,
+) -> Publication {
     let same_grid = shared
         .routes
         .current()
@@ -362,40 +450,10 @@ fn publish_routes(
     if same_grid {
         // More sectors measured, those measured before alike: the agents read on.
         shared.routes.publish_alike(published);
+        Publication::Alike
     } else {
         shared.routes.publish(published);
-    }
-    !same_grid
-}
-
-/// The field towards `goal` for `hierarchy` on `grid`: over the hierarchy itself when no sector
-/// of it waits, else over `copy`, the hierarchy with those sectors built on `grid`. It renews
-/// `earlier`, the goal's field for an older hierarchy, where there is one
-/// ([`SectorFlowField::renewed`]): the sectors a change left alike are not flooded again.
-fn made_field(
-    (grid, hierarchy, copy): (&Arc<Grid>, &Hierarchy, &Option<Arc<Hierarchy>>),
-    goal: Cell,
-    earlier: Option<SectorFlowField>,
-) -> KeptField {
-    let copy = (hierarchy.pending() > 0)
-        .then(|| {
-            copy.as_ref()
-                .map(|copy| (Arc::clone(copy), Arc::downgrade(grid)))
-        })
-        .flatten();
-    let over = copy.as_ref().map_or(hierarchy, |(copy, _)| copy.as_ref());
-    let field = if hierarchy.pending() > 0 && copy.is_none() {
-        None
-    } else {
-        match earlier.filter(|earlier| earlier.goal() == goal) {
-            Some(earlier) => earlier.renewed(over, grid).ok(),
-            None => SectorFlowField::new(over, grid, goal).ok(),
-        }
-    };
-    KeptField {
-        revision: hierarchy.revision(),
-        copy,
-        field,
+        Publication::New
     }
 }
 
@@ -403,8 +461,9 @@ fn made_field(
 /// and its kind's grid after map changes) and publishes a view of it to the agents on the
 /// goal's routes ([`publish_routes`]), which measures first the sectors the field before had
 /// measured and those ahead of them. Where sectors wait, they are first built on a copy of the
-/// hierarchy, a few per slice. Leaves `shared` free for the next renewal when done. Returns
-/// the goal's routes when it published a new version of them.
+/// hierarchy, a few per slice. Where no field can be made, the routes are withdrawn: their
+/// agents, stopped, search again. Leaves `shared` free for the next renewal when done. Returns
+/// the goal's routes when it published a new version of them (or withdrew them).
 async fn renew_routes(
     (grid, hierarchy): (Arc<Grid>, Arc<Hierarchy>),
     goal: Cell,
@@ -413,18 +472,27 @@ async fn renew_routes(
 ) -> Option<Arc<SharedTree>> {
     let never = AtomicBool::new(false);
     let mut copy = None;
-    if hierarchy.pending() > 0 && !shared.fits(&hierarchy, &grid) {
+    if hierarchy.pending() > 0 {
         copy = built_copy(&grid, &hierarchy, &never).await.flatten();
     }
     let on_shared = {
         let mut held = shared.kept.lock().unwrap_or_else(PoisonError::into_inner);
         let mut own = None;
         let current = (&grid, &*hierarchy, &copy);
-        current_field(current, &shared, &mut held, (goal, &mut own)).1
+        let made_for = (goal, publishing.map_version, &mut own);
+        current_field(current, &shared, &mut held, made_for).1
     };
-    let published = on_shared && publish_routes((&grid, &hierarchy), &shared, publishing);
+    let publication = if on_shared {
+        publish_routes((&grid, &hierarchy), &shared, publishing).await
+    } else {
+        Publication::Superseded
+    };
+    if publication == Publication::Failed {
+        shared.routes.withdraw();
+    }
     shared.renewing.store(false, Ordering::Release);
-    published.then(|| Arc::clone(&shared.routes))
+    matches!(publication, Publication::New | Publication::Failed)
+        .then(|| Arc::clone(&shared.routes))
 }
 
 /// What [`renew_sector_routes`] reads besides the fields: the map and its version, the
@@ -454,7 +522,7 @@ pub(crate) fn renew_sector_routes(mut fields: ResMut<KeptSectorFields>, mut upke
         let Some(updated) = renewal.check_ready() else {
             return true;
         };
-        upkeep.stats.sector_routes_renewed += 1;
+        upkeep.stats.sector_routes_renewed += u64::from(updated.is_some());
         upkeep.trees.note_updated(updated);
         false
     });
@@ -472,13 +540,19 @@ pub(crate) fn renew_sector_routes(mut fields: ResMut<KeptSectorFields>, mut upke
             continue;
         };
         let grid = grid.snapshot;
-        if Arc::ptr_eq(&published.grid, &grid) {
+        let mut renewed_for = shared
+            .renewed_for
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if Arc::ptr_eq(&published.grid, &grid) || core::ptr::eq(renewed_for.as_ptr(), &*grid) {
             continue;
         }
         let Some(hierarchy) = upkeep.hierarchies.for_fields(nav, &key.options()) else {
             continue;
         };
         shared.renewing.store(true, Ordering::Release);
+        *renewed_for = Arc::downgrade(&grid);
+        drop(renewed_for);
         let publishing = RoutePublishing {
             geometry: nav.geometry(),
             size: key.kind().size,

@@ -7,6 +7,7 @@ use crate::crowd::{CrowdAvoidance, CrowdSettings};
 use crate::goal_tree::CellBox;
 use crate::kinds::KindKey;
 use crate::map::NavChanged;
+use crate::request::search_again_from;
 use crate::schedule::pathfinding_schedule;
 use crate::{NavGrid, Path, PathRequest, PathfindingSystems};
 use bevy::prelude::*;
@@ -42,7 +43,7 @@ type FollowerParts = (
     &'static mut PathFollower,
     &'static mut Transform,
     Has<CrowdAvoidance>,
-    Option<&'static PathRequest>,
+    Option<&'static mut PathRequest>,
 );
 
 /// Advances every follower along its path but those the crowd systems steer: with
@@ -65,17 +66,20 @@ pub(crate) fn follow_paths(
     let delta = time.delta_secs();
     let crowds_steer = crowds.is_some();
     let cuts = FrameCuts::of(changes.read());
-    let nav = nav.as_deref().filter(|nav| !nav.grid().links().is_empty());
-    for (entity, path, mut follower, mut transform, avoids, request) in &mut followers {
+    let any_nav = nav.as_deref();
+    let nav = any_nav.filter(|nav| !nav.grid().links().is_empty());
+    for (entity, path, mut follower, mut transform, avoids, mut request) in &mut followers {
         if crowds_steer && avoids && request.is_some() {
             continue;
         }
+        // Walking, or given a new path: a stop from here on may be short of the goal.
+        let may_stop_short = !follower.finished || !follower.walks(&path);
         if path.is_changed() || follower.is_changed() {
             follower.sync_with(&path);
         }
         let mut position = transform.translation.truncate();
         if let Some(route) = path.shared_route() {
-            let kind = request.map_or(KindKey::DEFAULT, KindKey::of);
+            let kind = request.as_deref().map_or(KindKey::DEFAULT, KindKey::of);
             if !follower.finished && cuts.crosses(kind, follower.run_box()) {
                 // The tree is being updated for a change across the run ahead: wait for it.
                 follower.hold();
@@ -96,10 +100,13 @@ pub(crate) fn follow_paths(
             }
         }
         if follower.finished {
+            if may_stop_short {
+                search_again_if_short(&path, request.as_mut(), any_nav, position);
+            }
             continue;
         }
         let follower = follower.into_inner();
-        let links = nav.map(|nav| LinkLookup::of(nav, request));
+        let links = nav.map(|nav| LinkLookup::of(nav, request.as_deref()));
         if follower.crossing.is_some() {
             let Some(crossed) = follower.advance_crossing(delta, nav) else {
                 continue;
@@ -114,6 +121,31 @@ pub(crate) fn follow_paths(
         if let Some(crossing) = reached {
             announce.reached(entity, crossing);
         }
+        if follower.finished {
+            search_again_if_short(&path, request.as_mut(), any_nav, position);
+        }
+    }
+}
+
+/// Has an agent on a shared route that stopped at `position` short of its goal search again
+/// from where it stands (`request` moved there): the route no longer leads on from it (the
+/// goal was walled off, or the route's newest version does not answer there), and nothing
+/// else reads an agent on a shared route. An agent at its goal is left alone.
+fn search_again_if_short(
+    path: &Path,
+    request: Option<&mut Mut<PathRequest>>,
+    nav: Option<&NavGrid>,
+    position: Vec2,
+) {
+    let (Some(request), Some(nav)) = (request, nav) else {
+        return;
+    };
+    if path.shared_route().is_none() {
+        return;
+    }
+    let anchor = nav.footprint_anchor(position, request.size);
+    if anchor != Some(request.goal) {
+        search_again_from(request, anchor);
     }
 }
 
