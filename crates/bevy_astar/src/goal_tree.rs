@@ -51,6 +51,14 @@ impl RouteTree {
         }
     }
 
+    /// The algorithm whose answers it gives.
+    pub(crate) const fn algorithm(&self) -> crate::PathAlgorithm {
+        match self {
+            Self::Goal(_) => crate::PathAlgorithm::FlowField,
+            Self::Sectors(_) => crate::PathAlgorithm::Hierarchical,
+        }
+    }
+
     /// Whether it is `tree`.
     pub(crate) fn is_goal_tree(&self, tree: &Arc<GoalTree>) -> bool {
         matches!(self, Self::Goal(own) if Arc::ptr_eq(own, tree))

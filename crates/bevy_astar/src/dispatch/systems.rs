@@ -473,6 +473,11 @@ impl Dispatcher<'_, '_, '_> {
                 ..
             } = group;
             handled += members.len();
+            self.serve_on_sector_routes(&mut members, agents);
+            if members.is_empty() {
+                self.batches.recycle(members);
+                continue;
+            }
             if !self.launcher.may_start(self.in_flight) {
                 self.denied.append(&mut members);
                 self.batches.recycle(members);
@@ -626,6 +631,30 @@ impl Dispatcher<'_, '_, '_> {
         served
     }
 
+    /// Gives the members of a hierarchical group whose start the goal's sector routes answer,
+    /// on the grid they are to be searched on, a route on them now, without a batch, within
+    /// the frame's paths; leaves the others in `members`.
+    fn serve_on_sector_routes(&mut self, members: &mut Vec<BatchMember>, agents: &mut AgentQuery) {
+        let Some(job) = hierarchical_job(members) else {
+            return;
+        };
+        let Some(tree) = self.sector_fields.routes_for(&FieldKey::of_job(&job)) else {
+            return;
+        };
+        let Some(published) = tree.current() else {
+            return;
+        };
+        members.retain(|member| {
+            let answered = self.paths_left > 0
+                && Arc::ptr_eq(&published.grid, &member.grid)
+                && published.tree.cost_at(member.job.start).is_some();
+            if answered {
+                self.serve_member(&member.waiting, &member.job, &tree, agents);
+            }
+            !answered
+        });
+    }
+
     /// Gives each agent of `waiting` that still waits for its answer a route on `tree` (or a
     /// path of its own read off it); returns how many it served.
     fn serve_member(
@@ -678,17 +707,14 @@ impl Dispatcher<'_, '_, '_> {
                 smoothing: job.smoothing,
                 movement: job.options.movement,
             };
-            self.notifier.show_route(
-                agent,
-                route,
-                (published.map_version, PathAlgorithm::FlowField),
-                retired,
-            );
+            let made = (published.map_version, published.tree.algorithm());
+            self.notifier.show_route(agent, route, made, retired);
             return;
         }
         let path = published.tree.path_from(&published.grid, job.start);
         let result = field_result(path);
-        let mut outcome = outcome_of(job, &published.grid, Ok(result), PathAlgorithm::FlowField);
+        let algorithm = published.tree.algorithm();
+        let mut outcome = outcome_of(job, &published.grid, Ok(result), algorithm);
         outcome.map_version = published.map_version;
         let ready = ReadyOutcome::new(Arc::new(outcome));
         let (entity, path, state) = agent;

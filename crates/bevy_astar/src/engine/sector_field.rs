@@ -161,6 +161,11 @@ impl KeptSectorFields {
         *asked
     }
 
+    /// The routes on `key`'s goal's field, where it has one.
+    pub(crate) fn routes_for(&self, key: &FieldKey) -> Option<Arc<SharedTree>> {
+        self.slots.get(key).map(|shared| Arc::clone(&shared.routes))
+    }
+
     /// Whether `key`'s goal has a field kept over `hierarchy` as it is, so that reading a path
     /// off it costs little.
     pub(crate) fn holds(&self, key: &FieldKey, hierarchy: &Hierarchy) -> bool {
@@ -291,9 +296,11 @@ fn read_chunk(
     routed
 }
 
-/// The field to read for `hierarchy` on `grid`: the one `held` (the shared field's) holds when
-/// it fits, else a field made (or renewed from the one held) and left there; or, when `held`
-/// holds a field of a newer hierarchy, the batch's `own`. With whether it is the shared one.
+/// The field to read for `hierarchy` on `grid` (of version `map_version`): the one `held` (the
+/// shared field's) holds when it fits, else a field made (or renewed from the one held) and
+/// left there; or the batch's `own`, when `held` holds a field of a newer hierarchy or grid, or
+/// when sectors wait and no `copy` with them built was made. With whether it is the shared
+/// one.
 fn current_field<'a>(
     (grid, hierarchy, copy): (&Arc<Grid>, &Hierarchy, &Option<Arc<Hierarchy>>),
     shared: &SharedField,
@@ -306,9 +313,12 @@ fn current_field<'a>(
             || kept.revision == hierarchy.revision() && kept.map_version > map_version
     });
     let made_for = (goal, map_version);
+    // Sectors wait, but the batch built no copy: it had found a field that fitted, replaced
+    // meanwhile. A field made now could not answer; it must not replace the one held.
+    let cannot_make = hierarchy.pending() > 0 && copy.is_none();
     if fits {
         (held.as_mut(), true)
-    } else if newer {
+    } else if newer || cannot_make {
         let made = own.get_or_insert_with(|| made_field((grid, hierarchy, copy), made_for, None));
         (Some(made), false)
     } else {
