@@ -418,7 +418,8 @@ fn show_status(
 ) -> Result {
     let (mut hierarchical, mut batched, mut other, mut waiting) = (0, 0, 0, 0);
     for path in &creeps {
-        match (path.cells().is_empty(), path.algorithm) {
+        // Not `cells()`: a creep on the base's sector routes would walk its whole route.
+        match (!path.is_found(), path.algorithm) {
             (true, _) => waiting += 1,
             (false, PathAlgorithm::Hierarchical) => hierarchical += 1,
             // While the sectors build, creeps asking together share a search from the base.

@@ -850,10 +850,9 @@ proptest! {
             // The field reads a measured sector without measuring anything more.
             let mut own = untouched.clone();
             prop_assert_eq!(read, own.cost_at(&hierarchy, &grid, cell).expect("current"));
-            prop_assert_eq!(
-                view.next_step(&grid, cell),
-                own.next_step(&hierarchy, &grid, cell).expect("current")
-            );
+            let next = view.next_step(&grid, cell);
+            prop_assert_eq!(next, own.next_step(&hierarchy, &grid, cell).expect("current"));
+            prop_assert_eq!(view.next_measured_step(cell), next);
             let walk = view.path_from(&grid, cell);
             if ahead || walk.is_some() {
                 let alone = own.path_from(&hierarchy, &grid, cell).expect("current");

@@ -24,12 +24,13 @@ pub(crate) enum RouteTree {
 }
 
 impl RouteTree {
-    /// The cell to step onto from `cell` on `grid`, the grid the tree was made on; `None` at
-    /// the goal and where the tree does not reach the goal (or does not answer).
-    pub(crate) fn next_step(&self, grid: &Grid, cell: Cell) -> Option<Cell> {
+    /// The cell to step onto from `cell`, as the tree was made on its grid; `None` at the goal
+    /// and where the tree does not reach the goal (or does not answer). Read without the grid,
+    /// as a tree of shortest paths is: a version is published with the grid it was made on.
+    pub(crate) fn next_step(&self, cell: Cell) -> Option<Cell> {
         match self {
             Self::Goal(tree) => tree.next_step(cell),
-            Self::Sectors(view) => view.next_step(grid, cell),
+            Self::Sectors(view) => view.next_measured_step(cell),
         }
     }
 
@@ -312,7 +313,7 @@ impl PublishedTree {
     /// the grid: a link is a run of its own), and that cell's footprint centre; `None` at the
     /// goal and where the goal cannot be reached.
     pub(crate) fn run_from(&self, from: Cell) -> Option<(Cell, Vec2)> {
-        let first = self.tree.next_step(&self.grid, from)?;
+        let first = self.tree.next_step(from)?;
         let links = !self.grid.links().is_empty();
         let by_link = |from: Cell, to: Cell| links && self.grid.link_step(from, to).is_some();
         if by_link(from, first) {
@@ -324,7 +325,7 @@ impl PublishedTree {
         );
         let mut end = first;
         for _ in 1..MOST_CELLS_A_RUN {
-            match self.tree.next_step(&self.grid, end) {
+            match self.tree.next_step(end) {
                 Some(next)
                     if (
                         i64::from(next.x) - i64::from(end.x),
@@ -441,6 +442,13 @@ impl SharedRoute {
     /// the goal (or before a tree was published).
     pub(crate) fn cells(&self) -> Arc<[Cell]> {
         self.cells_from(self.start)
+    }
+
+    /// The cell after `cell` on the newest tree; `None` at the goal, where the tree does not
+    /// reach it, and before a tree was published.
+    pub(crate) fn next_cell(&self, cell: Cell) -> Option<Cell> {
+        let published = self.tree.current()?;
+        published.tree.next_step(cell)
     }
 
     /// The cells from `cell` to the goal on the newest tree; empty where it cannot reach the

@@ -274,6 +274,34 @@ impl Path {
         }
     }
 
+    /// The cell after `cell` on the path: on a route on its goal's shared tree
+    /// ([`Path::is_shared`]), the tree's next step from `cell` on its newest version, from any
+    /// cell the tree answers for (a walk a cell at a time, which a caller reading many routes
+    /// of one goal can stop where an earlier walk passed); on a path of its own, the cell after
+    /// the first place `cell` holds in it. `None` at the end, and where the path does not pass
+    /// `cell`.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_astar::prelude::*;
+    ///
+    /// let cells = [Cell::new(0, 0), Cell::new(1, 0), Cell::new(2, 0)];
+    /// let path = Path::with_cells(cells, [], 2.0);
+    /// assert_eq!(path.next_cell(Cell::new(1, 0)), Some(Cell::new(2, 0)));
+    /// assert_eq!(path.next_cell(Cell::new(2, 0)), None);
+    /// ```
+    #[must_use]
+    pub fn next_cell(&self, cell: Cell) -> Option<Cell> {
+        match &self.route {
+            PathRoute::Empty => None,
+            PathRoute::Own { cells, .. } => {
+                let place = cells.iter().position(|&at| at == cell)?;
+                cells.get(place + 1).copied()
+            }
+            PathRoute::Shared(route) => route.next_cell(cell),
+        }
+    }
+
     /// Whether the path is a route on its goal's shared tree
     /// ([`PathfindingSettings::shared_goal_min_agents`](crate::PathfindingSettings::shared_goal_min_agents)):
     /// a map change updates the tree, and the path's cells and waypoints follow without the

@@ -840,27 +840,34 @@ impl Measured<'_> {
         sector: usize,
         cell: Cell,
     ) -> Option<(Cell, f64, Option<u32>)> {
+        let (next, leaving) = self.next_in(hierarchy, sector, cell)?;
+        let rules = hierarchy.rules();
+        step_cost(grid, rules, cell, next).map(|cost| (next, cost, leaving))
+    }
+
+    /// The next step from `cell` of the measured `sector` as measured, not checked against a
+    /// grid: with the number of `cell`'s node when the step leaves the sector from it. `None`
+    /// at the goal, where it cannot be reached, and where the sector is not measured.
+    pub(super) fn next_in(
+        &self,
+        hierarchy: &Hierarchy,
+        sector: usize,
+        cell: Cell,
+    ) -> Option<(Cell, Option<u32>)> {
         let costs = self.sectors.get(sector)?.as_deref()?;
-        let local = hierarchy.sector_rect_of(sector).local(cell);
-        let (next, leaving) = match *costs.next.get(local)? {
-            ARRIVED => return None,
+        let rect = hierarchy.sector_rect_of(sector);
+        match *costs.next.get(rect.local(cell))? {
+            ARRIVED => None,
             LEAVE => {
                 let node = self
                     .numbers
                     .number(sector, hierarchy.node_index(sector, cell)?);
                 let (to_sector, to_local) = self.numbers.locate(*self.via.get(node as usize)?);
-                (
-                    *hierarchy.sectors[to_sector].nodes.get(to_local)?,
-                    Some(node),
-                )
+                let next = *hierarchy.sectors.get(to_sector)?.nodes.get(to_local)?;
+                Some((next, Some(node)))
             }
-            inside => (
-                hierarchy.sector_rect_of(sector).cell(usize::from(inside)),
-                None,
-            ),
-        };
-        let rules = hierarchy.rules();
-        step_cost(grid, rules, cell, next).map(|cost| (next, cost, leaving))
+            inside => Some((rect.cell(usize::from(inside)), None)),
+        }
     }
 
     /// The sectors a walk from a cell of the measured `sector` leaves it for: where each of its

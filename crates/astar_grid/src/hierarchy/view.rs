@@ -120,6 +120,33 @@ impl SectorFieldView {
         self.step(grid, cell).map(|(next, _)| next)
     }
 
+    /// The cell the field steps to from `cell` as it measured it, read without a grid: a step
+    /// that the grid the field was measured on allows, as [`SectorFieldView::next_step`] gives
+    /// it on that grid. Cheaper where the caller holds that grid unchanged (no cell read to
+    /// check the step); on another grid, use [`next_step`](SectorFieldView::next_step). `None`
+    /// at the goal, where it cannot be reached, and where `cell`'s sector was not measured.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, SectorFlowField};
+    ///
+    /// let grid = Grid::new(32, 32);
+    /// let hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(8))?;
+    /// let mut field = SectorFlowField::new(&hierarchy, &grid, Cell::new(30, 30))?;
+    /// field.cost_at(&hierarchy, &grid, Cell::new(1, 1))?;
+    /// while field.measure_ahead(&hierarchy, &grid, 4)? == 4 {}
+    /// let view = field.view(&hierarchy)?;
+    /// let from = Cell::new(1, 1);
+    /// assert_eq!(view.next_measured_step(from), view.next_step(&grid, from));
+    /// assert!(view.next_measured_step(from).is_some());
+    /// # Ok::<(), astar_grid::HierarchyError>(())
+    /// ```
+    #[must_use]
+    pub fn next_measured_step(&self, cell: Cell) -> Option<Cell> {
+        let sector = self.hierarchy.sector_of(cell)?;
+        let (next, _) = self.reading().next_in(&self.hierarchy, sector, cell)?;
+        Some(next)
+    }
+
     /// The cells from `cell` to the goal along [`SectorFieldView::next_step`] on `grid`, and
     /// what their steps cost: the walk the field gives. `None` where the walk meets a sector
     /// not measured or a step `grid` does not allow, and where the goal cannot be reached.

@@ -23,6 +23,7 @@ use super::{AgentsArgs, Contender, PauseChoice, Scenario, SharedChoice, cell_at,
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -334,6 +335,7 @@ fn place_tower(
     )>();
     let mut cut = Vec::new();
     let mut crushed = 0;
+    let mut shared_walks = RouteMemo::default();
     for (entity, mut walker, path, follower, mut transform, mut request) in agents.iter_mut(world) {
         if cell_at(transform.translation.truncate(), size).is_some_and(|at| square.contains(&at)) {
             crushed += 1;
@@ -344,11 +346,19 @@ fn place_tower(
         // route is still read from the tree before the change: the plugin updates it later.
         let walking = path.status.failure().is_none() && !follower.is_finished();
         let position = transform.translation.truncate();
-        if walking
-            && with_cells_ahead(path, follower, position, size, |ahead| {
-                ahead.iter().any(|cell| square.contains(cell))
+        let crosses = |ahead: &[Cell]| ahead.iter().any(|cell| square.contains(cell));
+        let crosses = if path.is_shared() {
+            // Routes of one goal join: each is walked only up to where an earlier one passed.
+            cell_at(position, size).is_some_and(|from| {
+                let on_square = |cell: Cell| square.contains(&cell);
+                shared_walks.judge(path, from, on_square, |cell, _, after| {
+                    after || on_square(cell)
+                })
             })
-        {
+        } else {
+            with_cells_ahead(path, follower, position, size, crosses)
+        };
+        if walking && crosses {
             cut.push(Watched {
                 entity,
                 life: walker.life,
@@ -394,6 +404,56 @@ fn with_cells_ahead<R>(
     }
 }
 
+/// Most cells a walk along a shared route takes before it is judged to lead nowhere.
+const MOST_ROUTE_CELLS: usize = 1 << 24;
+
+/// Verdicts on the walks from cells along the shared routes of one goal, each cell's verdict
+/// kept for the walk from it: routes that join an earlier walk cost their own cells only.
+#[derive(Default)]
+struct RouteMemo(HashMap<Cell, bool>);
+
+impl RouteMemo {
+    /// The verdict on the walk along `path` (a shared route) from `from`: walked a cell at a
+    /// time ([`Path::next_cell`]) to a cell judged before or to its end, which `end` judges;
+    /// then each cell walked, back to `from`, is judged by `verdict(cell, next, judged after)`.
+    fn judge(
+        &mut self,
+        path: &Path,
+        from: Cell,
+        end: impl Fn(Cell) -> bool,
+        verdict: impl Fn(Cell, Cell, bool) -> bool,
+    ) -> bool {
+        let mut walked = Vec::new();
+        let mut at = from;
+        let mut after = loop {
+            if let Some(&known) = self.0.get(&at) {
+                break known;
+            }
+            match path
+                .next_cell(at)
+                .filter(|_| walked.len() < MOST_ROUTE_CELLS)
+            {
+                Some(next) => {
+                    walked.push(at);
+                    at = next;
+                }
+                None => {
+                    let judged = end(at);
+                    self.0.insert(at, judged);
+                    break judged;
+                }
+            }
+        };
+        let mut next = at;
+        for &cell in walked.iter().rev() {
+            after = verdict(cell, next, after);
+            self.0.insert(cell, after);
+            next = cell;
+        }
+        after
+    }
+}
+
 /// How a cut agent stands: re-pathed once its cells ahead avoid every blocked cell of `grid`
 /// (the map now) and cost what an optimal path from where it stands costs (`optimum` gives
 /// the goal's costs on `grid`), or, where paths are not the shortest (`legal_only`: routes
@@ -404,7 +464,7 @@ fn with_cells_ahead<R>(
 fn repath_status(
     world: &World,
     (grid, size, legal_only): (&Arc<Grid>, u32, bool),
-    optimum: &mut OptimalCosts,
+    (optimum, walks): (&mut OptimalCosts, &mut HashMap<Cell, RouteMemo>),
     agent: &Watched,
     failure: &mut Option<String>,
 ) -> Repath {
@@ -430,7 +490,16 @@ fn repath_status(
     }
     let rules = request_rules();
     let position = transform.translation.truncate();
-    let repathed = if legal_only {
+    let repathed = if legal_only && path.is_shared() {
+        // The routes of one goal, judged once per cell: the frame's walks join.
+        let memo = walks.entry(walker.goal).or_default();
+        let goal = walker.goal;
+        cell_at(position, size).is_some_and(|from| {
+            let legal =
+                |cell, next, after| after && grid.step_cost(cell, next, rules.0, rules.1).is_some();
+            grid.is_walkable(from) && memo.judge(path, from, |cell| cell == goal, legal)
+        })
+    } else if legal_only {
         with_cells_ahead(path, follower, position, size, |ahead| {
             legal_to_goal(grid, walker.goal, ahead, rules.0, rules.1)
         })
@@ -587,10 +656,12 @@ impl Contender for Ours {
         let legal_only = (self.crowd && self.crowd_settings.route_density_weight > 0.0)
             || self.algorithm == PathAlgorithm::Hierarchical;
         let mut failure = None;
+        let mut walks = HashMap::new();
         world.resource_scope(|world, mut optimum: Mut<OptimalCosts>| {
             watch.update(frame, placements, |agent| {
                 let map = (&grid, size, legal_only);
-                repath_status(world, map, &mut optimum, agent, &mut failure)
+                let known = (&mut *optimum, &mut walks);
+                repath_status(world, map, known, agent, &mut failure)
             });
         });
         failure.map_or(Ok(()), Err)
@@ -650,4 +721,28 @@ fn cells_ahead<'a>(cells: &'a [Cell], follower: &PathFollower, position: Vec2) -
         })
         .map_or(heading, |(index, _)| index);
     cells.get(nearest..).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_route_memo_judges_each_cell_once_and_later_walks_stop_where_an_earlier_one_passed() {
+        let at = |x| Cell::new(x, 0);
+        let goal = at(4);
+        let first = Path::with_cells([at(0), at(1), at(2), at(3), goal], [], 4.0);
+        let mut memo = RouteMemo::default();
+        let reaches = |cell: Cell| cell == goal;
+        let avoids_two = |cell: Cell, _, after: bool| after && cell != at(2);
+        // The walk from 0 passes 2: judged false all the way back, true from 3 on.
+        assert!(!memo.judge(&first, at(0), reaches, avoids_two));
+        assert!(memo.judge(&first, at(3), reaches, avoids_two));
+        // A later route that joins at 3 and knows nothing past it is judged by the memo: a
+        // walk of its own would end at 3, short of the goal.
+        let joining = Path::with_cells([Cell::new(3, 1), at(3)], [], 1.0);
+        assert!(memo.judge(&joining, Cell::new(3, 1), reaches, avoids_two));
+        let mut fresh = RouteMemo::default();
+        assert!(!fresh.judge(&joining, Cell::new(3, 1), reaches, avoids_two));
+    }
 }
