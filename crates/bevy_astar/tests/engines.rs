@@ -667,6 +667,19 @@ fn search_again_once_built(app: &mut App, agents: &[Entity]) {
     }
 }
 
+/// A cell three quarters along the first agent's path, on the paths of at least two of
+/// `agents`: where a tower cuts the crowd.
+fn tower_on_routes(app: &App, agents: &[Entity]) -> Cell {
+    let cells = path(app, agents[0]).cells().to_vec();
+    let tower = cells[cells.len() * 3 / 4];
+    let crossing = agents
+        .iter()
+        .filter(|&&agent| path(app, agent).cells().contains(&tower))
+        .count();
+    assert!(crossing >= 2, "{crossing} paths cross the tower");
+    tower
+}
+
 /// Runs frames until `goals` goals' sector fields have been renewed for the agents on them
 /// since `renewed` renewals were counted (at most 50 rounds of 200 frames: renewals run in the
 /// background).
@@ -770,13 +783,7 @@ fn a_hierarchical_crowd_shares_its_goal_s_sector_field_and_later_agents_read_it(
 
     // A tower on the crowd's way: no agent searches again. The agents hold routes on the
     // goal's field, which is renewed once for them all in the background, round the tower.
-    let cells = path(&app, agents[0]).cells().to_vec();
-    let tower = cells[cells.len() * 3 / 4];
-    let crossing = agents
-        .iter()
-        .filter(|&&agent| path(&app, agent).cells().contains(&tower))
-        .count();
-    assert!(crossing >= 2, "{crossing} paths cross the tower");
+    let tower = tower_on_routes(&app, &agents);
     let before = stats(&app);
     block(&mut app, tower);
     // Both goals' fields: the crowd's and the one the agents streaming to the other goal hold.
@@ -952,14 +959,7 @@ fn hierarchical_crowd_on_routes() -> (App, Vec<Entity>, Vec<Cell>, Cell) {
 #[test]
 fn a_hierarchical_crowd_walks_its_goal_s_field_round_a_tower_with_no_search_per_agent() {
     let (mut app, agents, starts, goal) = hierarchical_crowd_on_routes();
-    // A tower three quarters along the first agent's route, on at least two routes.
-    let cells = path(&app, agents[0]).cells().to_vec();
-    let tower = cells[cells.len() * 3 / 4];
-    let crossing = agents
-        .iter()
-        .filter(|&&agent| path(&app, agent).cells().contains(&tower))
-        .count();
-    assert!(crossing >= 2, "{crossing} routes cross the tower");
+    let tower = tower_on_routes(&app, &agents);
     let before = stats(&app);
     block(&mut app, tower);
     let mut arrived = false;

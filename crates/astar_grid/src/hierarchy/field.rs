@@ -523,7 +523,7 @@ impl SectorFlowField {
             if path.cells.len() > most {
                 // Steps that cost something lower the cost left, so this cannot happen.
                 let last = path.cells.len() - 1;
-                return Ok(self.finish_by_search(hierarchy, grid, path, last));
+                return Ok(finish_by_search((hierarchy, grid), self.goal, path, last));
             }
             let Some((next, step, leaving)) = self.step_from(hierarchy, grid, at) else {
                 // The grid changed without the hierarchy being told: no way on from here.
@@ -539,7 +539,7 @@ impl SectorFlowField {
                 passed.push((node, path.cells.len() - 1, path.cost));
             }
             if let Some(first) = rounds.came_round(next, step, path.cells.len()) {
-                return Ok(self.finish_by_search(hierarchy, grid, path, first));
+                return Ok(finish_by_search((hierarchy, grid), self.goal, path, first));
             }
             path.cells.push(next);
             path.cost += step;
@@ -553,48 +553,6 @@ impl SectorFlowField {
         Ok(Some(path))
     }
 
-    /// `path` cut back to its cell at `keep` (where a walk along zero-cost steps came round
-    /// again), then finished by A* on the grid to the goal; `None` when it finds no way.
-    fn finish_by_search(
-        &self,
-        hierarchy: &Hierarchy,
-        grid: &Grid,
-        path: Path,
-        keep: usize,
-    ) -> Option<Path> {
-        finish_by_search((hierarchy, grid), self.goal, path, keep)
-    }
-}
-
-/// `path` cut back to its cell at `keep` (where a walk along zero-cost steps came round
-/// again), then finished by A* on `grid` to `goal`; `None` when it finds no way.
-pub(super) fn finish_by_search(
-    (hierarchy, grid): (&Hierarchy, &Grid),
-    goal: Cell,
-    mut path: Path,
-    keep: usize,
-) -> Option<Path> {
-    let rules = hierarchy.rules();
-    path.cells.truncate(keep + 1);
-    path.cost = path
-        .cells
-        .windows(2)
-        .map(|pair| step_cost(grid, rules, pair[0], pair[1]).unwrap_or(f64::INFINITY))
-        .sum();
-    let options = SearchOptions {
-        movement: rules.movement,
-        cost: rules.cost,
-        ..SearchOptions::default()
-    };
-    let from = *path.cells.last()?;
-    let rest = Searcher::new().find_path(grid, from, goal, &options).ok()?;
-    let rest = rest.found()?;
-    path.cells.extend(rest.cells.iter().skip(1));
-    path.cost += rest.cost;
-    Some(path)
-}
-
-impl SectorFlowField {
     fn check(&self, hierarchy: &Hierarchy, grid: &Grid) -> Result<(), HierarchyError> {
         hierarchy.check_grid(grid)?;
         if hierarchy.revision == self.revision {
@@ -859,15 +817,28 @@ impl Measured<'_> {
         match *costs.next.get(rect.local(cell))? {
             ARRIVED => None,
             LEAVE => {
-                let node = self
-                    .numbers
-                    .number(sector, hierarchy.node_index(sector, cell)?);
-                let (to_sector, to_local) = self.numbers.locate(*self.via.get(node as usize)?);
+                let (node, (to_sector, to_local)) = self.way_out(hierarchy, sector, cell)?;
                 let next = *hierarchy.sectors.get(to_sector)?.nodes.get(to_local)?;
                 Some((next, Some(node)))
             }
             inside => Some((rect.cell(usize::from(inside)), None)),
         }
+    }
+
+    /// Where the way to the goal from `cell`, a node of `sector`, goes on to over the nodes:
+    /// the node's number, and the sector and index of the node its way goes on to; `None` for
+    /// a cell that is no node, and for a node whose way stays in the goal's sector.
+    fn way_out(
+        &self,
+        hierarchy: &Hierarchy,
+        sector: usize,
+        cell: Cell,
+    ) -> Option<(u32, (usize, usize))> {
+        let node = self
+            .numbers
+            .number(sector, hierarchy.node_index(sector, cell)?);
+        let via = *self.via.get(node as usize)?;
+        (via != NO_NODE).then(|| (node, self.numbers.locate(via)))
     }
 
     /// The sectors a walk from a cell of the measured `sector` leaves it for: where each of its
@@ -882,11 +853,9 @@ impl Measured<'_> {
             .get(sector)
             .and_then(Option::as_deref)
             .map_or(&[][..], |costs| &costs.seeds[..]);
-        let numbers = self.numbers;
         seeds.iter().filter_map(move |&(cell, _)| {
-            let node = numbers.number(sector, hierarchy.node_index(sector, cell)?);
-            let via = *self.via.get(node as usize)?;
-            (via != NO_NODE).then(|| numbers.locate(via).0)
+            let (_, (to_sector, _)) = self.way_out(hierarchy, sector, cell)?;
+            Some(to_sector)
         })
     }
 }
@@ -928,6 +897,34 @@ impl ComingRound {
         self.since_cost.insert(next, index);
         None
     }
+}
+
+/// `path` cut back to its cell at `keep` (where a walk along zero-cost steps came round
+/// again), then finished by A* on `grid` to `goal`; `None` when it finds no way.
+pub(super) fn finish_by_search(
+    (hierarchy, grid): (&Hierarchy, &Grid),
+    goal: Cell,
+    mut path: Path,
+    keep: usize,
+) -> Option<Path> {
+    let rules = hierarchy.rules();
+    path.cells.truncate(keep + 1);
+    path.cost = path
+        .cells
+        .windows(2)
+        .map(|pair| step_cost(grid, rules, pair[0], pair[1]).unwrap_or(f64::INFINITY))
+        .sum();
+    let options = SearchOptions {
+        movement: rules.movement,
+        cost: rules.cost,
+        ..SearchOptions::default()
+    };
+    let from = *path.cells.last()?;
+    let rest = Searcher::new().find_path(grid, from, goal, &options).ok()?;
+    let rest = rest.found()?;
+    path.cells.extend(rest.cells.iter().skip(1));
+    path.cost += rest.cost;
+    Some(path)
 }
 
 /// The cheapest legal way from `from` to `to` in one move ([`Grid::step_cost`]: a step of the

@@ -117,6 +117,7 @@ impl SectorFieldView {
     /// allow the step.
     #[must_use]
     pub fn next_step(&self, grid: &Grid, cell: Cell) -> Option<Cell> {
+        self.hierarchy.check_grid(grid).ok()?;
         self.step(grid, cell).map(|(next, _)| next)
     }
 
@@ -152,6 +153,7 @@ impl SectorFieldView {
     /// not measured or a step `grid` does not allow, and where the goal cannot be reached.
     #[must_use]
     pub fn path_from(&self, grid: &Grid, cell: Cell) -> Option<Path> {
+        self.hierarchy.check_grid(grid).ok()?;
         self.cost_at(cell)?;
         let mut path = Path {
             cells: vec![cell],
@@ -176,11 +178,8 @@ impl SectorFieldView {
         Some(path)
     }
 
-    /// The step from `cell` and its cost.
+    /// The step from `cell` and its cost, on `grid` of the hierarchy's size.
     fn step(&self, grid: &Grid, cell: Cell) -> Option<(Cell, f64)> {
-        if self.hierarchy.check_grid(grid).is_err() {
-            return None;
-        }
         let sector = self.hierarchy.sector_of(cell)?;
         self.reading()
             .step_in(&self.hierarchy, grid, sector, cell)

@@ -345,20 +345,24 @@ fn place_tower(
         // Agents already queued again keep walking their old path: it counts too. A shared
         // route is still read from the tree before the change: the plugin updates it later.
         let walking = path.status.failure().is_none() && !follower.is_finished();
+        if !walking {
+            continue;
+        }
         let position = transform.translation.truncate();
-        let crosses = |ahead: &[Cell]| ahead.iter().any(|cell| square.contains(cell));
+        let on_square = |cell: Cell| square.contains(&cell);
         let crosses = if path.is_shared() {
             // Routes of one goal join: each is walked only up to where an earlier one passed.
             cell_at(position, size).is_some_and(|from| {
-                let on_square = |cell: Cell| square.contains(&cell);
                 shared_walks.judge(path, from, on_square, |cell, _, after| {
                     after || on_square(cell)
                 })
             })
         } else {
-            with_cells_ahead(path, follower, position, size, crosses)
+            with_cells_ahead(path, follower, position, size, |ahead| {
+                ahead.iter().copied().any(on_square)
+            })
         };
-        if walking && crosses {
+        if crosses {
             cut.push(Watched {
                 entity,
                 life: walker.life,
