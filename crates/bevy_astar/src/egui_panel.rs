@@ -451,8 +451,11 @@ fn search_rows(stats: &PathfindingStats, figures: &ShownFigures) -> Vec<(&'stati
         ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
         (
-            "Sector routes renewed",
-            stats.sector_routes_renewed.to_string(),
+            "Sector routes renewed / moved onto",
+            format!(
+                "{} / {}",
+                stats.sector_routes_renewed, stats.paths_moved_onto_routes
+            ),
         ),
     ]
 }

@@ -21,8 +21,8 @@ use crate::engine::sector_field::{
 };
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{
-    PendingInvalidations, invalidate_paths, invalidate_results, match_requests_to_map,
-    publish_map_changes,
+    AwaitingRoutes, PendingInvalidations, invalidate_paths, invalidate_results,
+    match_requests_to_map, publish_map_changes, queue_agents_onto_routes,
 };
 use crate::map::{AgentLayers, CrowdCosts, NavLinkIds, sync_nav_links};
 use crate::outcome::RetiredOutcomes;
@@ -234,6 +234,7 @@ fn init_resources(app: &mut App) {
         .init_resource::<NavVersion>()
         .init_resource::<PathfindingStats>()
         .init_resource::<PendingInvalidations>()
+        .init_resource::<AwaitingRoutes>()
         .init_resource::<GoalBatches>()
         .init_resource::<RequestQueue>()
         .init_resource::<InFlightSearches>()
@@ -269,6 +270,7 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                     note_sector_route_changes,
                     sync_connectivity,
                 ),
+                queue_agents_onto_routes,
             )
                 .chain()
                 .in_set(PathfindingSystems::Invalidate),

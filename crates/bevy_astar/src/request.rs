@@ -235,6 +235,10 @@ pub(crate) struct PathRequestState {
     /// The movement rule the request asked for before a hexagonal map replaced it with
     /// [`Movement::HEX`](astar_grid::Movement::HEX), given back on a map of another shape.
     pub requested_movement: Option<Movement>,
+    /// Whether the agent was queued again to move from an A* path onto its goal's sector routes
+    /// ([`queue_agents_onto_routes`](crate::invalidate::queue_agents_onto_routes)), and has not
+    /// shown a hierarchical answer since: it is not queued so again.
+    pub moved_onto_routes: bool,
 }
 
 impl PathRequestState {

@@ -37,6 +37,9 @@ pub struct PathfindingStats {
     /// (a route off a goal's field follows its newest view), counted as each renewal lands:
     /// one per goal and change, however many agents the change cut.
     pub sector_routes_renewed: u64,
+    /// Agents queued again, once their hierarchy was built whole, to move from the A* paths
+    /// they got while it was being built onto their goal's sector routes (each once).
+    pub paths_moved_onto_routes: u64,
     /// Requests answered by those batches and by the goal batches.
     pub batched_requests: u64,
     /// Results thrown away because the map changed under them while they were computed; their

@@ -1029,3 +1029,92 @@ fn agents_on_a_goal_s_field_search_again_when_the_goal_is_blocked() {
         );
     }
 }
+
+/// A walking crowd whose hierarchical requests were answered by A* paths of their own while
+/// the hierarchy was being built moves onto its goal's sector routes once it is built, without
+/// asking again: each agent is queued again once, takes a route on the goal's field, and then
+/// a tower across the routes reads no agent's path and starts no search.
+#[test]
+fn agents_on_paths_given_while_the_hierarchy_builds_move_onto_the_goal_s_routes_once_built() {
+    let settings = PathfindingSettings {
+        cache_capacity: 0,
+        shared_goal_min_agents: 0,
+        search_thread: SearchThread::MainThread,
+        stage_budget: core::time::Duration::from_secs(30),
+        ..PathfindingSettings::default()
+    };
+    let mut app = app_with_grid(AStarPlugin::default().with_settings(settings), city_grid());
+    let goal = Cell::new(158, 105);
+    let starts: Vec<Cell> = (0..12).map(|i| Cell::new(0, i * 9)).collect();
+    let agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| {
+            let request = hierarchical(start, goal).with_start_at_agent(true);
+            let at = app.world().resource::<NavGrid>().cell_center(start);
+            let agent = spawn(&mut app, request);
+            app.world_mut().entity_mut(agent).insert((
+                PathFollower::new(2.0),
+                Transform::from_translation(at.extend(0.0)),
+            ));
+            agent
+        })
+        .collect();
+    settle(&mut app, &agents);
+    for &agent in &agents {
+        let found = path(&app, agent);
+        assert!(
+            !found.is_shared(),
+            "an A* path of its own while the hierarchy builds"
+        );
+        assert_ne!(found.algorithm, PathAlgorithm::Hierarchical);
+    }
+    let on_routes = |app: &App| {
+        agents.iter().all(|&agent| {
+            let found = path(app, agent);
+            found.is_shared() && found.algorithm == PathAlgorithm::Hierarchical
+        })
+    };
+    for _ in 0..50 {
+        for _ in 0..200 {
+            app.update();
+        }
+        if on_routes(&app) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(on_routes(&app), "every agent moved onto the goal's routes");
+    let moved = stats(&app).paths_moved_onto_routes;
+    assert_eq!(moved, agents.len() as u64, "each agent moved once");
+    // Each route leads on from where its agent stands, not back from its first start.
+    let nav = app.world().resource::<NavGrid>();
+    let now = current_grid(&app);
+    for &agent in &agents {
+        let found = path(&app, agent);
+        let at = app.world().get::<Transform>(agent).expect("an agent");
+        let standing = nav
+            .world_to_cell(at.translation.truncate())
+            .expect("on the map");
+        let cells = found.cells();
+        assert!(
+            cells.first().is_some_and(
+                |first| first.x.abs_diff(standing.x) <= 1 && first.y.abs_diff(standing.y) <= 1
+            ),
+            "{agent}: route from {:?}, standing at {standing}",
+            cells.first()
+        );
+        assert_eq!(cells.last(), Some(&goal));
+        assert_eq!(illegal_walk(&now, &cells, Movement::EIGHT), None);
+    }
+    let tower = tower_on_routes(&app, &agents);
+    let before = stats(&app);
+    block(&mut app, tower);
+    wait_for_renewals(&mut app, before.sector_routes_renewed, 1);
+    let after = stats(&app);
+    assert_eq!(after.searches_started, before.searches_started);
+    assert_eq!(
+        after.agents_checked_for_changes,
+        before.agents_checked_for_changes
+    );
+    assert_eq!(after.paths_moved_onto_routes, moved);
+}

@@ -17,10 +17,16 @@
 //!    corners of its diagonals cross;
 //! 3. the cell scan ([`NavChange::touches_path`](crate::NavChange::touches_path)): the path's cells and its diagonals' corners
 //!    against the changed cells.
+//!
+//! Beside the changes, the stage queues again the agents that walk A* paths given while their
+//! hierarchy was being built, once it is built whole ([`onto_routes`]): they move onto their
+//! goal's shared sector routes, which map changes reach per goal, not per agent.
 
+mod onto_routes;
 pub(crate) mod rule;
 mod systems;
 
+pub(crate) use onto_routes::{AwaitingRoutes, queue_agents_onto_routes};
 pub(crate) use systems::{
     PendingInvalidations, invalidate_paths, invalidate_results, match_requests_to_map,
     publish_map_changes,
