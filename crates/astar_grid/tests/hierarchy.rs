@@ -1073,3 +1073,141 @@ fn an_empty_grid_is_refused_and_a_tiny_one_searched() {
         Some(vec![Cell::new(0, 0)])
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A field that had searched every node, renewed after edits on a map without links (where
+    /// the renewal repairs its search over the nodes instead of running it again), answers as
+    /// a field made new over the rebuilt hierarchy at every cell, once or twice in a row; and
+    /// its walks are legal and cost at most what it says. Small sectors put most edits on a
+    /// sector's border or corner, where the steps between the sectors beside it change.
+    #[test]
+    fn a_sector_flow_field_repaired_after_edits_answers_as_a_new_one(
+        mut grid in random_grid(20, 20),
+        options in options(),
+        goal in any::<prop::sample::Index>(),
+        rounds in prop::collection::vec(
+            prop::collection::vec((any::<prop::sample::Index>(), 0u8..=5, Just(false)), 1..=4),
+            1..=2,
+        ),
+    ) {
+        let Some((mut hierarchy, cells, goal)) = built_with_goal(&mut grid, options, &[], goal) else {
+            return Err(TestCaseError::reject("a sector keeps too many nodes, or no cell is walkable"));
+        };
+        let mut renewed = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+        for edits in rounds {
+            // Every sector measured: the search over the nodes has run out.
+            for cell in walkable(&grid) {
+                renewed.cost_at(&hierarchy, &grid, cell).expect("current");
+            }
+            let walked = (&cells[..], &[][..]);
+            let Some(next) = renewed_after_edits(renewed, (&mut grid, &mut hierarchy), walked, &edits) else {
+                return Err(TestCaseError::reject("a sector keeps too many nodes"));
+            };
+            renewed = next;
+        }
+        let mut fresh = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+        for cell in walkable(&grid) {
+            let (kept, new) = (
+                renewed.cost_at(&hierarchy, &grid, cell).expect("current"),
+                fresh.cost_at(&hierarchy, &grid, cell).expect("current"),
+            );
+            match (kept, new) {
+                (None, None) => {}
+                (Some(kept), Some(new)) => prop_assert!(
+                    (kept - new).abs() <= 1e-5 * new.max(1.0),
+                    "at {:?}: repaired {} but new {} ({} nodes kept)", cell, kept, new, renewed.nodes_kept()
+                ),
+                _ => return Err(TestCaseError::fail(format!("at {cell:?}: repaired {kept:?}, new {new:?}"))),
+            }
+            let said = kept.unwrap_or(f64::INFINITY);
+            if let Some(walk) = renewed.path_from(&hierarchy, &grid, cell).expect("current") {
+                let cost = legal_cost(&grid, options.movement, options.cost, &walk.cells, cell, goal)
+                    .map_err(TestCaseError::fail)?;
+                prop_assert!(cost <= said + 1e-5 * said.max(1.0), "walk {} dearer than said, {}", cost, said);
+            }
+        }
+    }
+}
+
+/// A wall built far from the goal, on a field that had searched every node: the renewal keeps
+/// the cost and way of every node whose way to the goal does not pass the wall's sector or
+/// one beside it, searches the rest from them, and answers as a field made new.
+#[test]
+fn a_renewal_keeps_the_nodes_whose_way_does_not_pass_an_edit() {
+    let mut grid = Grid::new(96, 24);
+    let options = HierarchyOptions::default().with_sector_size(8);
+    let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+    let goal = Cell::new(94, 12);
+    let mut field = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+    field
+        .cost_at(&hierarchy, &grid, Cell::new(1, 1))
+        .expect("current");
+    grid.fill_rect(Cell::new(10, 0), Cell::new(10, 20), 0);
+    hierarchy.cells_changed((0..=20).map(|y| Cell::new(10, y)));
+    hierarchy
+        .build_sectors(&grid, usize::MAX)
+        .expect("same grid");
+    let mut renewed = field.renewed(&hierarchy, &grid).expect("built");
+    let total_nodes: usize = (0..hierarchy.sector_count())
+        .map(|sector| hierarchy.sector_nodes(sector).len())
+        .sum();
+    // Only the sectors the wall stands in were rebuilt: the ways of the nodes east of them
+    // cross none.
+    assert!(
+        renewed.nodes_kept() > total_nodes / 2,
+        "{} of {total_nodes}",
+        renewed.nodes_kept()
+    );
+    assert!(renewed.nodes_kept() < total_nodes);
+    let mut fresh = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+    for cell in walkable(&grid) {
+        let kept = renewed.cost_at(&hierarchy, &grid, cell).expect("current");
+        let new = fresh.cost_at(&hierarchy, &grid, cell).expect("current");
+        match (kept, new) {
+            (Some(kept), Some(new)) => assert!((kept - new).abs() <= 1e-5 * new, "at {cell:?}"),
+            (kept, new) => assert_eq!(kept.is_some(), new.is_some(), "at {cell:?}"),
+        }
+    }
+}
+
+/// The only ways out of a corner sector pass the corner where four sectors meet: a diagonal
+/// step into the sector across it, and steps through the corner cells of the two sectors
+/// beside. Blocking the corner cell of one sector beside makes the diagonal step illegal too
+/// (no corner may be cut): the renewal searches again the ways that took it, though the edit
+/// lies in neither sector the step joins, and answers as a field made new.
+#[test]
+fn a_renewal_searches_again_the_ways_past_a_corner_that_an_edit_beside_them_closed() {
+    let mut grid = Grid::from_fn(24, 24, |cell| {
+        let beside =
+            (cell.x >= 4 && cell.x < 8 && cell.y < 4) || (cell.x < 4 && cell.y >= 4 && cell.y < 8);
+        u8::from(!beside || cell == Cell::new(4, 3) || cell == Cell::new(3, 4))
+    });
+    let options = HierarchyOptions::default().with_sector_size(4);
+    let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+    let goal = Cell::new(22, 22);
+    let mut field = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+    for cell in walkable(&grid) {
+        field.cost_at(&hierarchy, &grid, cell).expect("current");
+    }
+    grid.set_cost(Cell::new(4, 3), 0).expect("inside");
+    hierarchy.cells_changed([Cell::new(4, 3)]);
+    hierarchy
+        .build_sectors(&grid, usize::MAX)
+        .expect("same grid");
+    let mut renewed = field.renewed(&hierarchy, &grid).expect("built");
+    assert!(renewed.nodes_kept() > 0, "repaired, not searched anew");
+    let mut fresh = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+    for cell in walkable(&grid) {
+        let kept = renewed.cost_at(&hierarchy, &grid, cell).expect("current");
+        let new = fresh.cost_at(&hierarchy, &grid, cell).expect("current");
+        match (kept, new) {
+            (Some(kept), Some(new)) => assert!(
+                (kept - new).abs() <= 1e-5 * new,
+                "at {cell:?}: {kept} vs {new}"
+            ),
+            (kept, new) => assert_eq!(kept.is_some(), new.is_some(), "at {cell:?}"),
+        }
+    }
+}

@@ -1,6 +1,8 @@
 //! Flow fields over a built [`Hierarchy`] ([`SectorFlowField`]): a goal's costs measured a
 //! sector at a time, only in the sectors asked about, and shared by every agent walking to it.
 
+mod repair;
+
 use super::local::{Flow, LocalSearch, Rect, StepRules};
 use super::walks::{KeptWalks, Passed};
 use super::{Hierarchy, HierarchyError, NodeNumbers, SectorFieldView, SectorState};
@@ -79,6 +81,13 @@ pub struct SectorFlowField {
     /// The walks given, for later walks that join them.
     walks: KeptWalks,
     scratch: LocalSearch,
+    /// The build of each sector of the hierarchy the field was made over
+    /// ([`Hierarchy::build_of`]), for a renewal to tell which were rebuilt since.
+    builds: Vec<u64>,
+    /// Whether the grid it was made on had links.
+    linked: bool,
+    /// The nodes whose cost and way a renewal kept from the field it renewed.
+    nodes_kept: usize,
 }
 
 /// No node: the goal's own sector.
@@ -184,6 +193,9 @@ impl SectorFlowField {
             reused: 0,
             walks: KeptWalks::default(),
             scratch: LocalSearch::default(),
+            builds: hierarchy.builds.clone(),
+            linked: grid.links.has_steps(),
+            nodes_kept: 0,
         };
         if grid.is_walkable(goal) {
             field.join_goal(hierarchy, grid, goal_sector);
@@ -196,8 +208,13 @@ impl SectorFlowField {
     /// keeps what this one measured in a sector (or kept from the field it renewed, in the
     /// sectors it did not measure), instead of flooding it again, where the
     /// sector was not rebuilt since and every way out of it changed its cost by the same
-    /// amount (as upstream of a tower that every route passed). Costs and steps are then those
-    /// of a new field, but for the rounding of the `f32` costs (and ties between equal ways).
+    /// amount (as upstream of a tower that every route passed). Its search over the nodes keeps
+    /// each node's cost and way where that way crossed no sector rebuilt since, and searches
+    /// only the others again, at once ([`SectorFlowField::nodes_kept`]); it runs in full, lazily
+    /// as in a new field, where either grid has links, where the goal's sector or one beside it
+    /// was rebuilt, and where this field had settled fewer than half its nodes. Costs and steps
+    /// are then those of a new field, but for the rounding of the `f32` costs (and ties between
+    /// equal ways).
     ///
     /// ```
     /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyError, HierarchyOptions, SectorFlowField};
@@ -227,6 +244,7 @@ impl SectorFlowField {
     /// As [`SectorFlowField::new`].
     pub fn renewed(self, hierarchy: &Hierarchy, grid: &Grid) -> Result<Self, HierarchyError> {
         let mut field = Self::new(hierarchy, grid, self.goal)?;
+        field.repair_nodes_from(&self, hierarchy, grid);
         if self.sectors.len() == field.sectors.len() {
             let mut earlier = self.sectors;
             // Sectors this field did not measure again keep what the one before had.
@@ -258,6 +276,17 @@ impl SectorFlowField {
     /// ```
     pub fn forget_walks(&mut self) {
         self.walks = KeptWalks::default();
+    }
+
+    /// How many nodes kept the cost and way to the goal that the field this one renews had
+    /// found ([`SectorFlowField::renewed`]): those whose way crossed no sector rebuilt since,
+    /// nor one beside such a sector. The others were searched again from them. 0 for a field
+    /// made new, and for a renewal that searched every node again (where either grid has
+    /// links, where the goal's sector or one beside it was rebuilt, or where the field renewed
+    /// had settled fewer than half its nodes).
+    #[must_use]
+    pub const fn nodes_kept(&self) -> usize {
+        self.nodes_kept
     }
 
     /// How many of the sectors measured kept the costs of the field this one renews
@@ -426,6 +455,7 @@ impl SectorFlowField {
             + self.open.memory_bytes()
             + self.walks.memory_bytes()
             + self.scratch.memory_bytes()
+            + self.builds.capacity() * size_of::<u64>()
     }
 
     /// The cost from `cell` to the goal along the field, measuring `cell`'s sector first if

@@ -1,0 +1,189 @@
+//! The search over the nodes of a renewed [`SectorFlowField`], repaired from the field it
+//! renews: only the nodes whose way to the goal crossed a sector that edits rebuilt are
+//! searched again; the others keep their cost and way.
+
+use super::{NO_NODE, SectorFlowField};
+use crate::Grid;
+use crate::hierarchy::Hierarchy;
+use crate::search::OpenEntry;
+
+/// The least share of its nodes the field renewed must have settled for a repair: a field
+/// that searched little is cheaper searched again lazily than repaired in full.
+const LEAST_SETTLED_SHARE: usize = 2;
+
+/// What a node of the field renewed is to the repair.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Standing {
+    Unknown,
+    /// Its way to the goal crosses no sector the edits touched: it keeps its cost and way.
+    Kept,
+    /// Searched again: its way crossed a touched sector, or it was not settled.
+    Searched,
+}
+
+impl SectorFlowField {
+    /// Repairs this field's search over the nodes (a field just made over `hierarchy` on
+    /// `grid`) from `older`'s, the field it renews: the nodes whose way crossed no sector
+    /// rebuilt since `older` was made keep their cost and way, and a search from them settles
+    /// the rest, all at once. Returns whether it repaired; it leaves the field as it was (its
+    /// search lazy, from the goal) when it cannot: where either grid has links, where the
+    /// goal's sector or one beside it was rebuilt, and where `older` had settled fewer than
+    /// half its nodes.
+    ///
+    /// A way that crosses no rebuilt sector costs what it cost: an edge between two nodes of
+    /// a sector changes only with a new build of it, and a step from one sector into another
+    /// only with a new build of the sector it leaves. An edit marks every sector within a cell
+    /// of it, and a sector rebuilt keeps its build only when it comes out as it was, the steps
+    /// out of each of its nodes included ([`Hierarchy::build_of`]); the cost of a step into a
+    /// cell changes only with the cell, whose own sector is then built anew.
+    pub(super) fn repair_nodes_from(
+        &mut self,
+        older: &Self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+    ) -> bool {
+        let Some(touched) = self.touched_sectors(older, hierarchy, grid) else {
+            return false;
+        };
+        let standing = kept_ways(older, &touched);
+        // The goal's own sector's ways, as the new field joined them to the goal.
+        let joined: Vec<(u32, f64)> = hierarchy
+            .sector_of(self.goal)
+            .map(|sector| self.numbers.of_sector(sector))
+            .into_iter()
+            .flatten()
+            .map(|node| (node, self.to_goal[node as usize]))
+            .filter(|(_, cost)| cost.is_finite())
+            .collect();
+        self.open.clear();
+        self.to_goal.fill(f64::INFINITY);
+        self.via.fill(NO_NODE);
+        self.settled.fill(false);
+        let mut searched_sectors = vec![false; hierarchy.sectors.len()];
+        for (old, &standing) in standing.iter().enumerate() {
+            let (sector, local) = older.numbers.locate(old as u32);
+            if standing == Standing::Kept {
+                self.nodes_kept += 1;
+                let node = self.numbers.number(sector, local);
+                let via = older.via[old];
+                self.to_goal[node as usize] = older.to_goal[old];
+                self.via[node as usize] = if via == NO_NODE {
+                    NO_NODE
+                } else {
+                    let (via_sector, via_local) = older.numbers.locate(via);
+                    self.numbers.number(via_sector, via_local)
+                };
+            } else {
+                searched_sectors[sector] = true;
+            }
+        }
+        for (sector, &touched) in touched.iter().enumerate() {
+            searched_sectors[sector] |= touched;
+        }
+        for (node, cost) in joined {
+            self.reach(node, cost, NO_NODE);
+        }
+        // Every kept node a searched node may step or link into lies in a searched sector or
+        // one beside it: each goes into the search at its cost, so that it reaches them.
+        let around = around_sectors(hierarchy, &searched_sectors);
+        for (sector, _) in around.iter().enumerate().filter(|&(_, &near)| near) {
+            for node in self.numbers.of_sector(sector) {
+                let cost = self.to_goal[node as usize];
+                if cost.is_finite() {
+                    self.open.push(OpenEntry::new(cost, cost, node));
+                }
+            }
+        }
+        while let Some(entry) = self.open.pop() {
+            let node = entry.id();
+            if core::mem::replace(&mut self.settled[node as usize], true) {
+                continue;
+            }
+            let (sector, local) = self.numbers.locate(node);
+            let cost = self.to_goal[node as usize];
+            self.relax_into(hierarchy, grid, (sector, local), cost);
+        }
+        self.settled.fill(true);
+        true
+    }
+
+    /// The sectors rebuilt since `older` was made; `None` when the field cannot be repaired
+    /// from `older`.
+    fn touched_sectors(
+        &self,
+        older: &Self,
+        hierarchy: &Hierarchy,
+        grid: &Grid,
+    ) -> Option<Vec<bool>> {
+        let count = hierarchy.sectors.len();
+        let settled = older.settled.iter().filter(|&&settled| settled).count();
+        let repairable = older.builds.len() == count
+            && older.goal == self.goal
+            && !older.linked
+            && !grid.links.has_steps()
+            && settled * LEAST_SETTLED_SHARE >= older.settled.len();
+        if !repairable {
+            return None;
+        }
+        let rebuilt: Vec<bool> = (0..count)
+            .map(|sector| hierarchy.build_of(sector) != older.builds[sector])
+            .collect();
+        // The goal's sector joins the goal afresh, and those beside it step into it.
+        let goal_sector = hierarchy.sector_of(self.goal)?;
+        let near_goal = around_sectors(hierarchy, &rebuilt)[goal_sector];
+        (!near_goal).then_some(rebuilt)
+    }
+}
+
+/// Whether each of `older`'s nodes keeps its way: settled, and its way to the goal crossing
+/// no `touched` sector.
+fn kept_ways(older: &SectorFlowField, touched: &[bool]) -> Vec<Standing> {
+    let total = older.to_goal.len();
+    let mut standing = vec![Standing::Unknown; total];
+    let mut chain = Vec::new();
+    for first in 0..total {
+        chain.clear();
+        let mut at = first as u32;
+        let verdict = loop {
+            let known = standing[at as usize];
+            if known != Standing::Unknown {
+                break known;
+            }
+            let (sector, _) = older.numbers.locate(at);
+            if touched[sector] || !older.settled[at as usize] || chain.len() > total {
+                break Standing::Searched;
+            }
+            chain.push(at);
+            let via = older.via[at as usize];
+            if via == NO_NODE {
+                break Standing::Kept;
+            }
+            at = via;
+        };
+        for &node in &chain {
+            standing[node as usize] = verdict;
+        }
+        if standing[first] == Standing::Unknown {
+            standing[first] = verdict;
+        }
+    }
+    standing
+}
+
+/// The sectors of `marked` and the eight around each.
+fn around_sectors(hierarchy: &Hierarchy, marked: &[bool]) -> Vec<bool> {
+    let columns = hierarchy.columns as usize;
+    let rows = marked.len().div_ceil(columns.max(1));
+    let mut around = vec![false; marked.len()];
+    for (sector, _) in marked.iter().enumerate().filter(|&(_, &marked)| marked) {
+        let (column, row) = (sector % columns, sector / columns);
+        for near_row in row.saturating_sub(1)..=(row + 1).min(rows - 1) {
+            for near_column in column.saturating_sub(1)..=(column + 1).min(columns - 1) {
+                if let Some(slot) = around.get_mut(near_row * columns + near_column) {
+                    *slot = true;
+                }
+            }
+        }
+    }
+    around
+}
