@@ -4,8 +4,8 @@
 
 use super::{NO_NODE, SectorFlowField};
 use crate::Grid;
-use crate::hierarchy::Hierarchy;
-use crate::search::OpenEntry;
+use crate::hierarchy::{Hierarchy, is_edge};
+use crate::movement::DIRECTIONS;
 
 /// The least share of its nodes the field renewed must have settled for a repair: a field
 /// that searched little is cheaper searched again lazily than repaired in full.
@@ -59,40 +59,37 @@ impl SectorFlowField {
         self.to_goal.fill(f64::INFINITY);
         self.via.fill(NO_NODE);
         self.settled.fill(false);
-        let mut searched_sectors = vec![false; hierarchy.sectors.len()];
+        let mut searched = Vec::new();
         for (old, &standing) in standing.iter().enumerate() {
             let (sector, local) = older.numbers.locate(old as u32);
-            if standing == Standing::Kept {
-                self.nodes_kept += 1;
-                let node = self.numbers.number(sector, local);
-                let via = older.via[old];
-                self.to_goal[node as usize] = older.to_goal[old];
-                self.via[node as usize] = if via == NO_NODE {
-                    NO_NODE
-                } else {
-                    let (via_sector, via_local) = older.numbers.locate(via);
-                    self.numbers.number(via_sector, via_local)
-                };
-            } else {
-                searched_sectors[sector] = true;
+            let node = self.numbers.number(sector, local);
+            if standing != Standing::Kept {
+                // A rebuilt sector's nodes are numbered afresh, below.
+                if !touched[sector] {
+                    searched.push(node);
+                }
+                continue;
             }
+            self.nodes_kept += 1;
+            let via = older.via[old];
+            self.to_goal[node as usize] = older.to_goal[old];
+            self.via[node as usize] = if via == NO_NODE {
+                NO_NODE
+            } else {
+                let (via_sector, via_local) = older.numbers.locate(via);
+                self.numbers.number(via_sector, via_local)
+            };
         }
-        for (sector, &touched) in touched.iter().enumerate() {
-            searched_sectors[sector] |= touched;
+        for (sector, _) in touched.iter().enumerate().filter(|&(_, &rebuilt)| rebuilt) {
+            searched.extend(self.numbers.of_sector(sector));
         }
         for (node, cost) in joined {
             self.reach(node, cost, NO_NODE);
         }
-        // Every kept node a searched node may step or link into lies in a searched sector or
-        // one beside it: each goes into the search at its cost, so that it reaches them.
-        let around = around_sectors(hierarchy, &searched_sectors);
-        for (sector, _) in around.iter().enumerate().filter(|&(_, &near)| near) {
-            for node in self.numbers.of_sector(sector) {
-                let cost = self.to_goal[node as usize];
-                if cost.is_finite() {
-                    self.open.push(OpenEntry::new(cost, cost, node));
-                }
-            }
+        // Each node searched again starts from its cheapest step onto a node kept; the search
+        // then lowers whatever its nodes lead to, kept nodes included.
+        for node in searched {
+            self.seed_from_kept(hierarchy, grid, node);
         }
         while let Some(entry) = self.open.pop() {
             let node = entry.id();
@@ -105,6 +102,46 @@ impl SectorFlowField {
         }
         self.settled.fill(true);
         true
+    }
+
+    /// Lowers `node`'s cost to its cheapest step onto a node whose cost is known: another node
+    /// of its sector, or a node of another sector that a step from its cell enters (the edges
+    /// [`SectorFlowField::relax_into`] follows backwards, followed forwards).
+    fn seed_from_kept(&mut self, hierarchy: &Hierarchy, grid: &Grid, node: u32) {
+        let (sector, local) = self.numbers.locate(node);
+        let entry = &hierarchy.sectors[sector];
+        let count = entry.nodes.len();
+        let mut best = (f64::INFINITY, NO_NODE);
+        for other in (0..count).filter(|&other| other != local) {
+            let edge = entry.costs[local * count + other];
+            let onto = self.numbers.number(sector, other);
+            let cost = f64::from(edge) + self.to_goal[onto as usize];
+            if is_edge(edge) && cost < best.0 {
+                best = (cost, onto);
+            }
+        }
+        let cell = entry.nodes[local];
+        let rect = hierarchy.sector_rect_of(sector);
+        let rules = hierarchy.rules();
+        let index = grid.index(cell);
+        for &(dx, dy) in &DIRECTIONS[..rules.directions()] {
+            let Some(after) = cell.offset(dx, dy) else {
+                continue;
+            };
+            let steps_out = !rect.contains(after)
+                && grid.is_walkable(after)
+                && rules.walk(grid, index, (dx, dy)).is_some();
+            if let Some(onto) = self.numbers.node_at(hierarchy, after).filter(|_| steps_out) {
+                let cost = rules.base((dx, dy)) * f64::from(grid.value(after))
+                    + self.to_goal[onto as usize];
+                if cost < best.0 {
+                    best = (cost, onto);
+                }
+            }
+        }
+        if best.0.is_finite() {
+            self.reach(node, best.0, best.1);
+        }
     }
 
     /// The sectors rebuilt since `older` was made; `None` when the field cannot be repaired
@@ -128,6 +165,13 @@ impl SectorFlowField {
         let rebuilt: Vec<bool> = (0..count)
             .map(|sector| hierarchy.build_of(sector) != older.builds[sector])
             .collect();
+        // A sector of the same build keeps its nodes, and so their numbers within it.
+        let same_nodes = rebuilt.iter().enumerate().all(|(sector, &rebuilt)| {
+            rebuilt || self.numbers.of_sector(sector).len() == older.numbers.of_sector(sector).len()
+        });
+        if !same_nodes {
+            return None;
+        }
         // The goal's sector joins the goal afresh, and those beside it step into it.
         let goal_sector = hierarchy.sector_of(self.goal)?;
         let near_goal = around_sectors(hierarchy, &rebuilt)[goal_sector];
