@@ -919,17 +919,25 @@ fn hierarchical_requests_get_legal_near_optimal_paths_and_follow_towers() {
     assert_eq!(path(&app, agent).algorithm, PathAlgorithm::AStar);
 }
 
-/// An app with searches on the main thread, and a crowd of 12 agents from the west edge of
-/// [`city_grid`] to one goal, each holding a route on the goal's sector field (checked legal and
-/// near optimal) and following it: the agents, their starts and the goal.
-fn hierarchical_crowd_on_routes() -> (App, Vec<Entity>, Vec<Cell>, Cell) {
-    let settings = PathfindingSettings {
+/// Settings that run every search on the main thread within a budget no frame spends, with no
+/// cache: each frame finishes what it starts.
+fn main_thread_settings() -> PathfindingSettings {
+    PathfindingSettings {
         cache_capacity: 0,
         search_thread: SearchThread::MainThread,
         stage_budget: core::time::Duration::from_secs(30),
         ..PathfindingSettings::default()
-    };
-    let mut app = app_with_grid(AStarPlugin::default().with_settings(settings), city_grid());
+    }
+}
+
+/// An app with searches on the main thread, and a crowd of 12 agents from the west edge of
+/// [`city_grid`] to one goal, each holding a route on the goal's sector field (checked legal and
+/// near optimal) and following it: the agents, their starts and the goal.
+fn hierarchical_crowd_on_routes() -> (App, Vec<Entity>, Vec<Cell>, Cell) {
+    let mut app = app_with_grid(
+        AStarPlugin::default().with_settings(main_thread_settings()),
+        city_grid(),
+    );
     let goal = Cell::new(158, 105);
     let starts: Vec<Cell> = (0..12).map(|i| Cell::new(0, i * 9)).collect();
     let agents = spawn_hierarchical(&mut app, &starts, goal);
@@ -1037,11 +1045,8 @@ fn agents_on_a_goal_s_field_search_again_when_the_goal_is_blocked() {
 #[test]
 fn agents_on_paths_given_while_the_hierarchy_builds_move_onto_the_goal_s_routes_once_built() {
     let settings = PathfindingSettings {
-        cache_capacity: 0,
         shared_goal_min_agents: 0,
-        search_thread: SearchThread::MainThread,
-        stage_budget: core::time::Duration::from_secs(30),
-        ..PathfindingSettings::default()
+        ..main_thread_settings()
     };
     let mut app = app_with_grid(AStarPlugin::default().with_settings(settings), city_grid());
     let goal = Cell::new(158, 105);
