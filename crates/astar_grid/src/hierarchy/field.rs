@@ -88,6 +88,10 @@ pub struct SectorFlowField {
     linked: bool,
     /// The nodes whose cost and way a renewal kept from the field it renewed.
     nodes_kept: usize,
+    /// Per sector, whether a renewal found every node of it as the field it renewed, which
+    /// measured the sector on the same build: its costs are then taken whole. Empty for a field
+    /// made new, and for a renewal that searched every node again.
+    unchanged: Vec<bool>,
 }
 
 /// No node: the goal's own sector.
@@ -196,6 +200,7 @@ impl SectorFlowField {
             builds: hierarchy.builds.clone(),
             linked: grid.links.has_steps(),
             nodes_kept: 0,
+            unchanged: Vec::new(),
         };
         if grid.is_walkable(goal) {
             field.join_goal(hierarchy, grid, goal_sector);
@@ -245,6 +250,12 @@ impl SectorFlowField {
     pub fn renewed(self, hierarchy: &Hierarchy, grid: &Grid) -> Result<Self, HierarchyError> {
         let mut field = Self::new(hierarchy, grid, self.goal)?;
         field.repair_nodes_from(&self, hierarchy, grid);
+        // A sector this field measured, on the build it has now, with every node's cost and way
+        // as they were: the same seeds, and so the same flood.
+        for (sector, unchanged) in field.unchanged.iter_mut().enumerate() {
+            let measured = self.sectors.get(sector).and_then(Option::as_ref);
+            *unchanged &= measured.is_some_and(|costs| costs.build == hierarchy.build_of(sector));
+        }
         if self.sectors.len() == field.sectors.len() {
             let mut earlier = self.sectors;
             // Sectors this field did not measure again keep what the one before had.
@@ -456,6 +467,7 @@ impl SectorFlowField {
             + self.walks.memory_bytes()
             + self.scratch.memory_bytes()
             + self.builds.capacity() * size_of::<u64>()
+            + self.unchanged.capacity()
     }
 
     /// The cost from `cell` to the goal along the field, measuring `cell`'s sector first if
@@ -636,6 +648,14 @@ impl SectorFlowField {
     /// flood finds them.
     fn measure(&mut self, hierarchy: &Hierarchy, grid: &Grid, sector: usize) {
         self.settle_nodes_of(hierarchy, grid, sector);
+        if self.unchanged.get(sector) == Some(&true)
+            && let Some(earlier) = self.earlier.get_mut(sector).and_then(Option::take)
+        {
+            self.reused += 1;
+            self.sectors[sector] = Some(earlier);
+            self.measured += 1;
+            return;
+        }
         let rect: Rect = hierarchy.sector_rect_of(sector);
         let nodes = &hierarchy.sectors[sector].nodes;
         let leaves = |node: u32| {

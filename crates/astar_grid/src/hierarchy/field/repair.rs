@@ -101,6 +101,7 @@ impl SectorFlowField {
             self.relax_into(hierarchy, grid, (sector, local), cost);
         }
         self.settled.fill(true);
+        self.unchanged = unchanged_sectors(self, older, &touched);
         true
     }
 
@@ -230,4 +231,31 @@ fn around_sectors(hierarchy: &Hierarchy, marked: &[bool]) -> Vec<bool> {
         }
     }
     around
+}
+
+/// Per sector of `field` (repaired from `older`), whether it was not rebuilt and every node of
+/// it has the cost and way it had in `older`.
+fn unchanged_sectors(
+    field: &SectorFlowField,
+    older: &SectorFlowField,
+    rebuilt: &[bool],
+) -> Vec<bool> {
+    let mut unchanged: Vec<bool> = rebuilt.iter().map(|&rebuilt| !rebuilt).collect();
+    for old in 0..older.to_goal.len() {
+        let (sector, local) = older.numbers.locate(old as u32);
+        if !unchanged[sector] {
+            continue;
+        }
+        let node = field.numbers.number(sector, local) as usize;
+        let via = older.via[old];
+        let same_via = if via == NO_NODE {
+            field.via[node] == NO_NODE
+        } else {
+            let (via_sector, via_local) = older.numbers.locate(via);
+            field.via[node] == field.numbers.number(via_sector, via_local)
+        };
+        let same_cost = field.to_goal[node].to_bits() == older.to_goal[old].to_bits();
+        unchanged[sector] = same_via && same_cost;
+    }
+    unchanged
 }
