@@ -250,12 +250,6 @@ impl SectorFlowField {
     pub fn renewed(self, hierarchy: &Hierarchy, grid: &Grid) -> Result<Self, HierarchyError> {
         let mut field = Self::new(hierarchy, grid, self.goal)?;
         field.repair_nodes_from(&self, hierarchy, grid);
-        // A sector this field measured, on the build it has now, with every node's cost and way
-        // as they were: the same seeds, and so the same flood.
-        for (sector, unchanged) in field.unchanged.iter_mut().enumerate() {
-            let measured = self.sectors.get(sector).and_then(Option::as_ref);
-            *unchanged &= measured.is_some_and(|costs| costs.build == hierarchy.build_of(sector));
-        }
         if self.sectors.len() == field.sectors.len() {
             let mut earlier = self.sectors;
             // Sectors this field did not measure again keep what the one before had.
@@ -290,8 +284,8 @@ impl SectorFlowField {
     }
 
     /// How many nodes kept the cost and way to the goal that the field this one renews had
-    /// found ([`SectorFlowField::renewed`]): those whose way crossed no sector rebuilt since,
-    /// nor one beside such a sector. The others were searched again from them. 0 for a field
+    /// found ([`SectorFlowField::renewed`]): those whose way crossed no sector rebuilt since.
+    /// The others were searched again from them. 0 for a field
     /// made new, and for a renewal that searched every node again (where either grid has
     /// links, where the goal's sector or one beside it was rebuilt, or where the field renewed
     /// had settled fewer than half its nodes).

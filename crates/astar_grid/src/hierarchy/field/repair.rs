@@ -4,7 +4,7 @@
 
 use super::{NO_NODE, SectorFlowField};
 use crate::Grid;
-use crate::hierarchy::{Hierarchy, is_edge};
+use crate::hierarchy::{Hierarchy, NodeNumbers, is_edge};
 use crate::movement::DIRECTIONS;
 
 /// The least share of its nodes the field renewed must have settled for a repair: a field
@@ -15,9 +15,9 @@ const LEAST_SETTLED_SHARE: usize = 2;
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Standing {
     Unknown,
-    /// Its way to the goal crosses no sector the edits touched: it keeps its cost and way.
+    /// Its way to the goal crosses no rebuilt sector: it keeps its cost and way.
     Kept,
-    /// Searched again: its way crossed a touched sector, or it was not settled.
+    /// Searched again: its way crossed a rebuilt sector, or it was not settled.
     Searched,
 }
 
@@ -25,10 +25,9 @@ impl SectorFlowField {
     /// Repairs this field's search over the nodes (a field just made over `hierarchy` on
     /// `grid`) from `older`'s, the field it renews: the nodes whose way crossed no sector
     /// rebuilt since `older` was made keep their cost and way, and a search from them settles
-    /// the rest, all at once. Returns whether it repaired; it leaves the field as it was (its
-    /// search lazy, from the goal) when it cannot: where either grid has links, where the
-    /// goal's sector or one beside it was rebuilt, and where `older` had settled fewer than
-    /// half its nodes.
+    /// the rest, all at once. It leaves the field as it was (its search lazy, from the goal)
+    /// when it cannot repair: where either grid has links, where the goal's sector or one
+    /// beside it was rebuilt, and where `older` had settled fewer than half its nodes.
     ///
     /// A way that crosses no rebuilt sector costs what it cost: an edge between two nodes of
     /// a sector changes only with a new build of it, and a step from one sector into another
@@ -36,16 +35,11 @@ impl SectorFlowField {
     /// of it, and a sector rebuilt keeps its build only when it comes out as it was, the steps
     /// out of each of its nodes included ([`Hierarchy::build_of`]); the cost of a step into a
     /// cell changes only with the cell, whose own sector is then built anew.
-    pub(super) fn repair_nodes_from(
-        &mut self,
-        older: &Self,
-        hierarchy: &Hierarchy,
-        grid: &Grid,
-    ) -> bool {
-        let Some(touched) = self.touched_sectors(older, hierarchy, grid) else {
-            return false;
+    pub(super) fn repair_nodes_from(&mut self, older: &Self, hierarchy: &Hierarchy, grid: &Grid) {
+        let Some(rebuilt) = self.rebuilt_sectors(older, hierarchy, grid) else {
+            return;
         };
-        let standing = kept_ways(older, &touched);
+        let standing = kept_ways(older, &rebuilt);
         // The goal's own sector's ways, as the new field joined them to the goal.
         let joined: Vec<(u32, f64)> = hierarchy
             .sector_of(self.goal)
@@ -65,22 +59,16 @@ impl SectorFlowField {
             let node = self.numbers.number(sector, local);
             if standing != Standing::Kept {
                 // A rebuilt sector's nodes are numbered afresh, below.
-                if !touched[sector] {
+                if !rebuilt[sector] {
                     searched.push(node);
                 }
                 continue;
             }
             self.nodes_kept += 1;
-            let via = older.via[old];
             self.to_goal[node as usize] = older.to_goal[old];
-            self.via[node as usize] = if via == NO_NODE {
-                NO_NODE
-            } else {
-                let (via_sector, via_local) = older.numbers.locate(via);
-                self.numbers.number(via_sector, via_local)
-            };
+            self.via[node as usize] = renumbered(older.via[old], &older.numbers, &self.numbers);
         }
-        for (sector, _) in touched.iter().enumerate().filter(|&(_, &rebuilt)| rebuilt) {
+        for (sector, _) in rebuilt.iter().enumerate().filter(|&(_, &rebuilt)| rebuilt) {
             searched.extend(self.numbers.of_sector(sector));
         }
         for (node, cost) in joined {
@@ -101,8 +89,7 @@ impl SectorFlowField {
             self.relax_into(hierarchy, grid, (sector, local), cost);
         }
         self.settled.fill(true);
-        self.unchanged = unchanged_sectors(self, older, &touched);
-        true
+        self.unchanged = unchanged_sectors(self, older, (hierarchy, &rebuilt));
     }
 
     /// Lowers `node`'s cost to its cheapest step onto a node whose cost is known: another node
@@ -147,7 +134,7 @@ impl SectorFlowField {
 
     /// The sectors rebuilt since `older` was made; `None` when the field cannot be repaired
     /// from `older`.
-    fn touched_sectors(
+    fn rebuilt_sectors(
         &self,
         older: &Self,
         hierarchy: &Hierarchy,
@@ -175,14 +162,13 @@ impl SectorFlowField {
         }
         // The goal's sector joins the goal afresh, and those beside it step into it.
         let goal_sector = hierarchy.sector_of(self.goal)?;
-        let near_goal = around_sectors(hierarchy, &rebuilt)[goal_sector];
-        (!near_goal).then_some(rebuilt)
+        (!any_beside(hierarchy, &rebuilt, goal_sector)).then_some(rebuilt)
     }
 }
 
 /// Whether each of `older`'s nodes keeps its way: settled, and its way to the goal crossing
-/// no `touched` sector.
-fn kept_ways(older: &SectorFlowField, touched: &[bool]) -> Vec<Standing> {
+/// no `rebuilt` sector.
+fn kept_ways(older: &SectorFlowField, rebuilt: &[bool]) -> Vec<Standing> {
     let total = older.to_goal.len();
     let mut standing = vec![Standing::Unknown; total];
     let mut chain = Vec::new();
@@ -195,7 +181,7 @@ fn kept_ways(older: &SectorFlowField, touched: &[bool]) -> Vec<Standing> {
                 break known;
             }
             let (sector, _) = older.numbers.locate(at);
-            if touched[sector] || !older.settled[at as usize] || chain.len() > total {
+            if rebuilt[sector] || !older.settled[at as usize] || chain.len() > total {
                 break Standing::Searched;
             }
             chain.push(at);
@@ -215,45 +201,51 @@ fn kept_ways(older: &SectorFlowField, touched: &[bool]) -> Vec<Standing> {
     standing
 }
 
-/// The sectors of `marked` and the eight around each.
-fn around_sectors(hierarchy: &Hierarchy, marked: &[bool]) -> Vec<bool> {
+/// Whether `sector` or one of the eight around it is `marked`.
+fn any_beside(hierarchy: &Hierarchy, marked: &[bool], sector: usize) -> bool {
     let columns = hierarchy.columns as usize;
     let rows = marked.len().div_ceil(columns.max(1));
-    let mut around = vec![false; marked.len()];
-    for (sector, _) in marked.iter().enumerate().filter(|&(_, &marked)| marked) {
-        let (column, row) = (sector % columns, sector / columns);
-        for near_row in row.saturating_sub(1)..=(row + 1).min(rows - 1) {
-            for near_column in column.saturating_sub(1)..=(column + 1).min(columns - 1) {
-                if let Some(slot) = around.get_mut(near_row * columns + near_column) {
-                    *slot = true;
-                }
-            }
-        }
-    }
-    around
+    let (column, row) = (sector % columns, sector / columns);
+    (row.saturating_sub(1)..=(row + 1).min(rows - 1)).any(|near_row| {
+        (column.saturating_sub(1)..=(column + 1).min(columns - 1))
+            .any(|near_column| marked.get(near_row * columns + near_column) == Some(&true))
+    })
 }
 
-/// Per sector of `field` (repaired from `older`), whether it was not rebuilt and every node of
-/// it has the cost and way it had in `older`.
+/// `node`, numbered by `from`, as `to` numbers it (the same sector and index within it), or
+/// [`NO_NODE`].
+fn renumbered(node: u32, from: &NodeNumbers, to: &NodeNumbers) -> u32 {
+    if node == NO_NODE {
+        return NO_NODE;
+    }
+    let (sector, local) = from.locate(node);
+    to.number(sector, local)
+}
+
+/// Per sector of `field` (repaired from `older`), whether `older` measured it on the build it
+/// has now (it was not rebuilt) and every node of it has the cost and way it had in `older`:
+/// the same seeds, and so the same flood.
 fn unchanged_sectors(
     field: &SectorFlowField,
     older: &SectorFlowField,
-    rebuilt: &[bool],
+    (hierarchy, rebuilt): (&Hierarchy, &[bool]),
 ) -> Vec<bool> {
-    let mut unchanged: Vec<bool> = rebuilt.iter().map(|&rebuilt| !rebuilt).collect();
+    let mut unchanged: Vec<bool> = rebuilt
+        .iter()
+        .enumerate()
+        .map(|(sector, &rebuilt)| {
+            let measured = older.sectors.get(sector).and_then(Option::as_ref);
+            !rebuilt && measured.is_some_and(|costs| costs.build == hierarchy.build_of(sector))
+        })
+        .collect();
     for old in 0..older.to_goal.len() {
         let (sector, local) = older.numbers.locate(old as u32);
         if !unchanged[sector] {
             continue;
         }
         let node = field.numbers.number(sector, local) as usize;
-        let via = older.via[old];
-        let same_via = if via == NO_NODE {
-            field.via[node] == NO_NODE
-        } else {
-            let (via_sector, via_local) = older.numbers.locate(via);
-            field.via[node] == field.numbers.number(via_sector, via_local)
-        };
+        let same_via =
+            field.via[node] == renumbered(older.via[old], &older.numbers, &field.numbers);
         let same_cost = field.to_goal[node].to_bits() == older.to_goal[old].to_bits();
         unchanged[sector] = same_via && same_cost;
     }
