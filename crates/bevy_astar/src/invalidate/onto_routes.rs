@@ -12,6 +12,7 @@ use crate::request::PathRequestState;
 use crate::{
     NavGrid, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings, PathfindingStats,
 };
+use astar_grid::Algorithm;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
@@ -26,8 +27,9 @@ pub(crate) struct AwaitingRoutes {
 /// The goal's sector field that an agent asking `request`, and showing `shown`, may move onto
 /// once its hierarchy is built whole; `None` when it has no reason to move:
 /// - the request is not hierarchical, or its kind, options or batch settings keep it off the
-///   goals' sector fields (`goal_batch_min` is 0, or the options ask for more than an optimal,
-///   unlimited search);
+///   goals' sector fields (`goal_batch_min` is 0, the options ask for more than an optimal,
+///   unlimited search, or the hierarchy cannot serve them, as on a hexagonal map: it would
+///   never be built for them, and the agent would wait here for good);
 /// - its start stays where it was asked for (not [`PathRequest::start_at_agent`]): a route
 ///   from there would walk the agent back;
 /// - what it shows is not a found path of its own made by A* (a hierarchical answer, a route
@@ -41,7 +43,10 @@ pub(crate) fn field_to_move_onto(
     let on_fields = request.algorithm == PathAlgorithm::Hierarchical
         && kind.is_default()
         && goal_batch_min > 0
-        && GoalBatches::accepts_options(PathAlgorithm::AStar, &request.options);
+        && GoalBatches::accepts_options(PathAlgorithm::AStar, &request.options)
+        && Algorithm::Hierarchical
+            .check_options(&request.options)
+            .is_ok();
     let own_astar_path = shown.status == PathStatus::Found
         && shown.route.is_none()
         && shown.algorithm != PathAlgorithm::Hierarchical
@@ -146,7 +151,7 @@ pub(crate) fn queue_agents_onto_routes(
 mod tests {
     use super::*;
     use crate::map::PathFootprint;
-    use astar_grid::{Cell, SearchOptions};
+    use astar_grid::{Cell, Movement, SearchOptions};
     use core::time::Duration;
     use std::sync::Arc;
 
@@ -210,5 +215,8 @@ mod tests {
         assert_eq!(field_to_move_onto(&limited, &astar, 8), None);
         let large = hierarchical().with_size(2);
         assert_eq!(field_to_move_onto(&large, &astar, 8), None);
+        let mut hexagonal = hierarchical();
+        hexagonal.options.movement = Movement::HEX;
+        assert_eq!(field_to_move_onto(&hexagonal, &astar, 8), None);
     }
 }
