@@ -1129,6 +1129,90 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A view patched for edits (costs changed, cells blocked or opened; no links) walks legally
+    /// to the goal from every cell it gives a cost, on the edited grid, at no less than the
+    /// optimum there (the costs it gives are the field's ways as found before the edits, which
+    /// the walks may no longer cost); cells of sectors no edit lies within a cell of keep their costs and, when
+    /// they had one, a walk. Where the edits lie within a cell of no measured sector, it is
+    /// given, and answers as the view.
+    #[test]
+    fn a_view_patched_for_edits_walks_legally_to_the_goal(
+        mut grid in random_grid(20, 20),
+        options in options(),
+        goal in any::<prop::sample::Index>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..=5), 1..=4),
+        starts in prop::collection::vec(any::<prop::sample::Index>(), 0..=4),
+        everywhere in any::<bool>(),
+    ) {
+        let Some((hierarchy, cells, goal)) = built_with_goal(&mut grid, options, &[], goal) else {
+            return Err(TestCaseError::reject("a sector keeps too many nodes, or no cell is walkable"));
+        };
+        let mut field = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+        let starts: Vec<Cell> = if everywhere {
+            cells.clone()
+        } else {
+            starts.iter().map(|start| cells[start.index(cells.len())]).collect()
+        };
+        for &start in &starts {
+            field.cost_at(&hierarchy, &grid, start).expect("current");
+        }
+        while field.measure_ahead(&hierarchy, &grid, 3).expect("current") == 3 {}
+        let view = field.view(&hierarchy).expect("current");
+        let mut edited = grid.clone();
+        let (width, height) = (grid.width(), grid.height());
+        let changed: Vec<Cell> = edits
+            .iter()
+            .map(|&(place, value)| {
+                let index = place.index((width * height) as usize) as u32;
+                let cell = Cell::new(index % width, index / width);
+                edited.set_cost(cell, value).expect("inside");
+                cell
+            })
+            .collect();
+        let near_an_edit = |cell: Cell| {
+            changed.iter().any(|edit| {
+                (-1..=1).any(|dy| (-1..=1).any(|dx| {
+                    edit.offset(dx, dy).and_then(|near| hierarchy.sector_of(near))
+                        == hierarchy.sector_of(cell)
+                }))
+            })
+        };
+        let untouched = grid.cells().all(|(cell, _)| !view.is_measured(cell) || !near_an_edit(cell));
+        let Some(patched) = view.patched((&grid, &edited), &changed) else {
+            prop_assert!(!untouched, "refused though no edit lies within a cell of a measured sector");
+            return Ok(());
+        };
+        prop_assert!(view.patched((&grid, &edited), &changed).is_some());
+        prop_assert!(patched.patched((&edited, &edited), &[]).is_none(), "patched twice");
+        for (cell, _) in edited.cells() {
+            prop_assert_eq!(patched.is_measured(cell), view.is_measured(cell));
+            let cost = patched.cost_at(cell);
+            if !near_an_edit(cell) {
+                prop_assert_eq!(cost, view.cost_at(cell), "at {:?}, away from the edits", cell);
+            }
+            if untouched {
+                prop_assert_eq!(patched.next_measured_step(cell), view.next_measured_step(cell));
+            }
+            let Some(said) = cost else {
+                continue;
+            };
+            let walk = patched.path_from(&edited, cell);
+            let Some(walk) = walk else {
+                return Err(TestCaseError::fail(format!("no walk from {cell:?}, which costs {said}")));
+            };
+            let walked = legal_cost(&edited, options.movement, options.cost, &walk.cells, cell, goal)
+                .map_err(TestCaseError::fail)?;
+            let optimum = optimal_path(&edited, options.movement, options.cost, cell, goal)
+                .map(|(optimum, _)| optimum);
+            prop_assert!(optimum.is_some_and(|optimum| walked >= optimum - 1e-6 * optimum.max(1.0)));
+            prop_assert!(said.is_finite());
+        }
+    }
+}
+
 /// A wall built far from the goal, on a field that had searched every node: the renewal keeps
 /// the cost and way of every node whose way to the goal does not pass the wall's sector or
 /// one beside it, searches the rest from them, and answers as a field made new.

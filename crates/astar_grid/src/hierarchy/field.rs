@@ -1,6 +1,7 @@
 //! Flow fields over a built [`Hierarchy`] ([`SectorFlowField`]): a goal's costs measured a
 //! sector at a time, only in the sectors asked about, and shared by every agent walking to it.
 
+mod patch;
 mod repair;
 
 use super::local::{Flow, LocalSearch, Rect, StepRules};
@@ -678,7 +679,12 @@ impl SectorFlowField {
                 self.reused += 1;
                 (Arc::clone(&earlier.offsets), Arc::clone(&earlier.next))
             }
-            None => self.flooded(hierarchy, grid, (rect, &seeds), base),
+            None => flood_sector(
+                &mut self.scratch,
+                (grid, hierarchy.rules(), self.goal),
+                (rect, &seeds),
+                base,
+            ),
         };
         self.sectors[sector] = Some(Arc::new(SectorCosts {
             base,
@@ -688,36 +694,6 @@ impl SectorFlowField {
             seeds: seeds.into_boxed_slice(),
         }));
         self.measured += 1;
-    }
-
-    /// Floods the sector `rect` backwards from `seeds`: each cell's cost to the goal as an
-    /// offset from `base`, and the cell it steps to.
-    fn flooded(
-        &mut self,
-        hierarchy: &Hierarchy,
-        grid: &Grid,
-        (rect, seeds): (Rect, &[(Cell, f64)]),
-        base: f64,
-    ) -> (Arc<[f32]>, Arc<[u16]>) {
-        self.scratch
-            .flood_seeded(grid, hierarchy.rules(), (rect, seeds), Flow::Backward, &[]);
-        let mut offsets = Vec::with_capacity(rect.len());
-        let mut next = Vec::with_capacity(rect.len());
-        for local in 0..rect.len() {
-            let cell = rect.cell(local);
-            let Some(cost) = self.scratch.settled_cost(cell) else {
-                offsets.push(f32::INFINITY);
-                next.push(ARRIVED);
-                continue;
-            };
-            offsets.push((cost - base) as f32);
-            next.push(match self.scratch.settled_parent(cell) {
-                Some(parent) => rect.local(parent) as u16,
-                None if cell == self.goal => ARRIVED,
-                None => LEAVE,
-            });
-        }
-        (offsets.into(), next.into())
     }
 
     /// Runs the search over the nodes, backwards from the goal, until every node of `sector`
@@ -799,6 +775,36 @@ impl SectorFlowField {
             }
         }
     }
+}
+
+/// Floods the sector `rect` of `grid` backwards from `seeds` with `rules`, by `scratch`: each
+/// cell's cost to the goal (`goal`, when it lies in the sector, is where walks arrive) as an
+/// offset from `base`, and the cell it steps to: inside the sector, [`LEAVE`] at a seed, or
+/// [`ARRIVED`] at the goal and where no seed is reached.
+fn flood_sector(
+    scratch: &mut LocalSearch,
+    (grid, rules, goal): (&Grid, StepRules, Cell),
+    (rect, seeds): (Rect, &[(Cell, f64)]),
+    base: f64,
+) -> (Arc<[f32]>, Arc<[u16]>) {
+    scratch.flood_seeded(grid, rules, (rect, seeds), Flow::Backward, &[]);
+    let mut offsets = Vec::with_capacity(rect.len());
+    let mut next = Vec::with_capacity(rect.len());
+    for local in 0..rect.len() {
+        let cell = rect.cell(local);
+        let Some(cost) = scratch.settled_cost(cell) else {
+            offsets.push(f32::INFINITY);
+            next.push(ARRIVED);
+            continue;
+        };
+        offsets.push((cost - base) as f32);
+        next.push(match scratch.settled_parent(cell) {
+            Some(parent) => rect.local(parent) as u16,
+            None if cell == goal => ARRIVED,
+            None => LEAVE,
+        });
+    }
+    (offsets.into(), next.into())
 }
 
 /// A field's measured sectors and its nodes' ways, as reading them needs: the field's own, or

@@ -46,12 +46,14 @@ use std::sync::Arc;
 /// ```
 #[derive(Clone, Debug)]
 pub struct SectorFieldView {
-    goal: Cell,
-    hierarchy: Hierarchy,
-    numbers: NodeNumbers,
-    via: Box<[u32]>,
-    sectors: Box<[Option<Arc<SectorCosts>>]>,
-    measured: usize,
+    pub(super) goal: Cell,
+    pub(super) hierarchy: Hierarchy,
+    pub(super) numbers: NodeNumbers,
+    pub(super) via: Box<[u32]>,
+    pub(super) sectors: Box<[Option<Arc<SectorCosts>>]>,
+    pub(super) measured: usize,
+    /// Whether it was patched for a changed grid ([`SectorFieldView::patched`]).
+    pub(super) patched: bool,
 }
 
 impl SectorFieldView {
@@ -69,10 +71,11 @@ impl SectorFieldView {
             via,
             sectors,
             measured,
+            patched: false,
         }
     }
 
-    fn reading(&self) -> Measured<'_> {
+    pub(super) fn reading(&self) -> Measured<'_> {
         Measured {
             numbers: &self.numbers,
             via: &self.via,
@@ -96,6 +99,13 @@ impl SectorFieldView {
     #[must_use]
     pub const fn sectors_measured(&self) -> usize {
         self.measured
+    }
+
+    /// Whether it was patched for a changed grid ([`SectorFieldView::patched`]): its walks then
+    /// may cost more than its costs say, and it is not patched again.
+    #[must_use]
+    pub const fn is_patched(&self) -> bool {
+        self.patched
     }
 
     /// Whether `cell`'s sector was measured, so that the view answers for it.
