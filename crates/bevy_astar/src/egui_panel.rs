@@ -451,10 +451,12 @@ fn search_rows(stats: &PathfindingStats, figures: &ShownFigures) -> Vec<(&'stati
         ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
         (
-            "Sector routes renewed / moved onto",
+            "Sector routes renewed (patched first) / moved onto",
             format!(
-                "{} / {}",
-                stats.sector_routes_renewed, stats.paths_moved_onto_routes
+                "{} ({}) / {}",
+                stats.sector_routes_renewed,
+                stats.sector_routes_patched,
+                stats.paths_moved_onto_routes
             ),
         ),
     ]

@@ -37,6 +37,10 @@ pub struct PathfindingStats {
     /// (a route off a goal's field follows its newest view), counted as each renewal lands:
     /// one per goal and change, however many agents the change cut.
     pub sector_routes_renewed: u64,
+    /// Of those renewals, the ones that first published the view before patched for the map
+    /// as changed (the sectors around the changed cells flooded again), so that the agents on
+    /// it walked legally at once, before the renewed field was measured.
+    pub sector_routes_patched: u64,
     /// Agents queued again, once their hierarchy was built whole, to move from the A* paths
     /// they got while it was being built onto their goal's sector routes (each once).
     pub paths_moved_onto_routes: u64,

@@ -962,8 +962,9 @@ fn hierarchical_crowd_on_routes() -> (App, Vec<Entity>, Vec<Cell>, Cell) {
 
 /// A hierarchical crowd answered off its goal's sector field holds routes on the field, not
 /// paths of its own. A tower across the routes is answered by one renewal of the field for the
-/// whole crowd, with no search for any agent, and every agent walks round it to the goal
-/// without ever standing on a blocked cell.
+/// whole crowd, with no search for any agent (the view before, patched round the tower, at
+/// once, then the field renewed), and every agent walks round it to the goal without ever
+/// standing on a blocked cell.
 #[test]
 fn a_hierarchical_crowd_walks_its_goal_s_field_round_a_tower_with_no_search_per_agent() {
     let (mut app, agents, starts, goal) = hierarchical_crowd_on_routes();
@@ -994,6 +995,8 @@ fn a_hierarchical_crowd_walks_its_goal_s_field_round_a_tower_with_no_search_per_
     let after = stats(&app);
     assert_eq!(after.searches_started, before.searches_started);
     assert!(after.sector_routes_renewed > before.sector_routes_renewed);
+    // The view before, patched round the tower, was published first.
+    assert!(after.sector_routes_patched > before.sector_routes_patched);
     assert_eq!(
         after.agents_checked_for_changes,
         before.agents_checked_for_changes

@@ -56,13 +56,64 @@ pub(crate) struct SharedField {
     kept: Mutex<Option<KeptField>>,
     /// The views of the field published to the agents given routes on it.
     routes: Arc<SharedTree>,
-    /// The cells changed, and the ends of the links changed, since the view published last:
-    /// the next view of a newer hierarchy names them to the agents on it.
-    changes: Mutex<(Vec<Cell>, Vec<Cell>)>,
+    /// The map changes since the view published last: the next view of a newer grid names
+    /// them to the agents on it, and a view patched for a newer grid needs them.
+    changes: Mutex<NotedChanges>,
     /// Whether a renewal of the field for the agents on it runs ([`renew_routes`]).
     renewing: AtomicBool,
     /// The grid the last renewal was started for, weakly: each grid is renewed for once.
     renewed_for: Mutex<Weak<Grid>>,
+}
+
+/// The map changes noted for a goal's field since the view published last.
+#[derive(Default)]
+struct NotedChanges {
+    /// Each change noted, with the map version it made: the cells changed and the ends of the
+    /// links changed.
+    noted: Vec<(NavVersion, Vec<Cell>, Vec<Cell>)>,
+    /// The newest map version a change not noted made (no agent held a route then, or it
+    /// changed the whole map): the cells changed up to it are not all known.
+    unknown_up_to: Option<NavVersion>,
+}
+
+impl NotedChanges {
+    /// Takes the changes up to `version`, for a view of that version: their cells, and the
+    /// ends of their links. The later ones stay.
+    fn take_up_to(&mut self, version: NavVersion) -> (Vec<Cell>, Vec<Cell>) {
+        let (mut cells, mut ends) = (Vec::new(), Vec::new());
+        self.noted.retain_mut(|(made, changed, changed_ends)| {
+            if *made > version {
+                return true;
+            }
+            cells.append(changed);
+            ends.append(changed_ends);
+            false
+        });
+        if self.unknown_up_to.is_some_and(|unknown| unknown <= version) {
+            self.unknown_up_to = None;
+        }
+        (cells, ends)
+    }
+
+    /// Every cell changed after map version `from` up to `to`, for a view of `from` patched
+    /// for `to`; `None` where a change between was not noted, or changed a link.
+    fn cells_between(&self, from: NavVersion, to: NavVersion) -> Option<Vec<Cell>> {
+        if self.unknown_up_to.is_some_and(|unknown| unknown > from) {
+            return None;
+        }
+        let between = self
+            .noted
+            .iter()
+            .filter(|(made, ..)| *made > from && *made <= to);
+        let mut cells = Vec::new();
+        for (_, changed, ends) in between {
+            if !ends.is_empty() {
+                return None;
+            }
+            cells.extend_from_slice(changed);
+        }
+        Some(cells)
+    }
 }
 
 /// A goal's field, for one revision of the hierarchy (and, where sectors of it waited, one grid).
@@ -112,15 +163,20 @@ impl SharedField {
         Arc::strong_count(&self.routes) > 1
     }
 
-    /// Notes a map change for the next view of a newer hierarchy, while agents hold routes on
-    /// the field.
-    pub(crate) fn note_change(&self, change: &NavChange) {
-        if !self.has_routes() {
+    /// Notes a map change, which made map version `version`, for the next view of a newer
+    /// grid, while agents hold routes on the field; without, notes only that a change was not
+    /// noted.
+    pub(crate) fn note_change(&self, version: NavVersion, change: &NavChange) {
+        let mut changes = self.changes.lock().unwrap_or_else(PoisonError::into_inner);
+        if !self.has_routes() || change.is_whole_map() {
+            changes.unknown_up_to = Some(version);
+            changes.noted.clear();
             return;
         }
-        let mut changes = self.changes.lock().unwrap_or_else(PoisonError::into_inner);
-        changes.0.extend(change.cells().map(|changed| changed.cell));
-        changes.1.extend(change.link_ends());
+        let cells = change.cells().map(|changed| changed.cell).collect();
+        changes
+            .noted
+            .push((version, cells, change.link_ends().collect()));
     }
 
     /// Whether it holds a field made for `hierarchy` as it is.
@@ -145,7 +201,7 @@ pub(crate) struct KeptSectorFields {
     slots: RecentSlots<Arc<SharedField>>,
     asked: HashMap<FieldKey, usize>,
     /// The renewals of fields for the agents on them that run ([`renew_sector_routes`]).
-    renewals: Vec<BackgroundTask<Option<Arc<SharedTree>>>>,
+    renewals: Vec<BackgroundTask<Renewal>>,
 }
 
 impl KeptSectorFields {
@@ -435,16 +491,20 @@ fn publish_view(
     (view, grid): (SectorFieldView, &Arc<Grid>),
     publishing: RoutePublishing,
 ) -> Publication {
-    let same_grid = shared
-        .routes
-        .current()
+    let current = shared.routes.current();
+    let same_grid = current
+        .as_ref()
         .is_some_and(|published| Arc::ptr_eq(&published.grid, grid));
-    let changed = (!same_grid).then(|| {
+    // A patched view answers unlike the field: the field's view is a new version.
+    let patched = current.as_ref().is_some_and(
+        |published| matches!(&published.tree, RouteTree::Sectors(view) if view.is_patched()),
+    );
+    let changed = (!same_grid || patched).then(|| {
         let mut changes = shared
             .changes
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let (cells, ends) = core::mem::take(&mut *changes);
+        let (cells, ends) = changes.take_up_to(publishing.map_version);
         ChangedCells::of(&cells, &ends).filter(|_| publishing.size == 1)
     });
     let published = PublishedTree {
@@ -457,7 +517,7 @@ fn publish_view(
         changed: changed.flatten(),
         crowd: None,
     };
-    if same_grid {
+    if same_grid && !patched {
         // More sectors measured, those measured before alike: the agents read on.
         shared.routes.publish_alike(published);
         Publication::Alike
@@ -476,10 +536,11 @@ fn publish_view(
 /// the goal's routes when it published a new version of them (or withdrew them).
 async fn renew_routes(
     (grid, hierarchy): (Arc<Grid>, Arc<Hierarchy>),
-    goal: Cell,
+    (goal, patchable): (Cell, bool),
     shared: Arc<SharedField>,
     publishing: RoutePublishing,
-) -> Option<Arc<SharedTree>> {
+) -> Renewal {
+    let patched = patchable && publish_patched_view(&grid, &shared, publishing);
     let never = AtomicBool::new(false);
     let mut copy = None;
     if hierarchy.pending() > 0 {
@@ -501,8 +562,61 @@ async fn renew_routes(
         shared.routes.withdraw();
     }
     shared.renewing.store(false, Ordering::Release);
-    matches!(publication, Publication::New | Publication::Failed)
-        .then(|| Arc::clone(&shared.routes))
+    let updated = matches!(publication, Publication::New | Publication::Failed)
+        .then(|| Arc::clone(&shared.routes));
+    Renewal { updated, patched }
+}
+
+/// What a renewal of a goal's field for the agents on it did ([`renew_routes`]).
+pub(crate) struct Renewal {
+    /// The goal's routes, when it published a new version of them (or withdrew them).
+    updated: Option<Arc<SharedTree>>,
+    /// Whether it published the view before patched first.
+    patched: bool,
+}
+
+/// Publishes at once the view published last, of an older grid than `grid`, patched for
+/// `grid` ([`SectorFieldView::patched`]): the sectors around the cells changed since are
+/// flooded again, so that every agent on the goal's routes walks legally on `grid` while the
+/// renewal measures the goal's field anew. Nothing where the view cannot be patched: where a
+/// change since was not noted or changed a link, and for a view patched already. Returns
+/// whether it published.
+fn publish_patched_view(
+    grid: &Arc<Grid>,
+    shared: &SharedField,
+    publishing: RoutePublishing,
+) -> bool {
+    let Some(published) = shared.routes.current() else {
+        return false;
+    };
+    let RouteTree::Sectors(view) = &published.tree else {
+        return false;
+    };
+    if Arc::ptr_eq(&published.grid, grid) || published.map_version >= publishing.map_version {
+        return false;
+    }
+    let changes = shared
+        .changes
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let Some(cells) = changes.cells_between(published.map_version, publishing.map_version) else {
+        return false;
+    };
+    drop(changes);
+    let Some(patched) = view.patched((&published.grid, grid), &cells) else {
+        return false;
+    };
+    shared.routes.publish(PublishedTree {
+        tree: RouteTree::Sectors(Arc::new(patched)),
+        grid: Arc::clone(grid),
+        map_version: publishing.map_version,
+        geometry: publishing.geometry,
+        size: publishing.size,
+        complete: true,
+        changed: ChangedCells::of(&cells, &[]),
+        crowd: None,
+    });
+    true
 }
 
 /// What [`renew_sector_routes`] reads besides the fields: the map and its version, the
@@ -529,11 +643,12 @@ pub(crate) fn renew_sector_routes(mut fields: ResMut<KeptSectorFields>, mut upke
         slots, renewals, ..
     } = &mut *fields;
     renewals.retain_mut(|renewal| {
-        let Some(updated) = renewal.check_ready() else {
+        let Some(renewed) = renewal.check_ready() else {
             return true;
         };
-        upkeep.stats.sector_routes_renewed += u64::from(updated.is_some());
-        upkeep.trees.note_updated(updated);
+        upkeep.stats.sector_routes_renewed += u64::from(renewed.updated.is_some());
+        upkeep.stats.sector_routes_patched += u64::from(renewed.patched);
+        upkeep.trees.note_updated(renewed.updated);
         false
     });
     let Some(nav) = upkeep.nav.as_deref() else {
@@ -560,6 +675,9 @@ pub(crate) fn renew_sector_routes(mut fields: ResMut<KeptSectorFields>, mut upke
         let Some(hierarchy) = upkeep.hierarchies.for_fields(nav, &key.options()) else {
             continue;
         };
+        // The changes noted name every cell changed since the view only for the default
+        // kind's grid, and only up to this version: edits not published yet are not noted.
+        let patchable = key.kind().is_default() && !nav.has_pending_changes();
         shared.renewing.store(true, Ordering::Release);
         *renewed_for = Arc::downgrade(&grid);
         drop(renewed_for);
@@ -570,7 +688,7 @@ pub(crate) fn renew_sector_routes(mut fields: ResMut<KeptSectorFields>, mut upke
         };
         let renewal = renew_routes(
             (grid, hierarchy),
-            key.goal(),
+            (key.goal(), patchable),
             Arc::clone(shared),
             publishing,
         );
@@ -590,7 +708,7 @@ pub(crate) fn note_sector_route_changes(
 ) {
     for message in changes.read() {
         for (_, shared) in fields.slots.iter() {
-            shared.note_change(&message.change);
+            shared.note_change(message.version, &message.change);
         }
     }
 }
@@ -652,4 +770,145 @@ fn route_outcome(job: &SearchJob, routes: &Arc<SharedTree>) -> SearchOutcome {
         movement: job.options.movement,
     });
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NavCellChange;
+    use astar_grid::{Hierarchy, HierarchyOptions};
+
+    const GOAL: Cell = Cell::new(62, 8);
+    const START: Cell = Cell::new(1, 8);
+
+    fn version(number: u64) -> NavVersion {
+        (0..number).fold(NavVersion::default(), |version, _| version.next())
+    }
+
+    fn publishing(map_version: NavVersion) -> RoutePublishing {
+        RoutePublishing {
+            geometry: CellGeometry::default(),
+            size: 1,
+            map_version,
+        }
+    }
+
+    /// The view of `GOAL`'s field over `grid`, measured ahead of `START`.
+    fn view_of(grid: &Grid) -> SectorFieldView {
+        let options = HierarchyOptions::default().with_sector_size(8);
+        let hierarchy = Hierarchy::build(grid, options).expect("valid options");
+        let mut field = SectorFlowField::new(&hierarchy, grid, GOAL).expect("built");
+        field.cost_at(&hierarchy, grid, START).expect("current");
+        while field.measure_ahead(&hierarchy, grid, 8).expect("current") == 8 {}
+        field.view(&hierarchy).expect("current")
+    }
+
+    /// A shared field whose routes an agent holds (the returned tree), with the view of an
+    /// open 64 x 16 grid published for map version 1.
+    fn published_open_grid() -> (Arc<SharedField>, Arc<SharedTree>, Arc<Grid>) {
+        let shared = Arc::new(SharedField::default());
+        let held = Arc::clone(&shared.routes);
+        let grid = Arc::new(Grid::new(64, 16));
+        publish_view(&shared, (view_of(&grid), &grid), publishing(version(1)));
+        (shared, held, grid)
+    }
+
+    /// `grid` with a wall across the way from `START` to `GOAL`, a gap at its top, and the
+    /// change that made it.
+    fn walled(grid: &Grid) -> (Arc<Grid>, NavChange) {
+        let mut walled = grid.clone();
+        let cells: Vec<NavCellChange> = (0..=12)
+            .map(|y| NavCellChange {
+                cell: Cell::new(30, y),
+                before: 1,
+                after: 0,
+            })
+            .collect();
+        for change in &cells {
+            walled.set_cost(change.cell, 0).expect("inside");
+        }
+        (Arc::new(walled), NavChange::from_cells(cells))
+    }
+
+    fn current_view(routes: &SharedTree) -> Arc<SectorFieldView> {
+        match &routes.current().expect("published").tree {
+            RouteTree::Sectors(view) => Arc::clone(view),
+            RouteTree::Goal(_) => panic!("a goal tree"),
+        }
+    }
+
+    #[test]
+    fn the_view_is_patched_for_the_changes_noted_then_the_field_s_view_is_a_new_version() {
+        let (shared, held, grid) = published_open_grid();
+        let (walled, change) = walled(&grid);
+        assert!(current_view(&held).path_from(&walled, START).is_none());
+        shared.note_change(version(2), &change);
+        let generation = held.generation();
+        assert!(publish_patched_view(
+            &walled,
+            &shared,
+            publishing(version(2))
+        ));
+        assert_eq!(held.generation(), generation + 1);
+        let patched = current_view(&held);
+        assert!(patched.is_patched());
+        let current = held.current().expect("published");
+        assert!(Arc::ptr_eq(&current.grid, &walled));
+        assert!(current.changed.is_some(), "names the wall");
+        let walk = patched.path_from(&walled, START).expect("round the wall");
+        assert_eq!(walk.cells.last(), Some(&GOAL));
+        // Not patched again for the same grid.
+        assert!(!publish_patched_view(
+            &walled,
+            &shared,
+            publishing(version(2))
+        ));
+        // The renewed field's view, of the same grid, is a new version naming the wall.
+        let renewed = publish_view(&shared, (view_of(&walled), &walled), publishing(version(2)));
+        assert_eq!(renewed, Publication::New);
+        assert_eq!(held.generation(), generation + 2);
+        assert!(held.current().expect("published").changed.is_some());
+        assert!(!current_view(&held).is_patched());
+        // The changes it named are taken.
+        let changes = shared.changes.lock().expect("not poisoned");
+        assert!(changes.noted.is_empty() && changes.unknown_up_to.is_none());
+    }
+
+    #[test]
+    fn no_patched_view_where_a_change_since_the_view_was_not_noted() {
+        let (shared, held, grid) = published_open_grid();
+        let (walled, change) = walled(&grid);
+        // Noted while nobody held a route: the cells are not known.
+        drop(held);
+        shared.note_change(version(2), &change);
+        let held = Arc::clone(&shared.routes);
+        let generation = held.generation();
+        assert!(!publish_patched_view(
+            &walled,
+            &shared,
+            publishing(version(2))
+        ));
+        assert_eq!(held.generation(), generation);
+        // A later change noted does not make up for it, but a view of version 2 would.
+        shared.note_change(version(3), &NavChange::default());
+        assert!(!publish_patched_view(
+            &walled,
+            &shared,
+            publishing(version(3))
+        ));
+        let mut changes = shared.changes.lock().expect("not poisoned");
+        assert_eq!(
+            changes.cells_between(version(2), version(3)),
+            Some(Vec::new())
+        );
+        // A link changed between: refused too.
+        changes
+            .noted
+            .push((version(4), Vec::new(), vec![Cell::new(1, 1)]));
+        assert_eq!(changes.cells_between(version(2), version(4)), None);
+        // Taking the changes up to version 3 keeps the later one.
+        let _ = changes.take_up_to(version(3));
+        assert_eq!(changes.noted.len(), 1);
+        assert!(changes.unknown_up_to.is_none());
+    }
 }
