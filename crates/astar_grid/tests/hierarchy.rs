@@ -1213,6 +1213,72 @@ proptest! {
     }
 }
 
+/// A tower that leaves the walks entering its sector only a way out that leads back round to
+/// where they entered (the way the field had found from the top of the sector runs through the
+/// sector before it): no view is patched, since its walks would come round for ever.
+#[test]
+fn no_view_is_patched_where_walks_would_come_round() {
+    // Three 8-cell sectors a row, two rows. A corridor along y = 12 to the goal at its east
+    // end, and a bypass along y = 15. In the middle lower sector, a winding way from the
+    // corridor up to the sector's top, where a loop through the sectors above leads back
+    // down to the corridor west of it, shorter than the winding way back.
+    let rows = [
+        "........................",
+        "........................",
+        "........................",
+        "........................",
+        "........................",
+        "........................",
+        "........................",
+        ".....#####..............",
+        ".....#...#######........",
+        ".....#.........#........",
+        ".....#..########........",
+        ".....#..#...............",
+        "########################",
+        "#......................#",
+        "#......................#",
+        "########################",
+    ];
+    let grid = Grid::from_fn(24, 16, |cell| {
+        u8::from(rows[cell.y as usize].as_bytes()[cell.x as usize] == b'#')
+    });
+    let options = HierarchyOptions::default().with_sector_size(8);
+    let hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+    let goal = Cell::new(23, 12);
+    let mut field = SectorFlowField::new(&hierarchy, &grid, goal).expect("built");
+    for cell in walkable(&grid) {
+        field.cost_at(&hierarchy, &grid, cell).expect("current");
+    }
+    let view = field.view(&hierarchy).expect("current");
+    let tower = Cell::new(12, 12);
+    let before = view
+        .path_from(&grid, Cell::new(0, 12))
+        .expect("along the corridor");
+    assert!(before.cells.contains(&tower));
+    // The top of the winding way heads up into the loop, not down the winding way.
+    assert_eq!(
+        view.next_step(&grid, Cell::new(9, 8)),
+        Some(Cell::new(9, 7))
+    );
+    let mut towered = grid.clone();
+    towered.set_cost(tower, 0).expect("inside");
+    assert!(view.patched((&grid, &towered), &[tower]).is_none());
+    // Dearer ground on the corridor past the sector cuts no walk: patched, the walks go on
+    // along the corridor.
+    let mut dearer = grid.clone();
+    let ground = Cell::new(20, 12);
+    dearer.set_cost(ground, 3).expect("inside");
+    let patched = view
+        .patched((&grid, &dearer), &[ground])
+        .expect("no walk cut");
+    let after = patched
+        .path_from(&dearer, Cell::new(0, 12))
+        .expect("along the corridor");
+    assert_eq!(after.cells, before.cells);
+    assert!((after.cost - before.cost - 2.0).abs() < 1e-9);
+}
+
 /// A wall built far from the goal, on a field that had searched every node: the renewal keeps
 /// the cost and way of every node whose way to the goal does not pass the wall's sector or
 /// one beside it, searches the rest from them, and answers as a field made new.

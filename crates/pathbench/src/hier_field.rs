@@ -43,6 +43,15 @@ pub struct FieldFigures {
     pub reused: Vec<f64>,
     /// Renewed walks that are not legal, or whose cost is not the new field's.
     pub renewed_mismatches: usize,
+    /// Per goal, after the same tower: the milliseconds to patch the view of the field before
+    /// it, with every sector measured ([`astar_grid::SectorFieldView::patched`]).
+    pub patched_ms: Vec<f64>,
+    /// Goals whose view could not be patched.
+    pub patch_refused: usize,
+    /// Walks along a patched view that are not legal or do not reach the goal.
+    pub patched_illegal: usize,
+    /// Per walk along a patched view, its cost over the renewed field's walk, minus 1.
+    pub patched_over_renewed: Vec<f64>,
 }
 
 impl FieldFigures {
@@ -68,6 +77,11 @@ impl FieldFigures {
             "field_new_walks_after_tower_median_ms": median(&self.new_after_tower_ms),
             "field_sectors_reused_median": median(&self.reused),
             "field_renewed_mismatches": self.renewed_mismatches,
+            "field_patched_median_ms": median(&self.patched_ms),
+            "field_patch_refused": self.patch_refused,
+            "field_patched_illegal": self.patched_illegal,
+            "field_patched_over_renewed_mean": mean_and_worst(&self.patched_over_renewed).0,
+            "field_patched_over_renewed_max": mean_and_worst(&self.patched_over_renewed).1,
         })
     }
 }
@@ -196,8 +210,10 @@ fn measure_renewal(
         return Ok(());
     };
     let error = |error: astar_grid::HierarchyError| error.to_string();
+    let before = (grid, hierarchy);
     let mut grid = grid.clone();
     grid.set_cost(tower, 0).map_err(|error| error.to_string())?;
+    let patched = patched_walks(before, &field, (&grid, tower), (starts, figures))?;
     let mut hierarchy = hierarchy.clone();
     hierarchy.cells_changed([tower]);
     hierarchy.build_sectors(&grid, usize::MAX).map_err(error)?;
@@ -232,5 +248,62 @@ fn measure_renewal(
         };
         figures.renewed_mismatches += usize::from(!alike);
     }
+    for (patched, renewed) in patched.iter().zip(&renewed_walks) {
+        if let (Some(patched), Some(renewed)) = (patched, renewed)
+            && renewed.cost > 0.0
+        {
+            figures
+                .patched_over_renewed
+                .push(patched.cost / renewed.cost - 1.0);
+        }
+    }
     Ok(())
+}
+
+/// Times patching the view of `field` (over `before`, every sector measured on a copy first)
+/// for `grid`, `before`'s grid with `tower` blocked, then walks every agent of `starts` along
+/// the patched view, counting the walks that are not legal; the walks, or none where the view
+/// could not be patched.
+fn patched_walks(
+    (old_grid, hierarchy): (&Grid, &Hierarchy),
+    field: &SectorFlowField,
+    (grid, tower): (&Grid, Cell),
+    (starts, figures): (&[Cell], &mut FieldFigures),
+) -> Result<Vec<Option<Path>>, String> {
+    let error = |error: astar_grid::HierarchyError| error.to_string();
+    let mut whole = field.clone();
+    let side = hierarchy.options().sector_size;
+    for y in (0..old_grid.height()).step_by(side as usize) {
+        for x in (0..old_grid.width()).step_by(side as usize) {
+            whole
+                .cost_at(hierarchy, old_grid, Cell::new(x, y))
+                .map_err(error)?;
+        }
+    }
+    while whole
+        .measure_ahead(hierarchy, old_grid, usize::MAX)
+        .map_err(error)?
+        > 0
+    {}
+    let view = whole.view(hierarchy).map_err(error)?;
+    let clock = Instant::now();
+    let patched = view.patched((old_grid, grid), &[tower]);
+    figures.patched_ms.push(clock.elapsed().as_secs_f64() * 1e3);
+    let Some(patched) = patched else {
+        figures.patch_refused += 1;
+        return Ok(vec![None; starts.len()]);
+    };
+    let rules = (hierarchy.options().movement, hierarchy.options().cost);
+    let goal = field.goal();
+    let walks: Vec<Option<Path>> = starts
+        .iter()
+        .map(|&start| patched.path_from(grid, start))
+        .collect();
+    for (&start, walk) in starts.iter().zip(&walks) {
+        let legal = walk
+            .as_ref()
+            .is_some_and(|walk| is_legal(grid, walk, (start, goal), rules));
+        figures.patched_illegal += usize::from(!legal && old_grid.is_walkable(start));
+    }
+    Ok(walks)
 }

@@ -331,7 +331,7 @@ impl SectorFlowField {
         Ok(SectorFieldView::new(
             (self.goal, hierarchy.clone()),
             self.numbers.clone(),
-            self.via.clone().into_boxed_slice(),
+            self.via.as_slice().into(),
             (self.sectors.clone().into_boxed_slice(), self.measured),
         ))
     }

@@ -49,7 +49,8 @@ pub struct SectorFieldView {
     pub(super) goal: Cell,
     pub(super) hierarchy: Hierarchy,
     pub(super) numbers: NodeNumbers,
-    pub(super) via: Box<[u32]>,
+    /// The nodes' ways, shared with the views patched from this one.
+    pub(super) via: Arc<[u32]>,
     pub(super) sectors: Box<[Option<Arc<SectorCosts>>]>,
     pub(super) measured: usize,
     /// Whether it was patched for a changed grid ([`SectorFieldView::patched`]).
@@ -61,7 +62,7 @@ impl SectorFieldView {
     pub(super) fn new(
         (goal, hierarchy): (Cell, Hierarchy),
         numbers: NodeNumbers,
-        via: Box<[u32]>,
+        via: Arc<[u32]>,
         (sectors, measured): (Box<[Option<Arc<SectorCosts>>]>, usize),
     ) -> Self {
         Self {

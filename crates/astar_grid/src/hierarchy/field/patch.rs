@@ -75,9 +75,13 @@ impl SectorFieldView {
             sectors[sector] = Some(Arc::new(patched));
         }
         let view = Self {
+            goal: self.goal,
+            hierarchy: self.hierarchy.clone(),
+            numbers: self.numbers.clone(),
+            via: Arc::clone(&self.via),
             sectors,
+            measured: self.measured,
             patched: true,
-            ..self.clone()
         };
         let raised = view.raised_entries(self, &around);
         view.walks_end(grid, &raised).then_some(view)
@@ -132,17 +136,16 @@ impl SectorFieldView {
         }
     }
 
-    /// The cells where walks enter a sector of `around` (the node a way out of another
-    /// measured sector steps onto) that this view, patched from `before`, reaches at a higher
-    /// cost than `before` did, or not at all.
-    fn raised_entries(&self, before: &Self, around: &[usize]) -> Vec<Cell> {
+    /// The cells where walks enter a sector of `around` (the node a way out of a measured
+    /// sector beside it steps onto) that this view, patched from `before`, reaches at a higher
+    /// cost than `before` did, or not at all; each with the cost `before` gave it.
+    fn raised_entries(&self, before: &Self, around: &[usize]) -> Vec<(Cell, Option<f64>)> {
         let hierarchy = &self.hierarchy;
         let reading = self.reading();
-        let patched: HashSet<usize> = around.iter().copied().collect();
         let mut raised = Vec::new();
         let mut seen = HashSet::new();
-        for (sector, costs) in self.sectors.iter().enumerate() {
-            let Some(costs) = costs.as_deref() else {
+        for sector in beside(hierarchy, around) {
+            let Some(costs) = self.sectors[sector].as_deref() else {
                 continue;
             };
             for &(seed, _) in &costs.seeds {
@@ -150,7 +153,7 @@ impl SectorFieldView {
                     continue;
                 };
                 let into = hierarchy.sector_of(entry);
-                if !into.is_some_and(|into| into != sector && patched.contains(&into))
+                if !into.is_some_and(|into| into != sector && around.contains(&into))
                     || !seen.insert(entry)
                 {
                     continue;
@@ -162,28 +165,38 @@ impl SectorFieldView {
                     _ => true,
                 };
                 if higher {
-                    raised.push(entry);
+                    raised.push((entry, then));
                 }
             }
         }
         raised
     }
 
-    /// Whether the walk from each of `entries` on `grid` ends at the goal, legal, without
-    /// coming round: a walk that meets a node an earlier walk left a sector from ends as that
-    /// one did.
-    fn walks_end(&self, grid: &Grid, entries: &[Cell]) -> bool {
+    /// Whether the walk from each of `entries` (each with the cost the view before gave it) on
+    /// `grid` goes on legally, without coming round, until it reaches the goal or a cell that
+    /// costs less than any of them did before. From there it reaches the goal: costs fall
+    /// along every walk but where it enters a sector patched at a cost higher than before, and
+    /// a walk enters a cell only from one that costs at least a step more than that cell did
+    /// before. A walk that meets a node an earlier walk left a sector from ends as that one
+    /// did.
+    fn walks_end(&self, grid: &Grid, entries: &[(Cell, Option<f64>)]) -> bool {
         let hierarchy = &self.hierarchy;
         let reading = self.reading();
+        let lowest = entries
+            .iter()
+            .map(|&(_, then)| then.unwrap_or(f64::NEG_INFINITY))
+            .fold(f64::INFINITY, f64::min);
+        let below = lowest - RAISE_TOLERANCE * lowest.abs().max(1.0);
         let most = grid.width() as usize * grid.height() as usize;
         let mut checked: HashSet<u32> = HashSet::new();
         let mut left: Vec<u32> = Vec::new();
-        for &entry in entries {
+        for &(entry, _) in entries {
             left.clear();
             let mut at = entry;
             let mut steps = 0usize;
             let ends = loop {
-                if at == self.goal {
+                let cost = reading.cost(hierarchy, at);
+                if at == self.goal || cost.is_some_and(|cost| cost < below) {
                     break true;
                 }
                 steps += 1;
@@ -214,6 +227,33 @@ impl SectorFieldView {
         }
         true
     }
+}
+
+/// The sectors of `sectors` and those beside each (eight at most), each once.
+fn beside(hierarchy: &Hierarchy, sectors: &[usize]) -> Vec<usize> {
+    let mut near: Vec<usize> = sectors
+        .iter()
+        .flat_map(|&sector| {
+            let rect = hierarchy.sector_rect_of(sector);
+            let xs = [
+                rect.min.x.checked_sub(1),
+                Some(rect.min.x),
+                rect.max.x.checked_add(1),
+            ];
+            let ys = [
+                rect.min.y.checked_sub(1),
+                Some(rect.min.y),
+                rect.max.y.checked_add(1),
+            ];
+            xs.into_iter()
+                .flatten()
+                .flat_map(move |x| ys.into_iter().flatten().map(move |y| Cell::new(x, y)))
+        })
+        .filter_map(|cell| hierarchy.sector_of(cell))
+        .collect();
+    near.sort_unstable();
+    near.dedup();
+    near
 }
 
 /// The sectors within a cell of a cell of `changed`, each once, in order.
