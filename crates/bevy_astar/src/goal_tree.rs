@@ -256,8 +256,10 @@ impl SharedTree {
     }
 
     /// Makes `tree` the version read from now on without counting a new version: a version
-    /// that answers alike wherever the one before answered (it answers for more cells), so
-    /// that the agents on the tree need not look again.
+    /// that answers alike wherever the one before answered (it answers for more cells), or
+    /// whose walks are as legal on the same grid (a goal's sector field renewed after the view
+    /// before it was patched for that grid), so that the agents on the tree need not look
+    /// again.
     pub(crate) fn publish_alike(&self, tree: PublishedTree) {
         let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
         *current = Some(Arc::new(tree));

@@ -667,11 +667,7 @@ impl SectorFlowField {
         if hierarchy.sector_of(self.goal) == Some(sector) && grid.is_walkable(self.goal) {
             seeds.push((self.goal, 0.0));
         }
-        let base = seeds
-            .iter()
-            .map(|&(_, cost)| cost)
-            .fold(f64::INFINITY, f64::min);
-        let base = if base.is_finite() { base } else { 0.0 };
+        let base = flood_base(&seeds);
         let build = hierarchy.build_of(sector);
         let earlier = self.earlier.get_mut(sector).and_then(Option::take);
         let (offsets, next) = match earlier.filter(|e| e.floods_alike(build, &seeds)) {
@@ -775,6 +771,16 @@ impl SectorFlowField {
             }
         }
     }
+}
+
+/// The cost a sector's offsets count from: its cheapest seed's (0 without a seed that reaches
+/// the goal).
+fn flood_base(seeds: &[(Cell, f64)]) -> f64 {
+    let base = seeds
+        .iter()
+        .map(|&(_, cost)| cost)
+        .fold(f64::INFINITY, f64::min);
+    if base.is_finite() { base } else { 0.0 }
 }
 
 /// Floods the sector `rect` of `grid` backwards from `seeds` with `rules`, by `scratch`: each

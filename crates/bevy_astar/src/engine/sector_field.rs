@@ -440,7 +440,8 @@ enum Publication {
 /// holds no field for `hierarchy` on `grid` (a newer one replaced it meanwhile: its own
 /// publication serves). A view of another grid than the last is a new version, which names the
 /// cells changed since ([`SharedField::note_change`]; not known for agents larger than a cell,
-/// whose grid widens each change); one of the same grid answers alike where the last answered,
+/// whose grid widens each change); one of the same grid answers alike where the last answered
+/// (or the last was patched for that grid, [`publish_patched_view`], whose walks are as legal),
 /// and replaces it without a new version ([`SharedTree::publish_alike`]).
 async fn publish_routes(
     (grid, hierarchy): (&Arc<Grid>, &Hierarchy),
@@ -491,15 +492,11 @@ fn publish_view(
     (view, grid): (SectorFieldView, &Arc<Grid>),
     publishing: RoutePublishing,
 ) -> Publication {
-    let current = shared.routes.current();
-    let same_grid = current
-        .as_ref()
+    let same_grid = shared
+        .routes
+        .current()
         .is_some_and(|published| Arc::ptr_eq(&published.grid, grid));
-    // A patched view answers unlike the field: the field's view is a new version.
-    let patched = current.as_ref().is_some_and(
-        |published| matches!(&published.tree, RouteTree::Sectors(view) if view.is_patched()),
-    );
-    let changed = (!same_grid || patched).then(|| {
+    let changed = (!same_grid).then(|| {
         let mut changes = shared
             .changes
             .lock()
@@ -517,8 +514,9 @@ fn publish_view(
         changed: changed.flatten(),
         crowd: None,
     };
-    if same_grid && !patched {
-        // More sectors measured, those measured before alike: the agents read on.
+    if same_grid {
+        // More sectors measured, those measured before alike, or the renewed field after the
+        // view before patched for this grid, whose walks were as legal: the agents read on.
         shared.routes.publish_alike(published);
         Publication::Alike
     } else {
@@ -562,7 +560,7 @@ async fn renew_routes(
         shared.routes.withdraw();
     }
     shared.renewing.store(false, Ordering::Release);
-    let updated = matches!(publication, Publication::New | Publication::Failed)
+    let updated = (patched || matches!(publication, Publication::New | Publication::Failed))
         .then(|| Arc::clone(&shared.routes));
     Renewal { updated, patched }
 }
@@ -578,7 +576,9 @@ pub(crate) struct Renewal {
 /// Publishes at once the view published last, of an older grid than `grid`, patched for
 /// `grid` ([`SectorFieldView::patched`]): the sectors around the cells changed since are
 /// flooded again, so that every agent on the goal's routes walks legally on `grid` while the
-/// renewal measures the goal's field anew. Nothing where the view cannot be patched: where a
+/// renewal measures the goal's field anew. The renewed field's view, of the same grid, then
+/// replaces it without a new version: the agents' runs read off the patched view are as legal,
+/// and each reads the renewed view where its run ends. Nothing where the view cannot be patched: where a
 /// change since was not noted or changed a link, and for a view patched already. Returns
 /// whether it published.
 fn publish_patched_view(
@@ -606,6 +606,12 @@ fn publish_patched_view(
     let Some(patched) = view.patched((&published.grid, grid), &cells) else {
         return false;
     };
+    // Named by this version: the renewed field's view, of the same grid, replaces it alike.
+    let _ = shared
+        .changes
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take_up_to(publishing.map_version);
     shared.routes.publish(PublishedTree {
         tree: RouteTree::Sectors(Arc::new(patched)),
         grid: Arc::clone(grid),
@@ -838,7 +844,7 @@ mod tests {
     }
 
     #[test]
-    fn the_view_is_patched_for_the_changes_noted_then_the_field_s_view_is_a_new_version() {
+    fn the_view_is_patched_for_the_changes_noted_then_replaced_alike_by_the_field_s_view() {
         let (shared, held, grid) = published_open_grid();
         let (walled, change) = walled(&grid);
         assert!(current_view(&held).path_from(&walled, START).is_none());
@@ -863,15 +869,16 @@ mod tests {
             &shared,
             publishing(version(2))
         ));
-        // The renewed field's view, of the same grid, is a new version naming the wall.
-        let renewed = publish_view(&shared, (view_of(&walled), &walled), publishing(version(2)));
-        assert_eq!(renewed, Publication::New);
-        assert_eq!(held.generation(), generation + 2);
-        assert!(held.current().expect("published").changed.is_some());
-        assert!(!current_view(&held).is_patched());
         // The changes it named are taken.
-        let changes = shared.changes.lock().expect("not poisoned");
-        assert!(changes.noted.is_empty() && changes.unknown_up_to.is_none());
+        {
+            let changes = shared.changes.lock().expect("not poisoned");
+            assert!(changes.noted.is_empty() && changes.unknown_up_to.is_none());
+        }
+        // The renewed field's view, of the same grid, replaces it alike: the agents read on.
+        let renewed = publish_view(&shared, (view_of(&walled), &walled), publishing(version(2)));
+        assert_eq!(renewed, Publication::Alike);
+        assert_eq!(held.generation(), generation + 1);
+        assert!(!current_view(&held).is_patched());
     }
 
     #[test]

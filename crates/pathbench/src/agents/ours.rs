@@ -689,6 +689,7 @@ impl Contender for Ours {
                 routes: stats.shared_routes,
                 trees: stats.goal_trees,
                 milli_bytes_per_cell: milli_bytes_per_cell(world, stats),
+                sector_routes: (stats.sector_routes_renewed, stats.sector_routes_patched),
             }),
         }
     }

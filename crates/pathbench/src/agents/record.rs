@@ -231,6 +231,9 @@ pub struct Sharing {
     pub trees: usize,
     /// Memory of the fields and trees held, in thousandths of a byte per map cell and field.
     pub milli_bytes_per_cell: u64,
+    /// Goals' sector routes renewed after map changes, and of those, the renewals that first
+    /// published the view before patched for the change.
+    pub sector_routes: (u64, u64),
 }
 
 /// A library's running counters, read after the warm-up and at the end of a run.
@@ -276,6 +279,10 @@ impl Counters {
             .zip(before.sharing)
             .map(|(after, before)| Sharing {
                 routes: after.routes - before.routes,
+                sector_routes: (
+                    after.sector_routes.0 - before.sector_routes.0,
+                    after.sector_routes.1 - before.sector_routes.1,
+                ),
                 ..after
             });
     }
@@ -352,6 +359,7 @@ mod tests {
                 routes: 100,
                 trees: 2,
                 milli_bytes_per_cell: 5_100,
+                sector_routes: (4, 3),
             }),
         };
         let after = Counters {
@@ -364,6 +372,7 @@ mod tests {
                 routes: 130,
                 trees: 3,
                 milli_bytes_per_cell: 5_200,
+                sector_routes: (9, 7),
             }),
         };
         let mut record = RunRecord::default();
@@ -383,6 +392,7 @@ mod tests {
                 routes: 30,
                 trees: 3,
                 milli_bytes_per_cell: 5_200,
+                sector_routes: (5, 4),
             })
         );
         let plain = Counters {

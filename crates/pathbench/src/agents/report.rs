@@ -134,6 +134,8 @@ impl Figures {
                 "goal_trees_at_end": sharing.trees,
                 "routes_shared_while_measured": sharing.routes,
                 "bytes_per_cell_per_tree": sharing.milli_bytes_per_cell as f64 / 1000.0,
+                "sector_routes_renewed": sharing.sector_routes.0,
+                "sector_routes_patched_first": sharing.sector_routes.1,
             })),
             "agents_crushed": self.crushed,
             "searches": record.searches,
@@ -385,7 +387,8 @@ fn print_sharing(runs: &[RunRecord]) {
         };
         println!(
             "  {}: shared_goal_min_agents {}{}; {} goal trees held at the end; {} routes given \
-             on shared trees while measured; {:.2} bytes a map cell per field or tree held",
+             on shared trees while measured; {:.2} bytes a map cell per field or tree held; \
+             sector routes renewed {} times ({} patched first)",
             run.library,
             sharing.min_agents,
             if sharing.min_agents == 0 {
@@ -396,6 +399,8 @@ fn print_sharing(runs: &[RunRecord]) {
             sharing.trees,
             sharing.routes,
             sharing.milli_bytes_per_cell as f64 / 1000.0,
+            sharing.sector_routes.0,
+            sharing.sector_routes.1,
         );
     }
 }

@@ -2,7 +2,7 @@
 //! sectors around the changed cells flooded again on the new grid, towards the ways out the
 //! field had found, so that every walk is legal at once, before a renewed field is measured.
 
-use super::{SectorCosts, flood_sector, step_cost};
+use super::{SectorCosts, flood_base, flood_sector, step_cost};
 use crate::hierarchy::local::LocalSearch;
 use crate::hierarchy::{Hierarchy, SectorFieldView};
 use crate::{Cell, Grid};
@@ -115,11 +115,7 @@ impl SectorFieldView {
                 }
             })
             .collect();
-        let base = seeds
-            .iter()
-            .map(|&(_, cost)| cost)
-            .fold(f64::INFINITY, f64::min);
-        let base = if base.is_finite() { base } else { 0.0 };
+        let base = flood_base(&seeds);
         let rect = hierarchy.sector_rect_of(sector);
         let (offsets, next) = flood_sector(
             scratch,
