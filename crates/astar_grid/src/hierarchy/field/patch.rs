@@ -21,16 +21,19 @@ impl SectorFieldView {
     /// its costs, since no step of its walks meets a changed cell.
     ///
     /// Every walk of the patched view (its [`next_step`](SectorFieldView::next_step)s on
-    /// `grid`) is legal and ends at the goal, or stops where the goal cannot be reached; its
-    /// walks may cost more than a renewed field's ([`SectorFlowField::renewed`]), which a
-    /// caller measures meanwhile: the ways between sectors are those found before the change.
-    /// Where a walk entering a sector flooded again could come round, or find no way on, there
-    /// is no patched view (`None`), and none either:
+    /// `grid`) from a cell it gives a cost is legal and ends at the goal; a cell of a patched
+    /// sector that reaches none of the sector's ways out on `grid` gets none. Its walks may
+    /// cost more than a renewed field's ([`SectorFlowField::renewed`]), which a caller
+    /// measures meanwhile: the ways between sectors are those found before the change, and
+    /// its costs outside the patched sectors are the field's as it was. Where a walk entering
+    /// a patched sector could come round, or find no way on, there is no patched view
+    /// (`None`), and none either:
     /// - where either grid has links, or the grids' sizes differ from the hierarchy's;
-    /// - for a view patched already.
+    /// - for a view patched already ([`SectorFieldView::is_patched`]).
     ///
     /// Cost: a flood of each sector patched, and a walk from each cell where walks enter such
-    /// a sector at a higher cost than before, until it meets one checked already.
+    /// a sector at a higher cost than before, until it costs less than any of those cells did
+    /// before.
     ///
     /// [`SectorFlowField::renewed`]: super::SectorFlowField::renewed
     ///
