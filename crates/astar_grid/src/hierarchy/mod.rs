@@ -577,14 +577,19 @@ impl Hierarchy {
     /// change, while its nodes stay where they were.
     pub fn cells_changed(&mut self, cells: impl IntoIterator<Item = Cell>) {
         for cell in cells {
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    if let Some(sector) = cell.offset(dx, dy).and_then(|c| self.sector_of(c)) {
-                        self.mark(sector, cell);
-                    }
-                }
+            for sector in self.sectors_near(cell).into_iter().flatten() {
+                self.mark(sector, cell);
             }
         }
+    }
+
+    /// The sectors of `cell` and of the eight cells around it, which an edit of `cell` may
+    /// change (`None` off the grid; a sector may come more than once).
+    fn sectors_near(&self, cell: Cell) -> [Option<usize>; 9] {
+        core::array::from_fn(|index| {
+            let (dx, dy) = (index as i32 % 3 - 1, index as i32 / 3 - 1);
+            cell.offset(dx, dy).and_then(|near| self.sector_of(near))
+        })
     }
 
     /// Whether [`Hierarchy::cells_changed`] would leave the hierarchy as it is: every sector
@@ -607,18 +612,12 @@ impl Hierarchy {
     #[must_use]
     pub fn already_marked(&self, cells: impl IntoIterator<Item = Cell>) -> bool {
         cells.into_iter().all(|cell| {
-            (-1..=1).all(|dy| {
-                (-1..=1).all(|dx| {
-                    cell.offset(dx, dy)
-                        .and_then(|near| self.sector_of(near))
-                        .is_none_or(|sector| {
-                            self.sectors[sector].state == SectorState::Pending
-                                && self
-                                    .stale
-                                    .get(&(sector as u32))
-                                    .is_none_or(|stale| stale.cells.contains(&cell))
-                        })
-                })
+            self.sectors_near(cell).into_iter().flatten().all(|sector| {
+                self.sectors[sector].state == SectorState::Pending
+                    && self
+                        .stale
+                        .get(&(sector as u32))
+                        .is_none_or(|stale| stale.cells.contains(&cell))
             })
         })
     }

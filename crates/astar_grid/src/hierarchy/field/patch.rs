@@ -255,14 +255,13 @@ fn beside(hierarchy: &Hierarchy, sectors: &[usize]) -> Vec<usize> {
     near
 }
 
-/// The sectors within a cell of a cell of `changed`, each once, in order.
+/// The sectors within a cell of a cell of `changed` (those an edit marks,
+/// [`Hierarchy::cells_changed`]), each once, in order.
 fn sectors_around(hierarchy: &Hierarchy, changed: &[Cell]) -> Vec<usize> {
     let mut sectors: Vec<usize> = changed
         .iter()
-        .flat_map(|&cell| {
-            (-1..=1).flat_map(move |dy| (-1..=1).filter_map(move |dx| cell.offset(dx, dy)))
-        })
-        .filter_map(|near| hierarchy.sector_of(near))
+        .flat_map(|&cell| hierarchy.sectors_near(cell))
+        .flatten()
         .collect();
     sectors.sort_unstable();
     sectors.dedup();
