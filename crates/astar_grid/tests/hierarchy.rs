@@ -282,16 +282,20 @@ fn options() -> impl Strategy<Value = HierarchyOptions> {
         any_cost_model(),
         0u8..=4,
         any::<bool>(),
+        0u32..=4,
     )
-        .prop_map(|(size, spacing, movement, cost, landmarks, exact)| {
-            HierarchyOptions::default()
-                .with_sector_size(size)
-                .with_entrance_spacing(spacing)
-                .with_movement(movement)
-                .with_cost(cost)
-                .with_landmarks(landmarks)
-                .with_exact_bounds(exact)
-        })
+        .prop_map(
+            |(size, spacing, movement, cost, landmarks, exact, blocks)| {
+                HierarchyOptions::default()
+                    .with_sector_size(size)
+                    .with_entrance_spacing(spacing)
+                    .with_movement(movement)
+                    .with_cost(cost)
+                    .with_landmarks(landmarks)
+                    .with_exact_bounds(exact)
+                    .with_block_sectors(blocks)
+            },
+        )
 }
 
 /// Options with sectors of 6 to 12 cells, most of whose cells are not on a border.
@@ -523,6 +527,54 @@ proptest! {
                 (Some(a), Some(b)) => prop_assert!((a - b).abs() <= 1e-5 * a.max(1.0), "{} without landmarks, {} with", a, b),
                 (a, b) => prop_assert_eq!(a, b),
             }
+        }
+    }
+
+    /// Blocks of sectors only shorten the search: over every kind of grid, cost model, rule and
+    /// block size, on hierarchies built whole or with edits waiting, the route costs what it
+    /// costs without blocks, and refined leg by leg it is legal and costs what the route says.
+    #[test]
+    fn blocks_leave_the_routes_cost_as_it_is(
+        mut grid in random_grid(34, 34),
+        options in options(),
+        sectors in 2u32..=4,
+        blocks in 2u32..=4,
+        links in raw_links(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..=5, any::<bool>()), 0..=3),
+        rebuilt in any::<bool>(),
+        queries in queries(),
+    ) {
+        add_links(&mut grid, &links);
+        let options = options.with_sector_size(sectors);
+        let mut plain = Hierarchy::build(&grid, options.with_block_sectors(0)).expect("valid options");
+        let mut crossed = Hierarchy::build(&grid, options.with_block_sectors(blocks)).expect("valid options");
+        prop_assert_eq!(plain.built_blocks(), 0);
+        let mut edited = grid.clone();
+        apply_edits(&mut edited, &mut crossed, &edits);
+        apply_edits(&mut grid, &mut plain, &edits);
+        if rebuilt {
+            plain.build_sectors(&grid, usize::MAX).expect("same grid");
+            crossed.build_sectors(&grid, usize::MAX).expect("same grid");
+        }
+        let cells = walkable(&grid);
+        prop_assume!(!cells.is_empty());
+        let mut searcher = HierarchySearcher::new();
+        for (start, goal) in queries {
+            let (start, goal) = (cells[start.index(cells.len())], cells[goal.index(cells.len())]);
+            let without = searcher.route(&grid, &plain, start, goal).expect("valid").map(|route| route.cost());
+            let with = searcher.route(&grid, &crossed, start, goal).expect("valid");
+            let Some(mut route) = with else {
+                prop_assert_eq!(without, None);
+                continue;
+            };
+            let without = without.ok_or_else(|| TestCaseError::fail("a route only with blocks"))?;
+            prop_assert!((without - route.cost()).abs() <= 1e-5 * without.max(1.0), "{} without blocks, {} with", without, route.cost());
+            let mut refined = vec![start];
+            while !route.is_refined() {
+                searcher.refine_next(&grid, &crossed, &mut route, &mut refined).expect("current");
+            }
+            let walked = legal_cost(&grid, options.movement, options.cost, &refined, start, goal).map_err(TestCaseError::fail)?;
+            prop_assert!((walked - route.cost()).abs() <= 1e-5 * walked.max(1.0), "route {}, refined {}", route.cost(), walked);
         }
     }
 

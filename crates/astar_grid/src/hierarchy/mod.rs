@@ -2,6 +2,7 @@
 //! entrances between them and the exact costs between the entrances of each sector, kept
 //! current under edits and built a slice at a time; [`HierarchySearcher`] searches it.
 
+mod blocks;
 mod bounds;
 mod entrances;
 mod exact;
@@ -17,6 +18,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use blocks::{Block, BlockFlood};
 use bounds::SideBounds;
 use landmarks::Landmarks;
 use local::{LocalSearch, Rect, StepRules};
@@ -64,6 +66,12 @@ pub struct HierarchyOptions {
     /// [`HierarchySearcher::find_exact_path`] needs: four more floods per sector built and
     /// about 100 bytes a sector. Default `false`.
     pub exact_bounds: bool,
+    /// The side of a block, in sectors: a square of sectors that route searches cross in one
+    /// edge, between the nodes on its border ([`Hierarchy::built_blocks`]); below 2 for none.
+    /// Blocks of 4 x 4 sectors search long routes over a third of the nodes, and cost about
+    /// half a byte a cell and a few floods of their sectors' nodes after each edit. Default 0:
+    /// none.
+    pub block_sectors: u32,
 }
 
 impl Default for HierarchyOptions {
@@ -75,6 +83,7 @@ impl Default for HierarchyOptions {
             cost: CostModel::Octile,
             landmarks: 12,
             exact_bounds: false,
+            block_sectors: 0,
         }
     }
 }
@@ -120,6 +129,14 @@ impl HierarchyOptions {
     #[must_use]
     pub const fn with_exact_bounds(mut self, keep: bool) -> Self {
         self.exact_bounds = keep;
+        self
+    }
+
+    /// These options with blocks `sectors` sectors wide, or none below 2
+    /// ([`HierarchyOptions::block_sectors`]).
+    #[must_use]
+    pub const fn with_block_sectors(mut self, sectors: u32) -> Self {
+        self.block_sectors = sectors;
         self
     }
 
@@ -273,13 +290,18 @@ impl Sector {
     /// The edges searches relax from node `local` to the other nodes of the sector: each
     /// node's index and the edge's cost (see [`is_edge`]).
     fn edges_from(&self, local: usize) -> impl Iterator<Item = (usize, f64)> {
-        let count = self.nodes.len();
-        self.costs[local * count..][..count]
-            .iter()
-            .enumerate()
-            .filter(move |&(other, &cost)| other != local && is_edge(cost))
-            .map(|(other, &cost)| (other, f64::from(cost)))
+        costs_from(&self.costs, self.nodes.len(), local)
     }
+}
+
+/// The edges searches relax from node `from` of a `count` x `count` matrix of costs kept as
+/// [`pruned_costs`] keeps them: each other node's index and the edge's cost.
+fn costs_from(costs: &[f32], count: usize, from: usize) -> impl Iterator<Item = (usize, f64)> {
+    costs[from * count..][..count]
+        .iter()
+        .enumerate()
+        .filter(move |&(other, &cost)| other != from && is_edge(cost))
+        .map(|(other, &cost)| (other, f64::from(cost)))
 }
 
 /// Relative slack when comparing a kept cost with a sum of two: each is the exact cost rounded
@@ -346,9 +368,15 @@ fn pruned_costs(exact: &[f32], count: usize) -> Vec<f32> {
 ///   node ([`Hierarchy::prepare_landmarks`]) give searches a far better estimate than the
 ///   straight line on maps whose walls force detours. An edit drops them until the hierarchy
 ///   is rebuilt.
+/// - **Blocks** (opt in, [`HierarchyOptions::block_sectors`]). A square of sectors keeps the
+///   nodes on its border and the cheapest costs between them inside it, so that a route
+///   search crosses it in one edge, at the same costs, and refines that edge into its
+///   sectors' nodes when the route gets there. A block is built with its last sector, and an
+///   edit drops the blocks of the sectors it marks until they are rebuilt.
 /// - **Memory.** Per sector, its node cells, a matrix of `f32` costs and its nodes' steps into
 ///   the sectors around (8 bytes a node); with the landmarks, about 0.96 bytes a cell on
-///   4096 x 4096 city-like maps with the defaults ([`Hierarchy::memory_bytes`]).
+///   4096 x 4096 city-like maps with the defaults, and 1.5 with blocks of 4 x 4 sectors
+///   ([`Hierarchy::memory_bytes`]).
 /// - **Copies share.** A clone shares every sector (and the landmarks) with the hierarchy it
 ///   was copied from until either rebuilds it: copying a 4096 x 4096 hierarchy costs a
 ///   reference per sector, so a copy can be marked or built on while the other is read.
@@ -393,6 +421,12 @@ pub struct Hierarchy {
     scratch: LocalSearch,
     /// The landmarks' distances, while every sector is built as when they were measured.
     landmarks: Option<Arc<Landmarks>>,
+    /// Per block of sectors (row by row, [`HierarchyOptions::block_sectors`] on a side), its
+    /// border nodes and their costs while its sectors are built as when it was built; empty
+    /// without blocks. Shared with copies as the sectors are.
+    blocks: Vec<Option<Arc<Block>>>,
+    /// The number of blocks in a row.
+    block_columns: u32,
     /// Unique among all hierarchies and all their states since: changed by every mark and
     /// build, so that a sector flow field can tell the hierarchy it was made from (a copy
     /// shares it until either changes).
@@ -466,6 +500,7 @@ impl PartialEq for Hierarchy {
     fn eq(&self, other: &Self) -> bool {
         (self.options, self.width, self.height) == (other.options, other.width, other.height)
             && self.sectors == other.sectors
+            && self.blocks == other.blocks
     }
 }
 
@@ -481,6 +516,17 @@ impl Hierarchy {
         let columns = grid.width().div_ceil(size);
         let count = columns as usize * grid.height().div_ceil(size) as usize;
         let pending = Arc::new(Sector::empty(SectorState::Pending));
+        let rows = grid.height().div_ceil(size);
+        let (block_columns, block_count) = if options.block_sectors < 2 {
+            (0, 0)
+        } else {
+            let side = options.block_sectors;
+            let block_columns = columns.div_ceil(side);
+            (
+                block_columns,
+                (block_columns * rows.div_ceil(side)) as usize,
+            )
+        };
         Ok(Self {
             options,
             width: grid.width(),
@@ -491,6 +537,8 @@ impl Hierarchy {
             stale: HashMap::new(),
             scratch: LocalSearch::default(),
             landmarks: None,
+            blocks: vec![None; block_count],
+            block_columns,
             revision: next_revision(),
             builds: vec![0; count],
         })
@@ -545,8 +593,9 @@ impl Hierarchy {
         self.landmarks.is_some()
     }
 
-    /// Builds up to `limit` of the sectors waiting, oldest first, from `grid` as it is now;
-    /// returns how many it built.
+    /// Builds up to `limit` of the sectors waiting, oldest first, from `grid` as it is now, and
+    /// the blocks whose last sectors waiting they were ([`Hierarchy::built_blocks`]); returns
+    /// how many sectors it built.
     ///
     /// # Errors
     /// [`HierarchyError::GridSize`] when `grid` is not the size of the hierarchy's grid.
@@ -554,17 +603,117 @@ impl Hierarchy {
         self.check_grid(grid)?;
         let mut built = 0;
         let mut nodes = Vec::new();
+        let mut blocks = Vec::new();
         while built < limit {
             let Some(sector) = self.queue.pop_front() else {
                 break;
             };
             self.build_sector(grid, sector as usize, &mut nodes);
+            blocks.extend(self.block_of(sector as usize));
             built += 1;
         }
+        blocks.sort_unstable();
+        blocks.dedup();
+        self.build_blocks(&blocks);
         if built > 0 {
             self.revision = next_revision();
         }
         Ok(built)
+    }
+
+    /// How many blocks of sectors ([`HierarchyOptions::block_sectors`]) are built. A block is
+    /// built with its last sector ([`Hierarchy::build_sectors`]), unless one of its sectors
+    /// holds a link's end or is searched cell by cell; a route search crosses it in one edge,
+    /// between the nodes on its border, and searches the others by their sectors' nodes, at
+    /// the same costs. An edit drops the blocks of the sectors it marks until they are rebuilt.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions};
+    ///
+    /// let mut grid = Grid::new(64, 64);
+    /// let options = HierarchyOptions::default().with_sector_size(8).with_block_sectors(4);
+    /// let mut hierarchy = Hierarchy::build(&grid, options)?;
+    /// assert_eq!(hierarchy.built_blocks(), 4);
+    /// grid.set_blocked(Cell::new(5, 5), true)?;
+    /// hierarchy.cells_changed([Cell::new(5, 5)]);
+    /// assert_eq!(hierarchy.built_blocks(), 3);
+    /// hierarchy.build_sectors(&grid, usize::MAX)?;
+    /// assert_eq!(hierarchy.built_blocks(), 4);
+    /// assert_eq!(hierarchy, Hierarchy::build(&grid, options)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn built_blocks(&self) -> usize {
+        self.blocks.iter().flatten().count()
+    }
+
+    /// The number of nodes on the borders of the blocks built, which route searches cross
+    /// blocks between.
+    #[must_use]
+    pub fn block_node_count(&self) -> usize {
+        self.blocks
+            .iter()
+            .flatten()
+            .map(|block| block.node_count())
+            .sum()
+    }
+
+    /// The number of edges the blocks built keep between their border nodes.
+    #[must_use]
+    pub fn block_edge_count(&self) -> usize {
+        self.blocks
+            .iter()
+            .flatten()
+            .map(|block| block.edge_count())
+            .sum()
+    }
+
+    /// Builds each of `blocks` that has none and whose sectors are all built.
+    fn build_blocks(&mut self, blocks: &[usize]) {
+        let mut flood = BlockFlood::default();
+        for &block in blocks {
+            if self.blocks[block].is_none()
+                && let Some(new) = Block::build(self, block, &mut flood)
+            {
+                self.blocks[block] = Some(Arc::new(new));
+            }
+        }
+    }
+
+    /// The block holding `sector`, when the hierarchy has blocks.
+    fn block_of(&self, sector: usize) -> Option<usize> {
+        let side = self.options.block_sectors;
+        if self.blocks.is_empty() {
+            return None;
+        }
+        let (column, row) = (sector as u32 % self.columns, sector as u32 / self.columns);
+        Some(((row / side) * self.block_columns + column / side) as usize)
+    }
+
+    /// The block holding `cell`, when the hierarchy has blocks and `cell` is on the grid.
+    fn block_of_cell(&self, cell: Cell) -> Option<usize> {
+        self.block_of(self.sector_of(cell)?)
+    }
+
+    /// Block `block`'s first sector's column and row, its width in sectors, and its sectors
+    /// row by row; `None` when there is no such block.
+    fn block_sectors(&self, block: usize) -> Option<((u32, u32), u32, Vec<u32>)> {
+        if block >= self.blocks.len() {
+            return None;
+        }
+        let side = self.options.block_sectors;
+        let rows = self.sectors.len() as u32 / self.columns;
+        let corner = (
+            (block as u32 % self.block_columns) * side,
+            (block as u32 / self.block_columns) * side,
+        );
+        let width = side.min(self.columns - corner.0);
+        let height = side.min(rows - corner.1);
+        let sectors = (corner.1..corner.1 + height)
+            .flat_map(|row| (corner.0..corner.0 + width).map(move |column| (row, column)))
+            .map(|(row, column)| row * self.columns + column)
+            .collect();
+        Some((corner, width, sectors))
     }
 
     /// Marks for rebuilding every sector whose nodes or costs may depend on `cells`: the
@@ -638,6 +787,9 @@ impl Hierarchy {
         self.landmarks = None;
         self.revision = next_revision();
         let built = core::mem::replace(entry, Arc::new(Sector::empty(SectorState::Pending)));
+        if let Some(block) = self.block_of(sector) {
+            self.blocks[block] = None;
+        }
         if built.state == SectorState::Built {
             let build = self.build_of(sector);
             self.stale
@@ -853,6 +1005,13 @@ impl Hierarchy {
                 .landmarks
                 .as_ref()
                 .map_or(0, |landmarks| landmarks.memory_bytes())
+            + self
+                .blocks
+                .iter()
+                .map(|block| {
+                    size_of::<Option<Arc<Block>>>() + block.as_ref().map_or(0, |b| b.memory_bytes())
+                })
+                .sum::<usize>()
     }
 
     fn sector_rect_of(&self, sector: usize) -> Rect {

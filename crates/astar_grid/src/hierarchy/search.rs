@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::blocks::{self, Block, BlockFlood};
 use super::exact::ExactSearch;
 use super::local::{Flow, LocalSearch, Rect, StepRules, links_leaving};
 use super::{Hierarchy, SectorState};
@@ -22,12 +23,22 @@ enum Key {
     Goal,
 }
 
-/// One leg of a route: cells inside a sector, or a single step (a walk or a link) between two
-/// cells.
+/// One leg of a route: cells inside a sector, a single step (a walk or a link) between two
+/// cells, or a way across a block of sectors between two of its border nodes, refined into
+/// legs of the other two kinds when the route gets there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Leg {
     Inside { to: Cell, sector: u32 },
     Step { to: Cell },
+    Across { to: Cell, block: u32 },
+}
+
+impl Leg {
+    const fn to(self) -> Cell {
+        match self {
+            Self::Inside { to, .. } | Self::Step { to } | Self::Across { to, .. } => to,
+        }
+    }
 }
 
 /// A route found over a hierarchy, refined into cells a leg at a time
@@ -69,9 +80,7 @@ impl HierarchyRoute {
     /// The cells where the route changes sector or takes a link, start and goal included: the
     /// route before refinement.
     pub fn corners(&self) -> impl Iterator<Item = Cell> + '_ {
-        core::iter::once(self.start).chain(self.legs.iter().map(|leg| match *leg {
-            Leg::Inside { to, .. } | Leg::Step { to } => to,
-        }))
+        core::iter::once(self.start).chain(self.legs.iter().map(|leg| leg.to()))
     }
 }
 
@@ -85,11 +94,13 @@ struct Sparse {
     closed: bool,
 }
 
-/// The state of a sector node's slot: its cost from the start, its parent (a handle), and
-/// `mark`, the search's generation when it is open in it and one more once it is closed.
+/// The state of a sector node's slot: its cost from the start, its parent (a handle), its
+/// estimate of the way on (measured once a search), and `mark`, the search's generation when
+/// it is open in it and one more once it is closed.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     cost: f64,
+    estimate: f64,
     parent: u32,
     mark: u32,
 }
@@ -98,6 +109,7 @@ impl Default for Slot {
     fn default() -> Self {
         Self {
             cost: 0.0,
+            estimate: 0.0,
             parent: NO_PARENT,
             mark: 0,
         }
@@ -143,8 +155,12 @@ impl Hasher for KeyHasher {
 /// 1. **The route**: A* over the nodes of built sectors (costs between a sector's nodes are
 ///    exact inside it), the steps and links between sectors, and cell by cell through sectors
 ///    not built. The start and goal join their sectors' nodes by a search inside the sector.
-/// 2. **Refinement**: each leg inside a sector becomes cells by A* held inside that sector,
-///    each at the cost the hierarchy holds for it.
+///    A built block of sectors ([`HierarchyOptions::block_sectors`](crate::HierarchyOptions::block_sectors))
+///    that holds neither is crossed in one edge between the nodes on its border, at the same
+///    cost as over its sectors' nodes.
+/// 2. **Refinement**: each leg across a block becomes legs between its sectors' nodes, and
+///    each leg inside a sector becomes cells by A* held inside that sector, each at the cost
+///    the hierarchy holds for it.
 ///
 /// [`HierarchySearcher::find_path`] runs both and returns a whole, legal path (see
 /// [`HierarchyOptions::detour_per_crossing`](crate::HierarchyOptions::detour_per_crossing) for
@@ -187,6 +203,8 @@ pub struct HierarchySearcher {
     goal_bounds: Option<Vec<f64>>,
     /// Scratch memory of [`HierarchySearcher::find_exact_path`].
     pub(super) exact: ExactSearch,
+    /// Scratch memory of the searches that refine a way across a block.
+    block_flood: BlockFlood,
 }
 
 /// What one query knows while it searches.
@@ -197,6 +215,8 @@ struct Query<'a> {
     start: Cell,
     goal: Cell,
     goal_sector: u32,
+    /// The blocks of the start and the goal, which the search enters by their sectors' nodes.
+    ends_blocks: [Option<usize>; 2],
     links: bool,
     capacity: u32,
 }
@@ -208,6 +228,16 @@ impl Query<'_> {
 
     fn built(&self, sector: u32) -> bool {
         self.hierarchy.sectors[sector as usize].state == SectorState::Built
+    }
+
+    /// The block of `sector` and what it keeps, when the search crosses it by the nodes on its
+    /// border: it is built, and holds neither the start nor the goal.
+    fn crossed_block(&self, sector: u32) -> Option<(usize, &Block)> {
+        let block = self.hierarchy.block_of(sector as usize)?;
+        if self.ends_blocks.contains(&Some(block)) {
+            return None;
+        }
+        Some((block, self.hierarchy.blocks[block].as_deref()?))
     }
 
     fn cell_of(&self, key: Key) -> Cell {
@@ -424,12 +454,51 @@ impl HierarchySearcher {
                     .path(grid, rules, rect, (route.at, to), (cells, true))
                     .ok_or(SearchError::Unsupported(STALE))?
             }
+            Leg::Across { to, block } => {
+                let legs = self
+                    .legs_across(hierarchy, block as usize, (route.at, to))
+                    .ok_or(SearchError::Unsupported(STALE))?;
+                route.legs.splice(route.next..=route.next, legs);
+                return self.refine_next(grid, hierarchy, route, cells);
+            }
         };
-        route.at = match leg {
-            Leg::Inside { to, .. } | Leg::Step { to } => to,
-        };
+        route.at = leg.to();
         route.next += 1;
         Ok(())
+    }
+
+    /// The legs of the cheapest way inside `block` between two of its nodes, by its sectors'
+    /// nodes.
+    fn legs_across(
+        &mut self,
+        hierarchy: &Hierarchy,
+        block: usize,
+        (from, to): (Cell, Cell),
+    ) -> Option<Vec<Leg>> {
+        let node = |cell: Cell| {
+            let sector = hierarchy.sector_of(cell)?;
+            Some((sector as u32, hierarchy.node_index(sector, cell)? as u8))
+        };
+        let way = blocks::way_inside(
+            hierarchy,
+            block,
+            (node(from)?, node(to)?),
+            &mut self.block_flood,
+        )?;
+        let cell = |(sector, local): (u32, u8)| {
+            hierarchy.sectors[sector as usize].nodes[usize::from(local)]
+        };
+        Some(
+            way.windows(2)
+                .map(|pair| match (pair[0].0, pair[1]) {
+                    (sector, (other, _)) if sector == other => Leg::Inside {
+                        to: cell(pair[1]),
+                        sector,
+                    },
+                    _ => Leg::Step { to: cell(pair[1]) },
+                })
+                .collect(),
+        )
     }
 
     fn route_with_stats(
@@ -452,6 +521,10 @@ impl HierarchySearcher {
             start,
             goal,
             goal_sector: hierarchy.sector_of(goal).unwrap_or(0) as u32,
+            ends_blocks: [
+                hierarchy.block_of_cell(start),
+                hierarchy.block_of_cell(goal),
+            ],
             links: grid.links.has_steps(),
             capacity: hierarchy.options.node_capacity() as u32,
         };
@@ -473,8 +546,8 @@ impl HierarchySearcher {
                 let next_handle = searcher.handle(&query, next);
                 let total = cost + step;
                 if searcher.improves(next_handle, total) {
+                    let h = searcher.estimate_once(&query, next, next_handle);
                     searcher.set(next_handle, total, handle);
-                    let h = searcher.estimate(&query, next);
                     searcher
                         .open
                         .push(OpenEntry::new(total + h, total, next_handle));
@@ -633,6 +706,21 @@ impl HierarchySearcher {
         best
     }
 
+    /// The estimate of the way from `key` (whose handle is `handle`) to the goal, measured once
+    /// a search for a sector's node: a node reached again reuses it.
+    fn estimate_once(&mut self, query: &Query<'_>, key: Key, handle: u32) -> f64 {
+        if handle >= SPARSE {
+            return self.estimate(query, key);
+        }
+        let slot = self.slots[handle as usize];
+        if slot.mark >= self.generation {
+            return slot.estimate;
+        }
+        let estimate = self.estimate(query, key);
+        self.slots[handle as usize].estimate = estimate;
+        estimate
+    }
+
     /// Calls `visit` with each key one edge from `key` and the edge's cost.
     fn successors(
         &mut self,
@@ -650,6 +738,22 @@ impl HierarchySearcher {
             Key::Goal => {}
             Key::Node { sector, local } => {
                 let entry = &query.hierarchy.sectors[sector as usize];
+                if let Some((block, crossed)) = query.crossed_block(sector)
+                    && let Some(index) = crossed.index_of(sector, local)
+                {
+                    for (other, cost) in crossed.edges_from(index) {
+                        let (sector, local) = crossed.node(other);
+                        visit(self, Key::Node { sector, local }, cost);
+                    }
+                    for (to, cost) in entry.exits_of(usize::from(local), query.rules) {
+                        if query.hierarchy.block_of_cell(to) != Some(block)
+                            && let Some(next) = query.arrival(to)
+                        {
+                            visit(self, next, cost);
+                        }
+                    }
+                    return;
+                }
                 for (other, cost) in entry.edges_from(usize::from(local)) {
                     let next = Key::Node {
                         sector,
@@ -714,6 +818,16 @@ impl HierarchySearcher {
         for pair in self.keys.windows(2) {
             let (from, to) = (pair[0], pair[1]);
             let cell = query.cell_of(to);
+            if let (Key::Node { sector, .. }, Key::Node { sector: other, .. }) = (from, to)
+                && let Some((block, _)) = query.crossed_block(sector)
+                && query.hierarchy.block_of(other as usize) == Some(block)
+            {
+                legs.push(Leg::Across {
+                    to: cell,
+                    block: block as u32,
+                });
+                continue;
+            }
             let inside = match (from, to) {
                 (Key::Start, _) => Some(query.sector_of(query.start)),
                 (Key::Node { sector, .. }, Key::Node { sector: other, .. }) if sector == other => {
@@ -783,12 +897,10 @@ impl HierarchySearcher {
             state.cost = cost;
             state.parent = parent;
         } else {
-            let slot = handle as usize;
-            self.slots[slot] = Slot {
-                cost,
-                parent,
-                mark: self.generation,
-            };
+            let slot = &mut self.slots[handle as usize];
+            slot.cost = cost;
+            slot.parent = parent;
+            slot.mark = self.generation;
         }
     }
 
@@ -834,6 +946,7 @@ impl HierarchySearcher {
             + self.local.memory_bytes()
             + self.bound.memory_bytes()
             + self.exact_memory_bytes()
+            + self.block_flood.memory_bytes()
     }
 }
 
