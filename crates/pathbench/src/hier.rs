@@ -33,6 +33,11 @@ pub struct HierArgs {
     /// Landmarks guiding the searches.
     #[arg(long, default_value_t = HierarchyOptions::default().landmarks)]
     pub landmarks: u8,
+    /// The side of a block of sectors that route searches cross in one edge; below 2 for
+    /// none. With blocks, the queries are also searched over a hierarchy without them, side by
+    /// side.
+    #[arg(long, default_value_t = HierarchyOptions::default().block_sectors)]
+    pub block_sectors: u32,
     /// Cell edits timed: each blocks an open cell, tells the hierarchy and rebuilds what it
     /// marked, then opens the cell again.
     #[arg(long, default_value_t = 200)]
@@ -52,11 +57,14 @@ pub struct HierArgs {
 }
 
 /// Per query: the baseline's time, the hierarchy's time to the whole path and to its first
-/// cells (microseconds), the optimal length, and the hierarchy's cost over optimal minus 1.
+/// cells (microseconds) and its route's expansions, the same over the hierarchy without
+/// blocks (when it has them), and the optimal length.
 struct QueryTimes {
     baseline_us: f64,
     whole_us: f64,
     first_us: f64,
+    expanded: f64,
+    without_blocks: Option<(f64, f64, f64)>,
     optimal: f64,
 }
 
@@ -65,11 +73,21 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
     let cut = HierarchyOptions::default()
         .with_sector_size(args.sector_size)
         .with_entrance_spacing(args.entrance_spacing)
-        .with_landmarks(args.landmarks);
+        .with_landmarks(args.landmarks)
+        .with_block_sectors(args.block_sectors);
     let started = Instant::now();
     let mut hierarchy = Hierarchy::build(&grid, cut).map_err(|error| error.to_string())?;
     let build_s = started.elapsed().as_secs_f64();
     let bytes = hierarchy.memory_bytes();
+    let flat = if hierarchy.built_blocks() > 0 {
+        Some(
+            Hierarchy::build(&grid, cut.with_block_sectors(0))
+                .map_err(|error| error.to_string())?,
+        )
+    } else {
+        None
+    };
+    let mut flat_costs_differ = 0;
     let baseline_algorithm = if grid.has_terrain_costs() {
         Algorithm::AStar
     } else {
@@ -87,8 +105,24 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
             .find_path(start, goal)
             .map_err(|error| format!("{start} -> {goal}: {error}"))?;
         let baseline_us = clock.elapsed().as_secs_f64() * 1e6;
-        let (path, whole_us) = timed_whole(&grid, &hierarchy, &mut searcher, (start, goal))?;
+        let (path, whole_us, expanded) =
+            timed_whole(&grid, &hierarchy, &mut searcher, (start, goal))?;
         let first_us = timed_first(&grid, &hierarchy, &mut searcher, (start, goal))?;
+        let without_blocks = match &flat {
+            Some(flat) => {
+                let (flat_path, whole, expanded) =
+                    timed_whole(&grid, flat, &mut searcher, (start, goal))?;
+                let first = timed_first(&grid, flat, &mut searcher, (start, goal))?;
+                let costs = (path.as_ref().map(|p| p.cost), flat_path.map(|p| p.cost));
+                if !matches!(costs, (Some(a), Some(b)) if (a - b).abs() <= 1e-5 * a.max(1.0))
+                    && costs != (None, None)
+                {
+                    flat_costs_differ += 1;
+                }
+                Some((whole, first, expanded))
+            }
+            None => None,
+        };
         match (&path, reference.found()) {
             (Some(path), Some(optimal)) => {
                 if !is_legal(&grid, path, (start, goal), (cut.movement, cut.cost)) {
@@ -105,6 +139,8 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
             baseline_us,
             whole_us,
             first_us,
+            expanded,
+            without_blocks,
             optimal: reference.cost().unwrap_or(-1.0),
         });
     }
@@ -136,7 +172,11 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
         &times,
         (illegal, unmatched, &suboptimality),
         (mark_us, rebuild_us),
-        [fields.to_json(goals.len(), starts.len()), exact.to_json()],
+        [
+            fields.to_json(goals.len(), starts.len()),
+            exact.to_json(),
+            without_blocks_json(&times, flat_costs_differ),
+        ],
     );
     Ok(illegal == 0
         && unmatched == 0
@@ -146,18 +186,47 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
         && exact.unmatched == 0)
 }
 
+/// The queries over the hierarchy without blocks, searched beside those over blocks: the
+/// times and expansions of both, and how many paths' costs differ.
+fn without_blocks_json(times: &[QueryTimes], costs_differ: usize) -> serde_json::Value {
+    let mut reachable: Vec<&QueryTimes> = times.iter().filter(|t| t.optimal >= 0.0).collect();
+    if reachable.iter().any(|t| t.without_blocks.is_none()) {
+        return serde_json::json!({});
+    }
+    reachable.sort_by(|a, b| b.optimal.total_cmp(&a.optimal));
+    let quarter = &reachable[..reachable.len().div_ceil(4)];
+    let pick = |set: &[&QueryTimes], field: fn(&QueryTimes) -> f64| -> Vec<f64> {
+        set.iter().map(|t| field(t)).collect()
+    };
+    let first = pick(&reachable, |t| t.without_blocks.unwrap_or_default().1);
+    serde_json::json!({
+        "without_blocks_hier_mean_us": mean(&pick(&reachable, |t| t.without_blocks.unwrap_or_default().0)),
+        "without_blocks_hier_median_us": median(&pick(&reachable, |t| t.without_blocks.unwrap_or_default().0)),
+        "without_blocks_longest_quarter_hier_mean_us": mean(&pick(quarter, |t| t.without_blocks.unwrap_or_default().0)),
+        "without_blocks_first_cells_median_us": median(&first),
+        "without_blocks_first_cells_p99_us": percentile(&first, 0.99),
+        "without_blocks_route_expanded_mean": mean(&pick(&reachable, |t| t.without_blocks.unwrap_or_default().2)),
+        "without_blocks_costs_differ": costs_differ,
+    })
+}
+
+/// The whole path, the microseconds to it, and the route's expansions.
 fn timed_whole(
     grid: &Grid,
     hierarchy: &Hierarchy,
     searcher: &mut HierarchySearcher,
     (start, goal): (Cell, Cell),
-) -> Result<(Option<Path>, f64), String> {
+) -> Result<(Option<Path>, f64, f64), String> {
     let clock = Instant::now();
     let result = searcher
         .find_path(grid, hierarchy, start, goal)
         .map_err(|error| format!("{start} -> {goal}: {error}"))?;
     let elapsed = clock.elapsed().as_secs_f64() * 1e6;
-    Ok((result.found().cloned(), elapsed))
+    Ok((
+        result.found().cloned(),
+        elapsed,
+        result.stats.expanded as f64,
+    ))
 }
 
 /// The time to the route and its first leg's cells.
@@ -234,7 +303,7 @@ fn report(
     times: &[QueryTimes],
     (illegal, unmatched, suboptimality): (usize, usize, &[f64]),
     (mark_us, rebuild_us): (Vec<f64>, Vec<f64>),
-    extra: [serde_json::Value; 2],
+    extra: [serde_json::Value; 3],
 ) {
     let mut reachable: Vec<&QueryTimes> = times.iter().filter(|t| t.optimal >= 0.0).collect();
     reachable.sort_by(|a, b| b.optimal.total_cmp(&a.optimal));
@@ -272,6 +341,11 @@ fn report(
         "longest_quarter_speedup": mean(&quarter_baseline) / mean(&quarter_whole).max(1e-9),
         "first_cells_median_us": median(&all_first),
         "first_cells_p99_us": percentile(&all_first, 0.99),
+        "route_expanded_mean": mean(&pick(&reachable, |t| t.expanded)),
+        "block_sectors": args.block_sectors,
+        "blocks": hierarchy.built_blocks(),
+        "block_nodes": hierarchy.block_node_count(),
+        "block_edges": hierarchy.block_edge_count(),
         "build_s": build_s,
         "nodes": hierarchy.node_count(),
         "landmarks": args.landmarks,
@@ -296,7 +370,7 @@ fn headline(summary: &serde_json::Value) -> String {
     let number = |key: &str| summary[key].as_f64().unwrap_or(f64::NAN);
     format!(
         "{}: {} queries, {} illegal, mean suboptimality {:.4}; longest quarter {} {:.0} us, \
-         hierarchy {:.0} us ({:.2}x); first cells p99 {:.0} us; edit {:.2} us to mark, {:.0} us \
+         hierarchy {:.0} us ({:.2}x); first cells p99 {:.0} us ({:.0} us without blocks); edit {:.2} us to mark, {:.0} us \
          to rebuild; {:.2} bytes a cell; exact searches: longest quarter {:.0} us ({:.2}x the \
          baseline, {:.2}x A*), {} not optimal",
         summary["map"].as_str().unwrap_or_default(),
@@ -308,6 +382,7 @@ fn headline(summary: &serde_json::Value) -> String {
         number("longest_quarter_hier_mean_us"),
         number("longest_quarter_speedup"),
         number("first_cells_p99_us"),
+        number("without_blocks_first_cells_p99_us"),
         number("edit_mark_mean_us"),
         number("edit_rebuild_mean_us"),
         number("bytes_per_cell"),
