@@ -413,6 +413,22 @@ fn first_cost_unlike_a_new_field(
     })
 }
 
+/// The cost of the route over `hierarchy` between the cells of `cells` that `query` picks,
+/// and those cells.
+fn route_cost(
+    (grid, hierarchy): (&Grid, &Hierarchy),
+    searcher: &mut HierarchySearcher,
+    cells: &[Cell],
+    (start, goal): (prop::sample::Index, prop::sample::Index),
+) -> (Option<f64>, (Cell, Cell)) {
+    let (start, goal) = (
+        cells[start.index(cells.len())],
+        cells[goal.index(cells.len())],
+    );
+    let route = searcher.route(grid, hierarchy, start, goal).expect("valid");
+    (route.map(|route| route.cost()), (start, goal))
+}
+
 fn walkable(grid: &Grid) -> Vec<Cell> {
     grid.cells()
         .filter(|&(_, value)| value != 0)
@@ -519,10 +535,9 @@ proptest! {
         let cells = walkable(&grid);
         prop_assume!(!cells.is_empty());
         let mut searcher = HierarchySearcher::new();
-        for (start, goal) in queries {
-            let (start, goal) = (cells[start.index(cells.len())], cells[goal.index(cells.len())]);
-            let without = searcher.route(&grid, &plain, start, goal).expect("valid").map(|route| route.cost());
-            let with = searcher.route(&grid, &guided, start, goal).expect("valid").map(|route| route.cost());
+        for query in queries {
+            let (without, _) = route_cost((&grid, &plain), &mut searcher, &cells, query);
+            let (with, _) = route_cost((&grid, &guided), &mut searcher, &cells, query);
             match (without, with) {
                 (Some(a), Some(b)) => prop_assert!((a - b).abs() <= 1e-5 * a.max(1.0), "{} without landmarks, {} with", a, b),
                 (a, b) => prop_assert_eq!(a, b),
@@ -559,9 +574,8 @@ proptest! {
         let cells = walkable(&grid);
         prop_assume!(!cells.is_empty());
         let mut searcher = HierarchySearcher::new();
-        for (start, goal) in queries {
-            let (start, goal) = (cells[start.index(cells.len())], cells[goal.index(cells.len())]);
-            let without = searcher.route(&grid, &plain, start, goal).expect("valid").map(|route| route.cost());
+        for query in queries {
+            let (without, (start, goal)) = route_cost((&grid, &plain), &mut searcher, &cells, query);
             let with = searcher.route(&grid, &crossed, start, goal).expect("valid");
             let Some(mut route) = with else {
                 prop_assert_eq!(without, None);
