@@ -225,7 +225,7 @@ fn timed_whole(
     Ok((
         result.found().cloned(),
         elapsed,
-        result.stats.expanded as f64,
+        f64::from(result.stats.expanded),
     ))
 }
 
