@@ -6,9 +6,11 @@ use super::{Hierarchy, SectorState, costs_from, pruned_costs};
 use crate::Cell;
 use crate::search::{OpenEntry, OpenList};
 
-/// The most border nodes a block keeps: one with more (a block of sectors with many nodes) is
-/// searched by its sectors' nodes instead. Its costs take 4 bytes a pair.
-pub(super) const MAX_BLOCK_NODES: usize = 1024;
+/// The most border nodes a block keeps: one with more (a large block of small sectors) is
+/// searched by its sectors' nodes instead. Its costs take 4 bytes a pair, and leaving out the
+/// edges a third node matches takes time in the cube of the count (a block of 8 x 8 sectors
+/// of 64 cells has about 170).
+pub(super) const MAX_BLOCK_NODES: usize = 512;
 
 /// A square of sectors ([`HierarchyOptions::block_sectors`](super::HierarchyOptions::block_sectors)
 /// on a side), seen from outside: the nodes of its sectors that step out of it (its border
