@@ -546,8 +546,9 @@ proptest! {
     }
 
     /// Blocks of sectors only shorten the search: over every kind of grid, cost model, rule and
-    /// block size, on hierarchies built whole or with edits waiting, the route costs what it
-    /// costs without blocks, and refined leg by leg it is legal and costs what the route says.
+    /// block size, on hierarchies built whole or in part, with edits waiting or rebuilt in
+    /// part, the route costs what it costs without blocks, and refined leg by leg it is legal
+    /// and costs what the route says.
     #[test]
     fn blocks_leave_the_routes_cost_as_it_is(
         mut grid in random_grid(34, 34),
@@ -556,21 +557,23 @@ proptest! {
         blocks in 2u32..=4,
         links in raw_links(),
         edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..=5, any::<bool>()), 0..=3),
-        rebuilt in any::<bool>(),
+        built in prop_oneof![Just(usize::MAX), 0usize..60],
+        rebuilt in prop_oneof![Just(usize::MAX), 0usize..8],
         queries in queries(),
     ) {
         add_links(&mut grid, &links);
         let options = options.with_sector_size(sectors);
-        let mut plain = Hierarchy::build(&grid, options.with_block_sectors(0)).expect("valid options");
-        let mut crossed = Hierarchy::build(&grid, options.with_block_sectors(blocks)).expect("valid options");
-        prop_assert_eq!(plain.built_blocks(), 0);
+        let mut plain = Hierarchy::new(&grid, options.with_block_sectors(0)).expect("valid options");
+        let mut crossed = Hierarchy::new(&grid, options.with_block_sectors(blocks)).expect("valid options");
         let mut edited = grid.clone();
-        apply_edits(&mut edited, &mut crossed, &edits);
-        apply_edits(&mut grid, &mut plain, &edits);
-        if rebuilt {
-            plain.build_sectors(&grid, usize::MAX).expect("same grid");
-            crossed.build_sectors(&grid, usize::MAX).expect("same grid");
+        for (hierarchy, grid) in [(&mut plain, &mut grid), (&mut crossed, &mut edited)] {
+            // Part built (some blocks whole, others not), edited, and part rebuilt.
+            hierarchy.build_sectors(grid, built).expect("same grid");
+            hierarchy.prepare_landmarks(grid).expect("same grid");
+            apply_edits(grid, hierarchy, &edits);
+            hierarchy.build_sectors(grid, rebuilt).expect("same grid");
         }
+        prop_assert_eq!(plain.built_blocks(), 0);
         let cells = walkable(&grid);
         prop_assume!(!cells.is_empty());
         let mut searcher = HierarchySearcher::new();
