@@ -94,26 +94,27 @@ impl Block {
     }
 }
 
-/// The nodes of the cheapest way inside block `block` from node `from` to node `to` (both
-/// given as (sector, local index)), both ends included; `None` when a sector of the block is
-/// not built, or there is no such way.
+/// The nodes of the cheapest way inside block `block` from the node at cell `from` to the
+/// node at cell `to`, both ends included, each as its sector and its cell; `None` when either
+/// cell is not a node of the block, a sector of the block is not built, or there is no such
+/// way.
 pub(super) fn way_inside(
     hierarchy: &Hierarchy,
     block: usize,
-    (from, to): ((u32, u8), (u32, u8)),
+    (from, to): (Cell, Cell),
     flood: &mut BlockFlood,
-) -> Option<Vec<(u32, u8)>> {
+) -> Option<Vec<(u32, Cell)>> {
     let graph = BlockGraph::new(hierarchy, block)?;
-    let (source, target) = (graph.number(from)?, graph.number(to)?);
+    let (source, target) = (graph.number_at(from)?, graph.number_at(to)?);
     flood.run(&graph, source, Some(target));
     if !flood.cost[target as usize].is_finite() {
         return None;
     }
-    let mut nodes = vec![to];
     let mut at = target;
+    let mut nodes = vec![(graph.locate(at).0, to)];
     while at != source {
         at = flood.parent[at as usize];
-        nodes.push(graph.locate(at));
+        nodes.push((graph.locate(at).0, graph.cell(at)));
     }
     nodes.reverse();
     Some(nodes)
@@ -180,6 +181,13 @@ impl<'a> BlockGraph<'a> {
         (number < self.first[position + 1]).then_some(number)
     }
 
+    /// The number of the node at `cell`, when it is a node of the block.
+    fn number_at(&self, cell: Cell) -> Option<u32> {
+        let sector = self.hierarchy.sector_of(cell)?;
+        let local = self.hierarchy.node_index(sector, cell)?;
+        self.number((sector as u32, local as u8))
+    }
+
     fn locate(&self, number: u32) -> (u32, u8) {
         let position = self.first.partition_point(|&first| first <= number) - 1;
         (
@@ -213,14 +221,7 @@ impl<'a> BlockGraph<'a> {
             visit(base + other as u32, cost);
         }
         for (to, cost) in entry.exits_of(usize::from(local), self.hierarchy.rules()) {
-            let Some(next_sector) = self.hierarchy.sector_of(to) else {
-                continue;
-            };
-            let next = self
-                .hierarchy
-                .node_index(next_sector, to)
-                .and_then(|next| self.number((next_sector as u32, next as u8)));
-            if let Some(next) = next {
+            if let Some(next) = self.number_at(to) {
                 visit(next, cost);
             }
         }

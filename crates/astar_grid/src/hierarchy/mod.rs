@@ -514,10 +514,9 @@ impl Hierarchy {
     pub fn new(grid: &Grid, options: HierarchyOptions) -> Result<Self, HierarchyError> {
         options.check()?;
         let size = options.sector_size;
-        let columns = grid.width().div_ceil(size);
-        let count = columns as usize * grid.height().div_ceil(size) as usize;
+        let (columns, rows) = (grid.width().div_ceil(size), grid.height().div_ceil(size));
+        let count = columns as usize * rows as usize;
         let pending = Arc::new(Sector::empty(SectorState::Pending));
-        let rows = grid.height().div_ceil(size);
         let (block_columns, block_count) = if options.block_sectors < 2 {
             (0, 0)
         } else {

@@ -473,29 +473,14 @@ impl HierarchySearcher {
         &mut self,
         hierarchy: &Hierarchy,
         block: usize,
-        (from, to): (Cell, Cell),
+        ends: (Cell, Cell),
     ) -> Option<Vec<Leg>> {
-        let node = |cell: Cell| {
-            let sector = hierarchy.sector_of(cell)?;
-            Some((sector as u32, hierarchy.node_index(sector, cell)? as u8))
-        };
-        let way = blocks::way_inside(
-            hierarchy,
-            block,
-            (node(from)?, node(to)?),
-            &mut self.block_flood,
-        )?;
-        let cell = |(sector, local): (u32, u8)| {
-            hierarchy.sectors[sector as usize].nodes[usize::from(local)]
-        };
+        let way = blocks::way_inside(hierarchy, block, ends, &mut self.block_flood)?;
         Some(
             way.windows(2)
-                .map(|pair| match (pair[0].0, pair[1]) {
-                    (sector, (other, _)) if sector == other => Leg::Inside {
-                        to: cell(pair[1]),
-                        sector,
-                    },
-                    _ => Leg::Step { to: cell(pair[1]) },
+                .map(|pair| match (pair[0], pair[1]) {
+                    ((sector, _), (other, to)) if sector == other => Leg::Inside { to, sector },
+                    (_, (_, to)) => Leg::Step { to },
                 })
                 .collect(),
         )
