@@ -56,15 +56,21 @@ pub struct HierArgs {
     pub exact_queries: usize,
 }
 
-/// Per query: the baseline's time, the hierarchy's time to the whole path and to its first
-/// cells (microseconds) and its route's expansions, the same over the hierarchy without
-/// blocks (when it has them), and the optimal length.
-struct QueryTimes {
-    baseline_us: f64,
+/// One query over one hierarchy: the time to the whole path and to its first cells
+/// (microseconds), and the route's expansions.
+#[derive(Clone, Copy, Debug)]
+struct HierTimes {
     whole_us: f64,
     first_us: f64,
     expanded: f64,
-    without_blocks: Option<(f64, f64, f64)>,
+}
+
+/// Per query: the baseline's time, the hierarchy's figures, the same over the hierarchy
+/// without blocks (when it has them), and the optimal length.
+struct QueryTimes {
+    baseline_us: f64,
+    hier: HierTimes,
+    without_blocks: Option<HierTimes>,
     optimal: f64,
 }
 
@@ -105,21 +111,17 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
             .find_path(start, goal)
             .map_err(|error| format!("{start} -> {goal}: {error}"))?;
         let baseline_us = clock.elapsed().as_secs_f64() * 1e6;
-        let (path, whole_us, expanded) =
-            timed_whole(&grid, &hierarchy, &mut searcher, (start, goal))?;
-        let first_us = timed_first(&grid, &hierarchy, &mut searcher, (start, goal))?;
+        let (path, hier) = timed(&grid, &hierarchy, &mut searcher, (start, goal))?;
         let without_blocks = match &flat {
             Some(flat) => {
-                let (flat_path, whole, expanded) =
-                    timed_whole(&grid, flat, &mut searcher, (start, goal))?;
-                let first = timed_first(&grid, flat, &mut searcher, (start, goal))?;
+                let (flat_path, times) = timed(&grid, flat, &mut searcher, (start, goal))?;
                 let costs = (path.as_ref().map(|p| p.cost), flat_path.map(|p| p.cost));
                 if !matches!(costs, (Some(a), Some(b)) if (a - b).abs() <= 1e-5 * a.max(1.0))
                     && costs != (None, None)
                 {
                     flat_costs_differ += 1;
                 }
-                Some((whole, first, expanded))
+                Some(times)
             }
             None => None,
         };
@@ -137,9 +139,7 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
         }
         times.push(QueryTimes {
             baseline_us,
-            whole_us,
-            first_us,
-            expanded,
+            hier,
             without_blocks,
             optimal: reference.cost().unwrap_or(-1.0),
         });
@@ -170,13 +170,14 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
         &grid,
         (&hierarchy, build_s, bytes, baseline_algorithm),
         &times,
-        (illegal, unmatched, &suboptimality),
+        (
+            illegal,
+            unmatched,
+            &suboptimality,
+            flat.is_some().then_some(flat_costs_differ),
+        ),
         (mark_us, rebuild_us),
-        [
-            fields.to_json(goals.len(), starts.len()),
-            exact.to_json(),
-            without_blocks_json(&times, flat_costs_differ),
-        ],
+        [fields.to_json(goals.len(), starts.len()), exact.to_json()],
     );
     Ok(illegal == 0
         && unmatched == 0
@@ -186,28 +187,22 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
         && exact.unmatched == 0)
 }
 
-/// The queries over the hierarchy without blocks, searched beside those over blocks: the
-/// times and expansions of both, and how many paths' costs differ.
-fn without_blocks_json(times: &[QueryTimes], costs_differ: usize) -> serde_json::Value {
-    let mut reachable: Vec<&QueryTimes> = times.iter().filter(|t| t.optimal >= 0.0).collect();
-    if reachable.iter().any(|t| t.without_blocks.is_none()) {
-        return serde_json::json!({});
-    }
-    reachable.sort_by(|a, b| b.optimal.total_cmp(&a.optimal));
-    let quarter = &reachable[..reachable.len().div_ceil(4)];
-    let pick = |set: &[&QueryTimes], field: fn(&QueryTimes) -> f64| -> Vec<f64> {
-        set.iter().map(|t| field(t)).collect()
+/// The whole path over `hierarchy` and its figures: the path searched whole, then the route
+/// and its first leg searched again.
+fn timed(
+    grid: &Grid,
+    hierarchy: &Hierarchy,
+    searcher: &mut HierarchySearcher,
+    ends: (Cell, Cell),
+) -> Result<(Option<Path>, HierTimes), String> {
+    let (path, whole_us, expanded) = timed_whole(grid, hierarchy, searcher, ends)?;
+    let first_us = timed_first(grid, hierarchy, searcher, ends)?;
+    let times = HierTimes {
+        whole_us,
+        first_us,
+        expanded,
     };
-    let first = pick(&reachable, |t| t.without_blocks.unwrap_or_default().1);
-    serde_json::json!({
-        "without_blocks_hier_mean_us": mean(&pick(&reachable, |t| t.without_blocks.unwrap_or_default().0)),
-        "without_blocks_hier_median_us": median(&pick(&reachable, |t| t.without_blocks.unwrap_or_default().0)),
-        "without_blocks_longest_quarter_hier_mean_us": mean(&pick(quarter, |t| t.without_blocks.unwrap_or_default().0)),
-        "without_blocks_first_cells_median_us": median(&first),
-        "without_blocks_first_cells_p99_us": percentile(&first, 0.99),
-        "without_blocks_route_expanded_mean": mean(&pick(&reachable, |t| t.without_blocks.unwrap_or_default().2)),
-        "without_blocks_costs_differ": costs_differ,
-    })
+    Ok((path, times))
 }
 
 /// The whole path, the microseconds to it, and the route's expansions.
@@ -301,25 +296,16 @@ fn report(
     grid: &Grid,
     (hierarchy, build_s, bytes, baseline): (&Hierarchy, f64, usize, Algorithm),
     times: &[QueryTimes],
-    (illegal, unmatched, suboptimality): (usize, usize, &[f64]),
+    (illegal, unmatched, suboptimality, costs_differ): (usize, usize, &[f64], Option<usize>),
     (mark_us, rebuild_us): (Vec<f64>, Vec<f64>),
-    extra: [serde_json::Value; 3],
+    extra: [serde_json::Value; 2],
 ) {
     let mut reachable: Vec<&QueryTimes> = times.iter().filter(|t| t.optimal >= 0.0).collect();
     reachable.sort_by(|a, b| b.optimal.total_cmp(&a.optimal));
     let quarter = &reachable[..reachable.len().div_ceil(4)];
-    let pick = |set: &[&QueryTimes], field: fn(&QueryTimes) -> f64| -> Vec<f64> {
-        set.iter().map(|t| field(t)).collect()
-    };
-    let (all_baseline, all_whole, all_first) = (
-        pick(&reachable, |t| t.baseline_us),
-        pick(&reachable, |t| t.whole_us),
-        pick(&reachable, |t| t.first_us),
-    );
-    let (quarter_baseline, quarter_whole) = (
-        pick(quarter, |t| t.baseline_us),
-        pick(quarter, |t| t.whole_us),
-    );
+    let all_baseline: Vec<f64> = reachable.iter().map(|t| t.baseline_us).collect();
+    let quarter_baseline: Vec<f64> = quarter.iter().map(|t| t.baseline_us).collect();
+    let quarter_whole: Vec<f64> = quarter.iter().map(|t| t.hier.whole_us).collect();
     let cells = (grid.width() as usize * grid.height() as usize).max(1);
     let (mean_suboptimality, max_suboptimality) = mean_and_worst(suboptimality);
     let mut summary = serde_json::json!({
@@ -334,14 +320,8 @@ fn report(
         "max_suboptimality": max_suboptimality,
         "baseline_mean_us": mean(&all_baseline),
         "baseline_median_us": median(&all_baseline),
-        "hier_mean_us": mean(&all_whole),
-        "hier_median_us": median(&all_whole),
         "longest_quarter_baseline_mean_us": mean(&quarter_baseline),
-        "longest_quarter_hier_mean_us": mean(&quarter_whole),
         "longest_quarter_speedup": mean(&quarter_baseline) / mean(&quarter_whole).max(1e-9),
-        "first_cells_median_us": median(&all_first),
-        "first_cells_p99_us": percentile(&all_first, 0.99),
-        "route_expanded_mean": mean(&pick(&reachable, |t| t.expanded)),
         "block_sectors": args.block_sectors,
         "blocks": hierarchy.built_blocks(),
         "block_nodes": hierarchy.block_node_count(),
@@ -354,7 +334,15 @@ fn report(
         "edit_rebuild_mean_us": mean(&rebuild_us),
         "edit_rebuild_p99_us": percentile(&rebuild_us, 0.99),
     });
-    for members in extra {
+    let mut figures = vec![hier_figures("", (&reachable, quarter), |t| Some(t.hier))];
+    if let Some(costs_differ) = costs_differ {
+        let without = hier_figures("without_blocks_", (&reachable, quarter), |t| {
+            t.without_blocks
+        });
+        figures.push(without);
+        figures.push(serde_json::json!({ "without_blocks_costs_differ": costs_differ }));
+    }
+    for members in figures.into_iter().chain(extra) {
         if let (Some(summary), serde_json::Value::Object(members)) =
             (summary.as_object_mut(), members)
         {
@@ -363,6 +351,41 @@ fn report(
     }
     println!("{}", headline(&summary));
     println!("{summary}");
+}
+
+/// One hierarchy's figures over the `reachable` queries (and the longest `quarter` of them),
+/// each key starting with `prefix`: the whole path's time, the first cells' and the route's
+/// expansions. Empty when a query has no figures for it.
+fn hier_figures(
+    prefix: &str,
+    (reachable, quarter): (&[&QueryTimes], &[&QueryTimes]),
+    of: fn(&QueryTimes) -> Option<HierTimes>,
+) -> serde_json::Value {
+    let pick = |set: &[&QueryTimes], field: fn(HierTimes) -> f64| -> Option<Vec<f64>> {
+        set.iter().map(|t| of(t).map(field)).collect()
+    };
+    let (Some(whole), Some(first), Some(expanded), Some(quarter_whole)) = (
+        pick(reachable, |t| t.whole_us),
+        pick(reachable, |t| t.first_us),
+        pick(reachable, |t| t.expanded),
+        pick(quarter, |t| t.whole_us),
+    ) else {
+        return serde_json::json!({});
+    };
+    let figures = [
+        ("hier_mean_us", mean(&whole)),
+        ("hier_median_us", median(&whole)),
+        ("longest_quarter_hier_mean_us", mean(&quarter_whole)),
+        ("first_cells_median_us", median(&first)),
+        ("first_cells_p99_us", percentile(&first, 0.99)),
+        ("route_expanded_mean", mean(&expanded)),
+    ];
+    serde_json::Value::Object(
+        figures
+            .into_iter()
+            .map(|(key, value)| (format!("{prefix}{key}"), serde_json::json!(value)))
+            .collect(),
+    )
 }
 
 /// The line printed before the JSON: the figures a reader looks at first.
