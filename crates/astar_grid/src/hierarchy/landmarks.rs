@@ -12,8 +12,11 @@ use crate::search::{OpenEntry, OpenList};
 ///
 /// For a landmark `L`, a node `v` and the goal `t`, the triangle inequality gives
 /// `d(v, t) >= d(L, t) - d(L, v)`: a lower bound on the way on that is consistent, as the
-/// distance from `L` changes along an edge by at most the edge's cost. The search takes the
-/// largest over the landmarks, and the plain estimate.
+/// distance from `L` changes along an edge by at most the edge's cost. Where every step costs
+/// the same both ways (no terrain costs, no open link), `d(v, L) = d(L, v)`, and the
+/// inequality the other way round, `d(v, t) >= d(v, L) - d(t, L)`, bounds it too: the bound is
+/// then `|d(L, t) - d(L, v)|`. The search takes the largest over the landmarks, and the plain
+/// estimate.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Landmarks {
     /// The nodes' numbers.
@@ -23,6 +26,9 @@ pub(crate) struct Landmarks {
     /// Node-major: the distances of node `n` from the landmarks are
     /// `distances[n * count..][..count]`, infinite where a landmark does not reach it.
     distances: Vec<f32>,
+    /// Whether every step cost the same both ways when the distances were measured: no cell
+    /// dearer than 1, no open link.
+    symmetric: bool,
 }
 
 impl Landmarks {
@@ -76,6 +82,7 @@ impl Landmarks {
             numbers,
             count,
             distances,
+            symmetric: !grid.has_terrain_costs() && !grid.links().has_steps(),
         })
     }
 
@@ -88,6 +95,11 @@ impl Landmarks {
     /// The number of landmarks.
     pub(crate) const fn count(&self) -> usize {
         self.count
+    }
+
+    /// Whether the distances to the landmarks equal those from them.
+    pub(crate) const fn symmetric(&self) -> bool {
+        self.symmetric
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {

@@ -367,8 +367,9 @@ fn pruned_costs(exact: &[f32], count: usize) -> Vec<f32> {
 ///   ([`PartialEq`]).
 /// - **Landmarks.** Once every sector is built, the distances from a few landmarks to every
 ///   node ([`Hierarchy::prepare_landmarks`]) give searches a far better estimate than the
-///   straight line on maps whose walls force detours. An edit drops them until the hierarchy
-///   is rebuilt.
+///   straight line on maps whose walls force detours. Where every step costs the same both
+///   ways (no terrain costs, no open link), each landmark bounds the way from both sides
+///   (towards it and away from it). An edit drops them until the hierarchy is rebuilt.
 /// - **Blocks** (opt in, [`HierarchyOptions::block_sectors`]). A square of sectors keeps the
 ///   nodes on its border and the cheapest costs between them inside it, so that a route
 ///   search crosses it in one edge, at the same costs, and refines that edge into its

@@ -681,9 +681,18 @@ impl HierarchySearcher {
             return plain;
         };
         let mut best = plain;
+        let symmetric = landmarks.symmetric();
         for (&to_goal, &from) in bounds.iter().zip(landmarks.of(sector, local)) {
-            // d(v, t) >= d(L, t) - d(L, v), shaved for the rounding of the stored distances.
-            let bound = (to_goal - f64::from(from)) - LANDMARK_SLACK * to_goal;
+            // d(v, t) >= d(L, t) - d(L, v), and where steps cost the same both ways
+            // d(v, t) >= d(v, L) - d(t, L) = d(L, v) - d(L, t); shaved for the rounding of the
+            // stored distances.
+            let difference = to_goal - f64::from(from);
+            let difference = if symmetric {
+                difference.abs()
+            } else {
+                difference
+            };
+            let bound = difference - LANDMARK_SLACK * to_goal.max(f64::from(from));
             if bound > best {
                 best = bound;
             }
