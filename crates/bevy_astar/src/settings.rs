@@ -123,7 +123,9 @@ pub struct PathfindingSettings {
     /// [`PathAlgorithm::JumpPoint`](crate::PathAlgorithm::JumpPoint) with an admissible,
     /// unweighted heuristic, no window, no expansion limit or partial path, and no trace; and
     /// [`PathAlgorithm::Hierarchical`](crate::PathAlgorithm::Hierarchical) requests with such
-    /// options while their hierarchy is mostly unbuilt (they would run that A* search).
+    /// options while their hierarchy is mostly unbuilt (they would run that A* search); those
+    /// are counted over frames, so that a goal they stream to one a frame has them share its
+    /// search as soon as it has had this many in all.
     /// Their paths are as cheap as their own searches' (ties may be broken differently), and
     /// [`Path::algorithm`](crate::Path::algorithm) reports
     /// [`PathAlgorithm::FlowField`](crate::PathAlgorithm::FlowField). Once the hierarchy is

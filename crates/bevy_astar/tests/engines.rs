@@ -584,7 +584,12 @@ fn a_goal_s_later_crowd_resumes_the_dijkstra_of_its_first_on_the_same_map_only()
 
 /// A 160 x 120 city of blocks between streets: long routes across several 64-cell sectors.
 fn city_grid() -> Grid {
-    Grid::from_fn(160, 120, |cell| {
+    city_grid_of(160, 120)
+}
+
+/// [`city_grid`]'s blocks and streets over `width` x `height` cells.
+fn city_grid_of(width: u32, height: u32) -> Grid {
+    Grid::from_fn(width, height, |cell| {
         let (x, y) = (cell.x % 20, cell.y % 15);
         // Blocks of 16 x 11 between streets 4 wide; every third block has an alley through it.
         let in_block = x >= 4 && y >= 4;
@@ -729,6 +734,84 @@ fn hierarchical_requests_for_one_goal_share_a_batch_while_the_hierarchy_is_built
         assert_legal_and_near_optimal(&current_grid(&app), &found, start, goal);
         assert_eq!(found.algorithm, PathAlgorithm::Hierarchical);
     }
+}
+
+/// Creeps that stream to one goal, one request a frame, while the hierarchy is being built:
+/// the first `goal_batch_min - 1` run A* each, the next shares a search from the goal, and the
+/// later ones, and two crowds after them, wait for it to land rather than each growing another
+/// over the whole map (they then resume it, or read the goal's sector field once the
+/// hierarchy is built).
+#[test]
+fn hierarchical_requests_streaming_one_a_frame_share_the_goal_s_search_while_the_hierarchy_builds()
+{
+    // On the main thread with no time to spare, queued work runs one slice a frame, oldest
+    // first: the 49 sectors take 13 slices or more to build, so every request below is
+    // gathered before the hierarchy is.
+    let settings = PathfindingSettings {
+        stage_budget: core::time::Duration::ZERO,
+        ..main_thread_settings()
+    };
+    let least = settings.goal_batch_min;
+    let mut app = app_with_grid(
+        AStarPlugin::default().with_settings(settings),
+        city_grid_of(448, 448),
+    );
+    let goal = Cell::new(441, 300);
+    let starts: Vec<Cell> = (0..least + 2)
+        .map(|i| Cell::new(0, i as u32 * 15))
+        .collect();
+    let mut agents = Vec::new();
+    for &start in &starts {
+        agents.push(spawn(&mut app, hierarchical(start, goal)));
+        app.update();
+        assert!(stats(&app).hierarchy_sectors_waiting > 0, "still building");
+    }
+    // Then two crowds of `least` in two frames: they too wait for the goal's search.
+    let crowds: Vec<Cell> = (0..2 * least)
+        .map(|i| Cell::new(1 + i as u32 % least as u32, 30 * (i / least) as u32 + 180))
+        .collect();
+    for crowd in crowds.chunks(least) {
+        let spawned = spawn_hierarchical(&mut app, crowd, goal);
+        app.update();
+        assert!(stats(&app).hierarchy_sectors_waiting > 0, "still building");
+        for (&agent, &start) in spawned.iter().zip(crowd) {
+            let found = path(&app, agent);
+            assert_ne!(found.status, PathStatus::Found, "{start}: answered at once");
+        }
+        agents.extend(spawned);
+    }
+    let starts: Vec<Cell> = starts.into_iter().chain(crowds).collect();
+    settle(&mut app, &agents);
+    let batches = stats(&app).goal_batches;
+    assert!(
+        (1..=2).contains(&batches),
+        "{batches} goal batches: one, and at most one more that resumed it"
+    );
+    let now = current_grid(&app);
+    for (number, (&agent, &start)) in agents.iter().zip(&starts).enumerate() {
+        let found = path(&app, agent);
+        assert_legal_and_near_optimal(&now, &found, start, goal);
+        let optimal =
+            common::reference_cost(&now, &PathRequest::new(start, goal)).expect("reachable");
+        let asked = number + 1;
+        match found.algorithm {
+            PathAlgorithm::AStar => assert!(asked < least, "request {asked} searched alone"),
+            PathAlgorithm::FlowField => assert!(asked >= least, "request {asked} batched"),
+            PathAlgorithm::Hierarchical => assert!(asked > least, "request {asked}"),
+            other => panic!("request {asked} answered by {other:?}"),
+        }
+        if found.algorithm != PathAlgorithm::Hierarchical {
+            assert!(
+                (found.cost() - optimal).abs() < 1e-6,
+                "{} vs {optimal}",
+                found.cost()
+            );
+        }
+    }
+    assert_eq!(
+        path(&app, agents[least - 1]).algorithm,
+        PathAlgorithm::FlowField
+    );
 }
 
 #[test]

@@ -188,7 +188,9 @@ impl<'a> Launcher<'a> {
     /// already: as one batch when it is large enough, otherwise one search per request. When
     /// every request is hierarchical and the hierarchy is built, the batch reads the goal's
     /// sector field, as soon as the goal has had `goal_batch_min` hierarchical requests in all
-    /// (groups of any size, over any number of frames). Empties `group`
+    /// (groups of any size, over any number of frames); while it builds, such a goal's groups
+    /// of any size share one search from the goal instead, waiting while the goal's last
+    /// batch runs. Empties `group`
     /// (whose list can then be reused) and returns the members the caps leave for a later
     /// frame.
     pub(super) fn start_group(
@@ -210,9 +212,8 @@ impl<'a> Launcher<'a> {
         // The group shares its goal and its agent kind, and so its grid.
         let searched = (Arc::clone(&first.grid), first.job.kind);
         let least = self.settings.goal_batch_min.max(2);
-        let large = group.len() >= least;
-        let hierarchy =
-            hierarchical_job(group).and_then(|job| hierarchies.for_fields(nav, &job.options));
+        let hierarchical = hierarchical_job(group);
+        let hierarchy = hierarchical.and_then(|job| hierarchies.for_fields(nav, &job.options));
         if let Some(hierarchy) = hierarchy.as_ref() {
             if !self.may_start(in_flight) {
                 return core::mem::take(group);
@@ -241,10 +242,21 @@ impl<'a> Launcher<'a> {
                 return Vec::new();
             }
         }
-        // A hierarchy built whole is never batched by a search over the whole map, which would
-        // cost more than a few hierarchical searches.
-        if large && hierarchy.is_none() {
-            if !self.may_start(in_flight) {
+        // While their hierarchy builds, hierarchical requests run A* over the whole map each:
+        // once their goal has had `least` of them in all, however few come a frame (creeps
+        // streaming in), they share the goal's search, resumed batch after batch; a group
+        // waits while the goal's last batch runs, to resume its search rather than grow a
+        // second one over the whole map. A hierarchy built whole is never batched by a search
+        // over the whole map, which would cost more than a few hierarchical searches.
+        let streamed = hierarchical.is_some() && hierarchy.is_none();
+        let asked = if streamed {
+            fields.count_requests(FieldKey::of_job(&first_job), group.len())
+        } else {
+            group.len()
+        };
+        if asked >= least && hierarchy.is_none() {
+            let goal_running = streamed && kept.is_running(&FieldKey::of_job(&first_job));
+            if goal_running || !self.may_start(in_flight) {
                 return core::mem::take(group);
             }
             stats.goal_batches += 1;

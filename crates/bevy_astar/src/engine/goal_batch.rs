@@ -301,6 +301,14 @@ impl<T: Default + Send + Sync + 'static> RecentSlots<T> {
 }
 
 impl KeptGoalSearches {
+    /// Whether a batch for `field` is running: it holds the goal's slot until it leaves its
+    /// Dijkstra there.
+    pub(crate) fn is_running(&self, field: &FieldKey) -> bool {
+        self.slots
+            .get(field)
+            .is_some_and(|slot| Arc::strong_count(slot) > 1)
+    }
+
     /// The slot where the batch for `field` leaves its Dijkstra, with the Dijkstra kept there
     /// if it ran on `grid` (taken out for the batch to resume; `None` for another grid, or when
     /// the goal's last batch is still running). The least recently used goal's slot, dropped
