@@ -209,6 +209,7 @@ impl<'a> Launcher<'a> {
             return Vec::new();
         };
         let first_job = first.job;
+        let key = FieldKey::of_job(&first_job);
         // The group shares its goal and its agent kind, and so its grid.
         let searched = (Arc::clone(&first.grid), first.job.kind);
         let least = self.settings.goal_batch_min.max(2);
@@ -218,7 +219,6 @@ impl<'a> Launcher<'a> {
             if !self.may_start(in_flight) {
                 return core::mem::take(group);
             }
-            let key = FieldKey::of_job(&first_job);
             let asked = fields.count_requests(key, group.len());
             if asked >= least || fields.holds(&key, hierarchy) {
                 stats.sector_field_batches += 1;
@@ -250,18 +250,18 @@ impl<'a> Launcher<'a> {
         // over the whole map, which would cost more than a few hierarchical searches.
         let streamed = hierarchical.is_some() && hierarchy.is_none();
         let asked = if streamed {
-            fields.count_requests(FieldKey::of_job(&first_job), group.len())
+            fields.count_requests(key, group.len())
         } else {
             group.len()
         };
         if asked >= least && hierarchy.is_none() {
-            let goal_running = streamed && kept.is_running(&FieldKey::of_job(&first_job));
+            let goal_running = streamed && kept.is_running(&key);
             if goal_running || !self.may_start(in_flight) {
                 return core::mem::take(group);
             }
             stats.goal_batches += 1;
             let (jobs, members) = take_batch(group, stats);
-            let resumed = kept.take_for(FieldKey::of_job(&first_job), &searched.0, self.retired);
+            let resumed = kept.take_for(key, &searched.0, self.retired);
             stats.goal_batches_resumed += u64::from(resumed.1.is_some());
             self.start(
                 in_flight,
