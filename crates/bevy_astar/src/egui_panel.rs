@@ -612,6 +612,7 @@ fn policy_choices(
         &[
             (SearchThread::TaskPool, "task pool"),
             (SearchThread::MainThread, "main thread"),
+            (SearchThread::IdleThreads, "idle threads"),
         ],
     );
     picked

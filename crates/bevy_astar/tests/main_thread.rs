@@ -9,7 +9,7 @@ pub mod common;
 
 use bevy::prelude::*;
 use bevy_astar::prelude::*;
-use common::{app_with_grid, assert_legal_and_optimal, current_grid, path, spawn_all, stats};
+use common::{app_on_tall_wall, assert_legal_and_optimal, current_grid, path, stats};
 use core::time::Duration;
 
 /// Frames a test may take.
@@ -18,13 +18,8 @@ const MAX_FRAMES: usize = 500;
 /// A budget no slice of these tests reaches: every search runs whole in its first frame.
 const AMPLE: Duration = Duration::from_secs(30);
 
-/// A 160 x 160 grid with a wall down column 80, open only at its foot: paths from the left
-/// half to the right half go round it.
-fn walled_grid() -> Grid {
-    Grid::from_fn(160, 160, |cell| u8::from(cell.x != 80 || cell.y >= 158))
-}
-
-/// An app on [`walled_grid`] with `budget` for each stage, and an agent for each request.
+/// An app on [`tall_wall_grid`](common::tall_wall_grid) whose searches run on the main thread
+/// with `budget` for each stage, and an agent for each request.
 fn app_with_agents(budget: Duration, requests: &[PathRequest]) -> (App, Vec<Entity>) {
     let settings = PathfindingSettings {
         stage_budget: budget,
@@ -32,12 +27,7 @@ fn app_with_agents(budget: Duration, requests: &[PathRequest]) -> (App, Vec<Enti
         search_thread: SearchThread::MainThread,
         ..PathfindingSettings::default()
     };
-    let mut app = app_with_grid(
-        AStarPlugin::default().with_settings(settings),
-        walled_grid(),
-    );
-    let agents = spawn_all(&mut app, requests);
-    (app, agents)
+    app_on_tall_wall(settings, requests)
 }
 
 /// Runs frames until every agent has a final path and no work is left; returns the frames it

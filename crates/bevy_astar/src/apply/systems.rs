@@ -395,18 +395,19 @@ fn requeue_stale(member: &SearchMember, agents: &mut AppliedAgents, queue: &mut 
     }
 }
 
-/// Hands the frame's retired outcomes (the agents' and the cache's) to the async compute pool,
-/// which drops them.
+/// Hands the frame's retired outcomes (the agents' and the cache's) to a background thread,
+/// which drops them ([`drop_in_background`]).
 pub(crate) fn free_retired_outcomes(
     mut retired: ResMut<RetiredOutcomes>,
     mut cache: ResMut<PathCache>,
+    settings: Res<PathfindingSettings>,
 ) {
     let retired = retired.bypass_change_detection();
     retired.retire_all(cache.bypass_change_detection().take_retired());
     if retired.is_empty() {
         return;
     }
-    drop_in_background(retired.take());
+    drop_in_background(retired.take(), settings.search_thread);
 }
 
 #[cfg(test)]

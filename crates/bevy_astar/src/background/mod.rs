@@ -18,6 +18,8 @@
     expect(dead_code, reason = "only tasks on the pool wait at the gate")
 )]
 mod gate;
+#[cfg(feature = "multi_threaded")]
+pub(crate) mod idle_pool;
 
 use crate::{BackgroundPause, CarriedOver, PathfindingSettings, PathfindingStats, SearchThread};
 pub(crate) use main_thread::MainThreadWork;
@@ -65,19 +67,21 @@ impl<T: Send + 'static> BackgroundTask<T> {
         placement: Placement<'_>,
     ) -> Self {
         #[cfg(feature = "multi_threaded")]
-        if placement.thread == SearchThread::TaskPool {
-            return Self(Handle::Pool(
-                bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
-                    // The woken worker may have taken the core of the system that spawned it
-                    // (a thread that slept is favoured on waking): on a machine with few
-                    // cores, waiting for the stages, or giving the core back once, lets the
-                    // frame's systems finish before the work gets going.
-                    if !gate::PROCESS_GATE.wait_while_closed() {
-                        std::thread::yield_now();
-                    }
-                    work.await
-                }),
-            ));
+        if placement.thread.is_pool() {
+            let pool = match placement.thread {
+                SearchThread::IdleThreads => idle_pool::work_pool(),
+                _ => bevy::tasks::AsyncComputeTaskPool::get(),
+            };
+            return Self(Handle::Pool(pool.spawn(async move {
+                // The woken worker may have taken the core of the system that spawned it
+                // (a thread that slept is favoured on waking): on a machine with few
+                // cores, waiting for the stages, or giving the core back once, lets the
+                // frame's systems finish before the work gets going.
+                if !gate::PROCESS_GATE.wait_while_closed() {
+                    std::thread::yield_now();
+                }
+                work.await
+            })));
         }
         let slot = std::sync::Arc::new(std::sync::Mutex::new(None));
         placement
@@ -158,15 +162,25 @@ pub(crate) fn advance_main_thread_work(
     stats.carried_over.searches = left;
 }
 
-/// Drops `outcomes` on the async compute pool, once the stages have run.
-pub(crate) fn drop_in_background<T: Send + 'static>(outcomes: T) {
-    bevy::tasks::AsyncComputeTaskPool::get()
-        .spawn(async move {
-            #[cfg(feature = "multi_threaded")]
-            gate::PROCESS_GATE.wait_while_closed();
-            drop(outcomes);
-        })
-        .detach();
+/// Drops `outcomes` on the async compute pool, or on the plugin's idle upkeep thread where
+/// `thread` is [`SearchThread::IdleThreads`], once the stages have run.
+pub(crate) fn drop_in_background<T: Send + 'static>(outcomes: T, thread: SearchThread) {
+    #[cfg(feature = "multi_threaded")]
+    let pool = match thread {
+        SearchThread::IdleThreads => idle_pool::upkeep_pool(),
+        _ => bevy::tasks::AsyncComputeTaskPool::get(),
+    };
+    #[cfg(not(feature = "multi_threaded"))]
+    let pool = {
+        let _ = thread;
+        bevy::tasks::AsyncComputeTaskPool::get()
+    };
+    pool.spawn(async move {
+        #[cfg(feature = "multi_threaded")]
+        gate::PROCESS_GATE.wait_while_closed();
+        drop(outcomes);
+    })
+    .detach();
 }
 
 /// While the plugin's stages run, the stage gate that [`PathfindingSettings::background_pause`]
@@ -274,6 +288,39 @@ mod tests {
             assert!(!pauses(&settings(pause), &quiet));
             assert!(!pauses(&settings(pause), &main_thread));
         }
+    }
+
+    #[cfg(all(
+        feature = "multi_threaded",
+        any(target_os = "linux", target_os = "android")
+    ))]
+    #[test]
+    fn work_runs_at_idle_priority_on_idle_threads_only() {
+        bevy::tasks::AsyncComputeTaskPool::get_or_init(bevy::tasks::TaskPool::default);
+        let queue = MainThreadWork::default();
+        let idle_where = |thread| {
+            let placement = Placement {
+                thread,
+                queue: &queue,
+            };
+            let mut task = BackgroundTask::spawn(
+                async {
+                    (
+                        idle_pool::this_thread_is_idle(),
+                        std::thread::current().id(),
+                    )
+                },
+                placement,
+            );
+            task.wait(&queue)
+        };
+        let here = std::thread::current().id();
+        let (idle, thread) = idle_where(SearchThread::IdleThreads);
+        assert!(idle && thread != here, "idle threads: idle {idle}");
+        let (idle, thread) = idle_where(SearchThread::TaskPool);
+        assert!(!idle && thread != here, "task pool: idle {idle}");
+        let (idle, thread) = idle_where(SearchThread::MainThread);
+        assert!(!idle && thread == here, "main thread: idle {idle}");
     }
 }
 

@@ -11,11 +11,13 @@ use std::sync::{Arc, PoisonError};
 /// the edit copies the grid itself, as it did.
 ///
 /// The copy runs on the IO task pool, beside the searches and builds that fill the async
-/// compute pool: queued behind them, it was not ready for the next edit. Waiting, the task holds
+/// compute pool: queued behind them, it was not ready for the next edit. With
+/// [`SearchThread::IdleThreads`] it runs on the plugin's idle upkeep thread instead, beside
+/// its idle search threads. Waiting, the task holds
 /// the grid by a weak reference only, so that it never keeps the grid from being edited in
 /// place; a grid nothing holds any more when the task starts is not copied.
 pub(crate) fn prepare_spare_grid(nav: Option<ResMut<NavGrid>>, settings: Res<PathfindingSettings>) {
-    if !cfg!(feature = "multi_threaded") || settings.search_thread != SearchThread::TaskPool {
+    if !settings.search_thread.is_pool() {
         return;
     }
     let Some(mut nav) = nav else {
@@ -25,7 +27,7 @@ pub(crate) fn prepare_spare_grid(nav: Option<ResMut<NavGrid>>, settings: Res<Pat
         return;
     };
     let grid = Arc::downgrade(&grid);
-    bevy::tasks::IoTaskPool::get()
+    upkeep_pool(settings.search_thread)
         .spawn(async move {
             let Some(grid) = grid.upgrade() else {
                 return;
@@ -35,4 +37,14 @@ pub(crate) fn prepare_spare_grid(nav: Option<ResMut<NavGrid>>, settings: Res<Pat
             *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(copy);
         })
         .detach();
+}
+
+/// The pool that makes the copy: Bevy's IO pool, or the plugin's idle upkeep thread.
+fn upkeep_pool(thread: SearchThread) -> &'static bevy::tasks::TaskPool {
+    #[cfg(feature = "multi_threaded")]
+    if thread == SearchThread::IdleThreads {
+        return crate::background::idle_pool::upkeep_pool();
+    }
+    let _ = thread;
+    bevy::tasks::IoTaskPool::get()
 }

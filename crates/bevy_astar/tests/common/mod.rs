@@ -245,3 +245,22 @@ pub fn walled_grid() -> Grid {
     )
     .expect("valid map")
 }
+
+/// A 160 x 160 grid with a wall down column 80, open only at its foot: paths from the left
+/// half to the right half go round it.
+pub fn tall_wall_grid() -> Grid {
+    Grid::from_fn(160, 160, |cell| u8::from(cell.x != 80 || cell.y >= 158))
+}
+
+/// An app with the plugin's `settings` on [`tall_wall_grid`], and an agent for each request.
+pub fn app_on_tall_wall(
+    settings: PathfindingSettings,
+    requests: &[PathRequest],
+) -> (App, Vec<Entity>) {
+    let mut app = app_with_grid(
+        AStarPlugin::default().with_settings(settings),
+        tall_wall_grid(),
+    );
+    let agents = spawn_all(&mut app, requests);
+    (app, agents)
+}
