@@ -84,6 +84,15 @@ pub struct AgentsArgs {
     /// `bevy_astar`'s `background_pause` setting (default: the plugin's).
     #[arg(long, value_enum, value_name = "WHEN")]
     pub background_pause: Option<PauseChoice>,
+    /// Also write every measured frame's plugin time, by system set, to FILE: a header line,
+    /// then one line per run and frame (`library frame tower plugin_ms` and one column per set,
+    /// `tower` 1 on the frames that place one), to see which frames make the p99.
+    #[arg(long, value_name = "FILE")]
+    pub frame_times: Option<std::path::PathBuf>,
+    /// `bevy_astar`'s `search_thread` setting: where searches and builds run (default: the
+    /// plugin's, Bevy's task pool).
+    #[arg(long, value_enum, value_name = "WHERE")]
+    pub search_thread: Option<ThreadChoice>,
     /// Agent speed in cells per second.
     #[arg(long, default_value_t = 4.0)]
     pub speed: f32,
@@ -196,6 +205,28 @@ impl PauseChoice {
             Self::FewCores => bevy_astar::BackgroundPause::OnFewCores,
             Self::Always => bevy_astar::BackgroundPause::Always,
             Self::Never => bevy_astar::BackgroundPause::Never,
+        }
+    }
+}
+
+/// `bevy_astar`'s [`SearchThread`](bevy_astar::SearchThread), for the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ThreadChoice {
+    /// Bevy's async compute task pool.
+    TaskPool,
+    /// The main thread, within the stage budget.
+    MainThread,
+    /// The plugin's own idle-priority threads.
+    IdleThreads,
+}
+
+impl ThreadChoice {
+    /// The plugin's setting.
+    pub const fn setting(self) -> bevy_astar::SearchThread {
+        match self {
+            Self::TaskPool => bevy_astar::SearchThread::TaskPool,
+            Self::MainThread => bevy_astar::SearchThread::MainThread,
+            Self::IdleThreads => bevy_astar::SearchThread::IdleThreads,
         }
     }
 }
@@ -583,6 +614,10 @@ pub fn run(args: &AgentsArgs) -> Result<bool, String> {
         runs.push(drive::run(&**contender, &scenario)?);
     }
     report::print(args, &scenario, &runs);
+    if let Some(path) = &args.frame_times {
+        std::fs::write(path, report::frame_times(&scenario, &runs))
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    }
     Ok(true)
 }
 
@@ -643,6 +678,8 @@ mod tests {
             max_paths_applied_per_frame: None,
             stage_budget_us: None,
             background_pause: None,
+            search_thread: None,
+            frame_times: None,
             speed: 6.0,
             unpaced: false,
             crowd: false,
@@ -756,6 +793,20 @@ mod tests {
             for series in &record.plugin_sets {
                 assert_eq!(series.frames.len(), 120);
             }
+            let table = report::frame_times(&scenario, core::slice::from_ref(&record));
+            let lines: Vec<&str> = table.lines().collect();
+            assert_eq!(lines.len(), 121, "{}", record.library);
+            let columns = 4 + record.plugin_sets.len();
+            assert_eq!(lines[0].split(' ').count(), columns);
+            let towers_marked = lines[1..]
+                .iter()
+                .filter(|line| {
+                    let fields: Vec<&str> = line.split(' ').collect();
+                    assert_eq!(fields.len(), columns, "{line}");
+                    fields[2] == "1"
+                })
+                .count();
+            assert_eq!(towers_marked, scenario.towers.len(), "{}", record.library);
             assert!(record.warmup_frames > 0);
             assert_eq!(record.failures, 0, "{}", record.library);
             for placement in &record.placements {
@@ -806,6 +857,8 @@ mod tests {
             max_paths_applied_per_frame: None,
             stage_budget_us: None,
             background_pause: None,
+            search_thread: None,
+            frame_times: None,
             speed,
             unpaced: true,
             crowd: false,

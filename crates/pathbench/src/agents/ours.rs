@@ -19,7 +19,9 @@ use super::optimum::{OptimalCosts, legal_to_goal, on_shortest_path};
 use super::record::{
     Counters, FrameStamps, Placement, Repath, RepathWatch, Sharing, Watched, stamp,
 };
-use super::{AgentsArgs, Contender, PauseChoice, Scenario, SharedChoice, cell_at, cell_center};
+use super::{
+    AgentsArgs, Contender, PauseChoice, Scenario, SharedChoice, ThreadChoice, cell_at, cell_center,
+};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_astar::prelude::*;
@@ -55,7 +57,7 @@ pub struct Ours {
 
 impl Ours {
     /// The contender with the settings of `args` (`--repair-cut-paths`, `--goal-batch-min`,
-    /// `--max-paths-applied-per-frame`, `--stage-budget-us`, `--background-pause`, `--shared`,
+    /// `--max-paths-applied-per-frame`, `--stage-budget-us`, `--background-pause`, `--search-thread`, `--shared`,
     /// `--shared-min`) and the plugin's defaults for the rest.
     pub fn new(args: &AgentsArgs) -> Self {
         let defaults = PathfindingSettings::default();
@@ -80,6 +82,9 @@ impl Ours {
                 background_pause: args
                     .background_pause
                     .map_or(defaults.background_pause, PauseChoice::setting),
+                search_thread: args
+                    .search_thread
+                    .map_or(defaults.search_thread, ThreadChoice::setting),
                 ..defaults
             },
             crowd: false,
@@ -541,10 +546,11 @@ impl Contender for Ours {
             } else {
                 "A*"
             },
-            if cfg!(feature = "multi_threaded") {
-                "background tasks"
-            } else {
-                "searches sliced on the main thread"
+            match settings.search_thread {
+                _ if !cfg!(feature = "multi_threaded") => "searches sliced on the main thread",
+                SearchThread::TaskPool => "background tasks",
+                SearchThread::IdleThreads => "background tasks on idle-priority threads",
+                SearchThread::MainThread => "searches sliced on the main thread",
             },
             match settings.goal_batch_min {
                 0 => "no goal batches".to_owned(),

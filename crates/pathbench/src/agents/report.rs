@@ -194,6 +194,34 @@ fn milliseconds(value: f64) -> String {
     format!("{value:.3}")
 }
 
+/// The `--frame-times` table: a header, then one line per run and measured frame with its
+/// library, the frame (from 1), whether a tower was placed on it (1 or 0), the plugin's time
+/// and each system set's, in milliseconds.
+pub fn frame_times(scenario: &Scenario, runs: &[RunRecord]) -> String {
+    let mut table = String::new();
+    for run in runs {
+        if table.is_empty() {
+            table += "library frame tower plugin_ms";
+            for series in &run.plugin_sets {
+                table += &format!(" {}_ms", series.name);
+            }
+            table.push('\n');
+        }
+        for (index, plugin) in run.plugin.frames.iter().enumerate() {
+            let frame = index as u64 + 1;
+            let tower = u8::from(scenario.placement_at(frame).is_some());
+            let ms = |time: Duration| time.as_secs_f64() * 1e3;
+            table += &format!("{} {frame} {tower} {:.4}", run.library, ms(*plugin));
+            for series in &run.plugin_sets {
+                let time = series.frames.get(index).copied().unwrap_or_default();
+                table += &format!(" {:.4}", ms(time));
+            }
+            table.push('\n');
+        }
+    }
+    table
+}
+
 /// Prints the table, the per-set split, the targets and the JSON line.
 pub fn print(args: &AgentsArgs, scenario: &Scenario, runs: &[RunRecord]) {
     let seconds = scenario.frames as f64 / f64::from(super::FRAME_RATE);
