@@ -77,17 +77,18 @@ pub enum SearchThread {
     /// On the plugin's own threads, which the operating system runs only on a core that the
     /// game's threads leave free (`SCHED_IDLE` on Linux and Android; elsewhere they keep the
     /// normal priority and behave as [`SearchThread::TaskPool`]). As many threads as Bevy's
-    /// async compute pool has, and one more for the spare copies of huge grids.
+    /// async compute pool has, and one more for the spare copies of huge grids and for dropping
+    /// replaced paths.
     ///
     /// On a machine with two cores, a search or a sector field's renewal on Bevy's pool holds a
     /// core that the frame's systems then wait for, a scheduler's time slice at a time. With
     /// 10,000 agents and a tower every half second, the p99 of the plugin's frame time falls
-    /// from 3.1 to 1.5 ms on a 256 x 256 map, with the same re-path latency, and from 5.4-5.9
-    /// to 1.3-1.5 ms on a 4096 x 4096 map with hierarchical paths, where agents re-path in 2
-    /// frames at the median instead of 1 (`BENCHMARKS.md`). The cost: a game that keeps every
-    /// core busy leaves these threads almost no time, and its paths then arrive late; so this
-    /// is not the default. Without Bevy's `multi_threaded` feature this is
-    /// [`SearchThread::MainThread`].
+    /// from 3.1-3.6 to 1.5-2.3 ms on a 256 x 256 map, with the same re-path latency, and from
+    /// 5.4-5.9 to 1.3-2.1 ms on a 4096 x 4096 map with hierarchical paths, where agents
+    /// re-path in 2 frames at the median instead of 1 (`BENCHMARKS.md`). The cost: a game
+    /// that keeps every core busy leaves these threads almost no time, and its paths then
+    /// arrive late; so this is not the default. Without Bevy's `multi_threaded` feature this
+    /// is [`SearchThread::MainThread`].
     IdleThreads,
 }
 
