@@ -162,25 +162,31 @@ pub(crate) fn advance_main_thread_work(
     stats.carried_over.searches = left;
 }
 
+/// The pool for upkeep (spare grid copies, drops): the plugin's idle upkeep thread where
+/// `thread` is [`SearchThread::IdleThreads`] (with Bevy's `multi_threaded`), `usual`, one of
+/// Bevy's pools, otherwise.
+pub(crate) fn upkeep_pool(
+    thread: SearchThread,
+    usual: &'static bevy::tasks::TaskPool,
+) -> &'static bevy::tasks::TaskPool {
+    #[cfg(feature = "multi_threaded")]
+    if thread == SearchThread::IdleThreads {
+        return idle_pool::upkeep_pool();
+    }
+    let _ = thread;
+    usual
+}
+
 /// Drops `outcomes` on the async compute pool, or on the plugin's idle upkeep thread where
 /// `thread` is [`SearchThread::IdleThreads`], once the stages have run.
 pub(crate) fn drop_in_background<T: Send + 'static>(outcomes: T, thread: SearchThread) {
-    #[cfg(feature = "multi_threaded")]
-    let pool = match thread {
-        SearchThread::IdleThreads => idle_pool::upkeep_pool(),
-        _ => bevy::tasks::AsyncComputeTaskPool::get(),
-    };
-    #[cfg(not(feature = "multi_threaded"))]
-    let pool = {
-        let _ = thread;
-        bevy::tasks::AsyncComputeTaskPool::get()
-    };
-    pool.spawn(async move {
-        #[cfg(feature = "multi_threaded")]
-        gate::PROCESS_GATE.wait_while_closed();
-        drop(outcomes);
-    })
-    .detach();
+    upkeep_pool(thread, bevy::tasks::AsyncComputeTaskPool::get())
+        .spawn(async move {
+            #[cfg(feature = "multi_threaded")]
+            gate::PROCESS_GATE.wait_while_closed();
+            drop(outcomes);
+        })
+        .detach();
 }
 
 /// While the plugin's stages run, the stage gate that [`PathfindingSettings::background_pause`]

@@ -1,7 +1,8 @@
 //! The spare copy of a huge navigation grid, made on the task pool while searches hold the
 //! grid, so that the game's next edit takes it instead of copying the grid on the frame.
 
-use crate::{NavGrid, PathfindingSettings, SearchThread};
+use crate::background::upkeep_pool;
+use crate::{NavGrid, PathfindingSettings};
 use bevy::prelude::*;
 use std::sync::{Arc, PoisonError};
 
@@ -12,7 +13,7 @@ use std::sync::{Arc, PoisonError};
 ///
 /// The copy runs on the IO task pool, beside the searches and builds that fill the async
 /// compute pool: queued behind them, it was not ready for the next edit. With
-/// [`SearchThread::IdleThreads`] it runs on the plugin's idle upkeep thread instead, beside
+/// [`SearchThread::IdleThreads`](crate::SearchThread::IdleThreads) it runs on the plugin's idle upkeep thread instead, beside
 /// its idle search threads. Waiting, the task holds
 /// the grid by a weak reference only, so that it never keeps the grid from being edited in
 /// place; a grid nothing holds any more when the task starts is not copied.
@@ -27,7 +28,7 @@ pub(crate) fn prepare_spare_grid(nav: Option<ResMut<NavGrid>>, settings: Res<Pat
         return;
     };
     let grid = Arc::downgrade(&grid);
-    upkeep_pool(settings.search_thread)
+    upkeep_pool(settings.search_thread, bevy::tasks::IoTaskPool::get())
         .spawn(async move {
             let Some(grid) = grid.upgrade() else {
                 return;
@@ -37,14 +38,4 @@ pub(crate) fn prepare_spare_grid(nav: Option<ResMut<NavGrid>>, settings: Res<Pat
             *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(copy);
         })
         .detach();
-}
-
-/// The pool that makes the copy: Bevy's IO pool, or the plugin's idle upkeep thread.
-fn upkeep_pool(thread: SearchThread) -> &'static bevy::tasks::TaskPool {
-    #[cfg(feature = "multi_threaded")]
-    if thread == SearchThread::IdleThreads {
-        return crate::background::idle_pool::upkeep_pool();
-    }
-    let _ = thread;
-    bevy::tasks::IoTaskPool::get()
 }

@@ -57,8 +57,8 @@ pub struct Ours {
 
 impl Ours {
     /// The contender with the settings of `args` (`--repair-cut-paths`, `--goal-batch-min`,
-    /// `--max-paths-applied-per-frame`, `--stage-budget-us`, `--background-pause`, `--search-thread`, `--shared`,
-    /// `--shared-min`) and the plugin's defaults for the rest.
+    /// `--max-paths-applied-per-frame`, `--stage-budget-us`, `--background-pause`,
+    /// `--search-thread`, `--shared`, `--shared-min`) and the plugin's defaults for the rest.
     pub fn new(args: &AgentsArgs) -> Self {
         let defaults = PathfindingSettings::default();
         let shared_goal_min_agents = match args.shared {
