@@ -11,7 +11,9 @@ use crate::engine::goal_batch::{BatchMember, hierarchical_job};
 use crate::engine::goal_batch::{KeptGoalSearches, run_goal_batch};
 use crate::engine::hierarchical::Hierarchies;
 use crate::engine::jump_point::JumpPoints;
-use crate::engine::sector_field::{KeptSectorFields, RoutePublishing, run_sector_field_batch};
+use crate::engine::sector_field::{
+    KeptSectorFields, RoutePublishing, SharedField, run_sector_field_batch,
+};
 use crate::engine::{SearchEngine, run_search};
 use crate::in_flight::{InFlightSearch, InFlightSearches, SearchMember};
 use crate::kinds::KindKey;
@@ -24,7 +26,7 @@ use crate::trace::PathDebug;
 use crate::{
     NavGrid, Path, PathRequest, PathStatus, PathfindingSettings, PathfindingStats, TerrainProfiles,
 };
-use astar_grid::Grid;
+use astar_grid::{Grid, Hierarchy};
 use bevy::prelude::*;
 use core::future::Future;
 use core::sync::atomic::AtomicBool;
@@ -184,6 +186,34 @@ impl<'a> Launcher<'a> {
         set_status(path, PathStatus::Searching);
     }
 
+    /// Starts `group` as one batch that reads the goal's sector field, `shared`, built over
+    /// `hierarchy`, on the grid and agent kind `searched`. Empties `group`.
+    fn start_sector_field_batch(
+        &mut self,
+        in_flight: &mut InFlightSearches,
+        group: &mut Vec<BatchMember>,
+        searched: (Arc<Grid>, KindKey),
+        (hierarchy, shared): (Arc<Hierarchy>, Arc<SharedField>),
+        stats: &mut PathfindingStats,
+    ) {
+        stats.sector_field_batches += 1;
+        let (jobs, members) = take_batch(group, stats);
+        let publishing = RoutePublishing {
+            geometry: self.geometry,
+            size: searched.1.size,
+            map_version: self.map_version,
+        };
+        self.start(
+            in_flight,
+            searched,
+            (members, false),
+            move |grid, cancelled| async move {
+                let routes = (shared, publishing);
+                run_sector_field_batch(&grid, &hierarchy, &jobs, &cancelled, routes).await
+            },
+        );
+    }
+
     /// Starts one gathered group of requests for a goal, whose agents are marked as searching
     /// already: as one batch when it is large enough, otherwise one search per request. When
     /// every request is hierarchical and the hierarchy is built, the batch reads the goal's
@@ -208,8 +238,7 @@ impl<'a> Launcher<'a> {
         let Some(first) = group.first() else {
             return Vec::new();
         };
-        let first_job = first.job;
-        let key = FieldKey::of_job(&first_job);
+        let key = FieldKey::of_job(&first.job);
         // The group shares its goal and its agent kind, and so its grid.
         let searched = (Arc::clone(&first.grid), first.job.kind);
         let least = self.settings.goal_batch_min.max(2);
@@ -221,24 +250,9 @@ impl<'a> Launcher<'a> {
             }
             let asked = fields.count_requests(key, group.len());
             if asked >= least || fields.holds(&key, hierarchy) {
-                stats.sector_field_batches += 1;
-                let (jobs, members) = take_batch(group, stats);
                 let shared = fields.field_for(key, self.retired);
-                let publishing = RoutePublishing {
-                    geometry: self.geometry,
-                    size: first_job.kind.size,
-                    map_version: self.map_version,
-                };
-                let hierarchy = Arc::clone(hierarchy);
-                self.start(
-                    in_flight,
-                    searched,
-                    (members, false),
-                    move |grid, cancelled| async move {
-                        let routes = (shared, publishing);
-                        run_sector_field_batch(&grid, &hierarchy, &jobs, &cancelled, routes).await
-                    },
-                );
+                let field = (Arc::clone(hierarchy), shared);
+                self.start_sector_field_batch(in_flight, group, searched, field, stats);
                 return Vec::new();
             }
         }
