@@ -1099,6 +1099,62 @@ fn a_hierarchical_crowd_walks_its_goal_s_field_round_a_tower_with_no_search_per_
     }
 }
 
+/// An agent still on a path of its own (answered by the goal's search while the hierarchy was
+/// being built) whose path a tower cuts, beside a crowd on the goal's sector routes: its new
+/// request takes a route on the goal's view patched round the tower (patched at once on the
+/// main thread; in the background, the request waits for the renewal's patch), instead of
+/// starting a batch that would wait for the whole renewal (a dozen frames and more on a huge
+/// map). Its route is legal and near optimal, and nothing is searched.
+#[test]
+fn a_cut_path_of_its_own_is_answered_off_the_goal_s_patched_routes_without_a_search() {
+    for search_thread in [SearchThread::MainThread, SearchThread::TaskPool] {
+        let settings = PathfindingSettings {
+            search_thread,
+            ..main_thread_settings()
+        };
+        let mut app = app_with_grid(AStarPlugin::default().with_settings(settings), city_grid());
+        let goal = Cell::new(158, 105);
+        let starts: Vec<Cell> = (0..12).map(|i| Cell::new(0, i * 9)).collect();
+        let mut agents = spawn_hierarchical(&mut app, &starts, goal);
+        let loner_start = starts[6];
+        let loner = spawn(&mut app, hierarchical(loner_start, goal));
+        agents.push(loner);
+        settle(&mut app, &agents);
+        agents.pop();
+        search_again_once_built(&mut app, &agents);
+        assert!(agents.iter().all(|&agent| path(&app, agent).is_shared()));
+        let own = path(&app, loner);
+        assert!(!own.is_shared(), "a path of its own, from before the build");
+        let cells = own.cells();
+        let tower = cells[cells.len() / 2];
+        let before = stats(&app);
+        block(&mut app, tower);
+        let mut frames = 0;
+        while !(path(&app, loner).is_shared() || frames == common::MAX_FRAMES) {
+            app.update();
+            frames += 1;
+        }
+        let now = current_grid(&app);
+        let found = path(&app, loner);
+        assert!(
+            found.is_shared(),
+            "{search_thread:?}: a route on the patched field"
+        );
+        if search_thread == SearchThread::MainThread {
+            assert_eq!(frames, 1, "answered in the tower's frame");
+        }
+        assert!(!found.cells().contains(&tower));
+        assert_legal_and_near_optimal(&now, &found, loner_start, goal);
+        wait_for_renewals(&mut app, before.sector_routes_renewed, 1);
+        let after = stats(&app);
+        assert_eq!(
+            after.searches_started, before.searches_started,
+            "{search_thread:?}"
+        );
+        assert!(after.sector_routes_patched > before.sector_routes_patched);
+    }
+}
+
 /// The goal walled off under a crowd on its field's routes: the routes lead nowhere, so each
 /// agent stops and searches again, and is told its goal is blocked, instead of standing
 /// still with a route that leads nowhere.

@@ -142,6 +142,18 @@ pub(crate) fn dispatch_searches(
     pace.record(after_reading.elapsed(), served + started);
 }
 
+/// Whether `group`, hierarchical, waits for its goal's sector routes to be patched for the
+/// grid it is searched on ([`KeptSectorFields::awaits_patch`]), to be served on them.
+fn awaits_sector_patch(sector_fields: &KeptSectorFields, group: &BatchGroup) -> bool {
+    let Some(job) = hierarchical_job(&group.members) else {
+        return false;
+    };
+    group
+        .members
+        .first()
+        .is_some_and(|member| sector_fields.awaits_patch(&FieldKey::of_job(&job), &member.grid))
+}
+
 /// Puts the agents of gathered requests that the caps did not let start back in the queue, in
 /// their old places, unless they were queued again meanwhile.
 fn requeue_denied(denied: Vec<BatchMember>, queue: &mut RequestQueue, agents: &mut AgentQuery) {
@@ -446,13 +458,16 @@ impl Dispatcher<'_, '_, '_> {
         let trees = self.request_trees();
         handled += self.serve_settled(&trees, agents);
         // A crowd for one goal (two requests or more) waits for the rest of it, while the caps
-        // would let it start; a goal whose shared tree is being built waits for the tree.
+        // would let it start; a goal whose shared tree is being built waits for the tree, and
+        // one whose sector routes are being patched for the group's grid waits for the patch.
         let may_start = self.launcher.may_start(self.in_flight);
+        let sector_fields = &*self.sector_fields;
         let groups = self.batches.take_groups(|group| {
             let tree = (!trees.is_empty())
                 .then(|| group.key().and_then(|key| trees.get(&key)))
                 .flatten();
             matches!(tree, Some(TreeLookup::Pending(_)))
+                || awaits_sector_patch(sector_fields, group)
                 || (tree.is_none()
                     && may_start
                     && upstream_busy

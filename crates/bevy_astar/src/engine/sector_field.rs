@@ -24,7 +24,7 @@ use crate::goal_tree::{ChangedCells, PublishedTree, RouteTree, SharedRoute, Shar
 use crate::map::AgentLayers;
 use crate::map::CellGeometry;
 use crate::outcome::RetiredOutcomes;
-use crate::{NavChange, NavVersion, PathAlgorithm, PathStatus};
+use crate::{NavChange, NavVersion, PathAlgorithm, PathStatus, SearchThread};
 use crate::{NavChanged, NavGrid, PathfindingSettings, PathfindingStats, TerrainProfiles};
 use astar_grid::{Cell, Grid, Hierarchy, SectorFieldView, SectorFlowField};
 use bevy::ecs::system::SystemParam;
@@ -61,6 +61,10 @@ pub(crate) struct SharedField {
     changes: Mutex<NotedChanges>,
     /// Whether a renewal of the field for the agents on it runs ([`renew_routes`]).
     renewing: AtomicBool,
+    /// Whether the renewal running is yet to publish the view before patched for its grid
+    /// ([`publish_patched_view`]): the goal's requests on that grid wait for it, to be given
+    /// routes on it, rather than start a batch that would wait for the whole renewal.
+    patching: AtomicBool,
     /// The grid the last renewal was started for, weakly: each grid is renewed for once.
     renewed_for: Mutex<Weak<Grid>>,
 }
@@ -152,6 +156,7 @@ impl Default for SharedField {
             routes: Arc::default(),
             changes: Mutex::default(),
             renewing: AtomicBool::new(false),
+            patching: AtomicBool::new(false),
             renewed_for: Mutex::default(),
         }
     }
@@ -220,6 +225,23 @@ impl KeptSectorFields {
     /// The routes on `key`'s goal's field, where it has one.
     pub(crate) fn routes_for(&self, key: &FieldKey) -> Option<Arc<SharedTree>> {
         self.slots.get(key).map(|shared| Arc::clone(&shared.routes))
+    }
+
+    /// Whether `key`'s goal's routes are being renewed for `grid` and the view before, patched
+    /// for `grid`, is about to be published: its requests on `grid` are then given routes on it
+    /// a frame or two later, where a batch started now would wait for the whole renewal.
+    pub(crate) fn awaits_patch(&self, key: &FieldKey, grid: &Arc<Grid>) -> bool {
+        self.slots.get(key).is_some_and(|shared| {
+            shared.patching.load(Ordering::Acquire)
+                && core::ptr::eq(
+                    shared
+                        .renewed_for
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .as_ptr(),
+                    Arc::as_ptr(grid),
+                )
+        })
     }
 
     /// Whether `key`'s goal has a field kept over `hierarchy` as it is, so that reading a path
@@ -534,11 +556,16 @@ fn publish_view(
 /// the goal's routes when it published a new version of them (or withdrew them).
 async fn renew_routes(
     (grid, hierarchy): (Arc<Grid>, Arc<Hierarchy>),
-    (goal, patchable): (Cell, bool),
+    (goal, patch): (Cell, Patch),
     shared: Arc<SharedField>,
     publishing: RoutePublishing,
 ) -> Renewal {
-    let patched = patchable && publish_patched_view(&grid, &shared, publishing);
+    let patched = match patch {
+        Patch::Published => true,
+        Patch::First => publish_patched_view(&grid, &shared, publishing),
+        Patch::None => false,
+    };
+    shared.patching.store(false, Ordering::Release);
     let never = AtomicBool::new(false);
     let mut copy = None;
     if hierarchy.pending() > 0 {
@@ -563,6 +590,17 @@ async fn renew_routes(
     let updated = (patched || matches!(publication, Publication::New | Publication::Failed))
         .then(|| Arc::clone(&shared.routes));
     Renewal { updated, patched }
+}
+
+/// Whether a renewal ([`renew_routes`]) publishes the view before patched for its grid first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Patch {
+    /// It was published as the renewal started, on the main thread.
+    Published,
+    /// The renewal publishes it first.
+    First,
+    /// It cannot be patched ([`publish_patched_view`] would not publish).
+    None,
 }
 
 /// What a renewal of a goal's field for the agents on it did ([`renew_routes`]).
@@ -692,18 +730,38 @@ pub(crate) fn renew_sector_routes(mut fields: ResMut<KeptSectorFields>, mut upke
             size: key.kind().size,
             map_version: *upkeep.version,
         };
-        let renewal = renew_routes(
-            (grid, hierarchy),
-            (key.goal(), patchable),
-            Arc::clone(shared),
-            publishing,
-        );
-        let placement = Placement {
-            thread: upkeep.settings.search_thread,
-            queue: &upkeep.work,
-        };
-        renewals.push(BackgroundTask::spawn(renewal, placement));
+        let renewal = (grid, hierarchy, publishing);
+        let place = (upkeep.settings.search_thread, &*upkeep.work);
+        renewals.push(start_renewal(renewal, (*key, shared), patchable, place));
     }
+}
+
+/// Starts renewing `shared`, `key`'s goal's field, on `grid` over `hierarchy`
+/// ([`renew_routes`]). Where the work runs on the main thread, the view before is patched for
+/// `grid` at once, so that the goal's requests this frame are given routes on it; elsewhere the
+/// renewal patches it first, and those requests wait for it ([`SharedField::patching`]).
+fn start_renewal(
+    (grid, hierarchy, publishing): (Arc<Grid>, Arc<Hierarchy>, RoutePublishing),
+    (key, shared): (FieldKey, &Arc<SharedField>),
+    patchable: bool,
+    (thread, queue): (SearchThread, &MainThreadWork),
+) -> BackgroundTask<Renewal> {
+    let patch = match (patchable, thread.is_pool()) {
+        (false, _) => Patch::None,
+        (true, true) => Patch::First,
+        (true, false) if publish_patched_view(&grid, shared, publishing) => Patch::Published,
+        (true, false) => Patch::None,
+    };
+    shared
+        .patching
+        .store(patch == Patch::First, Ordering::Release);
+    let renewal = renew_routes(
+        (grid, hierarchy),
+        (key.goal(), patch),
+        Arc::clone(shared),
+        publishing,
+    );
+    BackgroundTask::spawn(renewal, Placement { thread, queue })
 }
 
 /// Notes this frame's map changes on the goals' fields whose agents hold routes
