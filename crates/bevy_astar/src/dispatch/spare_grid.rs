@@ -13,10 +13,10 @@ use std::sync::{Arc, PoisonError};
 ///
 /// The copy runs on the IO task pool, beside the searches and builds that fill the async
 /// compute pool: queued behind them, it was not ready for the next edit. With
-/// [`SearchThread::IdleThreads`](crate::SearchThread::IdleThreads) it runs on the plugin's idle upkeep thread instead, beside
-/// its idle search threads. Waiting, the task holds
-/// the grid by a weak reference only, so that it never keeps the grid from being edited in
-/// place; a grid nothing holds any more when the task starts is not copied.
+/// [`SearchThread::IdleThreads`](crate::SearchThread::IdleThreads) it runs on the plugin's
+/// idle upkeep thread instead, beside its idle search threads. Waiting, the task holds the grid
+/// by a weak reference only, so that it never keeps the grid from being edited in place; a grid
+/// nothing holds any more when the task starts is not copied.
 pub(crate) fn prepare_spare_grid(nav: Option<ResMut<NavGrid>>, settings: Res<PathfindingSettings>) {
     if !settings.search_thread.is_pool() {
         return;

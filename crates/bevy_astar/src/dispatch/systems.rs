@@ -144,14 +144,14 @@ pub(crate) fn dispatch_searches(
 
 /// Whether `group`, hierarchical, waits for its goal's sector routes to be patched for the
 /// grid it is searched on ([`KeptSectorFields::awaits_patch`]), to be served on them.
+///
+/// The goal's lookup comes first: a goal awaiting a patch is rare, while the scan of the
+/// group's members for one that is not hierarchical would cost every group every frame.
 fn awaits_sector_patch(sector_fields: &KeptSectorFields, group: &BatchGroup) -> bool {
-    let Some(job) = hierarchical_job(&group.members) else {
+    let (Some(key), Some(first)) = (group.key(), group.members.first()) else {
         return false;
     };
-    group
-        .members
-        .first()
-        .is_some_and(|member| sector_fields.awaits_patch(&FieldKey::of_job(&job), &member.grid))
+    sector_fields.awaits_patch(&key, &first.grid) && hierarchical_job(&group.members).is_some()
 }
 
 /// Puts the agents of gathered requests that the caps did not let start back in the queue, in
