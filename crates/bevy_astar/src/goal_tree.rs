@@ -249,10 +249,9 @@ pub(crate) struct SharedTree {
 impl SharedTree {
     /// Makes `tree` the version every agent on it reads from now on.
     pub(crate) fn publish(&self, tree: PublishedTree) {
-        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
         let changed = tree.changed;
-        *current = Some(Arc::new(tree));
-        self.latest.write(changed);
+        let replaced = self.swap(Some(Arc::new(tree)), true, changed);
+        drop(replaced);
     }
 
     /// Makes `tree` the version read from now on without counting a new version: a version
@@ -261,16 +260,34 @@ impl SharedTree {
     /// before it was patched for that grid), so that the agents on the tree need not look
     /// again.
     pub(crate) fn publish_alike(&self, tree: PublishedTree) {
-        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
-        *current = Some(Arc::new(tree));
+        let replaced = self.swap(Some(Arc::new(tree)), false, None);
+        drop(replaced);
     }
 
     /// Withdraws the tree: a new version with none to read, whose change is not known, so
     /// that every agent on it looks again and finds no way on.
     pub(crate) fn withdraw(&self) {
+        let replaced = self.swap(None, true, None);
+        drop(replaced);
+    }
+
+    /// Puts `version` in place under the lock, counted as a new version with the cells
+    /// `changed` when `counted`, and returns the version it replaced, for the caller to drop
+    /// once the lock is released: freeing a large version (a huge map's field) under the lock
+    /// would keep every reader waiting, on the main thread too, while a background thread of
+    /// idle priority frees it.
+    fn swap(
+        &self,
+        version: Option<Arc<PublishedTree>>,
+        counted: bool,
+        changed: Option<ChangedCells>,
+    ) -> Option<Arc<PublishedTree>> {
         let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
-        *current = None;
-        self.latest.write(None);
+        let replaced = core::mem::replace(&mut *current, version);
+        if counted {
+            self.latest.write(changed);
+        }
+        replaced
     }
 
     /// The newest version, if one was published.
