@@ -11,10 +11,12 @@ use crate::connectivity::sync_connectivity;
 use crate::dispatch::{dispatch_searches, prepare_spare_grid, queue_changed_requests};
 use crate::engine::flow_field::{
     FlowFields, announce_route_changes, invalidate_flow_fields, poll_flow_fields,
-    release_flow_fields,
+    release_flow_fields, trees_updated,
 };
 use crate::engine::goal_batch::{GoalBatches, KeptGoalSearches};
-use crate::engine::hierarchical::{Hierarchies, build_hierarchies, record_hierarchy_changes};
+use crate::engine::hierarchical::{
+    Hierarchies, build_hierarchies, hierarchies_kept, record_hierarchy_changes,
+};
 use crate::engine::jump_point::{JumpPoints, record_jump_point_changes};
 use crate::engine::sector_field::{
     KeptSectorFields, note_sector_route_changes, renew_sector_routes,
@@ -22,7 +24,8 @@ use crate::engine::sector_field::{
 use crate::in_flight::InFlightSearches;
 use crate::invalidate::{
     AwaitingRoutes, PendingInvalidations, invalidate_paths, invalidate_results,
-    match_requests_to_map, publish_map_changes, queue_agents_onto_routes,
+    invalidations_pending, map_may_rewrite_rules, match_requests_to_map, publish_map_changes,
+    queue_agents_onto_routes,
 };
 use crate::map::{AgentLayers, CrowdCosts, NavLinkIds, sync_nav_links};
 use crate::outcome::RetiredOutcomes;
@@ -258,16 +261,20 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
         (
             (
                 close_stage_gate,
-                match_requests_to_map,
+                match_requests_to_map.run_if(map_may_rewrite_rules),
                 sync_nav_links,
                 publish_map_changes,
                 (
-                    invalidate_results,
-                    invalidate_paths,
-                    invalidate_flow_fields,
-                    record_jump_point_changes,
-                    record_hierarchy_changes,
-                    note_sector_route_changes,
+                    (
+                        invalidate_results,
+                        invalidate_flow_fields,
+                        record_jump_point_changes,
+                        record_hierarchy_changes,
+                        note_sector_route_changes,
+                    )
+                        .run_if(on_message::<NavChanged>),
+                    invalidate_paths
+                        .run_if(on_message::<NavChanged>.or_else(invalidations_pending)),
                     sync_connectivity,
                 ),
                 queue_agents_onto_routes,
@@ -275,12 +282,12 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                 .chain()
                 .in_set(PathfindingSystems::Invalidate),
             (
-                match_requests_to_map,
+                match_requests_to_map.run_if(map_may_rewrite_rules),
                 queue_changed_requests,
                 poll_flow_fields,
                 renew_sector_routes,
                 dispatch_searches,
-                build_hierarchies,
+                build_hierarchies.run_if(hierarchies_kept),
                 advance_main_thread_work,
                 release_flow_fields,
                 prepare_spare_grid,
@@ -289,9 +296,9 @@ fn add_stage_systems(app: &mut App, schedule: Interned<dyn ScheduleLabel>) {
                 .in_set(PathfindingSystems::Dispatch),
             (
                 poll_searches,
-                announce_route_changes,
+                announce_route_changes.run_if(trees_updated),
                 free_retired_outcomes,
-                drop_unwanted_traces,
+                drop_unwanted_traces.run_if(any_with_component::<PathTrace>),
             )
                 .chain()
                 .in_set(PathfindingSystems::Apply),

@@ -850,6 +850,12 @@ pub(crate) fn poll_flow_fields(
     fields.count_into(&mut stats);
 }
 
+/// Whether a goal's shared tree changed since the last announcement
+/// ([`announce_route_changes`]'s run condition).
+pub(crate) fn trees_updated(fields: Res<FlowFields>) -> bool {
+    !fields.updated_trees.is_empty()
+}
+
 /// With [`PathfindingSettings::announce_shared_route_changes`], sends [`PathFound`] (a message
 /// and an entity event) to every agent holding a route on a shared tree that a map change
 /// updated this frame, all at once; without it, reads no agent.

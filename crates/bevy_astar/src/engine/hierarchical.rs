@@ -321,6 +321,12 @@ pub(crate) fn record_hierarchy_changes(
     }
 }
 
+/// Whether any hierarchy is kept ([`build_hierarchies`]'s run condition): until a request asks
+/// for one, there is nothing to build.
+pub(crate) fn hierarchies_kept(hierarchies: Res<Hierarchies>) -> bool {
+    !hierarchies.entries.is_empty()
+}
+
 /// Lands finished builds of the hierarchies, starts builds of the sectors waiting, and counts
 /// the sectors in [`PathfindingStats`](crate::PathfindingStats).
 pub(crate) fn build_hierarchies(

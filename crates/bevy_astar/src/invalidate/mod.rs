@@ -28,6 +28,6 @@ mod systems;
 
 pub(crate) use onto_routes::{AwaitingRoutes, queue_agents_onto_routes};
 pub(crate) use systems::{
-    PendingInvalidations, invalidate_paths, invalidate_results, match_requests_to_map,
-    publish_map_changes,
+    PendingInvalidations, invalidate_paths, invalidate_results, invalidations_pending,
+    map_may_rewrite_rules, match_requests_to_map, publish_map_changes,
 };

@@ -56,6 +56,14 @@ pub(crate) fn match_requests_to_map(
     }
 }
 
+/// Whether the map's movement rules may differ from the requests' this frame
+/// ([`match_requests_to_map`]'s run condition): on a hexagonal map, and in a frame in which the
+/// map changed (it may have stopped being hexagonal); never without a map, where the system has
+/// nothing to do either.
+pub(crate) fn map_may_rewrite_rules(nav: Option<Res<NavGrid>>) -> bool {
+    nav.is_some_and(|nav| nav.shape().is_hex() || nav.is_changed())
+}
+
 /// Applies this frame's [`NavChanged`] messages to the result cache and the running searches.
 pub(crate) fn invalidate_results(
     mut changes: MessageReader<NavChanged>,
@@ -71,6 +79,12 @@ pub(crate) fn invalidate_results(
             }
         }
     }
+}
+
+/// Whether map changes are still to be checked against agents or their agents queued
+/// ([`invalidate_paths`]'s run condition, besides a new change).
+pub(crate) fn invalidations_pending(pending: Res<PendingInvalidations>) -> bool {
+    !pending.scans.is_empty() || !pending.agents.is_empty()
 }
 
 /// Agents one pass of the scan checks at most: the scan of every agent's path against a change
