@@ -858,7 +858,8 @@ pub(crate) fn trees_updated(fields: Res<FlowFields>) -> bool {
 
 /// With [`PathfindingSettings::announce_shared_route_changes`], sends [`PathFound`] (a message
 /// and an entity event) to every agent holding a route on a shared tree that a map change
-/// updated this frame, all at once; without it, reads no agent.
+/// updated this frame, all at once; without it, reads no agent. Runs only when a tree was
+/// updated ([`trees_updated`]).
 pub(crate) fn announce_route_changes(
     settings: Res<PathfindingSettings>,
     mut fields: ResMut<FlowFields>,
@@ -866,9 +867,6 @@ pub(crate) fn announce_route_changes(
     mut found: MessageWriter<PathFound>,
     mut commands: Commands,
 ) {
-    if fields.updated_trees.is_empty() {
-        return;
-    }
     let updated = core::mem::take(&mut fields.updated_trees);
     if !settings.announce_shared_route_changes {
         return;

@@ -328,7 +328,8 @@ pub(crate) fn hierarchies_kept(hierarchies: Res<Hierarchies>) -> bool {
 }
 
 /// Lands finished builds of the hierarchies, starts builds of the sectors waiting, and counts
-/// the sectors in [`PathfindingStats`](crate::PathfindingStats).
+/// the sectors in [`PathfindingStats`](crate::PathfindingStats). Runs only while a hierarchy is
+/// kept ([`hierarchies_kept`]).
 pub(crate) fn build_hierarchies(
     mut hierarchies: ResMut<Hierarchies>,
     nav: Option<Res<NavGrid>>,
@@ -339,9 +340,6 @@ pub(crate) fn build_hierarchies(
     let Some(nav) = nav else {
         return;
     };
-    if hierarchies.entries.is_empty() {
-        return;
-    }
     let placement = Placement {
         thread: settings.search_thread,
         queue: &work,
