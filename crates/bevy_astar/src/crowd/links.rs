@@ -49,7 +49,7 @@ pub(crate) fn cross_crowd_links(
         let Some(crossing) = links.crossing(position, target, follower.speed) else {
             continue;
         };
-        follower.crossing = Some(crossing);
+        follower.crossing = Some(Box::new(crossing));
         announce.reached(entity, crossing);
     }
 }

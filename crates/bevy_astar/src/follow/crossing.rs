@@ -157,7 +157,7 @@ impl PathFollower {
         if crossing.remaining > 0.0 {
             return None;
         }
-        self.crossing.take()
+        self.crossing.take().map(|crossing| *crossing)
     }
 }
 

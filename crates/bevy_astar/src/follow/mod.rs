@@ -62,16 +62,17 @@ pub struct PathFollower {
     /// On a route of a goal's shared tree: frames left to stand still, waiting for the version
     /// after `generation`, because a map change crossed the run ahead.
     held_frames: u32,
-    /// The link the agent stands at, crossing it.
+    /// The link the agent stands at, crossing it (boxed, as the next one: most followers cross
+    /// none, and every frame reads every follower).
     #[reflect(ignore)]
-    pub(crate) crossing: Option<LinkCrossing>,
+    pub(crate) crossing: Option<Box<LinkCrossing>>,
     /// Whether the move to `target` was checked for a link (only on maps with links).
     #[reflect(ignore)]
     pub(crate) link_checked: bool,
     /// The link the agent was crossing when a new path came: the crossing goes on, unheard
     /// of again, if the new path's first move takes the same link.
     #[reflect(ignore)]
-    pub(crate) interrupted: Option<LinkCrossing>,
+    pub(crate) interrupted: Option<Box<LinkCrossing>>,
 }
 
 impl PathFollower {
@@ -110,8 +111,8 @@ impl PathFollower {
 
     /// The link the agent stands at, crossing it, if any.
     #[must_use]
-    pub const fn crossing(&self) -> Option<&LinkCrossing> {
-        self.crossing.as_ref()
+    pub fn crossing(&self) -> Option<&LinkCrossing> {
+        self.crossing.as_deref()
     }
 
     /// Holds the agent at the link it is crossing until [`PathFollower::release_crossing`]
@@ -119,7 +120,7 @@ impl PathFollower {
     /// lets go of the link, unless it goes on along the same link (the crossing then goes on,
     /// held or not, and is not announced again); else the agent walks the new path from where
     /// it stands.
-    pub const fn hold_crossing(&mut self) -> bool {
+    pub fn hold_crossing(&mut self) -> bool {
         match &mut self.crossing {
             Some(crossing) => {
                 crossing.held = true;
@@ -131,7 +132,7 @@ impl PathFollower {
 
     /// Lets the agent held at a link come out at its far end in the next move, whatever time
     /// the crossing had left; false when it is crossing none.
-    pub const fn release_crossing(&mut self) -> bool {
+    pub fn release_crossing(&mut self) -> bool {
         match &mut self.crossing {
             Some(crossing) => {
                 crossing.held = false;

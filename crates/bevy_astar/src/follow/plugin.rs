@@ -195,11 +195,11 @@ fn walk(
                 let same = |kept: &LinkCrossing| {
                     (kept.link, kept.from, kept.to) == (crossing.link, crossing.from, crossing.to)
                 };
-                if let Some(going_on) = interrupted.filter(same) {
+                if let Some(going_on) = interrupted.filter(|kept| same(kept)) {
                     follower.crossing = Some(going_on);
                     return (position, None);
                 }
-                follower.crossing = Some(crossing);
+                follower.crossing = Some(Box::new(crossing));
                 return (position, Some(crossing));
             }
         }
