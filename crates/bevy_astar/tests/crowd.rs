@@ -174,6 +174,73 @@ fn two_hundred_agents_pass_a_two_cell_gap_and_never_stand_in_a_wall() {
     );
 }
 
+#[test]
+fn a_crowd_emptied_lets_its_last_agent_go_and_takes_the_walls_built_meanwhile() {
+    // The crowd systems do not run while no agent avoids. The last agent to leave must still
+    // leave the crowd, whether the step runs beside the frame or in it, and a crowd left empty
+    // while the map changed must take the walls of those frames when agents come back.
+    for beside in [true, false] {
+        let mut app = app_with_grid(crowd_plugin(), Grid::new(40, 30));
+        app.world_mut()
+            .resource_mut::<CrowdSettings>()
+            .step_beside_frame = beside;
+        let first = spawn_walker(&mut app, Cell::new(5, 5), Cell::new(8, 5), true);
+        for _ in 0..20 {
+            app.update();
+        }
+        assert_eq!(stats(&app).crowd_agents, 1, "beside the frame: {beside}");
+        app.world_mut().entity_mut(first).despawn();
+        for _ in 0..5 {
+            app.update();
+        }
+        assert_eq!(stats(&app).crowd_agents, 0, "beside the frame: {beside}");
+        // The wall of `gap_room`, built a cell a frame while the crowd is empty.
+        let walled = gap_room();
+        for y in 0..30 {
+            let cell = Cell::new(20, y);
+            if !walled.is_walkable(cell) {
+                app.world_mut()
+                    .resource_mut::<NavGrid>()
+                    .block(cell)
+                    .expect("on the map");
+                app.update();
+            }
+        }
+        let grid = current_grid(&app);
+        assert_eq!(grid, walled);
+        let agents = crowd_through_the_gap(&mut app);
+        let bound = (120.0 / FRAME.as_secs_f32()) as usize;
+        let through = (1..=bound).find(|&frame| {
+            app.update();
+            for &agent in &agents {
+                let at = cells_at(&app, agent);
+                assert!(
+                    disc_fits(&grid, at, footprint_radius(1) - 1e-3),
+                    "agent {agent} in a wall at frame {frame} (beside the frame: {beside}): {at:?}"
+                );
+            }
+            agents.iter().all(|&agent| cells_at(&app, agent).x > 21.0)
+        });
+        assert!(
+            through.is_some(),
+            "not all through the gap after {bound} frames"
+        );
+    }
+}
+
+/// Spawns 40 avoiding agents west of `gap_room`'s wall, each with a goal east of it.
+fn crowd_through_the_gap(app: &mut App) -> Vec<Entity> {
+    let mut agents = Vec::new();
+    for row in 0..8 {
+        for column in 0..5 {
+            let start = Cell::new(8 + column, 11 + row);
+            let goal = Cell::new(27 + column, 11 + row);
+            agents.push(spawn_walker(app, start, goal, true));
+        }
+    }
+    agents
+}
+
 /// Walks `from` along `waypoints` by `distance`, as a plain follower does.
 fn walk_along(from: Vec2, waypoints: &[Vec2], mut distance: f32) -> Vec2 {
     let mut position = from;

@@ -9,7 +9,7 @@ use super::space::GridSpace;
 use super::tree_routes::{MemberRoute, TreeRoute, read_tree_routes};
 use super::{CrowdAvoidance, CrowdSettings, CrowdVelocity};
 use crate::kinds::KindKey;
-use crate::map::AgentLayers;
+use crate::map::{AgentLayers, CrowdCosts};
 use crate::schedule::pathfinding_schedule;
 use crate::{
     LinkCrossed, LinkReached, NavChange, NavChanged, NavGrid, Path, PathFollower, PathRequest,
@@ -61,9 +61,30 @@ impl Plugin for CrowdPlugin {
                     reread_crowded_routes,
                 )
                     .chain()
-                    .in_set(PathfindingSystems::Follow),
+                    .in_set(PathfindingSystems::Follow)
+                    .run_if(crowds_at_work),
             );
     }
+}
+
+/// Whether the crowd systems have anything to do (their run condition): an agent avoids, a
+/// crowd keeps members (who leave through the gathering), a step runs beside the frame, or the
+/// crowd's cost layer is still to be cleared. A game with no avoiding agent pays no frame for
+/// them. A crowd left out of frames misses their map changes, so it draws every line of sight
+/// again when the next member comes ([`Crowd::take_walls`], with no bounds kept).
+pub(crate) fn crowds_at_work(
+    scratch: Res<CrowdScratch>,
+    costs: Res<CrowdCosts>,
+    avoiders: Query<(), With<CrowdAvoidance>>,
+) -> bool {
+    scratch.running
+        || costs.layer.is_some()
+        || !avoiders.is_empty()
+        || scratch
+            .step
+            .crowds
+            .iter()
+            .any(|crowd| !crowd.members.is_empty())
 }
 
 /// The crowd's memory from frame to frame, and the step running beside the frame.
