@@ -65,6 +65,44 @@ fn editing_the_map_repaths_only_agents_whose_paths_crossed_the_change() {
 }
 
 #[test]
+fn agents_given_paths_since_the_last_change_are_checked_against_the_next() {
+    // Only agents showing results of their own are read for a change, and that set is kept
+    // from change to change: an agent given its first path, or a new one, in between is held
+    // to the next change as the others are, every time.
+    let grid = Grid::new(30, 12);
+    let mut app = app_with_grid(AStarPlugin::default(), grid);
+    let (early_ends, late_ends) = (
+        (Cell::new(0, 1), Cell::new(29, 1)),
+        (Cell::new(0, 10), Cell::new(29, 10)),
+    );
+    let early = spawn(&mut app, PathRequest::new(early_ends.0, early_ends.1));
+    settle(&mut app, &[early]);
+    // A first change, away from the path, before the second agent exists.
+    block(&mut app, Cell::new(15, 6));
+    settle(&mut app, &[early]);
+    let late = spawn(&mut app, PathRequest::new(late_ends.0, late_ends.1));
+    settle(&mut app, &[early, late]);
+    for round in 1..=3 {
+        for (agent, (start, goal)) in [(late, late_ends), (early, early_ends)] {
+            let shown = path(&app, agent);
+            let blocked = shown.cells()[shown.cells().len() / 2];
+            let invalidated = stats(&app).paths_invalidated;
+            block(&mut app, blocked);
+            settle(&mut app, &[early, late]);
+            assert_eq!(
+                stats(&app).paths_invalidated,
+                invalidated + 1,
+                "round {round}: the change cut one path"
+            );
+            let found = path(&app, agent);
+            assert_ne!(found.revision, shown.revision, "round {round}");
+            assert!(!found.cells().contains(&blocked), "round {round}");
+            assert_valid_path(&current_grid(&app), &found, start, goal);
+        }
+    }
+}
+
+#[test]
 fn opened_cells_repath_only_under_the_opening_policy() {
     let mut grid = Grid::new(10, 4);
     grid.fill_rect(Cell::new(0, 2), Cell::new(8, 2), 0);

@@ -156,18 +156,20 @@ pub(crate) fn invalidate_paths(
         ResMut<PendingInvalidations>,
     ),
     mut agents: InvalidatedAgents,
-    mut affected: Local<Parallel<Vec<PendingInvalidation>>>,
+    (mut affected, mut shown): (
+        Local<Parallel<Vec<PendingInvalidation>>>,
+        Local<ShownResults>,
+    ),
 ) {
     let (queue, stats, retired, pending) = &mut bookkeeping;
     let pending: &mut PendingInvalidations = pending;
+    if !changes.is_empty() {
+        shown.refresh(&mut agents);
+    }
     for message in changes.read() {
         // Only agents showing a result of their own can be affected: those on a shared tree,
         // and those waiting for a search, are not read at all.
-        let affected: Vec<Entity> = agents
-            .iter()
-            .filter(|(_, _, state)| state.applied_on.is_some())
-            .map(|(entity, ..)| entity)
-            .collect();
+        let affected = shown.agents();
         stats.agents_checked_for_changes += affected.len() as u64;
         pending.scans.push_back(PendingScan {
             message: message.clone(),
@@ -207,6 +209,55 @@ pub(crate) fn invalidate_paths(
     queue_affected(pending, &mut agents, (queue, stats, retired), &mut clock);
     stats.carried_over.invalidations = pending.agents.len();
     stats.carried_over.scans = pending.scans.len();
+}
+
+/// The agents showing a result of their own (their [`PathRequestState::applied_on`] is set):
+/// the only ones a map change can affect. Kept from the bookkeeping changed since the last
+/// refresh, which [`invalidate_paths`] reads by its change ticks alone, so that a map change
+/// reads the few agents it may affect rather than every agent's bookkeeping.
+#[derive(Default)]
+pub(crate) struct ShownResults {
+    agents: HashSet<Entity>,
+    /// When the set was last built from every agent: it is built again after
+    /// [`SHOWN_RESULTS_REBUILT_AFTER`], before a change ticks could grow old enough to be
+    /// clamped (which would hide it).
+    rebuilt: Option<Instant>,
+}
+
+/// How long [`ShownResults`] goes on from change ticks before it is built from every agent again.
+const SHOWN_RESULTS_REBUILT_AFTER: Duration = Duration::from_secs(600);
+
+impl ShownResults {
+    /// Brings the set up to date: the agents whose bookkeeping changed since the last refresh
+    /// (every agent, when the set is built again) go in or out by their `applied_on`, and the
+    /// agents gone (despawned, or no longer requesting) go out.
+    fn refresh(&mut self, agents: &mut InvalidatedAgents) {
+        let rebuild = self
+            .rebuilt
+            .is_none_or(|at| at.elapsed() >= SHOWN_RESULTS_REBUILT_AFTER);
+        if rebuild {
+            self.agents.clear();
+            self.rebuilt = Some(Instant::now());
+        }
+        for (entity, _, state) in &mut *agents {
+            if !rebuild && !state.is_changed() {
+                continue;
+            }
+            if state.applied_on.is_some() {
+                self.agents.insert(entity);
+            } else {
+                self.agents.remove(&entity);
+            }
+        }
+        self.agents.retain(|&entity| agents.contains(entity));
+    }
+
+    /// The agents in the set, in the order of their ids.
+    fn agents(&self) -> Vec<Entity> {
+        let mut agents: Vec<Entity> = self.agents.iter().copied().collect();
+        agents.sort_unstable();
+        agents
+    }
 }
 
 /// Checks the agents `window` of `scan`, in parallel, collecting in `affected` the ones whose
