@@ -183,8 +183,10 @@ pub(crate) enum Flow {
     Backward,
 }
 
-/// Scratch memory for searches inside a rectangle, reused from search to search.
-#[derive(Clone, Debug, Default)]
+/// Scratch memory for searches inside a rectangle, reused from search to search. A copy
+/// starts empty ([`Clone`] copies nothing): no search reads what an earlier one left, and the
+/// structures that hold one (a hierarchy, a sector field) are copied whole on every edit.
+#[derive(Debug, Default)]
 pub(crate) struct LocalSearch {
     cost: Vec<f64>,
     parent: Vec<u32>,
@@ -198,6 +200,12 @@ pub(crate) struct LocalSearch {
     /// The rectangle of the last search, whose local indices [`LocalSearch::settled_cost`]
     /// reads.
     rect: Option<Rect>,
+}
+
+impl Clone for LocalSearch {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 const NO_PARENT: u32 = u32::MAX;

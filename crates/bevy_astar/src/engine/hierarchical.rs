@@ -185,10 +185,14 @@ impl Hierarchies {
                 && entry.landmarks_tried != Some(entry.hierarchy.revision())
                 && quiet
             {
-                let mut copy = Hierarchy::clone(&entry.hierarchy);
+                let source = Arc::clone(&entry.hierarchy);
                 let grid = nav.snapshot();
                 let task = BackgroundTask::spawn(
                     async move {
+                        // Copied here, off the frame: a huge map's hierarchy holds thousands
+                        // of sectors.
+                        let mut copy = Hierarchy::clone(&source);
+                        drop(source);
                         // The grid's size cannot differ: it is the hierarchy's own snapshot.
                         let _ = copy.prepare_landmarks(&grid);
                         copy
@@ -265,16 +269,18 @@ impl HierarchyEntry {
         }
     }
 
-    /// Starts building the sectors waiting, on a copy of the hierarchy and a snapshot of
-    /// `nav`'s grid.
+    /// Starts building the sectors waiting, on a copy of the hierarchy (made by the build,
+    /// off the frame) and a snapshot of `nav`'s grid.
     fn start_build(&mut self, nav: &NavGrid, placement: Placement<'_>) {
-        let mut copy = Hierarchy::clone(&self.hierarchy);
+        let source = Arc::clone(&self.hierarchy);
         let grid = nav.snapshot();
         self.changed_during_build.clear();
         self.built_so_far = Arc::default();
         let built_so_far = Arc::clone(&self.built_so_far);
         self.build = Some(BackgroundTask::spawn(
             async move {
+                let mut copy = Hierarchy::clone(&source);
+                drop(source);
                 build_waiting(&mut copy, &grid, |built| {
                     built_so_far.fetch_add(built, Ordering::Relaxed);
                     true
