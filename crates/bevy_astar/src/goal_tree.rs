@@ -547,10 +547,8 @@ mod tests {
     /// gap), as a tree weighing the crowd publishes it.
     fn crowded_room() -> PublishedTree {
         let grid = Grid::from_fn(9, 5, |cell| u8::from(cell.x != 4 || cell.y % 4 == 0));
-        let counts: Vec<u16> = (0..45)
-            .map(|index| u16::from(index % 9 == 3 && index / 9 <= 1) * 3)
-            .collect();
-        let crowd = CrowdCostLayer::of_counts((9, 5), &counts, 1.0).expect("a crowd");
+        let standing = [Cell::new(3, 0), Cell::new(3, 1)].repeat(3);
+        let crowd = CrowdCostLayer::of_cells((9, 5), standing, 1.0).expect("a crowd");
         let crowded = crowd.apply(&grid).expect("the same size");
         let goal = Cell::new(8, 2);
         let tree = GoalTree::build(&crowded, &[goal], Movement::EIGHT, CostModel::Octile)

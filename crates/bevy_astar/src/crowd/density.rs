@@ -6,6 +6,7 @@ use super::{CrowdAvoidance, CrowdSettings};
 use crate::map::{CrowdCostLayer, CrowdCosts};
 use crate::request::search_again_from;
 use crate::{NavGrid, Path, PathFollower, PathRequest, PathfindingStats};
+use astar_grid::Cell;
 use bevy::prelude::*;
 use std::sync::Arc;
 
@@ -13,13 +14,13 @@ use std::sync::Arc;
 #[derive(Resource, Default)]
 pub(crate) struct DensityCount {
     since: f32,
-    /// Agents per cell, row by row.
-    counts: Vec<u16>,
+    /// The cells the avoiding agents stand on, one per agent.
+    cells: Vec<Cell>,
 }
 
 /// Counts the avoiding agents on each cell every [`CrowdSettings::route_density_interval`] and
 /// makes the crowd's cost layer of the count, replacing the one in use when it differs; with
-/// no weight, clears the layer.
+/// no weight, clears the layer. The count and the layer cost the agents, not the map's cells.
 pub(crate) fn count_crowd_density(
     (time, settings): (Res<Time>, Res<CrowdSettings>),
     nav: Option<Res<NavGrid>>,
@@ -41,17 +42,14 @@ pub(crate) fn count_crowd_density(
     count.since = 0.0;
     let grid = nav.grid();
     let size = (grid.width(), grid.height());
-    let width = grid.width() as usize;
-    let counts = &mut count.counts;
-    counts.clear();
-    counts.resize(width * grid.height() as usize, 0);
-    for transform in &agents {
-        if let Some(cell) = nav.world_to_cell(transform.translation.truncate()) {
-            let index = cell.y as usize * width + cell.x as usize;
-            counts[index] = counts[index].saturating_add(1);
-        }
-    }
-    let layer = CrowdCostLayer::of_counts(size, counts, weight);
+    let cells = &mut count.cells;
+    cells.clear();
+    cells.extend(
+        agents
+            .iter()
+            .filter_map(|transform| nav.world_to_cell(transform.translation.truncate())),
+    );
+    let layer = CrowdCostLayer::of_cells(size, cells.iter().copied(), weight);
     if layer.as_ref() != costs.layer.as_deref() {
         costs.layer = layer.map(Arc::new);
     }
