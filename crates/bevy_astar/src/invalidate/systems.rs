@@ -219,7 +219,7 @@ pub(crate) fn invalidate_paths(
 pub(crate) struct ShownResults {
     agents: HashSet<Entity>,
     /// When the set was last built from every agent: it is built again after
-    /// [`SHOWN_RESULTS_REBUILT_AFTER`], before a change ticks could grow old enough to be
+    /// [`SHOWN_RESULTS_REBUILT_AFTER`], before a change tick could grow old enough to be
     /// clamped (which would hide it).
     rebuilt: Option<Instant>,
 }
