@@ -51,10 +51,6 @@ enum Handle<T> {
 /// for the main thread.
 #[derive(Clone, Copy)]
 pub(crate) struct Placement<'a> {
-    #[cfg_attr(
-        not(feature = "multi_threaded"),
-        expect(dead_code, reason = "without a pool, all work runs on the main thread")
-    )]
     pub(crate) thread: SearchThread,
     pub(crate) queue: &'a MainThreadWork,
 }

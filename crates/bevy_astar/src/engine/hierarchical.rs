@@ -16,8 +16,8 @@
 //! and again), and published unless the map changed meanwhile.
 
 use super::{EngineAnswer, SearchEngine, SearchJob, astar};
-use crate::background::{BackgroundTask, Placement, slice_point};
-use crate::{NavChange, NavChanged, NavGrid, PathAlgorithm};
+use crate::background::{BackgroundTask, Placement, drop_in_background, slice_point};
+use crate::{NavChange, NavChanged, NavGrid, PathAlgorithm, SearchThread};
 use astar_grid::{
     Algorithm, Cell, CostModel, Grid, Hierarchy, HierarchyOptions, HierarchySearcher, Movement,
     SearchError, SearchOptions, SearchResult, Searcher,
@@ -170,7 +170,7 @@ impl Hierarchies {
         self.runs += 1;
         self.entries.retain(|_, entry| entry.grid_id == nav.id());
         for entry in self.entries.values_mut() {
-            entry.land();
+            entry.land(placement.thread);
             if core::mem::take(&mut entry.marked) {
                 entry.last_marked = Some(self.runs);
             }
@@ -248,13 +248,16 @@ impl Hierarchies {
 
 impl HierarchyEntry {
     /// Publishes a finished build (with the cells changed meanwhile marked on it), and
-    /// finished landmarks when the map has not changed since they started.
-    fn land(&mut self) {
+    /// finished landmarks when the map has not changed since they started. The hierarchy
+    /// replaced is let go of in the background ([`drop_in_background`] on `thread`'s pools):
+    /// the last reference frees thousands of sectors on a huge map.
+    fn land(&mut self, thread: SearchThread) {
         if let Some(task) = self.build.as_mut()
             && let Some(mut built) = task.check_ready()
         {
             built.cells_changed(self.changed_during_build.drain(..));
-            self.hierarchy = Arc::new(built);
+            let replaced = core::mem::replace(&mut self.hierarchy, Arc::new(built));
+            drop_in_background(replaced, thread);
             self.build = None;
             self.built_once = true;
         }
@@ -263,7 +266,8 @@ impl HierarchyEntry {
         {
             if guided.revision() == self.hierarchy.revision() {
                 self.landmarks_tried = Some(guided.revision());
-                self.hierarchy = Arc::new(guided);
+                let replaced = core::mem::replace(&mut self.hierarchy, Arc::new(guided));
+                drop_in_background(replaced, thread);
             }
             self.landmarks = None;
         }
@@ -418,7 +422,6 @@ pub(super) async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SearchThread;
     use crate::background::MainThreadWork;
 
     fn placement(work: &MainThreadWork) -> Placement<'_> {
