@@ -119,6 +119,16 @@ fn crowd_plugin() -> AStarPlugin {
     })
 }
 
+/// An app of [`crowd_plugin`] on `grid` whose crowd steps beside the frame, or in it
+/// ([`CrowdSettings::step_beside_frame`]).
+fn crowd_app_stepping(grid: Grid, beside: bool) -> App {
+    let mut app = app_with_grid(crowd_plugin(), grid);
+    app.world_mut()
+        .resource_mut::<CrowdSettings>()
+        .step_beside_frame = beside;
+    app
+}
+
 /// A 40 x 30 room split by a wall at x = 20 with a gap two cells wide at y = 14 and 15.
 fn gap_room() -> Grid {
     Grid::from_fn(40, 30, |cell| {
@@ -180,10 +190,7 @@ fn a_crowd_emptied_lets_its_last_agent_go_and_takes_the_walls_built_meanwhile() 
     // leave the crowd, whether the step runs beside the frame or in it, and a crowd left empty
     // while the map changed must take the walls of those frames when agents come back.
     for beside in [true, false] {
-        let mut app = app_with_grid(crowd_plugin(), Grid::new(40, 30));
-        app.world_mut()
-            .resource_mut::<CrowdSettings>()
-            .step_beside_frame = beside;
+        let mut app = crowd_app_stepping(Grid::new(40, 30), beside);
         let first = spawn_walker(&mut app, Cell::new(5, 5), Cell::new(8, 5), true);
         for _ in 0..20 {
             app.update();
@@ -304,10 +311,7 @@ fn without_avoidance_an_agent_walks_its_path_exactly_as_before() {
 #[test]
 fn an_agent_whose_ground_is_blocked_under_it_steps_off() {
     for beside in [true, false] {
-        let mut app = app_with_grid(crowd_plugin(), Grid::new(12, 12));
-        app.world_mut()
-            .resource_mut::<CrowdSettings>()
-            .step_beside_frame = beside;
+        let mut app = crowd_app_stepping(Grid::new(12, 12), beside);
         let cell = Cell::new(5, 5);
         let agent = spawn_walker(&mut app, cell, cell, true);
         for _ in 0..5 {

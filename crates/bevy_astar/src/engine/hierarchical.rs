@@ -191,8 +191,7 @@ impl Hierarchies {
                     async move {
                         // Copied here, off the frame: a huge map's hierarchy holds thousands
                         // of sectors.
-                        let mut copy = Hierarchy::clone(&source);
-                        drop(source);
+                        let mut copy = Arc::unwrap_or_clone(source);
                         // The grid's size cannot differ: it is the hierarchy's own snapshot.
                         let _ = copy.prepare_landmarks(&grid);
                         copy
@@ -256,8 +255,7 @@ impl HierarchyEntry {
             && let Some(mut built) = task.check_ready()
         {
             built.cells_changed(self.changed_during_build.drain(..));
-            let replaced = core::mem::replace(&mut self.hierarchy, Arc::new(built));
-            drop_in_background(replaced, thread);
+            self.replace_hierarchy(built, thread);
             self.build = None;
             self.built_once = true;
         }
@@ -266,11 +264,17 @@ impl HierarchyEntry {
         {
             if guided.revision() == self.hierarchy.revision() {
                 self.landmarks_tried = Some(guided.revision());
-                let replaced = core::mem::replace(&mut self.hierarchy, Arc::new(guided));
-                drop_in_background(replaced, thread);
+                self.replace_hierarchy(guided, thread);
             }
             self.landmarks = None;
         }
+    }
+
+    /// Makes `hierarchy` the one searches read, letting go of the one it replaces in the
+    /// background.
+    fn replace_hierarchy(&mut self, hierarchy: Hierarchy, thread: SearchThread) {
+        let replaced = core::mem::replace(&mut self.hierarchy, Arc::new(hierarchy));
+        drop_in_background(replaced, thread);
     }
 
     /// Starts building the sectors waiting, on a copy of the hierarchy (made by the build,
@@ -283,8 +287,7 @@ impl HierarchyEntry {
         let built_so_far = Arc::clone(&self.built_so_far);
         self.build = Some(BackgroundTask::spawn(
             async move {
-                let mut copy = Hierarchy::clone(&source);
-                drop(source);
+                let mut copy = Arc::unwrap_or_clone(source);
                 build_waiting(&mut copy, &grid, |built| {
                     built_so_far.fetch_add(built, Ordering::Relaxed);
                     true

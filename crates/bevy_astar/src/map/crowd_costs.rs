@@ -35,7 +35,7 @@ impl CrowdCostLayer {
         let mut indices: Vec<u64> = cells
             .into_iter()
             .filter(|cell| cell.x < width && cell.y < height)
-            .map(|cell| u64::from(cell.y) * u64::from(width) + u64::from(cell.x))
+            .map(|cell| index_of(cell, width))
             .collect();
         indices.sort_unstable();
         let extra: Box<[(u64, u8)]> = indices
@@ -66,7 +66,7 @@ impl CrowdCostLayer {
         }
         let mut crowded = grid.clone();
         for &(index, added) in &self.extra {
-            let cell = self.cell_of(index);
+            let cell = cell_at(index, self.width);
             match grid.value(cell) {
                 0 => {}
                 cost => {
@@ -75,16 +75,6 @@ impl CrowdCostLayer {
             }
         }
         Some(crowded)
-    }
-
-    /// The cell of index `index`, row by row.
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "an index of the layer's map, whose sides are u32"
-    )]
-    const fn cell_of(&self, index: u64) -> Cell {
-        let width = self.width as u64;
-        Cell::new((index % width) as u32, (index / width) as u32)
     }
 
     /// The cells whose added cost differs between `before` and `after` (either may be none,
@@ -140,10 +130,7 @@ impl CrowdCostLayer {
                     b
                 }
             };
-            changed.push(Cell::new(
-                u32::try_from(index % u64::from(width)).unwrap_or(0),
-                u32::try_from(index / u64::from(width)).unwrap_or(0),
-            ));
+            changed.push(cell_at(index, width));
         }
         changed
     }
@@ -153,13 +140,28 @@ impl CrowdCostLayer {
         if cell.x >= self.width || cell.y >= self.height {
             return 0;
         }
-        let index = u64::from(cell.y) * u64::from(self.width) + u64::from(cell.x);
+        let index = index_of(cell, self.width);
         self.extra
             .binary_search_by_key(&index, |&(at, _)| at)
             .ok()
             .and_then(|found| self.extra.get(found))
             .map_or(0, |&(_, added)| added)
     }
+}
+
+/// The index of `cell`, row by row, on a map `width` cells wide.
+fn index_of(cell: Cell, width: u32) -> u64 {
+    u64::from(cell.y) * u64::from(width) + u64::from(cell.x)
+}
+
+/// The cell of index `index`, row by row, on a map `width` cells wide ([`index_of`]'s inverse).
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "an index of a map whose sides are u32"
+)]
+const fn cell_at(index: u64, width: u32) -> Cell {
+    let width = width as u64;
+    Cell::new((index % width) as u32, (index / width) as u32)
 }
 
 /// The crowd's cost layer in use, written by the crowd's density count and read by the store of
