@@ -1415,3 +1415,172 @@ fn a_renewal_searches_again_the_ways_past_a_corner_that_an_edit_beside_them_clos
         None
     );
 }
+
+/// Checks [`HierarchySearcher::first_cells`] from `start` to `goal` against the oracle: cells
+/// exactly when the goal can be reached, a legal walk from the start costing what they report,
+/// inside the start's sector but for the last cell, which leaves it, is the goal or is another
+/// of the sector's nodes, and from which the goal can be reached.
+fn check_first_cells(
+    (grid, hierarchy): (&Grid, &Hierarchy),
+    searcher: &mut HierarchySearcher,
+    (start, goal): (Cell, Cell),
+) -> Result<(), TestCaseError> {
+    let options = *hierarchy.options();
+    let first = searcher
+        .first_cells(grid, hierarchy, start, goal)
+        .map_err(|error| TestCaseError::fail(error.to_string()))?;
+    let reachable = optimal_path(grid, options.movement, options.cost, start, goal).is_some();
+    let Some(first) = first else {
+        prop_assert!(
+            !reachable,
+            "no first cells from {} to {}, which it reaches",
+            start,
+            goal
+        );
+        return Ok(());
+    };
+    prop_assert!(
+        reachable,
+        "first cells from {} to {}, which it cannot reach",
+        start,
+        goal
+    );
+    let last = *first.cells.last().expect("at least the start");
+    let walked = legal_cost(
+        grid,
+        options.movement,
+        options.cost,
+        &first.cells,
+        start,
+        last,
+    )
+    .map_err(TestCaseError::fail)?;
+    prop_assert!(
+        (walked - first.cost).abs() <= 1e-6 * walked.max(1.0),
+        "reported {} but the steps cost {}",
+        first.cost,
+        walked
+    );
+    let home = hierarchy.sector_of(start);
+    let before_last = &first.cells[..first.cells.len() - 1];
+    prop_assert!(
+        before_last
+            .iter()
+            .all(|&cell| hierarchy.sector_of(cell) == home),
+        "{:?} leaves the start's sector before its last cell",
+        first.cells
+    );
+    let on_border = home.is_some_and(|home| hierarchy.sector_nodes(home).contains(&last));
+    prop_assert!(
+        hierarchy.sector_of(last) != home || last == goal || (on_border && last != start),
+        "{:?} ends inside the start's sector, short of the goal and of its nodes",
+        first.cells
+    );
+    prop_assert!(
+        optimal_path(grid, options.movement, options.cost, last, goal).is_some(),
+        "the goal {} cannot be reached from the last first cell {}",
+        goal,
+        last
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The first cells, on walled maps (sectors split into several regions) and small random
+    /// ones, for every movement rule, cost model, sector size, terrain, links, and hierarchies
+    /// built in part, before and after edits rebuilt in part: against the oracle.
+    #[test]
+    fn first_cells_are_legal_leave_the_start_sector_and_still_reach_the_goal(
+        mut grid in prop_oneof![walled_grid(), random_grid(22, 22)],
+        options in (2u32..=12, options()).prop_map(|(size, options)| options.with_sector_size(size)),
+        links in prop_oneof![3 => Just(Vec::new()), 1 => raw_links()],
+        built in prop_oneof![3 => Just(usize::MAX), 1 => 0usize..40],
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..=3, Just(false)), 0..=12),
+        rebuilt in prop_oneof![Just(usize::MAX), 0usize..12],
+        queries in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>()), 1..=8),
+    ) {
+        add_links(&mut grid, &links);
+        let mut hierarchy = Hierarchy::new(&grid, options).expect("valid options");
+        hierarchy.build_sectors(&grid, built).expect("same grid");
+        if !edits.is_empty() {
+            hierarchy.build_sectors(&grid, usize::MAX).expect("same grid");
+            apply_edits(&mut grid, &mut hierarchy, &edits);
+            hierarchy.build_sectors(&grid, rebuilt).expect("same grid");
+        }
+        let cells = walkable(&grid);
+        prop_assume!(!cells.is_empty());
+        let mut searcher = HierarchySearcher::new();
+        for (start, goal) in queries {
+            let (start, goal) = (cells[start.index(cells.len())], cells[goal.index(cells.len())]);
+            check_first_cells((&grid, &hierarchy), &mut searcher, (start, goal))?;
+        }
+    }
+}
+
+/// The first cells go onto the region of the next sector that the route goes on, not onto a
+/// pocket of that sector beside it, even when the pocket's entrance lies as near the goal.
+#[test]
+fn first_cells_enter_the_region_the_route_goes_on_not_a_pocket_beside_it() {
+    // Two sectors of 8 x 8. The right one is cut by a wall: its top is a pocket that only the
+    // left sector enters, and its bottom, where the goal is, is entered at the last row.
+    let grid = Grid::from_ascii(
+        "................
+         ................
+         ................
+         ................
+         ........########
+         .......#........
+         .......#........
+         ................",
+    )
+    .expect("valid map");
+    let options = HierarchyOptions::default()
+        .with_sector_size(8)
+        .with_entrance_spacing(2)
+        .with_landmarks(0);
+    let hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+    let (start, goal) = (Cell::new(0, 3), Cell::new(15, 5));
+    let first = HierarchySearcher::new()
+        .first_cells(&grid, &hierarchy, start, goal)
+        .expect("valid query")
+        .expect("the goal is reached along the bottom row");
+    let last = *first.cells.last().expect("at least the start");
+    assert_eq!(last.y, 7, "{:?} enters the pocket", first.cells);
+    assert!(optimal_path(&grid, options.movement, options.cost, last, goal).is_some());
+}
+
+/// A sector marked by an edit and not yet rebuilt is not crossed on what it was: the first
+/// cells see the edit that cut the only way through it.
+#[test]
+fn first_cells_see_an_edit_before_its_sector_is_rebuilt() {
+    // Four sectors in a row along one corridor; the edit cuts it in the third.
+    let mut grid = Grid::from_ascii(
+        "################################
+         ################################
+         ################################
+         ................................
+         ################################
+         ################################
+         ################################
+         ################################",
+    )
+    .expect("valid map");
+    let options = HierarchyOptions::default()
+        .with_sector_size(8)
+        .with_landmarks(0);
+    let mut hierarchy = Hierarchy::build(&grid, options).expect("valid options");
+    let (start, goal) = (Cell::new(0, 3), Cell::new(31, 3));
+    let mut searcher = HierarchySearcher::new();
+    let before = searcher.first_cells(&grid, &hierarchy, start, goal);
+    assert!(
+        before.expect("valid query").is_some(),
+        "the corridor is open"
+    );
+    let cut = Cell::new(20, 3);
+    grid.set_blocked(cut, true).expect("inside");
+    hierarchy.cells_changed([cut]);
+    let after = searcher.first_cells(&grid, &hierarchy, start, goal);
+    assert_eq!(after.expect("valid query"), None, "the corridor is cut");
+}

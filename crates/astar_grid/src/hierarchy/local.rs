@@ -176,6 +176,17 @@ pub(crate) fn links_leaving(
     }
 }
 
+/// Where [`LocalSearch::path_to_any`] may end, and what guides it there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Aim<'a> {
+    /// The cells it may end at, each with a cost added on reaching it.
+    pub ends: &'a [(Cell, f64)],
+    /// The cells whose straight line, plus the cost beside each, guides it.
+    pub guides: &'a [(Cell, f64)],
+    /// The weight of the guides' straight lines.
+    pub weight: f64,
+}
+
 /// Which way a flood runs: from its cell to the others, or from the others to its cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Flow {
@@ -195,6 +206,8 @@ pub(crate) struct LocalSearch {
     mark: Vec<u32>,
     /// `generation` for the cells a flood stops at once all of them are settled.
     target: Vec<u32>,
+    /// [`LocalSearch::path_to_any`]'s estimate at each cell reached, measured once a search.
+    estimate: Vec<f64>,
     generation: u32,
     open: OpenList,
     /// The rectangle of the last search, whose local indices [`LocalSearch::settled_cost`]
@@ -209,6 +222,8 @@ impl Clone for LocalSearch {
 }
 
 const NO_PARENT: u32 = u32::MAX;
+/// The id of [`LocalSearch::path_to_any`]'s entry that stands for its best end.
+const FINISH: u32 = u32::MAX;
 
 impl LocalSearch {
     fn begin(&mut self, rect: Rect) {
@@ -391,12 +406,7 @@ impl LocalSearch {
             self.mark[local] = self.generation + 1;
             if local == target {
                 let first = out.len();
-                let mut at = local as u32;
-                while at != NO_PARENT {
-                    out.push(rect.cell(at as usize));
-                    at = self.parent[at as usize];
-                }
-                out[first..].reverse();
+                self.trace(rect, local, out);
                 if skip_first {
                     out.remove(first);
                 }
@@ -416,6 +426,115 @@ impl LocalSearch {
             );
         }
         None
+    }
+
+    /// A way inside `rect` from `from` to one of `aim`'s ends (each a cell and a non-negative
+    /// cost added on reaching it; a cell given twice counts with its least): A* guided by the
+    /// least over its guides (cells and additions alike) of the straight line to it times its
+    /// weight plus its addition, until an end is settled whose cost plus addition no entry left can
+    /// beat under that guide. Returns the index among the ends of the end taken and the cost to it
+    /// (without its addition), with the way's cells from `from` to that end appended to `out`
+    /// when given; `None` (nothing appended) when no end lies inside the rectangle within
+    /// reach.
+    ///
+    /// With the guides equal to the ends and weight 1 the estimate is consistent and the end
+    /// taken is the cheapest; a larger weight floods fewer cells where walls stand between,
+    /// and fewer guides cost fewer estimates a cell. Not for grids with links (the straight
+    /// line may overestimate a link).
+    pub(crate) fn path_to_any(
+        &mut self,
+        grid: &Grid,
+        rules: StepRules,
+        (rect, from): (Rect, Cell),
+        aim: Aim<'_>,
+        out: Option<&mut Vec<Cell>>,
+    ) -> Option<(usize, f64)> {
+        let Aim {
+            ends,
+            guides,
+            weight,
+        } = aim;
+        self.begin(rect);
+        if self.estimate.len() < rect.len() {
+            self.estimate.resize(rect.len(), 0.0);
+        }
+        let inside: Vec<Cell> = ends.iter().map(|&(cell, _)| cell).collect();
+        self.mark_targets(grid, rect, &inside, Some(from));
+        let estimate = |cell: Cell| {
+            guides
+                .iter()
+                .map(|&(guide, addition)| rules.estimate(cell, guide) * weight + addition)
+                .fold(f64::INFINITY, f64::min)
+        };
+        let start = rect.local(from);
+        self.reach(start, 0.0, NO_PARENT);
+        self.open
+            .push(OpenEntry::new(estimate(from), 0.0, start as u32));
+        // The best end settled so far, entered in the open list as `FINISH` at its cost plus
+        // its addition: when it comes out first, nothing left can beat it.
+        let mut best: Option<(usize, f64)> = None;
+        let total = |(end, cost): (usize, f64)| cost + ends[end].1;
+        while let Some(entry) = self.open.pop() {
+            if entry.id() == FINISH {
+                let (end, cost) = best?;
+                if let Some(out) = out {
+                    self.trace(rect, rect.local(ends[end].0), out);
+                }
+                return Some((end, cost));
+            }
+            let local = entry.id() as usize;
+            if self.mark[local] != self.generation {
+                continue;
+            }
+            self.mark[local] = self.generation + 1;
+            let cost = self.cost[local];
+            if self.target[local] == self.generation {
+                let cell = rect.cell(local);
+                let reached = ends
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &(end, _))| end == cell)
+                    .min_by(|a, b| a.1.1.total_cmp(&b.1.1))
+                    .map(|(index, _)| (index, cost));
+                if let Some(reached) = reached
+                    && best.is_none_or(|best| total(reached) < total(best))
+                {
+                    best = Some(reached);
+                    let value = total(reached);
+                    self.open.push(OpenEntry::new(value, value, FINISH));
+                }
+            }
+            self.expand(
+                grid,
+                rules,
+                rect,
+                local,
+                Flow::Forward,
+                |search, next, step| {
+                    let h = if search.mark[next] < search.generation {
+                        let h = estimate(rect.cell(next));
+                        search.estimate[next] = h;
+                        h
+                    } else {
+                        search.estimate[next]
+                    };
+                    search.relax(next, cost + step, h, local);
+                },
+            );
+        }
+        None
+    }
+
+    /// Appends the cells of the last search's way from its source to the settled cell at
+    /// `local`, in order.
+    fn trace(&self, rect: Rect, local: usize, out: &mut Vec<Cell>) {
+        let first = out.len();
+        let mut at = local as u32;
+        while at != NO_PARENT {
+            out.push(rect.cell(at as usize));
+            at = self.parent[at as usize];
+        }
+        out[first..].reverse();
     }
 
     fn reach(&mut self, local: usize, cost: f64, parent: u32) {
@@ -499,6 +618,7 @@ impl LocalSearch {
     /// Bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.cost.capacity() * size_of::<f64>()
+            + self.estimate.capacity() * size_of::<f64>()
             + (self.parent.capacity() + self.mark.capacity() + self.target.capacity())
                 * size_of::<u32>()
             + self.open.memory_bytes()

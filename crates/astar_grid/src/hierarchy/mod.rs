@@ -7,8 +7,10 @@ mod bounds;
 mod entrances;
 mod exact;
 mod field;
+mod first_cells;
 mod landmarks;
 mod local;
+mod reach;
 mod rebuild;
 mod search;
 mod view;
@@ -438,6 +440,9 @@ pub struct Hierarchy {
     /// from the same cells, so that a flow field renewed for a changed hierarchy can keep what
     /// it measured there ([`SectorFlowField::renewed`](super::SectorFlowField::renewed)).
     builds: Vec<u64>,
+    /// Per sector, a summary of where its regions lead that coarse routes read without
+    /// touching the sectors ([`reach::REACH_CURRENT`] and the bits beside it).
+    reach: Vec<u16>,
 }
 
 /// The next [`Hierarchy::revision`].
@@ -503,6 +508,7 @@ impl PartialEq for Hierarchy {
         (self.options, self.width, self.height) == (other.options, other.width, other.height)
             && self.sectors == other.sectors
             && self.blocks == other.blocks
+            && self.reach == other.reach
     }
 }
 
@@ -542,6 +548,7 @@ impl Hierarchy {
             block_columns,
             revision: next_revision(),
             builds: vec![0; count],
+            reach: vec![0; count],
         })
     }
 
@@ -602,20 +609,22 @@ impl Hierarchy {
     /// [`HierarchyError::GridSize`] when `grid` is not the size of the hierarchy's grid.
     pub fn build_sectors(&mut self, grid: &Grid, limit: usize) -> Result<usize, HierarchyError> {
         self.check_grid(grid)?;
-        let mut built = 0;
+        let mut built = Vec::new();
         let mut nodes = Vec::new();
         let mut blocks = Vec::new();
-        while built < limit {
+        while built.len() < limit {
             let Some(sector) = self.queue.pop_front() else {
                 break;
             };
             self.build_sector(grid, sector as usize, &mut nodes);
             blocks.extend(self.block_of(sector as usize));
-            built += 1;
+            built.push(sector);
         }
         blocks.sort_unstable();
         blocks.dedup();
         self.build_blocks(&blocks);
+        self.measure_reach(&built);
+        let built = built.len();
         if built > 0 {
             self.revision = next_revision();
         }
@@ -788,6 +797,7 @@ impl Hierarchy {
         self.landmarks = None;
         self.revision = next_revision();
         let built = core::mem::replace(entry, Arc::new(Sector::empty(SectorState::Pending)));
+        self.reach[sector] = 0;
         if let Some(block) = self.block_of(sector) {
             self.blocks[block] = None;
         }
@@ -1001,6 +1011,7 @@ impl Hierarchy {
             + stale
             + self.queue.capacity() * size_of::<u32>()
             + self.builds.capacity() * size_of::<u64>()
+            + self.reach.capacity() * size_of::<u16>()
             + self.scratch.memory_bytes()
             + self
                 .landmarks

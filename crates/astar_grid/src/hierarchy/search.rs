@@ -6,6 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::blocks::{self, Block, BlockFlood};
 use super::exact::ExactSearch;
+use super::first_cells::CoarseSearch;
 use super::local::{Flow, LocalSearch, Rect, StepRules, links_leaving};
 use super::{Hierarchy, SectorState};
 use crate::endpoints::validate_endpoints;
@@ -122,7 +123,7 @@ const SPARSE: u32 = 1 << 31;
 const NO_PARENT: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, Default)]
-struct KeyHasher(u64);
+pub(super) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
@@ -205,6 +206,8 @@ pub struct HierarchySearcher {
     pub(super) exact: ExactSearch,
     /// Scratch memory of the searches that refine a way across a block.
     block_flood: BlockFlood,
+    /// Scratch memory of [`HierarchySearcher::first_cells`].
+    pub(super) coarse: CoarseSearch,
 }
 
 /// What one query knows while it searches.
@@ -941,6 +944,7 @@ impl HierarchySearcher {
             + self.bound.memory_bytes()
             + self.exact_memory_bytes()
             + self.block_flood.memory_bytes()
+            + self.coarse.memory_bytes()
     }
 }
 
