@@ -62,6 +62,8 @@ pub struct HierArgs {
 struct HierTimes {
     whole_us: f64,
     first_us: f64,
+    /// The time to [`HierarchySearcher::first_cells`].
+    fast_first_us: f64,
     expanded: f64,
 }
 
@@ -104,6 +106,7 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
     let mut searcher = HierarchySearcher::new();
     let mut times = Vec::with_capacity(scenario.queries.len());
     let (mut illegal, mut unmatched, mut suboptimality) = (0, 0, Vec::new());
+    let mut fast = FastFirstQuality::default();
     for query in &scenario.queries {
         let (start, goal) = (query.start, query.goal);
         let clock = Instant::now();
@@ -112,6 +115,8 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
             .map_err(|error| format!("{start} -> {goal}: {error}"))?;
         let baseline_us = clock.elapsed().as_secs_f64() * 1e6;
         let (path, hier) = timed(&grid, &hierarchy, &mut searcher, (start, goal))?;
+        let led = path_after_first_cells(&grid, &hierarchy, &mut searcher, (start, goal))?;
+        fast.check(&grid, (led.as_ref(), reference.found()), (start, goal), cut);
         let without_blocks = match &flat {
             Some(flat) => {
                 let (flat_path, times) = timed(&grid, flat, &mut searcher, (start, goal))?;
@@ -177,10 +182,16 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
             flat.is_some().then_some(flat_costs_differ),
         ),
         (mark_us, rebuild_us),
-        [fields.to_json(goals.len(), starts.len()), exact.to_json()],
+        [
+            fields.to_json(goals.len(), starts.len()),
+            exact.to_json(),
+            fast.to_json(),
+        ],
     );
     Ok(illegal == 0
         && unmatched == 0
+        && fast.illegal == 0
+        && fast.unmatched == 0
         && fields.illegal == 0
         && fields.unmatched == 0
         && exact.illegal == 0
@@ -197,9 +208,15 @@ fn timed(
 ) -> Result<(Option<Path>, HierTimes), String> {
     let (path, whole_us, expanded) = timed_whole(grid, hierarchy, searcher, ends)?;
     let first_us = timed_first(grid, hierarchy, searcher, ends)?;
+    let clock = Instant::now();
+    searcher
+        .first_cells(grid, hierarchy, ends.0, ends.1)
+        .map_err(|error| format!("{} -> {}: {error}", ends.0, ends.1))?;
+    let fast_first_us = clock.elapsed().as_secs_f64() * 1e6;
     let times = HierTimes {
         whole_us,
         first_us,
+        fast_first_us,
         expanded,
     };
     Ok((path, times))
@@ -242,6 +259,81 @@ fn timed_first(
             .map_err(|error| format!("{start} -> {goal}: {error}"))?;
     }
     Ok(clock.elapsed().as_secs_f64() * 1e6)
+}
+
+/// The path an agent walks when it takes [`HierarchySearcher::first_cells`] first and the
+/// rest by [`HierarchySearcher::find_path`] from the last of them; `None` when either finds
+/// none.
+fn path_after_first_cells(
+    grid: &Grid,
+    hierarchy: &Hierarchy,
+    searcher: &mut HierarchySearcher,
+    (start, goal): (Cell, Cell),
+) -> Result<Option<Path>, String> {
+    let failed = |error: astar_grid::SearchError| format!("{start} -> {goal}: {error}");
+    let Some(first) = searcher
+        .first_cells(grid, hierarchy, start, goal)
+        .map_err(failed)?
+    else {
+        return Ok(None);
+    };
+    let Some(&last) = first.cells.last() else {
+        return Ok(None);
+    };
+    let rest = searcher
+        .find_path(grid, hierarchy, last, goal)
+        .map_err(failed)?;
+    Ok(rest.found().map(|rest| {
+        let mut cells = first.cells.clone();
+        cells.extend(rest.cells.iter().skip(1));
+        Path {
+            cells,
+            cost: first.cost + rest.cost,
+        }
+    }))
+}
+
+/// The paths that begin with [`HierarchySearcher::first_cells`], against the baseline's.
+#[derive(Debug, Default)]
+struct FastFirstQuality {
+    illegal: usize,
+    /// Queries found by one and not the other.
+    unmatched: usize,
+    /// Per query found by both, cost over optimal minus 1.
+    suboptimality: Vec<f64>,
+}
+
+impl FastFirstQuality {
+    fn check(
+        &mut self,
+        grid: &Grid,
+        (led, optimal): (Option<&Path>, Option<&Path>),
+        ends: (Cell, Cell),
+        cut: HierarchyOptions,
+    ) {
+        match (led, optimal) {
+            (Some(led), Some(optimal)) => {
+                if !is_legal(grid, led, ends, (cut.movement, cut.cost)) {
+                    self.illegal += 1;
+                }
+                if optimal.cost > 0.0 {
+                    self.suboptimality.push(led.cost / optimal.cost - 1.0);
+                }
+            }
+            (None, None) => {}
+            _ => self.unmatched += 1,
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        let (mean, worst) = mean_and_worst(&self.suboptimality);
+        serde_json::json!({
+            "fast_first_illegal": self.illegal,
+            "fast_first_unmatched": self.unmatched,
+            "fast_first_mean_suboptimality": mean,
+            "fast_first_max_suboptimality": worst,
+        })
+    }
 }
 
 /// Per edit, the microseconds to mark it and to rebuild what it marked: each blocks a random
@@ -298,7 +390,7 @@ fn report(
     times: &[QueryTimes],
     (illegal, unmatched, suboptimality, costs_differ): (usize, usize, &[f64], Option<usize>),
     (mark_us, rebuild_us): (Vec<f64>, Vec<f64>),
-    extra: [serde_json::Value; 2],
+    extra: [serde_json::Value; 3],
 ) {
     let mut reachable: Vec<&QueryTimes> = times.iter().filter(|t| t.optimal >= 0.0).collect();
     reachable.sort_by(|a, b| b.optimal.total_cmp(&a.optimal));
@@ -364,9 +456,10 @@ fn hier_figures(
     let pick = |set: &[&QueryTimes], field: fn(HierTimes) -> f64| -> Option<Vec<f64>> {
         set.iter().map(|t| of(t).map(field)).collect()
     };
-    let (Some(whole), Some(first), Some(expanded), Some(quarter_whole)) = (
+    let (Some(whole), Some(first), Some(fast_first), Some(expanded), Some(quarter_whole)) = (
         pick(reachable, |t| t.whole_us),
         pick(reachable, |t| t.first_us),
+        pick(reachable, |t| t.fast_first_us),
         pick(reachable, |t| t.expanded),
         pick(quarter, |t| t.whole_us),
     ) else {
@@ -378,6 +471,8 @@ fn hier_figures(
         ("longest_quarter_hier_mean_us", mean(&quarter_whole)),
         ("first_cells_median_us", median(&first)),
         ("first_cells_p99_us", percentile(&first, 0.99)),
+        ("fast_first_cells_median_us", median(&fast_first)),
+        ("fast_first_cells_p99_us", percentile(&fast_first, 0.99)),
         ("route_expanded_mean", mean(&expanded)),
     ];
     serde_json::Value::Object(
@@ -393,7 +488,9 @@ fn headline(summary: &serde_json::Value) -> String {
     let number = |key: &str| summary[key].as_f64().unwrap_or(f64::NAN);
     format!(
         "{}: {} queries, {} illegal, mean suboptimality {:.4}; longest quarter {} {:.0} us, \
-         hierarchy {:.0} us ({:.2}x); first cells p99 {:.0} us ({:.0} us without blocks); edit {:.2} us to mark, {:.0} us \
+         hierarchy {:.0} us ({:.2}x); first cells p99 {:.0} us ({:.0} us without blocks), by \
+         first_cells median {:.1} us, p99 {:.1} us (paths {:.4} over optimal on average, {:.4} at \
+         worst, {} illegal); edit {:.2} us to mark, {:.0} us \
          to rebuild; {:.2} bytes a cell; exact searches: longest quarter {:.0} us ({:.2}x the \
          baseline, {:.2}x A*), {} not optimal",
         summary["map"].as_str().unwrap_or_default(),
@@ -406,6 +503,11 @@ fn headline(summary: &serde_json::Value) -> String {
         number("longest_quarter_speedup"),
         number("first_cells_p99_us"),
         number("without_blocks_first_cells_p99_us"),
+        number("fast_first_cells_median_us"),
+        number("fast_first_cells_p99_us"),
+        number("fast_first_mean_suboptimality"),
+        number("fast_first_max_suboptimality"),
+        summary["fast_first_illegal"],
         number("edit_mark_mean_us"),
         number("edit_rebuild_mean_us"),
         number("bytes_per_cell"),
