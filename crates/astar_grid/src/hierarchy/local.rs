@@ -412,18 +412,7 @@ impl LocalSearch {
                 }
                 return Some(self.cost[local]);
             }
-            let cost = self.cost[local];
-            self.expand(
-                grid,
-                rules,
-                rect,
-                local,
-                Flow::Forward,
-                |search, next, step| {
-                    let h = estimate(rect.cell(next));
-                    search.relax(next, cost + step, h, local);
-                },
-            );
+            self.expand_guided(grid, rules, rect, local, &estimate);
         }
         None
     }
@@ -455,9 +444,6 @@ impl LocalSearch {
             weight,
         } = aim;
         self.begin(rect);
-        if self.estimate.len() < rect.len() {
-            self.estimate.resize(rect.len(), 0.0);
-        }
         let inside: Vec<Cell> = ends.iter().map(|&(cell, _)| cell).collect();
         self.mark_targets(grid, rect, &inside, Some(from));
         let estimate = |cell: Cell| {
@@ -504,25 +490,42 @@ impl LocalSearch {
                     self.open.push(OpenEntry::new(value, value, FINISH));
                 }
             }
-            self.expand(
-                grid,
-                rules,
-                rect,
-                local,
-                Flow::Forward,
-                |search, next, step| {
-                    let h = if search.mark[next] < search.generation {
-                        let h = estimate(rect.cell(next));
-                        search.estimate[next] = h;
-                        h
-                    } else {
-                        search.estimate[next]
-                    };
-                    search.relax(next, cost + step, h, local);
-                },
-            );
+            self.expand_guided(grid, rules, rect, local, &estimate);
         }
         None
+    }
+
+    /// Relaxes the cells one step (or one open link) forwards from the settled cell at
+    /// `local`, each entered with `estimate` at it, measured when the search first reaches it.
+    fn expand_guided(
+        &mut self,
+        grid: &Grid,
+        rules: StepRules,
+        rect: Rect,
+        local: usize,
+        estimate: &impl Fn(Cell) -> f64,
+    ) {
+        if self.estimate.len() < rect.len() {
+            self.estimate.resize(rect.len(), 0.0);
+        }
+        let cost = self.cost[local];
+        self.expand(
+            grid,
+            rules,
+            rect,
+            local,
+            Flow::Forward,
+            |search, next, step| {
+                let h = if search.mark[next] < search.generation {
+                    let h = estimate(rect.cell(next));
+                    search.estimate[next] = h;
+                    h
+                } else {
+                    search.estimate[next]
+                };
+                search.relax(next, cost + step, h, local);
+            },
+        );
     }
 
     /// Appends the cells of the last search's way from its source to the settled cell at
