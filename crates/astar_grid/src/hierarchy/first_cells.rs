@@ -7,11 +7,10 @@ use std::hash::BuildHasherDefault;
 
 use super::local::{Aim, LocalSearch, StepRules};
 use super::reach::{
-    REACH_CURRENT, REACH_ONE_REGION, around, is_one_region, offset_of, region_names,
+    REACH_CURRENT, REACH_ONE_REGION, around, is_one_region, offset_of, region_name, region_names,
 };
-use super::search::KeyHasher;
+use super::search::{KeyHasher, check_query};
 use super::{Hierarchy, HierarchySearcher, SectorState};
-use crate::endpoints::validate_endpoints;
 use crate::movement::DIRECTIONS;
 use crate::search::{OpenEntry, OpenList};
 use crate::{Cell, Grid, Path, SearchError};
@@ -150,10 +149,10 @@ impl CoarseSearch {
             let half = hierarchy.options.sector_size / 2;
             Cell::new(rect.min.x + half, rect.min.y + half)
         };
-        let target = middle(to.sector);
-        let first = self.state_of(from, middle(from.sector));
+        let (origin, target) = (middle(from.sector), middle(to.sector));
+        let first = self.state_of(from, origin);
         self.states[first as usize].cost = 0.0;
-        let h = rules.estimate(middle(from.sector), target) * ROUTE_WEIGHT;
+        let h = rules.estimate(origin, target) * ROUTE_WEIGHT;
         self.open.push(OpenEntry::new(h, 0.0, first));
         while let Some(entry) = self.open.pop() {
             let handle = entry.id();
@@ -246,7 +245,11 @@ impl CoarseSearch {
                 whole[place] = is_one_region(beyond);
                 let found = Region {
                     sector: next as u32,
-                    name: region_names(beyond)(arrival),
+                    name: if whole[place] {
+                        0
+                    } else {
+                        region_name(beyond, arrival)
+                    },
                 };
                 if !self.next.iter().any(|&(known, _)| known == found) {
                     self.next.push((found, place));
@@ -502,12 +505,7 @@ impl HierarchySearcher {
         start: Cell,
         goal: Cell,
     ) -> Result<Option<Path>, SearchError> {
-        if hierarchy.check_grid(grid).is_err() {
-            return Err(SearchError::Unsupported(
-                "the hierarchy was made for a grid of another size",
-            ));
-        }
-        validate_endpoints(grid, start, goal)?;
+        check_query(grid, hierarchy, (start, goal))?;
         let (Some(start_sector), Some(goal_sector)) =
             (hierarchy.sector_of(start), hierarchy.sector_of(goal))
         else {

@@ -206,7 +206,8 @@ pub(crate) struct LocalSearch {
     mark: Vec<u32>,
     /// `generation` for the cells a flood stops at once all of them are settled.
     target: Vec<u32>,
-    /// [`LocalSearch::path_to_any`]'s estimate at each cell reached, measured once a search.
+    /// The guided searches' estimate at each cell reached ([`LocalSearch::path`] and
+    /// [`LocalSearch::path_to_any`]), measured once a search.
     estimate: Vec<f64>,
     generation: u32,
     open: OpenList,
@@ -283,7 +284,7 @@ impl LocalSearch {
         targets: &[Cell],
     ) {
         self.begin(rect);
-        let left = self.mark_targets(grid, rect, targets, Some(source));
+        let left = self.mark_targets(grid, rect, targets.iter().copied(), Some(source));
         self.seed(rect, source, 0.0);
         self.settle_all(grid, rules, rect, flow, left);
     }
@@ -294,11 +295,11 @@ impl LocalSearch {
         &mut self,
         grid: &Grid,
         rect: Rect,
-        targets: &[Cell],
+        targets: impl IntoIterator<Item = Cell>,
         source: Option<Cell>,
     ) -> usize {
         let mut left = 0;
-        for &cell in targets {
+        for cell in targets {
             if rect.contains(cell) && (grid.is_walkable(cell) || Some(cell) == source) {
                 let local = rect.local(cell);
                 if self.target[local] != self.generation {
@@ -324,7 +325,7 @@ impl LocalSearch {
         targets: &[Cell],
     ) {
         self.begin(rect);
-        let left = self.mark_targets(grid, rect, targets, None);
+        let left = self.mark_targets(grid, rect, targets.iter().copied(), None);
         for &(cell, cost) in seeds {
             let local = rect.local(cell);
             if self.mark[local] != self.generation || cost < self.cost[local] {
@@ -420,11 +421,11 @@ impl LocalSearch {
     /// A way inside `rect` from `from` to one of `aim`'s ends (each a cell and a non-negative
     /// cost added on reaching it; a cell given twice counts with its least): A* guided by the
     /// least over its guides (cells and additions alike) of the straight line to it times its
-    /// weight plus its addition, until an end is settled whose cost plus addition no entry left can
-    /// beat under that guide. Returns the index among the ends of the end taken and the cost to it
-    /// (without its addition), with the way's cells from `from` to that end appended to `out`
-    /// when given; `None` (nothing appended) when no end lies inside the rectangle within
-    /// reach.
+    /// weight plus its addition, until an end is settled whose cost plus addition no entry left
+    /// can beat under that guide. Returns the index among the ends of the end taken and the
+    /// cost to it (without its addition), with the way's cells from `from` to that end appended
+    /// to `out` when given; `None` (nothing appended) when no end lies inside the rectangle
+    /// within reach.
     ///
     /// With the guides equal to the ends and weight 1 the estimate is consistent and the end
     /// taken is the cheapest; a larger weight floods fewer cells where walls stand between,
@@ -444,8 +445,7 @@ impl LocalSearch {
             weight,
         } = aim;
         self.begin(rect);
-        let inside: Vec<Cell> = ends.iter().map(|&(cell, _)| cell).collect();
-        self.mark_targets(grid, rect, &inside, Some(from));
+        self.mark_targets(grid, rect, ends.iter().map(|&(cell, _)| cell), Some(from));
         let estimate = |cell: Cell| {
             guides
                 .iter()

@@ -42,7 +42,7 @@ pub(super) const fn offset_of(place: usize) -> (i64, i64) {
 
 /// The name of the region of `sector`'s node `local`: the smallest index of a node it joins
 /// inside the sector (its own at most).
-fn region_name(sector: &Sector, local: usize) -> u8 {
+pub(super) fn region_name(sector: &Sector, local: usize) -> u8 {
     let count = sector.nodes.len();
     let row = &sector.costs[local * count..][..count];
     row.iter()

@@ -496,12 +496,7 @@ impl HierarchySearcher {
         start: Cell,
         goal: Cell,
     ) -> Result<(Option<HierarchyRoute>, SearchStats), SearchError> {
-        if hierarchy.check_grid(grid).is_err() {
-            return Err(SearchError::Unsupported(
-                "the hierarchy was made for a grid of another size",
-            ));
-        }
-        validate_endpoints(grid, start, goal)?;
+        check_query(grid, hierarchy, (start, goal))?;
         let query = Query {
             grid,
             hierarchy,
@@ -946,6 +941,21 @@ impl HierarchySearcher {
             + self.block_flood.memory_bytes()
             + self.coarse.memory_bytes()
     }
+}
+
+/// Checks a query from `start` to `goal` over `hierarchy` before any search: the hierarchy is
+/// of `grid`'s size, and both ends are on the grid and walkable.
+pub(super) fn check_query(
+    grid: &Grid,
+    hierarchy: &Hierarchy,
+    (start, goal): (Cell, Cell),
+) -> Result<(), SearchError> {
+    if hierarchy.check_grid(grid).is_err() {
+        return Err(SearchError::Unsupported(
+            "the hierarchy was made for a grid of another size",
+        ));
+    }
+    validate_endpoints(grid, start, goal)
 }
 
 /// The most sector borders a path may cross for [`HierarchySearcher::find_path`] to search it
