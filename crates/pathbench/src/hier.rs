@@ -105,8 +105,8 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
         .map_err(|error| error.to_string())?;
     let mut searcher = HierarchySearcher::new();
     let mut times = Vec::with_capacity(scenario.queries.len());
-    let (mut illegal, mut unmatched, mut suboptimality) = (0, 0, Vec::new());
-    let mut fast = FastFirstQuality::default();
+    let mut quality = PathQuality::default();
+    let mut fast = PathQuality::default();
     for query in &scenario.queries {
         let (start, goal) = (query.start, query.goal);
         let clock = Instant::now();
@@ -130,18 +130,12 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
             }
             None => None,
         };
-        match (&path, reference.found()) {
-            (Some(path), Some(optimal)) => {
-                if !is_legal(&grid, path, (start, goal), (cut.movement, cut.cost)) {
-                    illegal += 1;
-                }
-                if optimal.cost > 0.0 {
-                    suboptimality.push(path.cost / optimal.cost - 1.0);
-                }
-            }
-            (None, None) => {}
-            _ => unmatched += 1,
-        }
+        quality.check(
+            &grid,
+            (path.as_ref(), reference.found()),
+            (start, goal),
+            cut,
+        );
         times.push(QueryTimes {
             baseline_us,
             hier,
@@ -175,21 +169,16 @@ pub fn run(args: &HierArgs) -> Result<bool, String> {
         &grid,
         (&hierarchy, build_s, bytes, baseline_algorithm),
         &times,
-        (
-            illegal,
-            unmatched,
-            &suboptimality,
-            flat.is_some().then_some(flat_costs_differ),
-        ),
+        (&quality, flat.is_some().then_some(flat_costs_differ)),
         (mark_us, rebuild_us),
         [
             fields.to_json(goals.len(), starts.len()),
             exact.to_json(),
-            fast.to_json(),
+            fast.to_json("fast_first_"),
         ],
     );
-    Ok(illegal == 0
-        && unmatched == 0
+    Ok(quality.illegal == 0
+        && quality.unmatched == 0
         && fast.illegal == 0
         && fast.unmatched == 0
         && fields.illegal == 0
@@ -284,7 +273,7 @@ fn path_after_first_cells(
         .find_path(grid, hierarchy, last, goal)
         .map_err(failed)?;
     Ok(rest.found().map(|rest| {
-        let mut cells = first.cells.clone();
+        let mut cells = first.cells;
         cells.extend(rest.cells.iter().skip(1));
         Path {
             cells,
@@ -293,9 +282,10 @@ fn path_after_first_cells(
     }))
 }
 
-/// The paths that begin with [`HierarchySearcher::first_cells`], against the baseline's.
+/// Paths of one kind against the baseline's: how many are illegal, how many queries one finds
+/// and the other does not, and how far over optimal the others are.
 #[derive(Debug, Default)]
-struct FastFirstQuality {
+struct PathQuality {
     illegal: usize,
     /// Queries found by one and not the other.
     unmatched: usize,
@@ -303,21 +293,22 @@ struct FastFirstQuality {
     suboptimality: Vec<f64>,
 }
 
-impl FastFirstQuality {
+impl PathQuality {
+    /// Counts one query: `found` against the baseline's `optimal`, between `ends`.
     fn check(
         &mut self,
         grid: &Grid,
-        (led, optimal): (Option<&Path>, Option<&Path>),
+        (found, optimal): (Option<&Path>, Option<&Path>),
         ends: (Cell, Cell),
         cut: HierarchyOptions,
     ) {
-        match (led, optimal) {
-            (Some(led), Some(optimal)) => {
-                if !is_legal(grid, led, ends, (cut.movement, cut.cost)) {
+        match (found, optimal) {
+            (Some(found), Some(optimal)) => {
+                if !is_legal(grid, found, ends, (cut.movement, cut.cost)) {
                     self.illegal += 1;
                 }
                 if optimal.cost > 0.0 {
-                    self.suboptimality.push(led.cost / optimal.cost - 1.0);
+                    self.suboptimality.push(found.cost / optimal.cost - 1.0);
                 }
             }
             (None, None) => {}
@@ -325,14 +316,21 @@ impl FastFirstQuality {
         }
     }
 
-    fn to_json(&self) -> serde_json::Value {
+    /// The counts and the mean and worst cost over optimal, each key starting with `prefix`.
+    fn to_json(&self, prefix: &str) -> serde_json::Value {
         let (mean, worst) = mean_and_worst(&self.suboptimality);
-        serde_json::json!({
-            "fast_first_illegal": self.illegal,
-            "fast_first_unmatched": self.unmatched,
-            "fast_first_mean_suboptimality": mean,
-            "fast_first_max_suboptimality": worst,
-        })
+        let figures = [
+            ("illegal", serde_json::json!(self.illegal)),
+            ("unmatched", serde_json::json!(self.unmatched)),
+            ("mean_suboptimality", serde_json::json!(mean)),
+            ("max_suboptimality", serde_json::json!(worst)),
+        ];
+        serde_json::Value::Object(
+            figures
+                .into_iter()
+                .map(|(key, value)| (format!("{prefix}{key}"), value))
+                .collect(),
+        )
     }
 }
 
@@ -388,7 +386,7 @@ fn report(
     grid: &Grid,
     (hierarchy, build_s, bytes, baseline): (&Hierarchy, f64, usize, Algorithm),
     times: &[QueryTimes],
-    (illegal, unmatched, suboptimality, costs_differ): (usize, usize, &[f64], Option<usize>),
+    (quality, costs_differ): (&PathQuality, Option<usize>),
     (mark_us, rebuild_us): (Vec<f64>, Vec<f64>),
     extra: [serde_json::Value; 3],
 ) {
@@ -399,17 +397,12 @@ fn report(
     let quarter_baseline: Vec<f64> = quarter.iter().map(|t| t.baseline_us).collect();
     let quarter_whole: Vec<f64> = quarter.iter().map(|t| t.hier.whole_us).collect();
     let cells = (grid.width() as usize * grid.height() as usize).max(1);
-    let (mean_suboptimality, max_suboptimality) = mean_and_worst(suboptimality);
     let mut summary = serde_json::json!({
         "map": args.map.display().to_string(),
         "queries": times.len(),
         "sector_size": args.sector_size,
         "entrance_spacing": args.entrance_spacing,
         "baseline": baseline.name(),
-        "illegal": illegal,
-        "unmatched": unmatched,
-        "mean_suboptimality": mean_suboptimality,
-        "max_suboptimality": max_suboptimality,
         "baseline_mean_us": mean(&all_baseline),
         "baseline_median_us": median(&all_baseline),
         "longest_quarter_baseline_mean_us": mean(&quarter_baseline),
@@ -426,7 +419,10 @@ fn report(
         "edit_rebuild_mean_us": mean(&rebuild_us),
         "edit_rebuild_p99_us": percentile(&rebuild_us, 0.99),
     });
-    let mut figures = vec![hier_figures("", (&reachable, quarter), |t| Some(t.hier))];
+    let mut figures = vec![
+        quality.to_json(""),
+        hier_figures("", (&reachable, quarter), |t| Some(t.hier)),
+    ];
     if let Some(costs_differ) = costs_differ {
         let without = hier_figures("without_blocks_", (&reachable, quarter), |t| {
             t.without_blocks
