@@ -146,7 +146,7 @@ pub use grid::{Grid, GridError, MAX_CELLS};
 pub use heuristic::{Heuristic, Weighting};
 pub use hierarchy::{
     Hierarchy, HierarchyError, HierarchyOptions, HierarchyRoute, HierarchySearcher,
-    MAX_SECTOR_NODES, MAX_SECTOR_SIZE, SectorFieldView, SectorFlowField,
+    MAX_SECTOR_NODES, MAX_SECTOR_SIZE, QuickFirstCells, SectorFieldView, SectorFlowField,
 };
 pub use jps::{JpsOptions, JumpGrid};
 pub use links::{

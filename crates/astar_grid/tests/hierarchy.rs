@@ -8,7 +8,7 @@ pub mod common;
 
 use astar_grid::{
     Cell, CostModel, Grid, Hierarchy, HierarchyError, HierarchyOptions, HierarchySearcher, Link,
-    Movement, SearchError, SearchResult, SearchStatus, SectorFlowField,
+    Movement, QuickFirstCells, SearchError, SearchResult, SearchStatus, SectorFlowField,
 };
 use common::link_directions::directions;
 use common::random_grid::{any_cost_model, movement, random_grid};
@@ -1426,9 +1426,26 @@ fn check_first_cells(
     (start, goal): (Cell, Cell),
 ) -> Result<(), TestCaseError> {
     let options = *hierarchy.options();
+    let quick = searcher
+        .quick_first_cells(grid, hierarchy, start, goal)
+        .map_err(|error| TestCaseError::fail(error.to_string()))?;
     let first = searcher
         .first_cells(grid, hierarchy, start, goal)
         .map_err(|error| TestCaseError::fail(error.to_string()))?;
+    match &quick {
+        QuickFirstCells::Cells(path) => prop_assert_eq!(Some(path), first.as_ref()),
+        QuickFirstCells::Unreachable => prop_assert!(first.is_none()),
+        // Only where the documented cases leave the answer to the search over the nodes.
+        QuickFirstCells::NeedsRoute => prop_assert!(
+            hierarchy.sector_of(start) == hierarchy.sector_of(goal)
+                || hierarchy.pending() > 0
+                || !grid.links().is_empty(),
+            "the quick first cells from {} to {} fell back on a built hierarchy",
+            start,
+            goal
+        ),
+        _ => prop_assert!(false, "an answer the test does not know"),
+    }
     let reachable = optimal_path(grid, options.movement, options.cost, start, goal).is_some();
     let Some(first) = first else {
         prop_assert!(

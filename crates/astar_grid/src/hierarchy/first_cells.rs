@@ -57,6 +57,20 @@ enum Coarse {
     Unbuilt,
 }
 
+/// What [`HierarchySearcher::quick_first_cells`] found.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum QuickFirstCells {
+    /// The first cells: from the start to a node of its sector, or one step beyond.
+    Cells(Path),
+    /// The goal cannot be reached from the start.
+    Unreachable,
+    /// Only the search over the nodes can answer: the start and the goal share a sector, the
+    /// start's or the goal's sector or one the coarse route meets is not built (or was marked
+    /// by an edit since), or the grid has links.
+    NeedsRoute,
+}
+
 /// Scratch memory of [`HierarchySearcher::first_cells`], kept between queries.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CoarseSearch {
@@ -505,6 +519,68 @@ impl HierarchySearcher {
         start: Cell,
         goal: Cell,
     ) -> Result<Option<Path>, SearchError> {
+        match self.quick_first_cells(grid, hierarchy, start, goal)? {
+            QuickFirstCells::Cells(path) => Ok(Some(path)),
+            QuickFirstCells::Unreachable => Ok(None),
+            QuickFirstCells::NeedsRoute => self.first_cells_of_route(grid, hierarchy, start, goal),
+        }
+    }
+
+    /// [`HierarchySearcher::first_cells`] without its fall back to the route's first leg: where
+    /// only the search over the nodes can answer, it says so
+    /// ([`QuickFirstCells::NeedsRoute`]) instead of searching. For a caller with a deadline,
+    /// such as a frame's main thread, which can then leave the whole path to a search in the
+    /// background. Its work is bounded by the sectors' count (the coarse route) and two
+    /// sectors' cells (the start's and the goal's).
+    ///
+    /// - `grid`: the map; `hierarchy`: a hierarchy of it, told of every edit since
+    ///   ([`Hierarchy::cells_changed`]).
+    /// - `start`, `goal`: the two ends; both must be walkable.
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, HierarchySearcher, QuickFirstCells};
+    ///
+    /// let mut grid = Grid::new(64, 64);
+    /// grid.fill_rect(Cell::new(30, 0), Cell::new(33, 59), 0); // a wall, open at the top
+    /// let hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(16))?;
+    /// let mut searcher = HierarchySearcher::new();
+    /// let (start, goal) = (Cell::new(5, 5), Cell::new(60, 5));
+    /// let QuickFirstCells::Cells(first) = searcher.quick_first_cells(&grid, &hierarchy, start, goal)? else {
+    ///     panic!("every sector is built: the first cells come at once");
+    /// };
+    /// assert_eq!(first.start(), Some(start));
+    /// // Start and goal in one sector: the search over the nodes answers.
+    /// let near = searcher.quick_first_cells(&grid, &hierarchy, start, Cell::new(9, 9))?;
+    /// assert_eq!(near, QuickFirstCells::NeedsRoute);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// A sector an edit marked is not read until it is built again:
+    ///
+    /// ```
+    /// use astar_grid::{Cell, Grid, Hierarchy, HierarchyOptions, HierarchySearcher, QuickFirstCells};
+    ///
+    /// let mut grid = Grid::new(64, 64);
+    /// let mut hierarchy = Hierarchy::build(&grid, HierarchyOptions::default().with_sector_size(16))?;
+    /// grid.set_blocked(Cell::new(3, 3), true)?;
+    /// hierarchy.cells_changed([Cell::new(3, 3)]);
+    /// let mut searcher = HierarchySearcher::new();
+    /// let (start, goal) = (Cell::new(5, 5), Cell::new(60, 60));
+    /// assert_eq!(searcher.quick_first_cells(&grid, &hierarchy, start, goal)?, QuickFirstCells::NeedsRoute);
+    /// hierarchy.build_sectors(&grid, usize::MAX)?;
+    /// assert!(matches!(searcher.quick_first_cells(&grid, &hierarchy, start, goal)?, QuickFirstCells::Cells(_)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`HierarchySearcher::find_path`].
+    pub fn quick_first_cells(
+        &mut self,
+        grid: &Grid,
+        hierarchy: &Hierarchy,
+        start: Cell,
+        goal: Cell,
+    ) -> Result<QuickFirstCells, SearchError> {
         check_query(grid, hierarchy, (start, goal))?;
         let (Some(start_sector), Some(goal_sector)) =
             (hierarchy.sector_of(start), hierarchy.sector_of(goal))
@@ -517,7 +593,7 @@ impl HierarchySearcher {
             || !built(goal_sector)
             || grid.links.has_steps()
         {
-            return self.first_cells_of_route(grid, hierarchy, start, goal);
+            return Ok(QuickFirstCells::NeedsRoute);
         }
         let rules = StepRules::new(hierarchy.options.movement, hierarchy.options.cost);
         let on = (grid, hierarchy, rules);
@@ -536,18 +612,18 @@ impl HierarchySearcher {
         let (Some(from), Some(to)) = (from, coarse.region_reached(on, goal_sector as u32, goal))
         else {
             // The start or the goal reaches no node of its sector: neither can leave it.
-            return Ok(None);
+            return Ok(QuickFirstCells::Unreachable);
         };
         let next = match coarse.route((hierarchy, rules), from, to) {
             Coarse::Route(next) => next,
-            Coarse::Unreachable => return Ok(None),
-            Coarse::Unbuilt => return self.first_cells_of_route(grid, hierarchy, start, goal),
+            Coarse::Unreachable => return Ok(QuickFirstCells::Unreachable),
+            Coarse::Unbuilt => return Ok(QuickFirstCells::NeedsRoute),
         };
-        match coarse.way_out(on, (start, goal), (from, next)) {
-            Some(path) => Ok(Some(path)),
-            None if one_region => Ok(None),
-            None => self.first_cells_of_route(grid, hierarchy, start, goal),
-        }
+        Ok(match coarse.way_out(on, (start, goal), (from, next)) {
+            Some(path) => QuickFirstCells::Cells(path),
+            None if one_region => QuickFirstCells::Unreachable,
+            None => QuickFirstCells::NeedsRoute,
+        })
     }
 
     /// The first cells of [`HierarchySearcher::route`]'s path: its legs refined until the

@@ -26,6 +26,7 @@ use landmarks::Landmarks;
 use local::{LocalSearch, Rect, StepRules};
 
 pub use field::SectorFlowField;
+pub use first_cells::QuickFirstCells;
 pub use search::{HierarchyRoute, HierarchySearcher};
 pub use view::SectorFieldView;
 
