@@ -114,6 +114,12 @@ pub struct Path {
     /// request was answered with others for the same goal (see
     /// [`PathfindingSettings::goal_batch_min`](crate::PathfindingSettings::goal_batch_min)).
     pub algorithm: PathAlgorithm,
+    /// Whether the path shows only the first cells of the request's path
+    /// ([`PathRequest::first_cells_fast`](crate::PathRequest::first_cells_fast)).
+    first_cells: bool,
+    /// The revision whose waypoints this one's begin with, when it is the whole path whose
+    /// first cells that revision showed: a follower walking that revision walks on.
+    extends: Option<u64>,
 }
 
 /// Where a [`Path`]'s cells come from.
@@ -335,9 +341,54 @@ impl Path {
         }
     }
 
-    /// Replaces the route, returning the one it held.
+    /// Replaces the route, returning the one it held. The path then shows neither first cells
+    /// nor the rest of them ([`Path::shows_first_cells`], [`Path::extends`]).
     pub(crate) fn replace_route(&mut self, route: PathRoute) -> PathRoute {
+        self.first_cells = false;
+        self.extends = None;
         core::mem::replace(&mut self.route, route)
+    }
+
+    /// Shows `cells` through `waypoints`, at `cost`, as the first cells of the request's path,
+    /// while the rest is searched; returns the route it held.
+    pub(crate) fn show_first_cells(
+        &mut self,
+        cells: Arc<[Cell]>,
+        waypoints: Arc<[Vec2]>,
+        cost: f64,
+    ) -> PathRoute {
+        let shown = self.replace_route(PathRoute::Own {
+            cells,
+            waypoints,
+            cost,
+        });
+        self.first_cells = true;
+        self.revision += 1;
+        shown
+    }
+
+    /// Whether the path shows only the first cells of a request with
+    /// [`PathRequest::first_cells_fast`](crate::PathRequest::first_cells_fast): from its start
+    /// to the border of the start's sector, with the status
+    /// [`PathStatus::Searching`] while the rest is searched. A
+    /// [`PathFollower`](crate::PathFollower) walks them, and walks on when the whole path
+    /// comes.
+    #[must_use]
+    pub const fn shows_first_cells(&self) -> bool {
+        self.first_cells
+    }
+
+    /// The revision whose waypoints this one's begin with, when it is the whole path whose
+    /// first cells that revision showed ([`Path::shows_first_cells`]).
+    #[must_use]
+    pub const fn extends(&self) -> Option<u64> {
+        self.extends
+    }
+
+    /// Records that this path, just written, begins with the first cells that revision
+    /// `shown` showed.
+    pub(crate) const fn set_extends(&mut self, shown: u64) {
+        self.extends = Some(shown);
     }
 
     /// Whether the path reaches the goal.

@@ -46,6 +46,10 @@ pub struct PathfindingStats {
     pub paths_moved_onto_routes: u64,
     /// Requests answered by those batches and by the goal batches.
     pub batched_requests: u64,
+    /// Hierarchical requests shown the first cells of their path at once, found on the main
+    /// thread while the rest is searched
+    /// ([`PathRequest::first_cells_fast`](crate::PathRequest::first_cells_fast)).
+    pub first_cells_shown: u64,
     /// Results thrown away because the map changed under them while they were computed; their
     /// agents were queued again.
     pub stale_results_dropped: u64,

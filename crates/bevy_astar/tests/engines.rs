@@ -1272,3 +1272,117 @@ fn agents_on_paths_given_while_the_hierarchy_builds_move_onto_the_goal_s_routes_
     );
     assert_eq!(after.paths_moved_onto_routes, moved);
 }
+
+/// Each agent's [`Path`] as Dispatch left it in the last frame, before Apply wrote answers.
+#[derive(Resource, Default)]
+struct AfterDispatch(Vec<(Entity, Path)>);
+
+/// Records every agent's [`Path`] in [`AfterDispatch`].
+fn record_after_dispatch(paths: Query<(Entity, &Path)>, mut after: ResMut<AfterDispatch>) {
+    after.0 = paths
+        .iter()
+        .map(|(entity, path)| (entity, path.clone()))
+        .collect();
+}
+
+/// The path `agent` showed after Dispatch in the last frame.
+fn after_dispatch(app: &App, agent: Entity) -> Path {
+    let after = &app.world().resource::<AfterDispatch>().0;
+    let found = after.iter().find(|(entity, _)| *entity == agent);
+    found.expect("an agent with a path").1.clone()
+}
+
+/// An app with searches on the main thread over [`city_grid`] whose hierarchy has been built
+/// whole, recording paths after Dispatch.
+fn app_with_city_hierarchy() -> App {
+    let mut app = app_with_grid(
+        AStarPlugin::default().with_settings(main_thread_settings()),
+        city_grid(),
+    );
+    app.init_resource::<AfterDispatch>().add_systems(
+        Update,
+        record_after_dispatch
+            .after(PathfindingSystems::Dispatch)
+            .before(PathfindingSystems::Apply),
+    );
+    let builder = spawn(&mut app, hierarchical(Cell::new(0, 0), Cell::new(158, 105)));
+    search_again_once_built(&mut app, &[builder]);
+    for _ in 0..common::MAX_FRAMES {
+        if stats(&app).hierarchy_sectors_waiting == 0 {
+            break;
+        }
+        app.update();
+    }
+    assert_eq!(stats(&app).hierarchy_sectors_waiting, 0);
+    app
+}
+
+/// Spawns an agent following a hierarchical request from `start` to `goal` with
+/// [`PathRequest::first_cells_fast`] set as `fast`.
+fn spawn_follower(app: &mut App, (start, goal): (Cell, Cell), fast: bool) -> Entity {
+    let at = app.world().resource::<NavGrid>().cell_center(start);
+    let request = hierarchical(start, goal).with_first_cells_fast(fast);
+    let follower = PathFollower::new(40.0);
+    let transform = Transform::from_translation(at.extend(0.0));
+    app.world_mut().spawn((request, follower, transform)).id()
+}
+
+/// A hierarchical request with `first_cells_fast`, on a hierarchy built whole, is shown the
+/// first cells of its path by Dispatch, in the frame of the request: from its start out of its
+/// 64-cell sector, each step legal. The whole path that follows begins with them, extends
+/// their revision, and is legal and near optimal; the agent moves in the request's frame.
+#[test]
+fn first_cells_fast_shows_the_first_cells_in_the_frame_of_the_request() {
+    let mut app = app_with_city_hierarchy();
+    let grid = current_grid(&app);
+    let (start, goal) = (Cell::new(2, 2), Cell::new(158, 105));
+    let agent = spawn_follower(&mut app, (start, goal), true);
+    app.update();
+    let shown = after_dispatch(&app, agent);
+    assert!(shown.shows_first_cells(), "{shown:?}");
+    assert_eq!(shown.status, PathStatus::Searching);
+    assert_eq!(stats(&app).first_cells_shown, 1);
+    let first = shown.cells();
+    assert_eq!(first.first(), Some(&start));
+    assert_eq!(illegal_walk(&grid, &first, Movement::EIGHT), None);
+    let in_start_sector = |cell: &Cell| cell.x < 64 && cell.y < 64;
+    assert!(
+        first[..first.len() - 1].iter().all(in_start_sector),
+        "{first:?}"
+    );
+    let last = first[first.len() - 1];
+    assert!(
+        last.x >= 63 || last.y >= 63,
+        "{first:?} ends inside the start's sector"
+    );
+    assert_eq!(shown.waypoints().len(), first.len());
+    settle(&mut app, &[agent]);
+    let whole = path(&app, agent);
+    assert!(!whole.shows_first_cells());
+    assert_eq!(whole.extends(), Some(shown.revision));
+    assert!(whole.cells().starts_with(&first));
+    assert_legal_and_near_optimal(&grid, &whole, start, goal);
+    let moved = app.world().get::<Transform>(agent).expect("an agent");
+    let from = app.world().resource::<NavGrid>().cell_center(start);
+    assert_ne!(moved.translation.truncate(), from, "the agent waited");
+}
+
+/// Without `first_cells_fast`, or where the first cells cannot be had at once (start and goal
+/// in one sector), Dispatch shows no cells: the agent waits for the whole path, as before.
+#[test]
+fn without_first_cells_fast_or_within_one_sector_dispatch_shows_no_cells() {
+    let mut app = app_with_city_hierarchy();
+    let grid = current_grid(&app);
+    let far = spawn_follower(&mut app, (Cell::new(2, 2), Cell::new(158, 105)), false);
+    let near = spawn_follower(&mut app, (Cell::new(2, 2), Cell::new(40, 40)), true);
+    app.update();
+    for agent in [far, near] {
+        let shown = after_dispatch(&app, agent);
+        assert!(!shown.shows_first_cells());
+        assert!(shown.cells().is_empty(), "{shown:?}");
+    }
+    assert_eq!(stats(&app).first_cells_shown, 0);
+    settle(&mut app, &[far, near]);
+    assert_legal_and_near_optimal(&grid, &path(&app, near), Cell::new(2, 2), Cell::new(40, 40));
+    assert_eq!(path(&app, near).extends(), None);
+}

@@ -59,6 +59,10 @@ pub(crate) struct QueuedRequest<'a> {
     /// Whether the request's agent kind can be searched and its footprint fits at the
     /// endpoints.
     pub kind_fit: Result<(), KindError>,
+    /// Whether the request is shown its first cells at once when it starts a search
+    /// ([`PathRequest::first_cells_fast`](crate::PathRequest::first_cells_fast), on a hierarchy
+    /// built whole): it is searched on its own, never in its goal's batch.
+    pub first_cells: bool,
 }
 
 /// Whether `job` may join its goal's batch: a request whose own search would be optimal and
@@ -99,7 +103,7 @@ pub(crate) fn route(context: &RouteContext, queued: &QueuedRequest) -> Route {
         .cut_path
         .filter(|_| job.algorithm != PathAlgorithm::FlowField && !job.options.trace)
         .and_then(|old| old.repairable_for(&job));
-    if settings.goal_batch_min > 0 && repair.is_none() && joins_batch(&job) {
+    if settings.goal_batch_min > 0 && repair.is_none() && !queued.first_cells && joins_batch(&job) {
         return Route::JoinBatch(job, SearchEngine::alone(job.algorithm, job.kind));
     }
     if !context.may_start {
@@ -147,6 +151,7 @@ mod tests {
             cached: false,
             running: false,
             kind_fit: Ok(()),
+            first_cells: false,
         }
     }
 
@@ -224,6 +229,14 @@ mod tests {
         assert_eq!(
             route(&alone, &queued(&request)),
             Route::Start(job(&request), SearchEngine::Hierarchical(None))
+        );
+        // A request shown its first cells at once is searched on its own.
+        let first = request.with_first_cells_fast(true);
+        let mut shown = queued(&first);
+        shown.first_cells = true;
+        assert_eq!(
+            route(&context, &shown),
+            Route::Start(job(&first), SearchEngine::Hierarchical(None))
         );
     }
 

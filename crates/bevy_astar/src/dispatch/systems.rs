@@ -7,6 +7,7 @@ use super::route::{QueuedRequest, Route, RouteContext, route};
 use crate::background::MainThreadWork;
 use crate::budget::StageClock;
 use crate::cache::{PathCache, RequestKey};
+use crate::engine::first_cells::FirstCells;
 use crate::engine::flow_field::field_result;
 use crate::engine::flow_field::{
     FieldContext, FieldKey, FieldLookup, FlowFields, TreeLookup, options_of_a_field,
@@ -348,6 +349,7 @@ impl Dispatcher<'_, '_, '_> {
         options.trace |= debug_path || self.trace_all;
         let job = SearchJob::of(&request, options);
         let key = RequestKey::of(&job);
+        let first_cells = self.shows_first_cells(&request, &job);
         let queued = QueuedRequest {
             job,
             last_search: agent.last_search,
@@ -355,6 +357,7 @@ impl Dispatcher<'_, '_, '_> {
             cached: self.cache.contains(&key),
             running: self.in_flight.is_running(&key),
             kind_fit,
+            first_cells,
         };
         let context = RouteContext {
             settings: self.launcher.settings,
@@ -368,11 +371,25 @@ impl Dispatcher<'_, '_, '_> {
             key,
             grid,
             algorithm: request.algorithm,
+            first_cells,
             path: &mut path,
             agent: &mut agent,
         };
         self.carry_out(route, &mut target);
         true
+    }
+
+    /// Whether `request`, asking `job`, is shown its first cells when it starts a search: it
+    /// asks for them ([`PathRequest::first_cells_fast`]), hierarchically, for the default kind,
+    /// and its hierarchy has been built whole.
+    fn shows_first_cells(&mut self, request: &PathRequest, job: &SearchJob) -> bool {
+        request.first_cells_fast
+            && request.algorithm == PathAlgorithm::Hierarchical
+            && job.kind.is_default()
+            && self
+                .hierarchies
+                .for_fields(self.nav, &job.options)
+                .is_some()
     }
 
     /// The grid `request`'s agent kind searches now (the navigation grid when the kind cannot
@@ -776,7 +793,14 @@ impl Dispatcher<'_, '_, '_> {
                 SearchEngine::Repair(cells)
             }
             SearchEngine::JumpPoint(None) => self.jump_points.engine_for(self.nav),
-            SearchEngine::Hierarchical(None) => self.hierarchies.engine_for(self.nav, &job.options),
+            SearchEngine::Hierarchical(None) => {
+                let engine = self.hierarchies.engine_for(self.nav, &job.options);
+                if target.first_cells {
+                    self.show_first_cells(target, &job, engine)
+                } else {
+                    engine
+                }
+            }
             SearchEngine::FlowField(None) => {
                 let field_key = FieldKey::of_job(&job);
                 let capacity = self.launcher.settings.max_flow_fields;
@@ -823,6 +847,40 @@ impl Dispatcher<'_, '_, '_> {
     }
 }
 
+impl Dispatcher<'_, '_, '_> {
+    /// Shows the agent of `target` the first cells of `job`'s path over the hierarchy of
+    /// `engine`, where they can be had at once, and returns the engine that searches the rest;
+    /// else returns `engine`, which searches the whole path.
+    fn show_first_cells(
+        &mut self,
+        target: &mut Target,
+        job: &SearchJob,
+        engine: SearchEngine,
+    ) -> SearchEngine {
+        let SearchEngine::Hierarchical(Some(hierarchy)) = &engine else {
+            return engine;
+        };
+        let began = Instant::now();
+        let Some(first) = FirstCells::find(&target.grid, hierarchy, job) else {
+            return engine;
+        };
+        let geometry = self.nav.geometry();
+        let waypoints = first
+            .waypoint_cells
+            .iter()
+            .map(|&cell| geometry.footprint_center(cell, job.kind.size))
+            .collect();
+        let path = &mut **target.path;
+        let shown = path.show_first_cells(Arc::clone(&first.cells), waypoints, first.cost);
+        self.launcher.retired.retire_route(shown);
+        path.map_version = self.launcher.map_version;
+        path.algorithm = PathAlgorithm::Hierarchical;
+        path.search_time = began.elapsed();
+        self.stats.first_cells_shown += 1;
+        SearchEngine::HierarchicalRest(Arc::clone(hierarchy), Arc::new(first))
+    }
+}
+
 /// The agent a route is carried out for.
 struct Target<'a, 'p> {
     waiting: Subscriber,
@@ -830,6 +888,8 @@ struct Target<'a, 'p> {
     /// The grid of the agent's kind, as it is now.
     grid: Arc<Grid>,
     algorithm: PathAlgorithm,
+    /// Whether the agent is shown its first cells when it starts a search.
+    first_cells: bool,
     path: &'a mut Mut<'p, Path>,
     agent: &'a mut Mut<'p, PathRequestState>,
 }

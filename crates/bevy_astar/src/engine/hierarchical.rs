@@ -41,7 +41,7 @@ const QUIET_FRAMES: u64 = 60;
 std::thread_local! {
     /// The hierarchical searcher of this thread: it grows to the hierarchy it searches and is
     /// then reused.
-    static SEARCHER: RefCell<HierarchySearcher> = RefCell::new(HierarchySearcher::new());
+    pub(super) static SEARCHER: RefCell<HierarchySearcher> = RefCell::new(HierarchySearcher::new());
 }
 
 /// The hierarchies of the navigation grid, one per movement rule and cost model.

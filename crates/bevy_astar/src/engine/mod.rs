@@ -9,6 +9,7 @@
 //! - [`flow_field`]: shared fields per goal, kept up to date under map edits;
 //! - [`goal_batch`]: many optimal requests for one goal, one Dijkstra from the goal;
 //! - [`hierarchical`]: a search over the grid's sector hierarchy, for huge maps, else A*;
+//! - [`first_cells`]: the rest of a hierarchical path whose first cells an agent was shown;
 //! - [`sector_field`]: many hierarchical requests for one goal, one sector flow field over
 //!   the hierarchy, kept for the goal's later requests;
 //! - [`repair`]: a cut path spliced around the cut, else A*.
@@ -19,6 +20,7 @@
 //! [`PathAlgorithm`](crate::PathAlgorithm).
 
 pub(crate) mod astar;
+pub(crate) mod first_cells;
 pub(crate) mod flow_field;
 pub(crate) mod goal_batch;
 pub(crate) mod hierarchical;
@@ -37,6 +39,7 @@ use astar_grid::{
 use bevy::platform::time::Instant;
 use core::cell::RefCell;
 use core::sync::atomic::AtomicBool;
+use first_cells::FirstCells;
 use std::sync::Arc;
 
 std::thread_local! {
@@ -98,6 +101,9 @@ pub(crate) enum SearchEngine {
     /// A search over the grid's sector hierarchy (a snapshot taken with the grid's), where the
     /// options allow it, else A*.
     Hierarchical(Option<Arc<Hierarchy>>),
+    /// The rest of a search over the grid's sector hierarchy after the first cells the agent
+    /// was shown, and then the whole path from the job's start.
+    HierarchicalRest(Arc<Hierarchy>, Arc<FirstCells>),
 }
 
 impl SearchEngine {
@@ -126,6 +132,9 @@ impl core::fmt::Debug for SearchEngine {
             Self::Hierarchical(hierarchy) => {
                 write!(f, "Hierarchical(prepared: {})", hierarchy.is_some())
             }
+            Self::HierarchicalRest(_, first) => {
+                write!(f, "HierarchicalRest(first cells: {})", first.cells.len())
+            }
         }
     }
 }
@@ -146,6 +155,9 @@ impl PartialEq for SearchEngine {
             (Self::FlowField(a), Self::FlowField(b)) => same(a.as_ref(), b.as_ref()),
             (Self::Repair(a), Self::Repair(b)) => a == b,
             (Self::Hierarchical(a), Self::Hierarchical(b)) => same(a.as_ref(), b.as_ref()),
+            (Self::HierarchicalRest(a, first_a), Self::HierarchicalRest(b, first_b)) => {
+                Arc::ptr_eq(a, b) && Arc::ptr_eq(first_a, first_b)
+            }
             _ => false,
         }
     }
@@ -168,7 +180,14 @@ pub(crate) async fn run_search(
     let began = Instant::now();
     let mut lease = SearcherLease::take();
     let searcher = lease.searcher();
+    let mut searched = *job;
     let answer = match engine {
+        SearchEngine::HierarchicalRest(hierarchy, first) => {
+            let (answer, rest) =
+                first_cells::run(searcher, grid, (hierarchy, first), job, cancelled).await?;
+            searched = rest;
+            Some(answer)
+        }
         SearchEngine::JumpPoint(Some(jump_grid)) => {
             jump_point::run(searcher, grid, jump_grid, job, cancelled).await
         }
@@ -191,7 +210,10 @@ pub(crate) async fn run_search(
             .map(EngineAnswer::astar),
     }?;
     drop(lease);
-    let mut outcome = outcome_of(job, grid, answer.result, answer.algorithm);
+    let mut outcome = outcome_of(&searched, grid, answer.result, answer.algorithm);
+    if let SearchEngine::HierarchicalRest(_, first) = engine {
+        first.lead_into(&mut outcome, job, grid);
+    }
     outcome.cacheable = answer.cacheable;
     outcome.duration = began.elapsed();
     Some(outcome)
@@ -258,7 +280,7 @@ pub(crate) fn outcome_of(
 /// The cells of `path` to keep as waypoints. The path comes from a search on `grid` with the
 /// same movement rule, so smoothing accepts it; should it refuse anyway, every cell stays a
 /// waypoint (still a route the agent can walk) and the reason is logged.
-fn smoothed_waypoints(grid: &Grid, path: &[Cell], options: &SearchOptions) -> Vec<Cell> {
+pub(crate) fn smoothed_waypoints(grid: &Grid, path: &[Cell], options: &SearchOptions) -> Vec<Cell> {
     smooth_path_cells(grid, path, options.movement, SmoothingOptions::default()).unwrap_or_else(
         |error| {
             bevy::log::warn!("path not smoothed: {error}");

@@ -155,10 +155,15 @@ const MOST_WAYPOINTS_AHEAD: usize = 32;
 impl PathFollower {
     /// Restarts the walk at the second waypoint when `path` is new (a new revision); on a
     /// route of a goal's shared tree, at the end of the tree's first straight run from the
-    /// route's start.
+    /// route's start. The whole path of the first cells it walks ([`Path::extends`]) is walked
+    /// on from the waypoint it heads for (or the first after them, once it reached their end).
     pub(crate) fn sync_with(&mut self, path: &Path) {
         if self.revision != path.revision {
-            self.revision = path.revision;
+            let walked = core::mem::replace(&mut self.revision, path.revision);
+            if path.extends() == Some(walked) {
+                self.finished = !self.aim(path.own_waypoints());
+                return;
+            }
             self.next_waypoint = 0;
             self.interrupted = self.crossing.take();
             if let Some(route) = path.shared_route() {
@@ -318,6 +323,7 @@ mod tests {
     use super::*;
     use crate::goal_tree::{ChangedCells, PublishedTree, SharedTree};
     use crate::map::CellGeometry;
+    use crate::path::PathRoute;
     use crate::{NavVersion, Path};
     use astar_grid::{CostModel, GoalTree, Grid, Movement};
     use std::sync::Arc;
@@ -354,7 +360,7 @@ mod tests {
         let mut follower = PathFollower::new(1.0);
         let mut path = Path::default();
         path.revision = 1;
-        path.replace_route(crate::path::PathRoute::Shared(route.clone()));
+        path.replace_route(PathRoute::Shared(route.clone()));
         follower.sync_with(&path);
         // Along row 0 to the east: a straight run of 32 cells.
         assert_eq!(
@@ -375,5 +381,50 @@ mod tests {
         follower.generation = tree.generation();
         tree.publish(version(&grid, goal, None));
         assert!(follower.aims_by_an_older_tree(&route));
+    }
+
+    /// Waypoints one unit apart along row 0, from cell 0 to cell `to`.
+    fn row(to: u32) -> (Arc<[Cell]>, Arc<[Vec2]>) {
+        let cells: Arc<[Cell]> = (0..=to).map(|x| Cell::new(x, 0)).collect();
+        let waypoints = cells
+            .iter()
+            .map(|cell| Vec2::new(cell.x as f32, 0.0))
+            .collect();
+        (cells, waypoints)
+    }
+
+    /// The whole path of the first cells a follower walks is walked on from the waypoint it
+    /// heads for, or, once it reached their end, from the first after them; any other new path
+    /// starts again at its second waypoint.
+    #[test]
+    fn the_whole_path_of_the_first_cells_is_walked_on_and_another_path_starts_again() {
+        let (first_cells, first_waypoints) = row(5);
+        let (cells, waypoints) = row(12);
+        for (reached, heads_for) in [(3, 3), (6, 6)] {
+            let mut path = Path::default();
+            let _ =
+                path.show_first_cells(Arc::clone(&first_cells), Arc::clone(&first_waypoints), 5.0);
+            let mut follower = PathFollower::new(1.0);
+            follower.sync_with(&path);
+            follower.next_waypoint = reached;
+            follower.finished = !follower.aim(path.own_waypoints());
+            let shown = path.revision;
+            let _ = path.replace_route(PathRoute::Own {
+                cells: Arc::clone(&cells),
+                waypoints: Arc::clone(&waypoints),
+                cost: 12.0,
+            });
+            path.revision += 1;
+            let mut other = path.clone();
+            path.set_extends(shown);
+            let mut walked_on = follower.clone();
+            walked_on.sync_with(&path);
+            assert_eq!(walked_on.next_waypoint(), heads_for);
+            assert_eq!(walked_on.target(), Some(waypoints[heads_for]));
+            // The same cells, not marked as their whole path: from the second waypoint.
+            other.revision += 1;
+            follower.sync_with(&other);
+            assert_eq!(follower.next_waypoint(), 1);
+        }
     }
 }

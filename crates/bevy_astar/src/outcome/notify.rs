@@ -38,6 +38,12 @@ impl PathNotifier<'_, '_> {
             return;
         }
         let (outcome, (cells, waypoints)) = ready.shown_in(nav.geometry());
+        // The whole path of first cells the path shows: a follower walks on.
+        let extends = (path.shows_first_cells()
+            && outcome.status == PathStatus::Found
+            && cells.starts_with(path.own_cells())
+            && waypoints.starts_with(path.own_waypoints()))
+        .then_some(path.revision);
         path.status = outcome.status;
         let cost = outcome.cost;
         let shown = path.replace_route(PathRoute::Own {
@@ -48,6 +54,9 @@ impl PathNotifier<'_, '_> {
         retired.retire_route(shown);
         path.map_version = outcome.map_version;
         path.revision += 1;
+        if let Some(shown) = extends {
+            path.set_extends(shown);
+        }
         path.search_time = outcome.duration;
         path.algorithm = outcome.algorithm;
         if let Some(trace) = &outcome.trace {
