@@ -54,7 +54,8 @@ pub enum PathAlgorithm {
     /// the map stays as it is. Agents of other
     /// kinds, requests with a weight, window, limit, partial or closest-reachable path, or
     /// trace, and every request on a hexagonal map run A*; [`Path::algorithm`] says which ran.
-    /// No trace is recorded.
+    /// No trace is recorded. With [`PathRequest::first_cells_fast`], an agent is shown the
+    /// first cells of its path in the frame of its request, and searched on its own.
     Hierarchical,
 }
 

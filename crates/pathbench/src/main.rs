@@ -18,6 +18,8 @@ mod hier_field;
 mod kind;
 mod links;
 mod memory;
+#[cfg(feature = "compare-main-thread")]
+mod orders;
 mod random;
 mod reference;
 mod scen;
@@ -63,6 +65,10 @@ enum Command {
     /// Runs the plugin with many agents and tower placements, beside bevy_northstar's plugin.
     #[cfg(feature = "compare-main-thread")]
     Agents(agents::AgentsArgs),
+    /// Gives single agents orders on a huge map, with and without the plugin's
+    /// `first_cells_fast`, side by side: frames to the first step and to the whole path.
+    #[cfg(feature = "compare-main-thread")]
+    Orders(orders::OrdersArgs),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +85,8 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(&args),
         #[cfg(feature = "compare-main-thread")]
         Command::Agents(args) => agents::run(&args),
+        #[cfg(feature = "compare-main-thread")]
+        Command::Orders(args) => orders::run(&args),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
