@@ -86,7 +86,9 @@ pub enum PathFailure {
 /// plugin.
 ///
 /// While a new result is on its way (status queued or searching) the previous path stays, so a
-/// [`PathFollower`](crate::PathFollower) keeps moving; a failed request clears it, and so does
+/// [`PathFollower`](crate::PathFollower) keeps moving (or, for a request with
+/// [`PathRequest::first_cells_fast`](crate::PathRequest::first_cells_fast), the first cells of
+/// the new one show, [`Path::shows_first_cells`]); a failed request clears it, and so does
 /// removing the request ([`PathStatus::Cancelled`]). The component stays on the agent, so that
 /// its [`Path::revision`] keeps counting up if a request is inserted again.
 #[derive(Component, Clone, Debug, Default, PartialEq, Reflect)]
@@ -370,7 +372,8 @@ impl Path {
     /// Whether the path shows only the first cells of a request with
     /// [`PathRequest::first_cells_fast`](crate::PathRequest::first_cells_fast): from its start
     /// to the border of the start's sector, with the status
-    /// [`PathStatus::Searching`] while the rest is searched. A
+    /// [`PathStatus::Searching`] while the rest is searched ([`PathStatus::Queued`] if the
+    /// search was dropped because the map changed under it, until it starts again). A
     /// [`PathFollower`](crate::PathFollower) walks them, and walks on when the whole path
     /// comes.
     #[must_use]

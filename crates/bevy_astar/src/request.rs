@@ -122,12 +122,15 @@ pub struct PathRequest {
     /// rest is searched in the background from the last of them; the whole path then replaces
     /// them, beginning with the same cells, and the follower walks on.
     ///
-    /// Such a request is searched on its own: it does not join its goal's batch or sector
-    /// field, which answer crowds for one goal with less work in all. For orders given to a
-    /// few agents at a time. Where the first cells cannot be had at once (the start and goal
-    /// share a sector, a sector on the way is not built or was marked by a map change, the
-    /// grid has links, or the hierarchy is still being built), the request is searched as
-    /// without it.
+    /// A request shown its first cells is searched on its own: it does not join its goal's
+    /// batch or sector field, which answer crowds for one goal with less work in all. For
+    /// orders given to a few agents at a time. Where the first cells cannot be had at once
+    /// (the start and goal share a sector, a sector on the way is not built or was marked by a
+    /// map change, the grid has links, or the hierarchy is still being built), and where the
+    /// result cache or an identical search running answers it, the request is served as
+    /// without it. Dispatch reads its clock after each request's first cells, and leaves the
+    /// queue's rest to the next frame once its
+    /// [`stage_budget`](crate::PathfindingSettings::stage_budget) is spent.
     pub first_cells_fast: bool,
 }
 

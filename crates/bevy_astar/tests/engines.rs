@@ -1386,3 +1386,36 @@ fn without_first_cells_fast_or_within_one_sector_dispatch_shows_no_cells() {
     assert_legal_and_near_optimal(&grid, &path(&app, near), Cell::new(2, 2), Cell::new(40, 40));
     assert_eq!(path(&app, near).extends(), None);
 }
+
+/// Requests with `first_cells_fast` whose first cells cannot be had at once (start and goal in
+/// one sector) are served as without it: a crowd of them for one goal shares one batch, not a
+/// search each.
+#[test]
+fn first_cells_fast_requests_without_first_cells_still_share_their_goal_s_batch() {
+    let mut app = app_with_city_hierarchy();
+    let grid = current_grid(&app);
+    let goal = Cell::new(158, 105);
+    // In the goal's 64-cell sector (x from 128, y from 64), on the street at y = 106.
+    let starts: Vec<Cell> = (0..12).map(|i| Cell::new(128 + 2 * i, 106)).collect();
+    assert!(starts.len() >= PathfindingSettings::default().goal_batch_min);
+    let before = stats(&app);
+    let agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| {
+            spawn(
+                &mut app,
+                hierarchical(start, goal).with_first_cells_fast(true),
+            )
+        })
+        .collect();
+    settle(&mut app, &agents);
+    let after = stats(&app);
+    assert_eq!(after.first_cells_shown, before.first_cells_shown);
+    let batches = (after.goal_batches + after.sector_field_batches)
+        - (before.goal_batches + before.sector_field_batches);
+    assert_eq!(batches, 1, "{after:?}");
+    assert_eq!(after.searches_started - before.searches_started, 1);
+    for (&agent, &start) in agents.iter().zip(&starts) {
+        assert_legal_and_near_optimal(&grid, &path(&app, agent), start, goal);
+    }
+}

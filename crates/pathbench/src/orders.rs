@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 pub struct OrdersArgs {
     /// The `.map` file.
     pub map: PathBuf,
-    /// The `.scen` file: each order is one of its queries, in turn.
+    /// The `.scen` file: each order is one of its reachable queries, in turn (those with and
+    /// those without `first_cells_fast` half the queries apart, so that both are given each).
     pub scen: PathBuf,
     /// Orders given each frame with `first_cells_fast`, and as many without.
     #[arg(long, default_value_t = 1)]
@@ -115,18 +116,17 @@ pub fn run(args: &OrdersArgs) -> Result<bool, String> {
     let mut tallies = [Tally::default(), Tally::default()];
     let mut frame_times = Vec::new();
     let mut dispatch_times = Vec::new();
+    // Both kinds go through the scenario's queries in turn, half of it apart, so that over a
+    // whole turn each is given every query.
+    let half = queries.len() / 2;
     let mut next = 0;
     for frame in 0..args.frames {
         for _ in 0..args.per_frame {
-            for fast in [true, false] {
-                give_order(
-                    &mut app,
-                    queries[next % queries.len()],
-                    (fast, frame),
-                    args.speed,
-                );
-                next += 1;
+            for (fast, offset) in [(true, 0), (false, half)] {
+                let query = queries[(next + offset) % queries.len()];
+                give_order(&mut app, query, (fast, frame), args.speed);
             }
+            next += 1;
         }
         let began = Instant::now();
         app.update();

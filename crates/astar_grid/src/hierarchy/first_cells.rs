@@ -530,8 +530,9 @@ impl HierarchySearcher {
     /// only the search over the nodes can answer, it says so
     /// ([`QuickFirstCells::NeedsRoute`]) instead of searching. For a caller with a deadline,
     /// such as a frame's main thread, which can then leave the whole path to a search in the
-    /// background. Its work is bounded by the sectors' count (the coarse route) and two
-    /// sectors' cells (the start's and the goal's).
+    /// background. Its work is bounded by the sectors' regions (the coarse route, which visits
+    /// every region the start reaches when the goal is out of reach) and two sectors' cells
+    /// (the start's and the goal's).
     ///
     /// - `grid`: the map; `hierarchy`: a hierarchy of it, told of every edit since
     ///   ([`Hierarchy::cells_changed`]).

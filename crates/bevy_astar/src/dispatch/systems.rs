@@ -32,7 +32,7 @@ use crate::{
     NavGrid, NavVersion, Path, PathAlgorithm, PathRequest, PathStatus, PathfindingSettings,
     PathfindingStats, TerrainProfiles,
 };
-use astar_grid::{AgentGrid, Cell, Grid};
+use astar_grid::{AgentGrid, Cell, Grid, Hierarchy};
 use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashMap;
 use bevy::platform::time::Instant;
@@ -203,6 +203,8 @@ struct Dispatcher<'a, 'w, 's> {
     paths_left: u32,
     /// Whether the debug overlay traces every agent.
     trace_all: bool,
+    /// Requests whose first cells were looked for this frame, on the main thread.
+    first_cells_sought: u32,
 }
 
 /// The bookkeeping the dispatcher changes besides the queue: the result cache, the searches
@@ -261,6 +263,7 @@ impl<'a, 'w, 's> Dispatcher<'a, 'w, 's> {
             denied: Vec::new(),
             paths_left: settings.max_paths_applied_per_frame.max(1),
             trace_all: debug.as_deref().is_some_and(|debug| debug.trace_all_agents),
+            first_cells_sought: 0,
         }
     }
 }
@@ -292,9 +295,14 @@ impl Dispatcher<'_, '_, '_> {
             }
             looked_at += 1;
             clock.reserve(pace.after_reading_per_entry);
+            let sought = self.first_cells_sought;
             // Stale entries are dropped without counting as a lookup.
             if self.serve(Subscriber { entity, sequence }, agents) && capped {
                 lookups_after_caps += 1;
+            }
+            if self.first_cells_sought != sought {
+                // First cells take tens of microseconds: the clock is read after each.
+                let _ = clock.is_over();
             }
         }
         looked_at
@@ -349,15 +357,15 @@ impl Dispatcher<'_, '_, '_> {
         options.trace |= debug_path || self.trace_all;
         let job = SearchJob::of(&request, options);
         let key = RequestKey::of(&job);
-        let first_cells = self.shows_first_cells(&request, &job);
-        let queued = QueuedRequest {
+        let hierarchy = self.first_cells_hierarchy(&request, &job);
+        let mut queued = QueuedRequest {
             job,
             last_search: agent.last_search,
             cut_path: agent.cut_path.as_deref(),
             cached: self.cache.contains(&key),
             running: self.in_flight.is_running(&key),
             kind_fit,
-            first_cells,
+            first_cells: hierarchy.is_some(),
         };
         let context = RouteContext {
             settings: self.launcher.settings,
@@ -365,13 +373,25 @@ impl Dispatcher<'_, '_, '_> {
             now: self.launcher.now,
             may_start: self.launcher.may_start(self.in_flight),
         };
-        let route = route(&context, &queued);
+        let mut route = route(&context, &queued);
+        let mut first = None;
+        if let (Some(hierarchy), Route::Start(job, SearchEngine::Hierarchical(None))) =
+            (hierarchy, &route)
+        {
+            self.first_cells_sought += 1;
+            first = FirstCells::find(&grid, &hierarchy, job).map(|cells| (hierarchy, cells));
+            if first.is_none() {
+                // Searched as without first cells: in its goal's batch, where it may join one.
+                queued.first_cells = false;
+                route = super::route::route(&context, &queued);
+            }
+        }
         let mut target = Target {
             waiting,
             key,
             grid,
             algorithm: request.algorithm,
-            first_cells,
+            first,
             path: &mut path,
             agent: &mut agent,
         };
@@ -379,17 +399,30 @@ impl Dispatcher<'_, '_, '_> {
         true
     }
 
-    /// Whether `request`, asking `job`, is shown its first cells when it starts a search: it
-    /// asks for them ([`PathRequest::first_cells_fast`]), hierarchically, for the default kind,
-    /// and its hierarchy has been built whole.
-    fn shows_first_cells(&mut self, request: &PathRequest, job: &SearchJob) -> bool {
-        request.first_cells_fast
+    /// The hierarchy over which `request`, asking `job`, may be shown its first cells when it
+    /// starts a search: it asks for them ([`PathRequest::first_cells_fast`]), hierarchically,
+    /// for the default kind, and its hierarchy has been built whole and is not mostly marked
+    /// by map changes.
+    fn first_cells_hierarchy(
+        &mut self,
+        request: &PathRequest,
+        job: &SearchJob,
+    ) -> Option<Arc<Hierarchy>> {
+        let asks = request.first_cells_fast
             && request.algorithm == PathAlgorithm::Hierarchical
-            && job.kind.is_default()
-            && self
+            && job.kind.is_default();
+        if !asks
+            || self
                 .hierarchies
                 .for_fields(self.nav, &job.options)
-                .is_some()
+                .is_none()
+        {
+            return None;
+        }
+        match self.hierarchies.engine_for(self.nav, &job.options) {
+            SearchEngine::Hierarchical(hierarchy) => hierarchy,
+            _ => None,
+        }
     }
 
     /// The grid `request`'s agent kind searches now (the navigation grid when the kind cannot
@@ -793,14 +826,13 @@ impl Dispatcher<'_, '_, '_> {
                 SearchEngine::Repair(cells)
             }
             SearchEngine::JumpPoint(None) => self.jump_points.engine_for(self.nav),
-            SearchEngine::Hierarchical(None) => {
-                let engine = self.hierarchies.engine_for(self.nav, &job.options);
-                if target.first_cells {
-                    self.show_first_cells(target, &job, engine)
-                } else {
-                    engine
+            SearchEngine::Hierarchical(None) => match target.first.take() {
+                Some((hierarchy, first)) => {
+                    self.show_first_cells(target, &first, job.kind.size);
+                    SearchEngine::HierarchicalRest(hierarchy, Arc::new(first))
                 }
-            }
+                None => self.hierarchies.engine_for(self.nav, &job.options),
+            },
             SearchEngine::FlowField(None) => {
                 let field_key = FieldKey::of_job(&job);
                 let capacity = self.launcher.settings.max_flow_fields;
@@ -848,36 +880,28 @@ impl Dispatcher<'_, '_, '_> {
 }
 
 impl Dispatcher<'_, '_, '_> {
-    /// Shows the agent of `target` the first cells of `job`'s path over the hierarchy of
-    /// `engine`, where they can be had at once, and returns the engine that searches the rest;
-    /// else returns `engine`, which searches the whole path.
-    fn show_first_cells(
-        &mut self,
-        target: &mut Target,
-        job: &SearchJob,
-        engine: SearchEngine,
-    ) -> SearchEngine {
-        let SearchEngine::Hierarchical(Some(hierarchy)) = &engine else {
-            return engine;
-        };
-        let began = Instant::now();
-        let Some(first) = FirstCells::find(&target.grid, hierarchy, job) else {
-            return engine;
-        };
+    /// Shows the agent of `target`, of footprint side `size`, the `first` cells of its path,
+    /// unless its path shows them already (its search was dropped and has started again): the
+    /// whole path then extends the revision the agent walks.
+    fn show_first_cells(&mut self, target: &mut Target, first: &FirstCells, size: u8) {
+        let path = &mut **target.path;
         let geometry = self.nav.geometry();
-        let waypoints = first
+        let waypoints: Arc<[Vec2]> = first
             .waypoint_cells
             .iter()
-            .map(|&cell| geometry.footprint_center(cell, job.kind.size))
+            .map(|&cell| geometry.footprint_center(cell, size))
             .collect();
-        let path = &mut **target.path;
-        let shown = path.show_first_cells(Arc::clone(&first.cells), waypoints, first.cost);
-        self.launcher.retired.retire_route(shown);
+        let shown_already = path.shows_first_cells()
+            && *path.own_cells() == *first.cells
+            && *path.own_waypoints() == *waypoints;
+        if !shown_already {
+            let shown = path.show_first_cells(Arc::clone(&first.cells), waypoints, first.cost);
+            self.launcher.retired.retire_route(shown);
+        }
         path.map_version = self.launcher.map_version;
         path.algorithm = PathAlgorithm::Hierarchical;
-        path.search_time = began.elapsed();
+        path.search_time = first.found_in;
         self.stats.first_cells_shown += 1;
-        SearchEngine::HierarchicalRest(Arc::clone(hierarchy), Arc::new(first))
     }
 }
 
@@ -888,8 +912,8 @@ struct Target<'a, 'p> {
     /// The grid of the agent's kind, as it is now.
     grid: Arc<Grid>,
     algorithm: PathAlgorithm,
-    /// Whether the agent is shown its first cells when it starts a search.
-    first_cells: bool,
+    /// The first cells the agent is shown when it starts a search, found over this hierarchy.
+    first: Option<(Arc<Hierarchy>, FirstCells)>,
     path: &'a mut Mut<'p, Path>,
     agent: &'a mut Mut<'p, PathRequestState>,
 }

@@ -11,7 +11,9 @@ use crate::PathStatus;
 use crate::map::PathFootprint;
 use crate::outcome::SearchOutcome;
 use astar_grid::{Cell, Grid, Hierarchy, QuickFirstCells, Searcher};
+use bevy::platform::time::Instant;
 use core::sync::atomic::AtomicBool;
+use core::time::Duration;
 use std::sync::Arc;
 
 /// The first cells of a request's path, as an agent was shown them.
@@ -23,6 +25,8 @@ pub(crate) struct FirstCells {
     pub waypoint_cells: Vec<Cell>,
     /// The cost of `cells`.
     pub cost: f64,
+    /// How long they took to find.
+    pub found_in: Duration,
 }
 
 impl FirstCells {
@@ -31,6 +35,7 @@ impl FirstCells {
     /// whole search can answer (see `QuickFirstCells::NeedsRoute`), where the goal cannot be
     /// reached (the whole search says so), or where the request is bad.
     pub(crate) fn find(grid: &Grid, hierarchy: &Hierarchy, job: &SearchJob) -> Option<Self> {
+        let began = Instant::now();
         let quick = SEARCHER.with_borrow_mut(|searcher| {
             searcher.quick_first_cells(grid, hierarchy, job.start, job.goal)
         });
@@ -46,6 +51,7 @@ impl FirstCells {
             cells: path.cells.into(),
             waypoint_cells,
             cost: path.cost,
+            found_in: began.elapsed(),
         })
     }
 
@@ -60,10 +66,18 @@ impl FirstCells {
     /// Makes `rest`, the outcome of [`FirstCells::rest_of`] `job`, the outcome of `job`: the
     /// first cells, then the rest's (its first cell is their last), on `grid`.
     pub(super) fn lead_into(&self, rest: &mut SearchOutcome, job: &SearchJob, grid: &Grid) {
-        rest.start = job.start;
-        if rest.status != PathStatus::Found || rest.cells.first() != self.cells.last() {
+        if rest.status != PathStatus::Found {
+            rest.start = job.start;
             return;
         }
+        if rest.cells.first() != self.cells.last() {
+            // Not the rest of these cells (a found path starts at its start, so this does not
+            // happen): the outcome stays the rest's own, from where it starts, and is not
+            // offered to requests from elsewhere.
+            rest.cacheable = false;
+            return;
+        }
+        rest.start = job.start;
         let cells: Vec<Cell> = self
             .cells
             .iter()

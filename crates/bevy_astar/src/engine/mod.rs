@@ -211,10 +211,10 @@ pub(crate) async fn run_search(
     }?;
     drop(lease);
     let mut outcome = outcome_of(&searched, grid, answer.result, answer.algorithm);
+    outcome.cacheable = answer.cacheable;
     if let SearchEngine::HierarchicalRest(_, first) = engine {
         first.lead_into(&mut outcome, job, grid);
     }
-    outcome.cacheable = answer.cacheable;
     outcome.duration = began.elapsed();
     Some(outcome)
 }
