@@ -1367,6 +1367,33 @@ fn first_cells_fast_shows_the_first_cells_in_the_frame_of_the_request() {
     assert_ne!(moved.translation.truncate(), from, "the agent waited");
 }
 
+/// With smoothing, the first cells' waypoints are smoothed on their own, and the whole path's
+/// waypoints begin with them, so that the follower walks on.
+#[test]
+fn smoothed_first_cells_begin_the_whole_path_s_waypoints() {
+    let mut app = app_with_city_hierarchy();
+    let grid = current_grid(&app);
+    let (start, goal) = (Cell::new(2, 2), Cell::new(158, 105));
+    let agent = spawn_follower(&mut app, (start, goal), true);
+    let request = hierarchical(start, goal)
+        .with_first_cells_fast(true)
+        .with_smoothing(true);
+    app.world_mut().entity_mut(agent).insert(request);
+    app.update();
+    let shown = after_dispatch(&app, agent);
+    assert!(shown.shows_first_cells(), "{shown:?}");
+    assert!(
+        shown.waypoints().len() < shown.cells().len(),
+        "not smoothed"
+    );
+    settle(&mut app, &[agent]);
+    let whole = path(&app, agent);
+    assert_eq!(whole.extends(), Some(shown.revision));
+    assert!(whole.cells().starts_with(&shown.cells()));
+    assert!(whole.waypoints().starts_with(&shown.waypoints()));
+    assert_legal_and_near_optimal(&grid, &whole, start, goal);
+}
+
 /// Without `first_cells_fast`, or where the first cells cannot be had at once (start and goal
 /// in one sector), Dispatch shows no cells: the agent waits for the whole path, as before.
 #[test]
