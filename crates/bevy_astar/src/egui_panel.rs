@@ -449,6 +449,10 @@ fn search_rows(stats: &PathfindingStats, figures: &ShownFigures) -> Vec<(&'stati
                 stats.goal_batches, stats.sector_field_batches, stats.batched_requests
             ),
         ),
+        (
+            "First cells shown at once",
+            stats.first_cells_shown.to_string(),
+        ),
         ("Paths invalidated", stats.paths_invalidated.to_string()),
         (
             "Sector routes renewed (patched first) / moved onto",
