@@ -373,17 +373,17 @@ impl Dispatcher<'_, '_, '_> {
             now: self.launcher.now,
             may_start: self.launcher.may_start(self.in_flight),
         };
-        let mut route = route(&context, &queued);
+        let mut chosen = route(&context, &queued);
         let mut first = None;
         if let (Some(hierarchy), Route::Start(job, SearchEngine::Hierarchical(None))) =
-            (hierarchy, &route)
+            (hierarchy, &chosen)
         {
             self.first_cells_sought += 1;
             first = FirstCells::find(&grid, &hierarchy, job).map(|cells| (hierarchy, cells));
             if first.is_none() {
                 // Searched as without first cells: in its goal's batch, where it may join one.
                 queued.first_cells = false;
-                route = super::route::route(&context, &queued);
+                chosen = route(&context, &queued);
             }
         }
         let mut target = Target {
@@ -395,7 +395,7 @@ impl Dispatcher<'_, '_, '_> {
             path: &mut path,
             agent: &mut agent,
         };
-        self.carry_out(route, &mut target);
+        self.carry_out(chosen, &mut target);
         true
     }
 
@@ -411,18 +411,10 @@ impl Dispatcher<'_, '_, '_> {
         let asks = request.first_cells_fast
             && request.algorithm == PathAlgorithm::Hierarchical
             && job.kind.is_default();
-        if !asks
-            || self
-                .hierarchies
-                .for_fields(self.nav, &job.options)
-                .is_none()
-        {
+        if !asks {
             return None;
         }
-        match self.hierarchies.engine_for(self.nav, &job.options) {
-            SearchEngine::Hierarchical(hierarchy) => hierarchy,
-            _ => None,
-        }
+        self.hierarchies.for_first_cells(self.nav, &job.options)
     }
 
     /// The grid `request`'s agent kind searches now (the navigation grid when the kind cannot
@@ -877,9 +869,7 @@ impl Dispatcher<'_, '_, '_> {
         self.launcher
             .mark_searching(entity, sequence, target.path, target.agent, true);
     }
-}
 
-impl Dispatcher<'_, '_, '_> {
     /// Shows the agent of `target`, of footprint side `size`, the `first` cells of its path,
     /// unless its path shows them already (its search was dropped and has started again): the
     /// whole path then extends the revision the agent walks.

@@ -110,6 +110,19 @@ impl Hierarchies {
             .map(|entry| Arc::clone(&entry.hierarchy))
     }
 
+    /// The hierarchy first cells are found over for hierarchical requests with `options` on
+    /// `nav`: once it has been built whole ([`Hierarchies::for_fields`]) and while no more than
+    /// one sector in [`MOSTLY_BUILT`] waits to be built again ([`Hierarchies::engine_for`]).
+    pub(crate) fn for_first_cells(
+        &mut self,
+        nav: &NavGrid,
+        options: &SearchOptions,
+    ) -> Option<Arc<Hierarchy>> {
+        let hierarchy = self.prepare(nav, options)?;
+        let entry = self.entries.get(&(options.movement, options.cost))?;
+        entry.built_once.then_some(hierarchy)
+    }
+
     /// The hierarchy of `options`' movement rule and cost model, made (with no sector built
     /// yet) on the first request and marked with the edits made since the last published
     /// version; `None` when the options are beyond it, or while more than one sector in
